@@ -1,0 +1,99 @@
+"""The game catalogue: the rulebooks' mini-games with their names, aliases and tags.
+
+Seed 000 section VI is the source, plus the games that 004 5.17 names. Tags:
+`chat` (won by writing in chat), `turn_based` (prisoners one at a time, in turn, more
+than one attempt: what 004 5.18 limits), `global` (a whole-map game, 001 global 1).
+A warden types a game's name however he likes ("Играем в Математику", "кнб", "rps"),
+so names are compared in a folded form: lower case, ё as е, letters and digits only,
+and a Russian case ending is allowed to differ.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import attrs
+
+
+@attrs.frozen
+class Game:
+    name: str
+    aliases: tuple[str, ...] = ()
+    tags: frozenset[str] = frozenset()
+    min_players: int = 0
+
+
+def _g(name: str, aliases: str = "", tags: str = "", min_players: int = 0) -> Game:
+    return Game(name, tuple(a for a in aliases.split("|") if a), frozenset(t for t in tags.split() if t), min_players)
+
+
+DEFAULT_CATALOGUE = (
+    _g("Саймон говорит", "саймон|simon says|simon"),
+    _g("Злой Саймон говорит", "злой саймон|evil simon"),
+    _g("А-б", "аб|а б|a-b|ab", "chat"),
+    _g("Алфавит", "alphabet", "chat"),
+    _g("Диктант", "dictation", "chat"),
+    _g("Математика", "матан|math|maths", "chat"),
+    _g("Светофор", "traffic light|red light green light"),
+    _g("Накорми надзирателей", "накорми кт|feed the guards"),
+    _g("Король", "king", "chat"),
+    _g("Шарады", "charades", "chat"),
+    _g("Реакция", "reaction"),
+    _g("Интуиция", "intuition", "chat"),
+    _g("Третий лишний", "third wheel", "chat"),
+    _g("Первая-последняя реакция", "первая последняя реакция|first last reaction"),
+    _g("Первая реакция", "first reaction"),
+    _g("Последняя реакция", "last reaction"),
+    _g("Сталин", "stalin"),
+    _g("Камень-ножницы-бумага", "камень ножницы бумага|кнб|rock paper scissors|rps", "chat"),
+    _g("Метание дигла", "дигл|deagle throw", "turn_based"),
+    _g("Мёртвый король", "мертвый король|dead king"),
+    _g("Американец", "american"),
+    _g("Коммунизм", "communism", "", 7),
+    _g("Морской бой", "battleship", "chat"),
+    _g("Коко-Шанель", "коко шанель|coco chanel"),
+    _g("Повар", "cook"),
+    _g("Дальность дропа", "дроп|drop distance", "turn_based"),
+    _g("Спичечный коробок", "коробок|matchbox", "turn_based"),
+    _g("3-литровая банка", "банка|трехлитровая банка|3 litre jar|jar", "turn_based"),
+    _g("Оборона", "defence|defense", "global"),
+    _g("Прятки", "hide and seek|hns", "global"),
+    _g("Голодные игры", "hunger games", "global"),
+    _g("Чай-чай выручай", "чай чай|tea tea", "global"),
+)
+
+_NOT_WORD = re.compile(r"[\W_]+")
+_LEAD = re.compile(r"^(?:играем|играть|игра|начинаем|game|play)\s+(?:в|во|in)?\s*", re.I)
+
+
+def fold(name: str) -> str:
+    name = _LEAD.sub("", name.strip().lower().replace("ё", "е"))
+    return _NOT_WORD.sub("", name)
+
+
+class Catalogue:
+    def __init__(self, games: Iterable[Game]):
+        self.games = tuple(games)
+        self._exact: dict[str, Game] = {}
+        for game in self.games:
+            for label in (game.name, *game.aliases):
+                self._exact.setdefault(fold(label), game)
+
+    def find(self, typed: str) -> Game | None:
+        key = fold(typed)
+        if not key:
+            return None
+        game = self._exact.get(key)
+        if game is not None:
+            return game
+        # Russian case endings: "Математику", "Короля", "Интуицию", "Реакцию".
+        if len(key) >= 4:
+            for label, game in self._exact.items():
+                stem = label[:-1] if len(label) >= 5 else label
+                if key.startswith(stem) and len(key) - len(label) <= 2 and len(label) >= 4:
+                    return game
+        return None
+
+    def __iter__(self):
+        return iter(self.games)

@@ -1,0 +1,402 @@
+"""A server's rule set: TOML in, a validated frozen `Config` out.
+
+Every table named in `SCHEMA` is a rule or a section; its dotted name is the rule key
+that actions carry (`prohibitions.max`, `specialday.cooldown`...). Errors name the key and
+the line, and `load` gathers all of them before it refuses the file, so an admin fixes a
+config in one pass. Secrets and per-machine settings can come from the environment
+(protocol section 3) and then win over the file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .catalogue import DEFAULT_CATALOGUE, Catalogue, Game
+from .ladder import LadderError, Step, parse_ladder
+
+
+class ConfigError(ValueError):
+    """The config file is wrong; `problems` lists each as `file:line: key: why`."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@attrs.frozen
+class Rule:
+    key: str
+    enabled: bool
+    ref: str
+    ladder: tuple[Step, ...]
+    params: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.params[name]
+
+
+@attrs.frozen
+class OnlineLimit:
+    more_than: int
+    ref: str
+    games: frozenset[str]
+    tag: str
+
+
+@attrs.frozen
+class Config:
+    server_name: str
+    language: str
+    mode: str
+    ladder_reset: str
+    rcon_host: str
+    rcon_port: int
+    rcon_password: str = attrs.field(repr=False)
+    rcon_timeout: float
+    log_listen: str
+    log_secret: str = attrs.field(repr=False)
+    log_allow: tuple[str, ...]
+    log_file: str
+    state_path: str
+    mqtt_url: str = attrs.field(repr=False)
+    week_length: int
+    reset_on_map_change: bool
+    rules: Mapping[str, Rule]
+    online_limits: tuple[OnlineLimit, ...]
+    catalogue: Catalogue
+    source: str = ""
+
+    def rule(self, key: str) -> Rule:
+        return self.rules[key]
+
+    def on(self, key: str) -> bool:
+        rule = self.rules.get(key)
+        return rule is not None and rule.enabled
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike, env: Mapping[str, str] | None = None) -> Config:
+        text = Path(path).read_text(encoding="utf-8")
+        return load(text, str(path), env)
+
+    @classmethod
+    def default(cls) -> Config:
+        return load("", "<defaults>", {})
+
+
+# (type, default) per key; a tuple of strings as type means one of those values.
+_LADDER = "ladder"
+_STR_LIST = "list of strings"
+_RULE = {"enabled": (bool, True), "ref": (str, "")}
+
+SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
+    "server": {
+        "name": (str, "jail"),
+        "language": (("ru", "en"), "ru"),
+        "mode": (("enforce", "advise", "observe"), "enforce"),
+        "ladder_reset": (("map", "week", "never"), "week"),
+        "rulebook": (str, ""),
+    },
+    "rcon": {"host": (str, "127.0.0.1"), "port": (int, 27015), "password": (str, ""), "timeout": (float, 3.0)},
+    "log": {
+        "listen": (str, "127.0.0.1:27500"),
+        "secret": (str, ""),
+        "allow": (_STR_LIST, ["127.0.0.1", "::1"]),
+        "file": (str, ""),
+    },
+    "state": {"path": (str, "jailcore.sqlite3")},
+    "mqtt": {"url": (str, "")},
+    "calendar": {"week": (int, 7), "reset_on_map_change": (bool, False)},
+    "orders": {**_RULE, "ref": (str, "3"), "mode": (("replace", "stack"), "replace")},
+    "prohibitions.max": {
+        **_RULE,
+        "ref": (str, "6.3"),
+        "limit": (int, 2),
+        "freeday_limit": (int, 3),
+        "ladder": (_LADDER, ["warn"]),
+    },
+    "specialday.cooldown": {**_RULE, "ref": (str, "6.5"), "rounds": (int, 3), "ladder": (_LADDER, ["slay", "ctban 30m"])},
+    "games.online_limit": {**_RULE, "ref": (str, "5.17"), "ladder": (_LADDER, ["warn", "teamswap"])},
+    "games.min_players": {**_RULE, "ref": (str, "VI"), "ladder": (_LADDER, ["warn"])},
+    "games.unknown": {**_RULE, "ref": (str, "6.0"), "ladder": (_LADDER, ["warn"])},
+    "calendar.freeday": {**_RULE, "ref": (str, "ФД 1"), "ladder": (_LADDER, ["warn", "teamswap", "ctban 30m"])},
+    "calendar.global_games": {
+        **_RULE,
+        "ref": (str, "Глобальные 1"),
+        "per_week": (int, 2),
+        "ladder": (_LADDER, ["teamswap", "ctban 30m"]),
+    },
+    "calendar.rebellion": {**_RULE, "ref": (str, "Заключённые 5"), "ladder": (_LADDER, ["ban 10m"])},
+    "ctban": {**_RULE, "ref": (str, "")},
+    "ctban.return_block": {**_RULE, "ref": (str, "Охрана 11"), "rounds": (int, 3)},
+}
+
+_ARRAYS = {
+    "games.online_limit.limits": {
+        "more_than": (int, None),
+        "ref": (str, ""),
+        "games": (_STR_LIST, []),
+        "tag": (str, ""),
+    },
+    "games.catalogue": {
+        "name": (str, None),
+        "aliases": (_STR_LIST, []),
+        "tags": (_STR_LIST, []),
+        "min_players": (int, 0),
+    },
+}
+
+DEFAULT_LIMITS = [
+    {
+        "more_than": 8,
+        "ref": "5.17",
+        "games": [
+            "Король",
+            "Коко-Шанель",
+            "Повар",
+            "Первая реакция",
+            "Последняя реакция",
+            "Дальность дропа",
+            "Спичечный коробок",
+            "3-литровая банка",
+        ],
+        "tag": "",
+    },
+    {"more_than": 13, "ref": "5.18", "games": [], "tag": "turn_based"},
+]
+
+KNOWN_TAGS = {"chat", "turn_based", "global"}
+
+_ENV = {
+    "JAILCORE_RCON_HOST": ("rcon", "host", str),
+    "JAILCORE_RCON_PORT": ("rcon", "port", int),
+    "JAILCORE_RCON_PASSWORD": ("rcon", "password", str),
+    "JAILCORE_LOG_LISTEN": ("log", "listen", str),
+    "JAILCORE_LOG_SECRET": ("log", "secret", str),
+    "JAILCORE_STATE": ("state", "path", str),
+    "JAILCORE_MQTT_URL": ("mqtt", "url", str),
+}
+
+
+def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = None) -> Config:
+    if env is None:
+        env = os.environ
+    problems: list[str] = []
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise ConfigError([f"{source}:{m.group(1) if m else '?'}: not valid TOML: {exc}"]) from None
+
+    def fail(path: tuple, why: str) -> None:
+        problems.append(f"{source}:{_locate(text, path)}: {'.'.join(map(str, path))}: {why}")
+
+    sections: dict[str, dict[str, Any]] = {}
+    arrays: dict[str, list[dict[str, Any]]] = {}
+    _walk(data, (), sections, arrays, fail)
+
+    values: dict[str, dict[str, Any]] = {}
+    for name, keys in SCHEMA.items():
+        given = sections.get(name, {})
+        values[name] = {k: _check(name, k, given, spec, fail) for k, spec in keys.items()}
+
+    for var, (section, key, kind) in _ENV.items():
+        if env.get(var):
+            raw = env[var]
+            if kind is int:
+                if not raw.isdigit():
+                    problems.append(f"environment: {var}: expected a whole number, got {raw!r}")
+                    continue
+                values[section][key] = int(raw)
+            else:
+                values[section][key] = raw
+
+    secret = values["log"]["secret"]
+    if secret and (not secret.isdigit() or int(secret) == 0):
+        fail(("log", "secret"), "sv_logsecret is a non-zero whole number; the engine ignores anything else")
+    for key in ("calendar.week",):
+        section, k = key.split(".")
+        if values[section][k] < 1:
+            fail((section, k), "must be at least 1")
+
+    limits_raw = arrays.get("games.online_limit.limits")
+    limits: list[OnlineLimit] = []
+    for i, item in enumerate(limits_raw if limits_raw is not None else DEFAULT_LIMITS):
+        base = ("games", "online_limit", "limits", i)
+        v = {k: _check_item(base, k, item, spec, fail) for k, spec in _ARRAYS["games.online_limit.limits"].items()}
+        if v["tag"] and v["tag"] not in KNOWN_TAGS:
+            fail((*base, "tag"), f"unknown tag {v['tag']!r}; known: {', '.join(sorted(KNOWN_TAGS))}")
+        if v["more_than"] is not None:
+            limits.append(OnlineLimit(v["more_than"], v["ref"], frozenset(v["games"]), v["tag"]))
+
+    games = list(DEFAULT_CATALOGUE)
+    for i, item in enumerate(arrays.get("games.catalogue", [])):
+        base = ("games", "catalogue", i)
+        v = {k: _check_item(base, k, item, spec, fail) for k, spec in _ARRAYS["games.catalogue"].items()}
+        bad = set(v["tags"]) - KNOWN_TAGS
+        if bad:
+            fail((*base, "tags"), f"unknown tag(s) {sorted(bad)}; known: {', '.join(sorted(KNOWN_TAGS))}")
+        if v["name"]:
+            games.append(Game(v["name"], tuple(v["aliases"]), frozenset(v["tags"]), v["min_players"]))
+    catalogue = Catalogue(games)
+    for i, limit in enumerate(limits):
+        for name in sorted(limit.games):
+            if catalogue.find(name) is None:
+                fail(("games", "online_limit", "limits", i, "games"), f"{name!r} is not in the game catalogue")
+
+    rules: dict[str, Rule] = {}
+    for name, keys in SCHEMA.items():
+        if "enabled" not in keys:
+            continue
+        v = values[name]
+        ladder: tuple[Step, ...] = ()
+        if "ladder" in v:
+            try:
+                ladder = parse_ladder(v["ladder"])
+            except LadderError as exc:
+                fail((*name.split("."), "ladder"), str(exc))
+        params = {k: x for k, x in v.items() if k not in ("enabled", "ref", "ladder")}
+        rules[name] = Rule(name, v["enabled"], v["ref"], ladder, params)
+
+    if problems:
+        raise ConfigError(sorted(problems, key=_line_of))
+    return Config(
+        server_name=values["server"]["name"],
+        language=values["server"]["language"],
+        mode=values["server"]["mode"],
+        ladder_reset=values["server"]["ladder_reset"],
+        rcon_host=values["rcon"]["host"],
+        rcon_port=values["rcon"]["port"],
+        rcon_password=values["rcon"]["password"],
+        rcon_timeout=values["rcon"]["timeout"],
+        log_listen=values["log"]["listen"],
+        log_secret=values["log"]["secret"],
+        log_allow=tuple(values["log"]["allow"]),
+        log_file=values["log"]["file"],
+        state_path=values["state"]["path"],
+        mqtt_url=values["mqtt"]["url"],
+        week_length=values["calendar"]["week"],
+        reset_on_map_change=values["calendar"]["reset_on_map_change"],
+        rules=rules,
+        online_limits=tuple(limits),
+        catalogue=catalogue,
+        source=source,
+    )
+
+
+def _line_of(problem: str) -> int:
+    m = re.match(r".*?:(\d+): ", problem)
+    return int(m.group(1)) if m else 0
+
+
+def _walk(node: dict, path: tuple, sections: dict, arrays: dict, fail) -> None:
+    """Sort the parsed TOML into known sections and arrays; anything else is an error."""
+    name = ".".join(path)
+    if name in SCHEMA:
+        sections[name] = {}
+    for key, value in node.items():
+        sub = (*path, key)
+        subname = ".".join(sub)
+        if subname in _ARRAYS:
+            if not isinstance(value, list) or not all(isinstance(x, dict) for x in value):
+                fail(sub, f"expected an array of tables ([[{subname}]])")
+            else:
+                arrays[subname] = value
+        elif isinstance(value, dict) and (subname in SCHEMA or any(s.startswith(subname + ".") for s in (*SCHEMA, *_ARRAYS))):
+            _walk(value, sub, sections, arrays, fail)
+        elif name in SCHEMA and key in SCHEMA[name]:
+            sections[name][key] = value
+        else:
+            fail(sub, "unknown key" + (f" in [{name}]" if name else ""))
+
+
+def _type_error(spec: Any, value: Any) -> str | None:
+    if spec is bool:
+        return None if isinstance(value, bool) else "expected true or false"
+    if spec is int:
+        return None if isinstance(value, int) and not isinstance(value, bool) else "expected a whole number"
+    if spec is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return None if ok else "expected a number"
+    if spec is str:
+        return None if isinstance(value, str) else "expected a string"
+    if spec in (_STR_LIST, _LADDER):
+        ok = isinstance(value, list) and all(isinstance(x, str) for x in value)
+        return None if ok else "expected a list of strings"
+    if isinstance(spec, tuple):
+        return None if value in spec else f"expected one of {', '.join(map(repr, spec))}"
+    raise AssertionError(spec)
+
+
+def _check(section: str, key: str, given: dict, spec: tuple, fail) -> Any:
+    kind, default = spec
+    if key not in given:
+        return list(default) if isinstance(default, list) else default
+    value = given[key]
+    why = _type_error(kind, value)
+    if why:
+        fail((*section.split("."), key), f"{why}, got {value!r}")
+        return list(default) if isinstance(default, list) else default
+    if kind is int and value < 0:
+        fail((*section.split("."), key), f"must not be negative, got {value}")
+    return float(value) if kind is float else value
+
+
+def _check_item(base: tuple, key: str, item: dict, spec: tuple, fail) -> Any:
+    kind, default = spec
+    for extra in set(item) - set(_ARRAYS[".".join(p for p in base if isinstance(p, str))]):
+        fail((*base, extra), "unknown key")
+    if key not in item:
+        if default is None:
+            fail((*base, key), "required")
+        return list(default) if isinstance(default, list) else default
+    why = _type_error(kind, item[key])
+    if why:
+        fail((*base, key), f"{why}, got {item[key]!r}")
+        return list(default) if isinstance(default, list) else default
+    return item[key]
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?")
+_KEYLINE = re.compile(r'^\s*("[^"]*"|[A-Za-z0-9_-]+)\s*=')
+
+
+def _locate(text: str, path: tuple) -> int | str:
+    """The line that defines `path` (keys and array indices), found by reading the file
+    as an admin would: table headers, then `key =` lines. '?' if it cannot be found."""
+    want = tuple(p for p in path)
+    table: tuple = ()
+    counts: dict[tuple, int] = {}
+    best: int | str = "?"
+    for number, line in enumerate(text.splitlines(), 1):
+        h = _HEADER.match(line)
+        if h:
+            keys = tuple(k.strip().strip('"') for k in h.group(2).split("."))
+            if h.group(1) == "[[":
+                counts[keys] = counts.get(keys, -1) + 1
+                table = (*keys, counts[keys])
+            else:
+                table = keys
+            if table == want[: len(table)] and best == "?" and len(table) == len(want):
+                best = number
+            continue
+        k = _KEYLINE.match(line)
+        if k:
+            full = (*table, k.group(1).strip('"'))
+            if full == want:
+                return number
+            if full == want[: len(full)] and best == "?":
+                best = number
+    if best == "?":
+        # the nearest enclosing table
+        for cut in range(len(want) - 1, 0, -1):
+            found = _locate(text, want[:cut]) if cut < len(want) else "?"
+            if found != "?":
+                return found
+    return best

@@ -1,0 +1,288 @@
+"""What can happen on a jail server, as the log tells it.
+
+Every event is a small frozen value. The parser makes them from log lines, the engine
+consumes them; nothing else creates or changes them. `time` is the log line's own
+timestamp as ISO text (`2026-11-30T21:04:05`): the engine has no clock but this.
+`kind` names the event in statistics and in `replay --stats`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+
+CT = "CT"
+T = "TERRORIST"
+SPECTATOR = "Spectator"
+UNASSIGNED = "Unassigned"
+
+
+@attrs.frozen(slots=True)
+class Player:
+    """A player as one log line names him: `"Name<userid><steamid><team>"`.
+
+    `team` is None where the line does not say (SourceMod's `%L` leaves it empty and
+    CS:GO's `switched from team` identities have no team field).
+    """
+
+    name: str
+    userid: int
+    steamid: str
+    team: str | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        return self.steamid == "BOT"
+
+    @property
+    def key(self) -> str:
+        """Who the player is across reconnects: the steamid, or the userid where the
+        steamid is not a person's (bots, LAN, not yet validated)."""
+        sid = self.steamid
+        if sid.startswith(("STEAM_0:", "STEAM_1:", "[U:")):
+            return sid
+        return f"#{self.userid}"
+
+
+@attrs.frozen(slots=True)
+class Event:
+    time: str
+    kind: ClassVar[str] = "event"
+
+
+# --- engine lines ---------------------------------------------------------------------
+
+
+@attrs.frozen(slots=True)
+class MapLoading(Event):
+    map: str
+    kind: ClassVar[str] = "map_loading"
+
+
+@attrs.frozen(slots=True)
+class MapStarted(Event):
+    map: str
+    kind: ClassVar[str] = "map_started"
+
+
+@attrs.frozen(slots=True)
+class Connected(Event):
+    player: Player
+    address: str
+    kind: ClassVar[str] = "connected"
+
+
+@attrs.frozen(slots=True)
+class Validated(Event):
+    player: Player
+    kind: ClassVar[str] = "validated"
+
+
+@attrs.frozen(slots=True)
+class Entered(Event):
+    player: Player
+    kind: ClassVar[str] = "entered"
+
+
+@attrs.frozen(slots=True)
+class JoinedTeam(Event):
+    player: Player
+    old: str
+    new: str
+    kind: ClassVar[str] = "joined_team"
+
+
+@attrs.frozen(slots=True)
+class NameChanged(Event):
+    player: Player
+    new_name: str
+    kind: ClassVar[str] = "name_changed"
+
+
+@attrs.frozen(slots=True)
+class Chat(Event):
+    player: Player
+    text: str
+    team_only: bool = False
+    kind: ClassVar[str] = "chat"
+
+
+@attrs.frozen(slots=True)
+class Killed(Event):
+    killer: Player
+    victim: Player
+    weapon: str
+    kind: ClassVar[str] = "killed"
+
+
+@attrs.frozen(slots=True)
+class Attacked(Event):
+    attacker: Player
+    victim: Player
+    weapon: str
+    damage: int
+    health: int
+    kind: ClassVar[str] = "attacked"
+
+
+@attrs.frozen(slots=True)
+class Suicide(Event):
+    player: Player
+    weapon: str
+    kind: ClassVar[str] = "suicide"
+
+
+@attrs.frozen(slots=True)
+class Disconnected(Event):
+    player: Player
+    reason: str
+    kind: ClassVar[str] = "disconnected"
+
+
+@attrs.frozen(slots=True)
+class RoundStart(Event):
+    kind: ClassVar[str] = "round_start"
+
+
+@attrs.frozen(slots=True)
+class RoundEnd(Event):
+    kind: ClassVar[str] = "round_end"
+
+
+@attrs.frozen(slots=True)
+class RestartRound(Event):
+    seconds: int
+    kind: ClassVar[str] = "restart_round"
+
+
+@attrs.frozen(slots=True)
+class GameCommencing(Event):
+    kind: ClassVar[str] = "game_commencing"
+
+
+@attrs.frozen(slots=True)
+class WarmupStart(Event):
+    kind: ClassVar[str] = "warmup_start"
+
+
+@attrs.frozen(slots=True)
+class WarmupEnd(Event):
+    kind: ClassVar[str] = "warmup_end"
+
+
+@attrs.frozen(slots=True)
+class WorldTriggered(Event):
+    """A world trigger the engine does not act on (Round_Win, killlocation...)."""
+
+    trigger: str
+    kind: ClassVar[str] = "world_triggered"
+
+
+@attrs.frozen(slots=True)
+class Rcon(Event):
+    source: str
+    command: str
+    kind: ClassVar[str] = "rcon"
+
+
+@attrs.frozen(slots=True)
+class Noted:
+    """A well-formed line of a kind that matters to no rule (purchases, cvar dumps,
+    grenades...). One shared instance per kind: these are most of a busy log and the
+    engine ignores them, so they carry no payload."""
+
+    kind: str
+    time: str = ""
+
+
+# --- the shim's lines (protocol section 1) ----------------------------------------------
+
+
+@attrs.frozen(slots=True)
+class ShimEvent(Event):
+    player: Player
+    seq: int
+
+
+@attrs.frozen(slots=True)
+class WardenSet(ShimEvent):
+    kind: ClassVar[str] = "jb_warden"
+
+
+@attrs.frozen(slots=True)
+class WardenRemoved(ShimEvent):
+    reason: str = ""
+    kind: ClassVar[str] = "jb_warden_removed"
+
+
+@attrs.frozen(slots=True)
+class OrderGiven(ShimEvent):
+    text: str = ""
+    kind: ClassVar[str] = "jb_order"
+
+
+@attrs.frozen(slots=True)
+class OrdersCancelled(ShimEvent):
+    kind: ClassVar[str] = "jb_order_cancel"
+
+
+@attrs.frozen(slots=True)
+class ProhibitionSet(ShimEvent):
+    text: str = ""
+    kind: ClassVar[str] = "jb_prohibit"
+
+
+@attrs.frozen(slots=True)
+class ProhibitionLifted(ShimEvent):
+    index: int = 0
+    kind: ClassVar[str] = "jb_prohibit_lift"
+
+
+@attrs.frozen(slots=True)
+class GameStarted(ShimEvent):
+    game: str = ""
+    kind: ClassVar[str] = "jb_game_start"
+
+
+@attrs.frozen(slots=True)
+class GameEnded(ShimEvent):
+    kind: ClassVar[str] = "jb_game_end"
+
+
+@attrs.frozen(slots=True)
+class SpecialDay(ShimEvent):
+    day: str = ""
+    kind: ClassVar[str] = "jb_specialday"
+
+
+@attrs.frozen(slots=True)
+class FreedayGranted(ShimEvent):
+    scope: str = "personal"
+    target: int | None = None
+    kind: ClassVar[str] = "jb_freeday"
+
+
+@attrs.frozen(slots=True)
+class LastRequest(ShimEvent):
+    choice: str = ""
+    kind: ClassVar[str] = "jb_lr"
+
+
+@attrs.frozen(slots=True)
+class PrivilegeUsed(ShimEvent):
+    privilege: str = ""
+    kind: ClassVar[str] = "jb_privilege"
+
+
+@attrs.frozen(slots=True)
+class GagChanged(ShimEvent):
+    gagged: bool = False
+    kind: ClassVar[str] = "jb_gag"
+
+
+@attrs.frozen(slots=True)
+class ShimHello(Event):
+    version: str
+    seq: int = 0
+    kind: ClassVar[str] = "jb_hello"

@@ -1,0 +1,41 @@
+"""`jailcore replay`: log files through the same parser and engine, actions as JSON lines.
+
+Nothing is sent anywhere. The display line (`hud`) is not an enforcement, so it is left
+out unless asked for.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TextIO
+
+from .actions import Action
+from .config import Config
+from .engine import Engine
+from .parse import LogParser, records
+
+
+def replay_records(engine: Engine, parser: LogParser, recs: Iterable[bytes | str]) -> Iterator[Action]:
+    handle, parse = engine.handle, parser.parse
+    for record in recs:
+        event = parse(record)
+        if event is not None:
+            yield from handle(event)
+
+
+def replay_files(config: Config, paths: list[str], out: TextIO, state: bool, stats: bool, hud: bool = False) -> int:
+    engine, parser = Engine(config), LogParser()
+    dumps = json.dumps
+    for path in paths:
+        with Path(path).open("rb") as fh:
+            for action in replay_records(engine, parser, records(fh)):
+                if action.action == "hud" and not hud:
+                    continue
+                out.write(dumps(action.to_json(), ensure_ascii=False) + "\n")
+    if state:
+        out.write(dumps({"state": engine.public_state()}, ensure_ascii=False) + "\n")
+    if stats:
+        out.write(dumps({"stats": parser.stats.to_json()}, ensure_ascii=False) + "\n")
+    return 0

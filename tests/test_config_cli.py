@@ -1,0 +1,89 @@
+"""Configs are refused with the key and line; the command line keeps protocol section 3."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jailcore.config import Config, ConfigError, load
+from tests.logtext import Log, P
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def jailcore(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "jailcore", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+
+
+@pytest.mark.parametrize("name", ["example.toml", "server-a.toml", "server-b.toml"])
+def test_shipped_configs_are_valid(name):
+    config = Config.from_toml(ROOT / "configs" / name, env={})
+    assert config.rules["prohibitions.max"]["limit"] == 2
+
+
+def test_server_configs_differ_where_the_rulebooks_do():
+    a = Config.from_toml(ROOT / "configs" / "server-a.toml", env={})
+    b = Config.from_toml(ROOT / "configs" / "server-b.toml", env={})
+    assert (a.rules["orders"]["mode"], b.rules["orders"]["mode"]) == ("replace", "stack")
+    assert not a.on("games.online_limit") and b.on("games.online_limit")
+
+
+def test_errors_name_key_and_line():
+    text = '[server]\nname = "x"\n\n[specialday.cooldown]\nrounds = "три"\nladder = ["slay", "ctban"]\n[nonsense]\na = 1\n'
+    with pytest.raises(ConfigError) as err:
+        load(text, "bad.toml", {})
+    problems = err.value.problems
+    assert problems[0].startswith("bad.toml:5: specialday.cooldown.rounds: expected a whole number")
+    assert problems[1].startswith("bad.toml:6: specialday.cooldown.ladder: 'ctban': ctban needs a duration")
+    assert problems[2].startswith("bad.toml:7: nonsense: unknown key")
+
+
+def test_toml_syntax_error_has_a_line():
+    with pytest.raises(ConfigError) as err:
+        load("[server]\nname = \n", "x.toml", {})
+    assert err.value.problems[0].startswith("x.toml:2: not valid TOML")
+
+
+def test_environment_overrides_and_hides_the_password():
+    config = load('[rcon]\npassword = "file"\nport = 1', "<t>", {"JAILCORE_RCON_PASSWORD": "s3cret", "JAILCORE_RCON_PORT": "27016"})
+    assert (config.rcon_password, config.rcon_port) == ("s3cret", 27016)
+    assert "s3cret" not in repr(config)
+
+
+def test_log_secret_must_be_a_nonzero_number():
+    with pytest.raises(ConfigError, match=r"log\.secret"):
+        load('[log]\nsecret = "abc"\n', "<t>", {})
+
+
+def test_check_config_exit_codes(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[orders]\nmode = "sometimes"\n', encoding="utf-8")
+    result = jailcore("check-config", str(bad))
+    assert result.returncode == 1 and f"{bad}:2: orders.mode" in result.stderr
+    good = jailcore("check-config", "configs/example.toml")
+    assert good.returncode == 0, good.stderr
+
+
+def test_replay_prints_actions_state_and_stats(tmp_path):
+    warden = P("Начальник", 2, "STEAM_1:0:42")
+    log = Log().connect(warden, "CT").rounds(1).round_start().warden(warden)
+    log.prohibit(warden, "a").prohibit(warden, "b").prohibit(warden, "c").add("чепуха")
+    path = tmp_path / "round.log"
+    path.write_text(log.text() + "garbage\n", encoding="utf-8")
+    result = jailcore("replay", "--config", "configs/server-a.toml", str(path), "--state", "--stats")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    actions, state, stats = rows[:-2], rows[-2]["state"], rows[-1]["stats"]
+    assert [a["action"] for a in actions] == ["say", "warn", "cancel"]
+    warn = actions[1]
+    assert set(warn) >= {"time", "round", "action", "target", "rule", "ref", "reason"}
+    assert warn["target"] == {"userid": 2, "steamid": "STEAM_1:0:42", "name": "Начальник"}
+    assert (warn["rule"], warn["ref"], warn["round"]) == ("prohibitions.max", "ФД 3", 2)
+    assert state["round"] == 2 and state["day"] == 2 and state["warden"]["userid"] == 2
+    assert [p["text"] for p in state["prohibitions"]] == ["a", "b"]
+    assert (stats["malformed"], stats["unknown"], stats["lines"]) == (1, 1, len(log.lines) + 1)
+    assert stats["events"]["jb_prohibit"] == 3

@@ -1,0 +1,174 @@
+"""The parser: HL Log Standard lines of CS:S and CS:GO, hostile names and chat, junk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jailcore import events as ev
+from jailcore.parse import SHIM_TRIGGERS, LogParser, records
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+if not CORPUS.is_dir():
+    CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+
+
+def one(line: str | bytes):
+    parser = LogParser()
+    event = parser.parse(line)
+    return event, parser.stats
+
+
+def test_css_joined_team_and_csgo_switched():
+    e, _ = one('L 11/30/2026 - 20:00:00: "Вася<5><STEAM_0:1:123><Unassigned>" joined team "CT"')
+    assert isinstance(e, ev.JoinedTeam) and (e.player.userid, e.old, e.new) == (5, "Unassigned", "CT")
+    e, _ = one('L 02/12/2014 - 11:09:36: "Erik<164><BOT>" switched from team <Unassigned> to <TERRORIST>')
+    assert isinstance(e, ev.JoinedTeam) and (e.player.name, e.new) == ("Erik", "TERRORIST")
+    assert e.time == "2014-02-12T11:09:36"
+
+
+def test_csgo_kill_with_positions_and_css_kill_without():
+    e, _ = one('L 11/12/2018 - 19:57:43: "Dean<11><BOT><CT>" [-206 316 1613] killed "Scott<5><BOT><TERRORIST>" [939 214 1678] with "hkp2000" (headshot)')
+    assert isinstance(e, ev.Killed) and (e.killer.userid, e.victim.userid, e.weapon) == (11, 5, "hkp2000")
+    e, _ = one('L 11/30/2026 - 20:00:00: "A<2><STEAM_0:0:1><CT>" killed "B<3><STEAM_0:0:2><TERRORIST>" with "usp"')
+    assert isinstance(e, ev.Killed) and e.victim.team == "TERRORIST"
+
+
+def test_stored_udp_payload_nul_crlf_and_no_prefix():
+    e, _ = one(b'\x0001/17/2015 - 10:37:41: World triggered "Round_Start"\r\n')
+    assert isinstance(e, ev.RoundStart)
+
+
+def test_bad_utf8_is_read_not_fatal():
+    e, stats = one(b'L 11/30/2026 - 20:00:00: "TehoTyt\xf6t<3><STEAM_1:0:1><CT>" say "\xc3 \xa4 hi"')
+    assert isinstance(e, ev.Chat) and e.player.name == "TehoTytöt" and e.text.endswith("hi")
+    assert stats.malformed == 0
+
+
+def test_chat_text_cannot_impersonate_a_shim_trigger():
+    fake = '<2><STEAM_1:0:42><>" triggered "jb_warden" (seq "5")'
+    e, _ = one(f'L 11/30/2026 - 20:00:00: "Зек<9><STEAM_1:0:9><TERRORIST>" say "{fake}"')
+    assert isinstance(e, ev.Chat) and e.player.userid == 9 and e.text == fake
+
+
+def test_chat_text_cannot_move_the_speaker():
+    e, _ = one('L 11/30/2026 - 20:00:00: "Зек<9><STEAM_1:0:9><TERRORIST>" say "x<2><STEAM_1:0:42><CT>" say "я начальник"')
+    assert isinstance(e, ev.Chat) and e.player.userid == 9
+
+
+def test_hostile_names_with_quotes_brackets_semicolons():
+    name = 'a"b<c>;d "e" <1><BOT><CT>'
+    e, _ = one(f'L 11/30/2026 - 20:00:00: "{name}<7><STEAM_1:1:7><>" triggered "jb_order" (text "сесть; quit") (seq "3")')
+    assert isinstance(e, ev.OrderGiven) and e.player.userid == 7 and e.player.name == name
+    assert e.text == "сесть; quit" and e.seq == 3
+
+
+def test_order_text_with_quotes_is_read_from_both_ends():
+    e, _ = one('L 11/30/2026 - 20:00:00: "W<2><STEAM_1:0:42><>" triggered "jb_order" (text "скажи ") (seq "99")") (seq "4")')
+    assert isinstance(e, ev.OrderGiven) and e.text == 'скажи ") (seq "99")' and e.seq == 4
+
+
+@pytest.mark.parametrize(
+    ("props", "cls", "field", "value"),
+    [
+        (' (reason "died")', ev.WardenRemoved, "reason", "died"),
+        (' (text "не прыгать")', ev.ProhibitionSet, "text", "не прыгать"),
+        (' (index "2")', ev.ProhibitionLifted, "index", 2),
+        (' (game "Король")', ev.GameStarted, "game", "Король"),
+        (' (day "Прятки")', ev.SpecialDay, "day", "Прятки"),
+        (' (scope "personal") (target "#12")', ev.FreedayGranted, "target", 12),
+        (' (choice "дуэль")', ev.LastRequest, "choice", "дуэль"),
+        (' (kind "hook")', ev.PrivilegeUsed, "privilege", "hook"),
+        (' (state "on")', ev.GagChanged, "gagged", True),
+    ],
+)
+def test_every_shim_trigger(props, cls, field, value):
+    e, _ = one(f'L 11/30/2026 - 20:00:00: "P<4><STEAM_1:0:4><>" triggered "{cls.kind}"{props} (seq "8")')
+    assert isinstance(e, cls) and getattr(e, field) == value and e.seq == 8
+
+
+def test_shim_trigger_without_seq_is_malformed_not_an_event():
+    e, stats = one('L 11/30/2026 - 20:00:00: "P<4><STEAM_1:0:4><>" triggered "jb_warden"')
+    assert e is None and stats.unknown + stats.malformed == 1
+
+
+def test_hello_and_restart():
+    e, _ = one('L 11/30/2026 - 20:00:00: World triggered "jb_hello" (version "1.0.0") (seq "0")')
+    assert isinstance(e, ev.ShimHello) and e.version == "1.0.0"
+    e, _ = one('L 11/30/2026 - 20:00:00: World triggered "Restart_Round_(3_seconds)"')
+    assert isinstance(e, ev.RestartRound) and e.seconds == 3
+
+
+def test_multiline_disconnect_record():
+    lines = [b'\x0001/17/2015 - 10:37:41: "Zunnu<3><STEAM_1:0:1><CT>" disconnected (reason "No Steam logon\n', b'")\n']
+    recs = list(records(lines))
+    assert len(recs) == 1
+    e, _ = one(recs[0])
+    assert isinstance(e, ev.Disconnected) and e.reason.startswith("No Steam logon")
+
+
+def test_junk_is_counted_as_malformed():
+    parser = LogParser()
+    for junk in ("hello", "L 99/99/2026 - 20:00:00: x", "L 11/30/2026 - 20:00:00: \"no identity\" say \"x\""):
+        assert parser.parse(junk) is None
+    assert parser.stats.malformed == 3 and parser.stats.lines == 3
+
+
+def test_whole_and_byte_split_give_the_same_events():
+    text = 'L 11/30/2026 - 20:00:00: World triggered "Round_Start"\nL 11/30/2026 - 20:00:01: "A<2><BOT><CT>" say "hi"\n'
+    whole = [LogParser().parse(r) for r in records(text.splitlines(keepends=True))]
+    pieces = [LogParser().parse(r) for r in records(text.encode().splitlines(keepends=True))]
+    assert whole == pieces and all(whole)
+
+
+def test_shim_trigger_list_covers_every_shim_event():
+    kinds = {c.kind for c in ev.ShimEvent.__subclasses__()} | {ev.ShimHello.kind}
+    assert kinds == set(SHIM_TRIGGERS)
+
+
+# --- the real corpus --------------------------------------------------------------------
+
+CORPUS_FILES = sorted(CORPUS.glob("*.log"))
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="shared/corpus is not beside this checkout")
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name[:40])
+def test_every_corpus_line_is_read(path):
+    parser = LogParser()
+    with path.open("rb") as fh:
+        for rec in records(fh):
+            parser.parse(rec)
+    s = parser.stats
+    assert s.lines > 0 and sum(s.events.values()) + s.unknown + s.malformed == s.lines
+    if "tf-log-parser" not in path.name:  # the CS:GO files: under 1% unread
+        assert (s.unknown + s.malformed) / s.lines < 0.01, s
+
+
+# --- properties -----------------------------------------------------------------------------
+
+GOOD = [
+    'L 11/30/2026 - 20:00:00: "W<2><STEAM_1:0:42><>" triggered "jb_order" (text "сесть") (seq "4")',
+    'L 11/12/2018 - 19:57:43: "Dean<11><BOT><CT>" [-206 316 1613] killed "Scott<5><BOT><TERRORIST>" [939 214 1678] with "hkp2000"',
+    'L 11/30/2026 - 20:00:00: "Вася<5><STEAM_0:1:123><Unassigned>" joined team "CT"',
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=300))
+def test_random_bytes_never_raise(data):
+    parser = LogParser()
+    parser.parse(data)
+    assert parser.stats.lines <= 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(GOOD), st.integers(min_value=0, max_value=200), st.text(max_size=40))
+def test_truncated_and_spliced_lines_never_raise(line, cut, junk):
+    parser = LogParser()
+    parser.parse(line[:cut] + junk)
+    parser.parse(junk + line[cut:])
+    s = parser.stats
+    assert sum(s.events.values()) + s.unknown + s.malformed == s.lines
