@@ -1,0 +1,1 @@
+"""The only asynchronous code: UDP log in, RCON out, storage, the daemon loop."""

@@ -1,0 +1,207 @@
+"""The daemon: the thin loop around the engine.
+
+bytes (UDP or file) -> `LogParser` -> events -> `Engine` -> actions -> audit log and
+outbox in SQLite -> `render` -> RCON. The engine decides; this module only moves data and
+keeps it durable: every action is written before it is sent, the engine's state is
+saved after each decision and at least once a second, and a SIGTERM saves and stops.
+
+Modes (per server): `enforce` sends every command; `advise` turns each punishment into a
+warning that says what would have been done; `observe` sends nothing and only logs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import signal
+import sys
+from collections.abc import Callable
+
+from .. import events as ev
+from ..actions import Action, render
+from ..config import Config
+from ..engine import Engine
+from ..messages import step_name
+from ..parse import LogParser
+from .logsource import UdpLog, follow_file, listen_udp
+from .rcon import Outbox, RconClient, RconUnavailable
+from .store import Store
+
+log = logging.getLogger("jailcore")
+
+# Events after which the state is saved at once: they move the calendar or the warden.
+_SAVE_NOW = (ev.RoundStart, ev.RoundEnd, ev.RestartRound, ev.GameCommencing, ev.MapLoading, ev.MapStarted, ev.ShimEvent)
+_ADVISORY = ("warn", "say", "hud", "cancel")
+
+
+class Daemon:
+    def __init__(
+        self,
+        config: Config,
+        store: Store | None = None,
+        on_action: Callable[[Action, str | None, str], None] | None = None,
+        rcon_backoff: tuple[float, float] = (0.5, 15.0),
+        auth_backoff: float = 60.0,
+    ):
+        self.config = config
+        self.server = config.server_name
+        self.store = store or Store(config.state_path)
+        self.engine = Engine(config, self.store.load_state(self.server))
+        self.parser = LogParser()
+        self.client = RconClient(config.rcon_host, config.rcon_port, config.rcon_password, config.rcon_timeout, rcon_backoff, auth_backoff)
+        self.outbox = Outbox(self.client, on_result=self._answered)
+        self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
+        self.on_action = on_action
+        self.log_port = 0
+        self.stopping = asyncio.Event()
+        self.ready = asyncio.Event()
+        self._dirty = False
+        self._resync_task: asyncio.Task | None = None
+        for row_id, command in self.store.pending(self.server):
+            self.outbox.put(row_id, command)
+
+    # -- the data path -----------------------------------------------------------------------
+
+    def feed(self, record: bytes) -> None:
+        """One log record in; whatever the engine decides goes to the outbox."""
+        event = self.parser.parse(record)
+        if event is None:
+            return
+        actions = self.engine.handle(event)
+        if actions or isinstance(event, _SAVE_NOW):
+            self._save()
+            for action in actions:
+                self.dispatch(action)
+        else:
+            self._dirty = True
+        if self.engine.resync_wanted:
+            self.request_resync()
+
+    def dispatch(self, action: Action) -> None:
+        if action.action == "hud":
+            if self.config.mode != "observe":
+                self._queue_hud(action)
+            return
+        mode = self.config.mode
+        command = render(action)
+        day = self.engine.day
+        if mode == "observe" or command is None:
+            status = "observed" if mode == "observe" else "delivered"
+            self.store.record(self.server, action, day, command, status)
+            self._tell(action, command, status)
+            return
+        if mode == "advise" and action.action not in _ADVISORY:
+            row_id = self.store.record(self.server, action, day, command, "advised")
+            self._tell(action, command, "advised")
+            if action.target is None:
+                return
+            would = f"{step_name(self.config.language, action.action)}: {action.reason}"
+            warn = Action(action.time, action.round, "warn", action.target, action.rule, action.ref, would)
+            command = render(warn)
+            action = warn
+        row_id = self.store.record(self.server, action, day, command, "pending")
+        self._tell(action, command, "pending")
+        self.outbox.put(row_id, command)
+
+    def _queue_hud(self, action: Action) -> None:
+        command = render(action)
+        if command is not None:
+            self.outbox.put(None, command, key="hud")
+
+    def _tell(self, action: Action, command: str | None, status: str) -> None:
+        if self.on_action is not None:
+            self.on_action(action, command, status)
+        t = action.target
+        who = f"{t.name} #{t.userid} {t.steamid}" if t else "everyone"
+        log.info("%s %s [%s %s] %s: %s (%s)", action.time, action.action, action.rule, action.ref, who, action.reason, status)
+
+    async def _answered(self, tag: object, command: str, reply: str | None) -> None:
+        if tag is None:
+            return
+        status = "failed" if (reply or "").startswith("error") else "delivered"
+        self.store.mark(int(tag), status, reply)  # type: ignore[arg-type]
+
+    def _save(self) -> None:
+        self.store.save_state(self.server, self.engine.snapshot(), self.engine.state.time or "")
+        self._dirty = False
+
+    # -- resync ------------------------------------------------------------------------------
+
+    def request_resync(self) -> None:
+        if self._resync_task is None or self._resync_task.done():
+            self._resync_task = asyncio.get_running_loop().create_task(self.resync())
+
+    async def resync(self) -> bool:
+        """Ask the shim for the truth (`jb_status`) and reconcile players, teams, warden."""
+        for _ in range(50):
+            try:
+                reply = await self.client.command("jb_status")
+                status = json.loads(reply)
+            except RconUnavailable:
+                await asyncio.sleep(0.2)
+                continue
+            except ValueError:
+                log.warning("jb_status answered something that is not JSON: %.80r", reply)
+                return False
+            for action in self.engine.apply_status(status):
+                self.dispatch(action)
+            self._save()
+            return True
+        return False
+
+    # -- lifetime ----------------------------------------------------------------------------
+
+    async def _flusher(self) -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            if self._dirty:
+                self._save()
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(sig, self.stopping.set)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        transport = None
+        tasks = []
+        try:
+            if self.config.log_file:
+                tasks.append(loop.create_task(follow_file(self.config.log_file, self.feed)))
+            else:
+                transport, self.log_port = await listen_udp(self.config.log_listen, self.udp)
+            tasks += [loop.create_task(self.outbox.run()), loop.create_task(self._flusher())]
+            self.request_resync()
+            self.ready.set()
+            await self.stopping.wait()
+        finally:
+            for task in [*tasks, self._resync_task]:
+                if task is not None:
+                    task.cancel()
+            await asyncio.gather(*(t for t in [*tasks, self._resync_task] if t is not None), return_exceptions=True)
+            if transport is not None:
+                transport.close()
+            self._save()
+            await self.client.close()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                try:
+                    loop.remove_signal_handler(sig)
+                except (NotImplementedError, RuntimeError, ValueError):
+                    pass
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+
+def main_run(config: Config) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    daemon = Daemon(config)
+    log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", config.server_name,
+             config.log_file or config.log_listen, config.rcon_host, config.rcon_port, config.state_path, config.mode)
+    try:
+        asyncio.run(daemon.run())
+    finally:
+        daemon.store.close()
+    return 0

@@ -1,0 +1,40 @@
+"""Source RCON packets over an asyncio stream, read whole with `readexactly`.
+
+Packets are built with the `rcon` package's `Packet` (its layout is right); reading is
+ours, because its reader uses `read(n)` and loses or splits packets that TCP coalesced
+or cut (see srcds-facts: the rcon package).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+
+from rcon.source.proto import LittleEndianSignedInt32, Packet, Type
+
+AUTH = 3
+EXECCOMMAND = 2
+AUTH_RESPONSE = 2
+RESPONSE_VALUE = 0
+MAX_BODY = 4096  # srcds splits longer replies into several RESPONSE_VALUE packets
+MAX_INCOMING = 1024  # srcds: a bigger packet from a client is a failed login
+
+
+class RconProtocolError(Exception):
+    """The peer sent something that is not Source RCON."""
+
+
+def encode(request_id: int, kind: int, body: str | bytes) -> bytes:
+    payload = body.encode("utf-8") if isinstance(body, str) else body
+    types = {AUTH: Type.SERVERDATA_AUTH, EXECCOMMAND: Type.SERVERDATA_EXECCOMMAND, RESPONSE_VALUE: Type.SERVERDATA_RESPONSE_VALUE}
+    return bytes(Packet(LittleEndianSignedInt32(request_id), types[kind], payload))
+
+
+async def read_packet(reader: asyncio.StreamReader, limit: int = MAX_BODY + 10) -> tuple[int, int, bytes]:
+    """One packet: (id, type, body). Raises IncompleteReadError at EOF."""
+    (size,) = struct.unpack("<i", await reader.readexactly(4))
+    if size < 10 or size > limit:
+        raise RconProtocolError(f"packet size {size} out of range")
+    data = await reader.readexactly(size)
+    request_id, kind = struct.unpack("<ii", data[:8])
+    return request_id, kind, data[8:-2]

@@ -1,0 +1,319 @@
+"""End to end over loopback: real UDP datagrams, real Source RCON, a real SQLite file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import sqlite3
+import struct
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from jailcore.config import load
+from jailcore.io.daemon import Daemon
+from jailcore.io.rcon import RconAuthError, RconClient, RconUnavailable
+from jailcore.io.rconproto import encode
+from jailcore.io.simserver import SimServer, split_commands
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def until(check, timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not check():
+        if loop.time() > end:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.01)
+
+
+def make_config(tmp_path, port: int, password: str = "pw", extra: str = "", name: str = "t"):
+    text = (
+        f'[server]\nname = "{name}"\n[rcon]\nport = {port}\npassword = "{password}"\ntimeout = 1.0\n'
+        f'[log]\nlisten = "127.0.0.1:0"\n[state]\npath = "{tmp_path / "state.sqlite3"}"\n{extra}'
+    )
+    return load(text, "<test>", {})
+
+
+@asynccontextmanager
+async def live(tmp_path, sim: SimServer | None = None, extra: str = "", password: str = "pw"):
+    sim = sim or SimServer(password="pw")
+    port = sim.port or await sim.start()
+    daemon = Daemon(make_config(tmp_path, port, password, extra), rcon_backoff=(0.05, 0.2), auth_backoff=0.5)
+    task = asyncio.create_task(daemon.run())
+    await daemon.ready.wait()
+    await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
+    try:
+        yield sim, daemon
+    finally:
+        daemon.stop()
+        await task
+        daemon.store.close()
+        await sim.stop()
+
+
+def populate(sim: SimServer, prisoners: int = 3):
+    warden = sim.add_player("Начальник", "CT")
+    ts = [sim.add_player(f"Зек{i}", "T") for i in range(prisoners)]
+    sim.round_start()  # Monday
+    sim.round_end()
+    sim.round_start()  # Tuesday
+    sim.make_warden(warden)
+    return warden, ts
+
+
+def sent(sim: SimServer, prefix: str) -> list[str]:
+    return [c for c in sim.received if c.startswith(prefix)]
+
+
+async def test_forbidden_game_is_answered_over_rcon(tmp_path):
+    async with live(tmp_path) as (sim, daemon):
+        warden, _ = populate(sim, prisoners=9)
+        sim.log.game(warden, "Король")
+        sim.flush()
+        await until(lambda: sent(sim, f"jb_warn #{warden.userid}"))
+        (command,) = sent(sim, f"jb_warn #{warden.userid}")
+        assert "5.17" in command and "Король" in command
+        await until(lambda: daemon.outbox.idle.is_set())
+        rows = daemon.store.entries("rule = ?", ("games.online_limit",))
+        assert [(r["action"], r["status"], r["reply"]) for r in rows] == [("warn", "delivered", "ok")]
+
+
+async def test_forged_and_foreign_datagrams_are_dropped_and_counted(tmp_path):
+    sim = SimServer(password="pw", secret="4242")
+    port = await sim.start()
+    config = load(
+        f'[server]\nname = "t"\n[rcon]\nport = {port}\npassword = "pw"\n[log]\nlisten = "127.0.0.1:0"\nsecret = "4242"\n'
+        f'[state]\npath = "{tmp_path / "s2.sqlite3"}"\n',
+        "<t>",
+        {},
+    )
+    daemon = Daemon(config, rcon_backoff=(0.05, 0.2))
+    task = asyncio.create_task(daemon.run())
+    await daemon.ready.wait()
+    await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
+    try:
+        warden, _ = populate(sim)
+        sim.flush()
+        await until(lambda: daemon.engine.state.warden == warden.userid)
+        line = b'L 11/30/2026 - 20:00:00: World triggered "Round_Start"\n\x00'
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.sendto(b"\xff\xff\xff\xffR" + line, ("127.0.0.1", daemon.log_port))  # no secret
+            s.sendto(b"\xff\xff\xff\xffS1111" + line, ("127.0.0.1", daemon.log_port))  # wrong secret
+            s.sendto(b"garbage", ("127.0.0.1", daemon.log_port))
+        await until(lambda: sum(daemon.udp.dropped.values()) == 3)
+        assert daemon.udp.dropped == {"secret": 2, "header": 1}
+        assert daemon.engine.state.round == 2  # no forged round start got through
+    finally:
+        daemon.stop()
+        await task
+        daemon.store.close()
+        await sim.stop()
+
+
+async def test_datagrams_from_outside_the_allow_list_are_dropped(tmp_path):
+    async with live(tmp_path) as (sim, daemon):
+        daemon.udp.allow.networks = []  # nobody allowed
+        sim.round_start()
+        sim.flush()
+        await until(lambda: daemon.udp.dropped["address"] >= 1)
+        assert daemon.engine.state.round == 0
+
+
+async def test_hostile_text_never_splits_a_command(tmp_path):
+    async with live(tmp_path) as (sim, daemon):
+        warden, _ = populate(sim)
+        evil = 'x"; quit; sm_ban #1 0 "//\nrcon_password hacked'
+        sim.log.game(warden, evil)
+        sim.log.order(warden, evil)
+        sim.log.prohibit(warden, "a").prohibit(warden, "b").prohibit(warden, evil)
+        sim.flush()
+        await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 1)
+        await until(lambda: daemon.outbox.idle.is_set())
+        assert not [c for c in sim.received if not c.startswith("jb_")]
+        for command in sim.received:
+            assert len(split_commands(command)) == 1 and "quit" not in command.split()[0]
+        enforcement = [c for c in sim.received if not c.startswith(("jb_hud", "jb_status"))]
+        rows = daemon.store.entries()
+        assert len(enforcement) == len(rows)
+
+
+async def test_rcon_outage_queues_and_delivers_once(tmp_path):
+    async with live(tmp_path) as (sim, daemon):
+        warden, _ = populate(sim)
+        sim.flush()
+        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        await sim.stop_rcon()
+        sim.log.prohibit(warden, "a").prohibit(warden, "b").prohibit(warden, "c")
+        sim.flush()
+        await until(lambda: len(daemon.store.pending("t")) == 2)
+        await asyncio.sleep(0.3)
+        assert not sent(sim, "jb_cancel_prohibition")
+        await sim.start(sim.port)
+        await until(lambda: not daemon.store.pending("t"), timeout=8)
+        assert len(sent(sim, "jb_cancel_prohibition 3")) == 1
+        assert len(sent(sim, f"jb_warn #{warden.userid}")) == 1
+        assert daemon.client.connects >= 2
+
+
+async def test_restart_keeps_cooldown_and_ladders(tmp_path):
+    sim = SimServer(password="pw")
+    async with live(tmp_path, sim) as (_, daemon):
+        warden, _ = populate(sim)
+        sim.log.specialday(warden).specialday(warden)  # allowed, then slay (ladder step 1)
+        sim.flush()
+        await until(lambda: sent(sim, f"jb_slay #{warden.userid}") and daemon.outbox.idle.is_set())
+    # a new daemon on the same state file
+    sim2 = SimServer(password="pw")
+    sim2.players, sim2._next_userid = sim.players, sim._next_userid
+    sim2.log.now, sim2.log.seq = sim.log.now, sim.log.seq
+    async with live(tmp_path, sim2) as (_, daemon2):
+        assert daemon2.engine.state.specialday == 2 and daemon2.engine.state.round == 2
+        sim2.round_end()
+        sim2.round_start()  # round 3 = R+1: still cooling down
+        sim2.make_warden(warden)
+        sim2.log.specialday(warden)
+        sim2.flush()
+        await until(lambda: sent(sim2, f"jb_teamswap #{warden.userid} T"))
+        rows = daemon2.store.entries("rule = ?", ("specialday.cooldown",))
+        assert [r["action"] for r in rows] == ["slay", "ctban", "teamswap"]
+
+
+async def test_seq_jump_asks_status_and_reconciles_a_large_server(tmp_path):
+    async with live(tmp_path) as (sim, daemon):
+        warden, _ = populate(sim, prisoners=60)  # jb_status runs over several packets
+        assert len(json.dumps(sim.status()).encode()) > 4096
+        sim.flush()
+        await until(lambda: daemon.engine.state.warden == warden.userid)
+        sim.players[99] = type(warden)("Новенький", 99, "STEAM_1:0:99", "TERRORIST", True)  # joined while UDP lost it
+        sim.log.seq += 3
+        sim.log.order(warden, "стоять")
+        sim.flush()
+        await until(lambda: 99 in daemon.engine.state.players)
+        assert daemon.engine.state.players[99].team == "TERRORIST"
+        assert len(daemon.engine.state.players) == 62
+
+
+async def test_rcon_client_reads_coalesced_and_split_packets():
+    async def server(reader, writer):
+        await reader.readexactly(4 + 10 + 2)  # auth
+        writer.write(encode(1, 0, b"") + encode(1, 2, b""))  # both in one write
+        await writer.drain()
+        data = await reader.read(1000)
+        cmd_id, marker = struct.unpack("<i", data[4:8])[0], struct.unpack("<i", data[22:26])[0]
+        blob = encode(cmd_id, 0, b"A" * 4096) + encode(cmd_id, 0, b"A" * 904 + b"B" * 10) + encode(marker, 0, b"")
+        for i in range(0, len(blob), 7):  # dribbled out in 7-byte pieces
+            writer.write(blob[i : i + 7])
+            await writer.drain()
+        await reader.read()
+        writer.close()
+
+    srv = await asyncio.start_server(server, "127.0.0.1", 0)
+    port = srv.sockets[0].getsockname()[1]
+    client = RconClient("127.0.0.1", port, "pw")
+    reply = await client.command("jb_x")
+    assert reply == "A" * 5000 + "B" * 10
+    await client.close()
+    await asyncio.sleep(0.05)
+    srv.close()
+    await srv.wait_closed()
+
+
+async def test_bad_password_backs_off_instead_of_getting_banned(tmp_path):
+    sim = SimServer(password="right", max_failures=5)
+    port = await sim.start()
+    client = RconClient("127.0.0.1", port, "wrong", timeout=1.0, auth_backoff=60)
+    with pytest.raises(RconAuthError):
+        await client.command("jb_status")
+    for _ in range(20):
+        with pytest.raises(RconUnavailable):
+            await client.command("jb_status")
+    assert sim.auth_packets == 1 and not sim.banned
+    await sim.stop()
+
+
+async def test_simulated_server_speaks_to_an_independent_client():
+    from rcon.source import rcon
+
+    sim = SimServer(password="pw")
+    port = await sim.start()
+    for i in range(50):
+        sim.add_player(f"Игрок номер {i}", "T")
+    assert await rcon("jb_say", '"привет"', host="127.0.0.1", port=port, passwd="pw") == "ok"
+    assert (await rcon("jb_warn", "#999", '"x"', host="127.0.0.1", port=port, passwd="pw")).startswith("error:")
+    # an oversize packet is a failed login and closes the socket
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(encode(1, 3, "x" * 2000))
+    await writer.drain()
+    assert await reader.read() == b""
+    writer.close()
+    assert sim.failures
+    await sim.stop()
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("observe", []), ("advise", ["jb_warn"])])
+async def test_observe_and_advise_modes(tmp_path, mode, expected):
+    sim = SimServer(password="pw")
+    port = await sim.start()
+    config = load(
+        f'[server]\nname = "t"\nmode = "{mode}"\n[rcon]\nport = {port}\npassword = "pw"\n[log]\nlisten = "127.0.0.1:0"\n'
+        f'[state]\npath = "{tmp_path / "m.sqlite3"}"\n',
+        "<t>",
+        {},
+    )
+    daemon = Daemon(config, rcon_backoff=(0.05, 0.2))
+    task = asyncio.create_task(daemon.run())
+    await daemon.ready.wait()
+    await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
+    try:
+        warden, _ = populate(sim)
+        sim.log.specialday(warden).specialday(warden)  # would be a slay
+        sim.flush()
+        await until(lambda: daemon.store.entries("rule = 'specialday.cooldown'"))
+        await asyncio.sleep(0.2)
+        await until(lambda: daemon.outbox.idle.is_set())
+        sent_cmds = [c.split()[0] for c in sim.received if not c.startswith(("jb_hud", "jb_status", "jb_say"))]
+        assert sent_cmds == expected
+        rows = [(r["action"], r["status"]) for r in daemon.store.entries("rule = 'specialday.cooldown'")]
+        if mode == "observe":
+            assert rows == [("slay", "observed")]
+        else:  # the decision, and the warning that told the warden what would have been done
+            assert rows == [("slay", "advised"), ("warn", "delivered")]
+    finally:
+        daemon.stop()
+        await task
+        daemon.store.close()
+        await sim.stop()
+
+
+def test_jailcore_run_stops_cleanly_on_sigterm_and_keeps_state(tmp_path):
+    state = tmp_path / "run.sqlite3"
+    cfg = tmp_path / "run.toml"
+    cfg.write_text('[server]\nname = "run"\n[rcon]\nport = 1\n[log]\nlisten = "127.0.0.1:0"\n', encoding="utf-8")
+    env = {**os.environ, "JAILCORE_STATE": str(state), "JAILCORE_LOG_LISTEN": "127.0.0.1:0"}
+    proc = subprocess.Popen([sys.executable, "-m", "jailcore", "run", "--config", str(cfg)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(100):
+            if state.exists():
+                break
+            import time
+
+            time.sleep(0.05)
+        import time
+
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    rows = sqlite3.connect(state).execute("SELECT server FROM state").fetchall()
+    assert rows == [("run",)]
