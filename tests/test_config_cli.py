@@ -87,3 +87,12 @@ def test_replay_prints_actions_state_and_stats(tmp_path):
     assert [p["text"] for p in state["prohibitions"]] == ["a", "b"]
     assert (stats["malformed"], stats["unknown"], stats["lines"]) == (1, 1, len(log.lines) + 1)
     assert stats["events"]["jb_prohibit"] == 3
+
+
+def test_demo_runs_by_itself_and_enforces():
+    result = jailcore("demo", "--lang", "en")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for needle in ("jb_cancel_prohibition 3", "[specialday.cooldown 6.5]", "[games.online_limit 5.17]", "ctban.return_block"):
+        assert needle in out
+    assert " 0 delivered" not in out

@@ -56,7 +56,7 @@ class Daemon:
         self.log_port = 0
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
-        self._dirty = False
+        self._dirty = self._save_soon = False
         self._resync_task: asyncio.Task | None = None
         for row_id, command in self.store.pending(self.server):
             self.outbox.put(row_id, command)
@@ -69,10 +69,14 @@ class Daemon:
         if event is None:
             return
         actions = self.engine.handle(event)
+        for action in actions:
+            self.dispatch(action)
         if actions or isinstance(event, _SAVE_NOW):
-            self._save()
-            for action in actions:
-                self.dispatch(action)
+            # Saved right after the outbox has had its turn, so a command is not held
+            # back by the write; the audit rows were written before anything was sent.
+            if not self._save_soon:
+                self._save_soon = True
+                asyncio.get_running_loop().call_soon(self._save)
         else:
             self._dirty = True
         if self.engine.resync_wanted:
@@ -124,7 +128,7 @@ class Daemon:
 
     def _save(self) -> None:
         self.store.save_state(self.server, self.engine.snapshot(), self.engine.state.time or "")
-        self._dirty = False
+        self._dirty = self._save_soon = False
 
     # -- resync ------------------------------------------------------------------------------
 

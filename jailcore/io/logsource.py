@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import os
+import socket
 from collections import Counter
 from collections.abc import Callable, Iterable
 
 HEADER = b"\xff\xff\xff\xff"
+RECEIVE_BUFFER = 4 * 1024 * 1024
 
 
 class AllowList:
@@ -71,6 +73,11 @@ async def listen_udp(listen: str, proto: UdpLog) -> tuple[asyncio.DatagramTransp
     host, _, port = listen.rpartition(":")
     loop = asyncio.get_running_loop()
     transport, _ = await loop.create_datagram_endpoint(lambda: proto, local_addr=(host.strip("[]") or "127.0.0.1", int(port)))
+    sock = transport.get_extra_info("socket")
+    try:  # room for a burst (a round end writes dozens of lines at once); the kernel caps it
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
+    except OSError:
+        pass
     return transport, transport.get_extra_info("sockname")[1]
 
 

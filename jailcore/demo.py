@@ -1,0 +1,98 @@
+"""`jailcore demo`: the daemon against the built-in simulated server, live.
+
+A simulated jail server (real UDP log, real Source RCON) plays a few days of a game week
+in which the warden breaks the rules; the daemon enforces them and every decision is
+printed as it happens, with the command the server received. Ends by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from .actions import Action
+from .config import load
+from .io.daemon import Daemon
+from .io.simserver import SimServer
+
+COLOURS = {"warn": "33", "slay": "31", "teamswap": "35", "ctban": "35", "cancel": "36", "say": "32", "ban": "31"}
+
+
+def _paint(text: str, code: str) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if sys.stdout.isatty() else text
+
+
+async def _demo(rounds: int, lang: str, pause: float) -> int:
+    sim = SimServer(password="demo-password")
+    port = await sim.start()
+    with tempfile.TemporaryDirectory(prefix="jailcore-demo-") as tmp:
+        config = load(
+            f'[server]\nname = "demo"\nlanguage = "{lang}"\n[rcon]\nport = {port}\npassword = "demo-password"\n'
+            f'[log]\nlisten = "127.0.0.1:0"\n[state]\npath = "{Path(tmp) / "demo.sqlite3"}"\n',
+            "<demo>",
+            {},
+        )
+
+        def show(action: Action, command: str | None, status: str) -> None:
+            who = f"{action.target.name} #{action.target.userid}" if action.target else "всем" if lang == "ru" else "everyone"
+            head = _paint(f"{action.action.upper():9}", COLOURS.get(action.action, "0"))
+            print(f"  {head} round {action.round} [{action.rule} {action.ref}] -> {who}")
+            print(f"            {action.reason}")
+
+        def received(command: str) -> None:
+            if not command.startswith(("jb_hud", "jb_status")):
+                print(_paint(f"            server got: {command}", "2"))
+
+        sim.on_command = received
+        daemon = Daemon(config, on_action=show, rcon_backoff=(0.1, 1.0))
+        task = asyncio.create_task(daemon.run())
+        await daemon.ready.wait()
+        await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
+
+        async def step(title: str, write) -> None:
+            print(_paint(f"* {title}", "1"))
+            write()
+            sim.flush()
+            await asyncio.sleep(pause)
+            await asyncio.wait_for(daemon.outbox.idle.wait(), 5)
+
+        warden = sim.add_player("Начальник", "CT")
+        guard = sim.add_player("Охранник", "CT")
+        for i in range(9):
+            sim.add_player(f"Зек {i + 1}", "T")
+        try:
+            await step("Round 1, Monday: the warden starts a game on the freeday", lambda: (
+                sim.round_start(), sim.make_warden(warden), sim.log.game(warden, "Математика")))
+            await step("Round 2: orders replace each other; a third prohibition is refused", lambda: (
+                sim.round_end(), sim.round_start(), sim.make_warden(warden),
+                sim.log.order(warden, "Все в клетки"), sim.log.order(warden, "Сесть"),
+                sim.log.prohibit(warden, "Не прыгать"), sim.log.prohibit(warden, "Не бегать"),
+                sim.log.prohibit(warden, "Не стрелять")))
+            await step("Round 2: «Король» with 9 prisoners online (004 5.17), then a special day", lambda: (
+                sim.log.game(warden, "Король"), sim.log.specialday(warden, "Прятки")))
+            if rounds >= 3:
+                await step("Round 3: another special day, only one round later (000 6.5)", lambda: (
+                    sim.round_end(), sim.round_start(), sim.make_warden(warden), sim.log.specialday(warden, "Голодные игры")))
+            if rounds >= 4:
+                await step("Round 4: a new warden: an unknown game, then «Король» and «Повар»: warning, then teamswap", lambda: (
+                    sim.round_end(), sim.round_start(), sim.make_warden(guard), sim.log.game(guard, "Бадминтон"),
+                    sim.log.game(guard, "Король"), sim.log.game(guard, "Повар")))
+                await step("The moved guard tries to go back to CT at once (001 guards 11)", lambda: (
+                    sim.log.join(guard, "CT"),))
+            rows = daemon.store.entries()
+            delivered = sum(1 for r in rows if r["status"] == "delivered")
+            print(_paint(f"* done: {len(rows)} enforcement(s) logged, {delivered} delivered; "
+                         f"round {daemon.engine.state.round}, day {daemon.engine.day}", "1"))
+        finally:
+            daemon.stop()
+            await task
+            daemon.store.close()
+            await sim.stop()
+    return 0
+
+
+def main_demo(args: argparse.Namespace) -> int:
+    return asyncio.run(_demo(args.rounds, args.lang, getattr(args, "pause", 0.4)))
