@@ -24,4 +24,4 @@ demo:
 plugin:
 	@if [ -z "$(SPCOMP)" ]; then echo "make plugin: no spcomp on the PATH; set SPCOMP=/path/to/spcomp"; exit 1; fi
 	mkdir -p sourcemod_bridge/plugins
-	$(SPCOMP) sourcemod_bridge/scripting/jailcore_bridge.sp -i sourcemod_bridge/scripting/include $(if $(SPINC),-i $(SPINC)) -o sourcemod_bridge/plugins/jailcore_bridge.smx -E -w
+	$(SPCOMP) sourcemod_bridge/scripting/jailcore_bridge.sp -i sourcemod_bridge/scripting $(if $(SPINC),-i $(SPINC)) -o sourcemod_bridge/plugins/jailcore_bridge.smx -E

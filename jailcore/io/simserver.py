@@ -298,10 +298,11 @@ class SimServer:
     def _cmd_jb_say(self, rest: list[str]) -> str:
         return "ok" if len(rest) == 1 else 'error: usage: jb_say "text"'
 
-    _cmd_jb_hud = _cmd_jb_say
+    def _cmd_jb_hud(self, rest: list[str]) -> str:
+        return "ok" if len(rest) == 1 else 'error: usage: jb_hud "text"'
 
     def _cmd_jb_cancel_prohibition(self, rest: list[str]) -> str:
-        return "ok" if len(rest) == 1 and rest[0].isdigit() else "error: usage: jb_cancel_prohibition <index>"
+        return "ok" if len(rest) == 1 and rest[0].isdigit() else "error: usage: jb_cancel_prohibition <K>"
 
     def _cmd_jb_status(self, rest: list[str]) -> str:
         return json.dumps(self.status(), ensure_ascii=False)

@@ -1,0 +1,140 @@
+/**
+ * Every line the bridge writes to the log (protocol section 1). One function per line;
+ * all of them go through Emit_Line so that the seq rises by one per line.
+ */
+
+static int s_Seq;
+
+/** Free text inside a (key "value") property: no quotes, no line breaks. */
+void Emit_Clean(char[] text, int size)
+{
+	ReplaceString(text, size, "\"", "'");
+	ReplaceString(text, size, "\n", " ");
+	ReplaceString(text, size, "\r", " ");
+}
+
+static void Emit_Line(int client, const char[] trigger, const char[] props)
+{
+	s_Seq++;
+	if (client > 0)
+	{
+		LogToGame("%L triggered \"%s\"%s (seq \"%d\")", client, trigger, props, s_Seq);
+	}
+	else
+	{
+		LogToGame("World triggered \"%s\"%s (seq \"%d\")", trigger, props, s_Seq);
+	}
+}
+
+static void Emit_Text(int client, const char[] trigger, const char[] key, const char[] value)
+{
+	char clean[256];
+	strcopy(clean, sizeof(clean), value);
+	Emit_Clean(clean, sizeof(clean));
+	char props[300];
+	FormatEx(props, sizeof(props), " (%s \"%s\")", key, clean);
+	Emit_Line(client, trigger, props);
+}
+
+void Emit_Hello(const char[] version)
+{
+	s_Seq = 0;
+	LogToGame("World triggered \"jb_hello\" (version \"%s\") (seq \"0\")", version);
+}
+
+void Emit_Warden(int client)
+{
+	Emit_Line(client, "jb_warden", "");
+}
+
+void Emit_WardenRemoved(int client, const char[] reason)
+{
+	Emit_Text(client, "jb_warden_removed", "reason", reason);
+}
+
+void Emit_Order(int client, const char[] text)
+{
+	Emit_Text(client, "jb_order", "text", text);
+}
+
+void Emit_OrderCancel(int client)
+{
+	Emit_Line(client, "jb_order_cancel", "");
+}
+
+void Emit_Prohibit(int client, const char[] text)
+{
+	Emit_Text(client, "jb_prohibit", "text", text);
+}
+
+void Emit_ProhibitLift(int client, int index)
+{
+	char props[32];
+	FormatEx(props, sizeof(props), " (index \"%d\")", index);
+	Emit_Line(client, "jb_prohibit_lift", props);
+}
+
+void Emit_GameStart(int client, const char[] game)
+{
+	Emit_Text(client, "jb_game_start", "game", game);
+}
+
+void Emit_GameEnd(int client)
+{
+	Emit_Line(client, "jb_game_end", "");
+}
+
+void Emit_SpecialDay(int client, const char[] day)
+{
+	Emit_Text(client, "jb_specialday", "day", day);
+}
+
+void Emit_Freeday(int client, bool all, int target)
+{
+	char props[64];
+	if (all)
+	{
+		FormatEx(props, sizeof(props), " (scope \"all\")");
+	}
+	else
+	{
+		FormatEx(props, sizeof(props), " (scope \"personal\") (target \"#%d\")", GetClientUserId(target));
+	}
+	Emit_Line(client, "jb_freeday", props);
+}
+
+void Emit_LastRequest(int client, const char[] choice)
+{
+	Emit_Text(client, "jb_lr", "choice", choice);
+}
+
+void Emit_Privilege(int client, const char[] kind)
+{
+	Emit_Text(client, "jb_privilege", "kind", kind);
+}
+
+void Emit_Gag(int client, bool gagged)
+{
+	Emit_Text(client, "jb_gag", "state", gagged ? "on" : "off");
+}
+
+public int Native_ReportPrivilege(Handle plugin, int numParams)
+{
+	int client = GetNativeCell(1);
+	if (client < 1 || client > MaxClients || !IsClientInGame(client))
+	{
+		return ThrowNativeError(SP_ERROR_NATIVE, "Invalid client %d", client);
+	}
+	char kind[64];
+	GetNativeString(2, kind, sizeof(kind));
+	Emit_Privilege(client, kind);
+	return 0;
+}
+
+public void BaseComm_OnClientGag(int client, bool gagState)
+{
+	if (client > 0 && IsClientInGame(client))
+	{
+		Emit_Gag(client, gagState);
+	}
+}

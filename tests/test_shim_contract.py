@@ -1,0 +1,78 @@
+"""The SourceMod shim and the daemon cannot drift apart: every trigger the daemon parses
+is emitted by the plugin, every command the daemon sends is registered by it, and the
+simulated server answers those commands the way the plugin does."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from jailcore.actions import KINDS, Action, Target, render
+from jailcore.io.simserver import SimServer
+from jailcore.parse import SHIM_TRIGGERS
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTING = ROOT / "sourcemod_bridge" / "scripting"
+PROTOCOL = ROOT.parent / "shared" / "protocol.md"
+ENGINE_COMMANDS = {"kickid", "sm_ban"}  # the engine's and SourceMod's own
+
+
+def plugin_source() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(SCRIPTING.rglob("*.sp")))
+
+
+def registered() -> set[str]:
+    return set(re.findall(r'RegServerCmd\("([a-z_]+)"', plugin_source()))
+
+
+def emitted() -> set[str]:
+    src = plugin_source()
+    return set(re.findall(r'Emit_(?:Line|Text)\(client, "(jb_[a-z_]+)"', src)) | set(re.findall(r'triggered \\"(jb_[a-z_]+)\\"', src))
+
+
+def sent_commands() -> set[str]:
+    target = Target(7, "STEAM_1:0:7", "x")
+    names = set()
+    for kind in KINDS:
+        action = Action("2026-11-30T20:00:00", 1, kind, target, "r", "1", "text", team="T", minutes=5, amount=100, index=3)
+        command = render(action)
+        if command:
+            names.add(command.split()[0])
+    return names
+
+
+def test_every_parsed_trigger_is_emitted_by_the_plugin():
+    assert set(SHIM_TRIGGERS) <= emitted()
+
+
+def test_every_command_the_daemon_sends_is_registered():
+    assert sent_commands() - ENGINE_COMMANDS <= registered()
+    assert "jb_status" in registered()
+
+
+def test_the_simulated_server_answers_every_plugin_command():
+    sim = SimServer()
+    for name in registered():
+        assert hasattr(sim, f"_cmd_{name}"), name
+
+
+def test_usage_errors_match_the_plugin():
+    usages = dict(re.findall(r'Commands_Args\(args, \d+, "((jb_[a-z_]+)[^"\\]*(?:\\.[^"\\]*)*)"\)', plugin_source()))
+    usages = {name: text.replace('\\"', '"') for text, name in usages.items()}
+    assert set(usages) == registered() - {"jb_status"}
+    sim = SimServer()
+    for name, usage in usages.items():
+        assert sim.execute(name) == f"error: usage: {usage}"
+
+
+@pytest.mark.skipif(not PROTOCOL.is_file(), reason="shared/protocol.md is not beside this checkout")
+def test_protocol_tables_match_both_sides():
+    text = PROTOCOL.read_text(encoding="utf-8")
+    section1 = text.split("## 2.")[0]
+    section2 = text.split("## 2.")[1].split("## 3.")[0]
+    triggers = set(re.findall(r'triggered "(jb_[a-z_]+)"', section1))
+    commands = set(re.findall(r"^\| `(jb_[a-z_]+)", section2, re.M))
+    assert triggers == set(SHIM_TRIGGERS)
+    assert commands == registered()
