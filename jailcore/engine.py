@@ -40,7 +40,7 @@ class Seat:
 
     @property
     def key(self) -> str:
-        return ev.Player(self.name, self.userid, self.steamid).key
+        return ev.player_key(self.steamid, self.userid)
 
     def target(self) -> Target:
         return Target(self.userid, self.steamid, self.name)

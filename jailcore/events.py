@@ -37,12 +37,15 @@ class Player:
 
     @property
     def key(self) -> str:
-        """Who the player is across reconnects: the steamid, or the userid where the
-        steamid is not a person's (bots, LAN, not yet validated)."""
-        sid = self.steamid
-        if sid.startswith(("STEAM_0:", "STEAM_1:", "[U:")):
-            return sid
-        return f"#{self.userid}"
+        return player_key(self.steamid, self.userid)
+
+
+def player_key(steamid: str, userid: int) -> str:
+    """Who a player is across reconnects: the steamid, or the userid where the steamid is
+    not a person's (bots, LAN, not yet validated)."""
+    if steamid.startswith(("STEAM_0:", "STEAM_1:", "[U:")):
+        return steamid
+    return f"#{userid}"
 
 
 @attrs.frozen(slots=True)
