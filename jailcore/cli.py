@@ -44,7 +44,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from .io.daemon import main_run
 
-    return main_run(_config(args.config))
+    return main_run(_config(args.config), args.config)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ from .messages import say, step_name
 
 CT, T = ev.CT, ev.T
 PLAYING = (CT, T)
+SEQ_WINDOW = 256
 
 
 @attrs.define(slots=True)
@@ -89,6 +90,8 @@ class Engine:
         self.state = State.from_json(snapshot) if snapshot else State()
         # Set when the shim's seq jumps or it says hello: the daemon asks `jb_status`.
         self.resync_wanted = False
+        self._last: Any = None
+        self._recent: dict[int, ev.ShimEvent] = {}
         self._handlers = {
             ev.Connected: self._connected,
             ev.Validated: self._seen,
@@ -129,10 +132,20 @@ class Engine:
         handler = self._handlers.get(type(event))
         if handler is None:
             return []
+        # A line that arrives twice (UDP may duplicate, a restart may replay) must not
+        # punish twice: an event equal to the one before it is the same line again.
+        if event == self._last:
+            return []
+        self._last = event
+        if isinstance(event, ev.ShimEvent) and self._already_handled(event):
+            return []
         self.state.time = event.time
-        if isinstance(event, ev.ShimEvent):
-            self._check_seq(event.seq)
         return handler(event) or []
+
+    def reconfigure(self, config: Config) -> None:
+        """A new rule set for the same server; the state (calendar, ladders, bans) stays."""
+        self.config = config
+        self.lang = config.language
 
     def snapshot(self) -> dict:
         return self.state.to_json()
@@ -203,11 +216,20 @@ class Engine:
     def _count(self, team: str, alive_only: bool = False) -> int:
         return sum(1 for p in self.state.players.values() if p.team == team and (p.alive or not alive_only))
 
-    def _check_seq(self, seq: int) -> None:
+    def _already_handled(self, event: ev.ShimEvent) -> bool:
+        """True for a shim line already handled (the same seq with the same content). A
+        gap in seq means lines were lost, and a seq that goes back with new content means
+        the plugin reloaded without its hello reaching us: both ask for a resync."""
+        if self._recent.get(event.seq) == event:
+            return True
         last = self.state.seq
-        if last is not None and seq != last + 1:
+        if last is not None and event.seq != last + 1:
             self.resync_wanted = True
-        self.state.seq = seq
+        self.state.seq = event.seq
+        self._recent[event.seq] = event
+        if len(self._recent) > SEQ_WINDOW:
+            del self._recent[next(iter(self._recent))]
+        return False
 
     def _action(self, kind: str, seat: Seat | None, rule: str, ref: str, reason: str, **extra: Any) -> Action:
         target = seat.target() if seat else None
@@ -308,6 +330,30 @@ class Engine:
         if seat.team == CT:
             out += self._move_to_t(seat, key, ref, reason, block=False)
         return out
+
+    def import_ctban(self, ban: dict) -> list[Action]:
+        """A CT ban made on another server of the network: kept here too."""
+        steamid = str(ban.get("steamid", ""))
+        key = ev.player_key(steamid, 0)
+        if key.startswith("#"):
+            return []
+        record = {
+            "steamid": steamid,
+            "name": str(ban.get("name", "")),
+            "until": ban.get("until"),
+            "rounds": ban.get("rounds"),
+            "since": self.state.round,
+            "rule": "ctban",
+            "ref": str(ban.get("ref", "")),
+            "reason": str(ban.get("reason", "")),
+            "origin": str(ban.get("origin", "")),
+        }
+        self.state.ctbans[key] = record
+        for seat in self.state.players.values():
+            if seat.key == key and seat.team == CT and self.config.on("ctban"):
+                text = self._text("ctban", left=self._left(record))
+                return self._move_to_t(seat, "ctban", record["ref"], self._text("rule", ref=record["ref"], text=text), block=False)
+        return []
 
     def _active_ban(self, seat: Seat) -> dict | None:
         ban = self.state.ctbans.get(seat.key)

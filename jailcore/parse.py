@@ -156,7 +156,7 @@ class LogParser:
                 event = self._other(time, body)
             else:
                 raise Malformed("empty body")
-        except Exception:  # noqa: BLE001 - Malformed, or a parser bug: neither may stop enforcement
+        except Exception:
             stats.malformed += 1
             return None
         if event is None:

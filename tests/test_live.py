@@ -317,3 +317,71 @@ def test_jailcore_run_stops_cleanly_on_sigterm_and_keeps_state(tmp_path):
     assert proc.returncode == 0, err
     rows = sqlite3.connect(state).execute("SELECT server FROM state").fetchall()
     assert rows == [("run",)]
+
+
+async def test_live_config_edit_valid_then_invalid(tmp_path):
+    sim = SimServer(password="pw")
+    port = await sim.start()
+    path = tmp_path / "server.toml"
+
+    def write(rounds: str) -> None:
+        path.write_text(
+            f'[server]\nname = "t"\n[rcon]\nport = {port}\npassword = "pw"\n[log]\nlisten = "127.0.0.1:0"\n'
+            f'[state]\npath = "{tmp_path / "r.sqlite3"}"\n[specialday.cooldown]\nrounds = {rounds}\n',
+            encoding="utf-8",
+        )
+
+    write("3")
+    from jailcore.config import Config
+
+    daemon = Daemon(Config.from_toml(path, env={}), rcon_backoff=(0.05, 0.2), config_path=str(path), watch_interval=0.05)
+    task = asyncio.create_task(daemon.run())
+    await daemon.ready.wait()
+    await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
+    try:
+        warden, _ = populate(sim)
+        sim.log.specialday(warden)
+        sim.flush()
+        await until(lambda: daemon.engine.state.specialday == 2)
+        await asyncio.sleep(0.1)
+        write("1")  # the admin allows a special day every round
+        await until(lambda: len(daemon.reloads) == 1)
+        assert "specialday.cooldown" in daemon.reloads[0]
+        sim.round_end()
+        sim.round_start()
+        sim.make_warden(warden)
+        sim.log.specialday(warden)
+        sim.flush()
+        await until(lambda: daemon.engine.state.specialday == 3)
+        assert not daemon.store.entries("rule = 'specialday.cooldown'")
+        await asyncio.sleep(0.1)
+        write('"often"')  # a mistake: refused with the key and the line
+        await until(lambda: len(daemon.reloads) == 2)
+        assert "refused" in daemon.reloads[1] and "server.toml:11: specialday.cooldown.rounds" in daemon.reloads[1]
+        assert daemon.engine.config.rules["specialday.cooldown"]["rounds"] == 1
+    finally:
+        daemon.stop()
+        await task
+        daemon.store.close()
+        await sim.stop()
+
+
+async def test_following_a_growing_log_file(tmp_path):
+    from jailcore.io.logsource import follow_file
+
+    path = tmp_path / "console.log"
+    path.write_text('L 11/30/2026 - 20:00:00: World triggered "Round_Start"\n', encoding="utf-8")
+    got: list[bytes] = []
+    task = asyncio.create_task(follow_file(str(path), got.append, poll=0.02))
+    await asyncio.sleep(0.1)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write('L 11/30/2026 - 20:00:01: World triggered "Round_End"\nL 11/30/2026 - 20:00:02: World trig')
+        fh.flush()
+        await until(lambda: len(got) == 1)
+        fh.write('gered "Round_Start"\n')
+    await until(lambda: len(got) == 2)
+    path.write_text('L 11/30/2026 - 20:00:03: World triggered "Round_End"\n', encoding="utf-8")  # rotated
+    await until(lambda: len(got) == 3)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    assert [g.split(b'"')[1] for g in got] == [b"Round_End", b"Round_Start", b"Round_End"]

@@ -322,3 +322,25 @@ def test_seq_gap_asks_for_resync():
     log.order(WARDEN, "x")
     _, engine = run("", log)
     assert engine.resync_wanted
+
+
+def test_a_line_that_arrives_twice_punishes_once():
+    log, _ = setup()
+    log.specialday(WARDEN).specialday(WARDEN)
+    log.lines.append(log.lines[-1])  # the same datagram again
+    actions, _ = run("", log)
+    assert [a.action for a in actions] == ["slay"]
+
+
+def test_a_replayed_shim_line_is_ignored_but_a_reloaded_plugin_is_not():
+    log, _ = setup()
+    log.specialday(WARDEN).specialday(WARDEN)
+    replay = log.lines[-1]
+    log.order(WARDEN, "x")
+    log.lines.append(replay)  # an old line again, after others
+    actions, engine = run("", log)
+    assert [a.action for a in actions] == ["slay"]
+    log.seq = 0  # the plugin reloaded and its hello was lost
+    log.specialday(WARDEN)
+    actions, engine = run("", log)
+    assert [a.action for a in actions] == ["slay", "ctban", "teamswap"] and engine.resync_wanted

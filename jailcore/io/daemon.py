@@ -17,14 +17,16 @@ import logging
 import signal
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from .. import events as ev
 from ..actions import Action, render
-from ..config import Config
+from ..config import Config, ConfigError
 from ..engine import Engine
 from ..messages import step_name
 from ..parse import LogParser
-from .logsource import UdpLog, follow_file, listen_udp
+from .logsource import AllowList, UdpLog, follow_file, listen_udp
+from .mqtt import CTBANS, MqttLink
 from .rcon import Outbox, RconClient, RconUnavailable
 from .store import Store
 
@@ -35,6 +37,11 @@ _SAVE_NOW = (ev.RoundStart, ev.RoundEnd, ev.RestartRound, ev.GameCommencing, ev.
 _ADVISORY = ("warn", "say", "hud", "cancel")
 
 
+def mode_shares(status: str) -> bool:
+    """A CT ban is shared with the network only where it was really given."""
+    return status in ("pending", "delivered")
+
+
 class Daemon:
     def __init__(
         self,
@@ -43,8 +50,13 @@ class Daemon:
         on_action: Callable[[Action, str | None, str], None] | None = None,
         rcon_backoff: tuple[float, float] = (0.5, 15.0),
         auth_backoff: float = 60.0,
+        config_path: str | None = None,
+        watch_interval: float = 1.0,
     ):
         self.config = config
+        self.config_path = config_path
+        self.watch_interval = watch_interval
+        self.reloads: list[str] = []  # what each config change did, for admins and tests
         self.server = config.server_name
         self.store = store or Store(config.state_path)
         self.engine = Engine(config, self.store.load_state(self.server))
@@ -53,6 +65,7 @@ class Daemon:
         self.outbox = Outbox(self.client, on_result=self._answered)
         self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
         self.on_action = on_action
+        self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban) if config.mqtt_url else None
         self.log_port = 0
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
@@ -92,12 +105,12 @@ class Daemon:
         day = self.engine.day
         if mode == "observe" or command is None:
             status = "observed" if mode == "observe" else "delivered"
-            self.store.record(self.server, action, day, command, status)
-            self._tell(action, command, status)
+            row_id = self.store.record(self.server, action, day, command, status)
+            self._tell(action, command, status, row_id)
             return
         if mode == "advise" and action.action not in _ADVISORY:
             row_id = self.store.record(self.server, action, day, command, "advised")
-            self._tell(action, command, "advised")
+            self._tell(action, command, "advised", row_id)
             if action.target is None:
                 return
             would = f"{step_name(self.config.language, action.action)}: {action.reason}"
@@ -105,7 +118,7 @@ class Daemon:
             command = render(warn)
             action = warn
         row_id = self.store.record(self.server, action, day, command, "pending")
-        self._tell(action, command, "pending")
+        self._tell(action, command, "pending", row_id)
         self.outbox.put(row_id, command)
 
     def _queue_hud(self, action: Action) -> None:
@@ -113,9 +126,18 @@ class Daemon:
         if command is not None:
             self.outbox.put(None, command, key="hud")
 
-    def _tell(self, action: Action, command: str | None, status: str) -> None:
+    def _tell(self, action: Action, command: str | None, status: str, row_id: int) -> None:
         if self.on_action is not None:
             self.on_action(action, command, status)
+        if self.mqtt is not None:
+            self.mqtt.publish(f"jailcore/{self.server}/actions", {"server": self.server, "id": row_id, "status": status, **action.to_json()})
+            if action.action == "ctban" and action.target is not None and mode_shares(status):
+                t = action.target
+                ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid), {})
+                self.mqtt.publish(CTBANS, {
+                    "id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
+                    "until": ban.get("until"), "rounds": ban.get("rounds"), "ref": action.ref, "reason": action.reason,
+                })
         t = action.target
         who = f"{t.name} #{t.userid} {t.steamid}" if t else "everyone"
         log.info("%s %s [%s %s] %s: %s (%s)", action.time, action.action, action.rule, action.ref, who, action.reason, status)
@@ -129,6 +151,14 @@ class Daemon:
     def _save(self) -> None:
         self.store.save_state(self.server, self.engine.snapshot(), self.engine.state.time or "")
         self._dirty = self._save_soon = False
+        if self.mqtt is not None:
+            self.mqtt.publish_state(self.engine.public_state())
+
+    def network_ctban(self, ban: dict) -> None:
+        """A CT ban another server of the network made (through MQTT)."""
+        for action in self.engine.import_ctban(ban):
+            self.dispatch(action)
+        self._save()
 
     # -- resync ------------------------------------------------------------------------------
 
@@ -156,6 +186,43 @@ class Daemon:
 
     # -- lifetime ----------------------------------------------------------------------------
 
+    async def _watch_config(self) -> None:
+        """A valid edit of the config file takes effect at once; an invalid one is refused
+        with the key and line, and the running config stays."""
+        path = Path(self.config_path)  # type: ignore[arg-type]
+        seen = path.stat().st_mtime_ns if path.exists() else 0
+        while True:
+            await asyncio.sleep(self.watch_interval)
+            try:
+                mtime = path.stat().st_mtime_ns
+            except OSError:
+                continue
+            if mtime == seen:
+                continue
+            seen = mtime
+            try:
+                new = Config.from_toml(path)
+            except ConfigError as exc:
+                note = f"config {path} refused, the running config stays: " + "; ".join(exc.problems)
+                log.error("%s", note)
+                self.reloads.append(note)
+                continue
+            except OSError as exc:
+                log.error("config %s cannot be read: %s", path, exc)
+                continue
+            fixed = [k for k in ("rcon_host", "rcon_port", "log_listen", "log_file", "state_path", "mqtt_url", "server_name")
+                     if getattr(new, k) != getattr(self.config, k)]
+            if fixed:
+                log.warning("config %s: %s take effect only after a restart", path, ", ".join(fixed))
+            changed = sorted(k for k in new.rules if new.rules[k] != self.config.rules.get(k))
+            self.config = new
+            self.engine.reconfigure(new)
+            self.udp.secret = new.log_secret
+            self.udp.allow = AllowList(new.log_allow)
+            note = f"config {path} reloaded: mode {new.mode}, language {new.language}; rules changed: {', '.join(changed) or 'none'}"
+            log.info("%s", note)
+            self.reloads.append(note)
+
     async def _flusher(self) -> None:
         while True:
             await asyncio.sleep(1.0)
@@ -177,6 +244,10 @@ class Daemon:
             else:
                 transport, self.log_port = await listen_udp(self.config.log_listen, self.udp)
             tasks += [loop.create_task(self.outbox.run()), loop.create_task(self._flusher())]
+            if self.mqtt is not None:
+                tasks.append(loop.create_task(self.mqtt.run()))
+            if self.config_path:
+                tasks.append(loop.create_task(self._watch_config()))
             self.request_resync()
             self.ready.set()
             await self.stopping.wait()
@@ -199,9 +270,9 @@ class Daemon:
         self.stopping.set()
 
 
-def main_run(config: Config) -> int:
+def main_run(config: Config, config_path: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
-    daemon = Daemon(config)
+    daemon = Daemon(config, config_path=config_path)
     log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", config.server_name,
              config.log_file or config.log_listen, config.rcon_host, config.rcon_port, config.state_path, config.mode)
     try:

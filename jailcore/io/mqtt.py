@@ -1,0 +1,133 @@
+"""MQTT: every action and state change as JSON, and CT bans shared across a network.
+
+Topics: `jailcore/<server>/actions` (each action), `jailcore/<server>/state` (retained, the
+newest only), `jailcore/network/ctbans` (a CT ban made on one server, kept on all).
+
+A broker outage never blocks enforcement: `publish` only appends to an in-memory queue,
+and the connection loop drains it, oldest first, taking a message off only once the
+broker acknowledged it (QoS 1). The session is persistent (a fixed client id, no clean
+session), so CT bans published while this daemon was away are delivered when it returns.
+Messages carry an `id`; a message seen before is ignored, since QoS 1 may deliver twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import ssl
+from collections import deque
+from collections.abc import Callable
+from urllib.parse import unquote, urlsplit
+
+import aiomqtt
+
+log = logging.getLogger("jailcore.mqtt")
+
+CTBANS = "jailcore/network/ctbans"
+MAX_QUEUE = 50_000
+
+
+def parse_url(url: str) -> dict:
+    """`mqtt://user:password@host:port` or `mqtts://...` (TLS) to client arguments."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+        raise ValueError(f"MQTT URL must look like mqtt://user:password@host:port or mqtts://..., got {url!r}")
+    tls = parts.scheme == "mqtts"
+    return {
+        "hostname": parts.hostname,
+        "port": parts.port or (8883 if tls else 1883),
+        "username": unquote(parts.username) if parts.username else None,
+        "password": unquote(parts.password) if parts.password else None,
+        "tls_context": ssl.create_default_context() if tls else None,
+    }
+
+
+class MqttLink:
+    def __init__(
+        self,
+        url: str,
+        server: str,
+        on_ctban: Callable[[dict], None] | None = None,
+        backoff: tuple[float, float] = (0.5, 30.0),
+    ):
+        self.args = parse_url(url)
+        self.server = server
+        self.on_ctban = on_ctban
+        self.backoff_min, self.backoff_max = backoff
+        self.connected = asyncio.Event()
+        self.published = 0
+        self._queue: deque[tuple[str, str, bool]] = deque()
+        self._state: str | None = None
+        self._wake = asyncio.Event()
+        self._seen: deque[str] = deque(maxlen=4096)
+
+    # -- what the daemon calls (never blocks) ---------------------------------------------
+
+    def publish(self, topic: str, payload: dict, retain: bool = False) -> None:
+        if len(self._queue) >= MAX_QUEUE:
+            self._queue.popleft()
+            log.warning("MQTT queue full: the oldest message was dropped")
+        self._queue.append((topic, json.dumps(payload, ensure_ascii=False), retain))
+        self._wake.set()
+
+    def publish_state(self, state: dict) -> None:
+        self._state = json.dumps({"server": self.server, **state}, ensure_ascii=False)
+        self._wake.set()
+
+    @property
+    def waiting(self) -> int:
+        return len(self._queue) + (self._state is not None)
+
+    # -- the connection loop --------------------------------------------------------------
+
+    async def run(self) -> None:
+        delay = self.backoff_min
+        while True:
+            try:
+                async with aiomqtt.Client(
+                    **self.args, identifier=f"jailcore-{self.server}", clean_session=False, timeout=10
+                ) as client:
+                    await client.subscribe(CTBANS, qos=1)
+                    self.connected.set()
+                    delay = self.backoff_min
+                    log.info("MQTT connected to %s:%s", self.args["hostname"], self.args["port"])
+                    async with asyncio.TaskGroup() as group:
+                        group.create_task(self._send(client))
+                        group.create_task(self._receive(client))
+            except* aiomqtt.MqttError as group:
+                log.warning("MQTT: %s; retrying in %.1fs", group.exceptions[0], delay)
+            self.connected.clear()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.backoff_max)
+
+    async def _send(self, client: aiomqtt.Client) -> None:
+        while True:
+            if not self._queue and self._state is None:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            if self._queue:
+                topic, payload, retain = self._queue[0]
+                await client.publish(topic, payload, qos=1, retain=retain)
+                self._queue.popleft()
+            else:
+                state = self._state
+                await client.publish(f"jailcore/{self.server}/state", state, qos=1, retain=True)
+                if self._state is state:
+                    self._state = None
+            self.published += 1
+
+    async def _receive(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            try:
+                data = json.loads(message.payload)
+            except (TypeError, ValueError):
+                log.warning("MQTT: a message on %s that is not JSON was ignored", message.topic)
+                continue
+            key = str(data.get("id"))
+            if key in self._seen or data.get("origin") == self.server:
+                continue
+            self._seen.append(key)
+            if self.on_ctban is not None and isinstance(data, dict) and data.get("steamid"):
+                self.on_ctban(data)

@@ -1,0 +1,168 @@
+"""MQTT with a real mosquitto broker started by the test."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import socket
+import subprocess
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from jailcore.config import load
+from jailcore.io.daemon import Daemon
+from jailcore.io.simserver import SimServer
+from tests.test_live import populate, sent, until
+
+MOSQUITTO = shutil.which("mosquitto") or next((p for p in ("/usr/sbin/mosquitto",) if Path(p).exists()), None)
+pytestmark = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed (.ci/run installs it)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Broker:
+    def __init__(self, tmp: Path):
+        self.port = free_port()
+        self.dir = tmp / "mosquitto"
+        self.dir.mkdir(exist_ok=True)
+        self.conf = self.dir / "mosquitto.conf"
+        self.conf.write_text(
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
+            f"persistence_location {self.dir}/\nautosave_interval 1\n",
+            encoding="utf-8",
+        )
+        self.proc: subprocess.Popen | None = None
+
+    async def start(self) -> None:
+        self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                await asyncio.sleep(0.05)
+        raise RuntimeError("mosquitto did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+
+@pytest.fixture
+async def broker(tmp_path):
+    b = Broker(tmp_path)
+    await b.start()
+    yield b
+    b.stop()
+
+
+@asynccontextmanager
+async def daemon_on(tmp_path, broker: Broker, name: str, sim: SimServer):
+    port = await sim.start()
+    config = load(
+        f'[server]\nname = "{name}"\n[rcon]\nport = {port}\npassword = "pw"\ntimeout = 1.0\n[log]\nlisten = "127.0.0.1:0"\n'
+        f'[state]\npath = "{tmp_path / (name + ".sqlite3")}"\n[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n',
+        "<test>",
+        {},
+    )
+    daemon = Daemon(config, rcon_backoff=(0.05, 0.2))
+    daemon.mqtt.backoff_min, daemon.mqtt.backoff_max = 0.1, 0.5
+    task = asyncio.create_task(daemon.run())
+    await daemon.ready.wait()
+    await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
+    await asyncio.wait_for(daemon.mqtt.connected.wait(), 10)
+    try:
+        yield daemon
+    finally:
+        daemon.stop()
+        await task
+        daemon.store.close()
+        await sim.stop()
+
+
+async def collect(port: int, topic: str, into: list, ready: asyncio.Event, identifier: str = "watcher"):
+    while True:
+        try:
+            async with aiomqtt.Client("127.0.0.1", port, identifier=identifier, clean_session=False) as client:
+                await client.subscribe(topic, qos=1)
+                ready.set()
+                async for message in client.messages:
+                    into.append(json.loads(message.payload))
+        except aiomqtt.MqttError:
+            await asyncio.sleep(0.1)
+
+
+async def test_actions_and_state_arrive_on_their_topics(tmp_path, broker):
+    got: list = []
+    ready = asyncio.Event()
+    watcher = asyncio.create_task(collect(broker.port, "jailcore/a/#", got, ready))
+    await ready.wait()
+    sim = SimServer(password="pw")
+    async with daemon_on(tmp_path, broker, "a", sim):
+        warden, _ = populate(sim)
+        sim.log.specialday(warden).specialday(warden)
+        sim.flush()
+        await until(lambda: any(m.get("rule") == "specialday.cooldown" for m in got), timeout=10)
+        await until(lambda: any("round" in m and "ctbans" in m for m in got), timeout=10)
+    action = next(m for m in got if m.get("rule") == "specialday.cooldown")
+    assert (action["action"], action["server"], action["target"]["userid"]) == ("slay", "a", warden.userid)
+    watcher.cancel()
+    await asyncio.gather(watcher, return_exceptions=True)
+
+
+async def test_a_ct_ban_on_one_server_is_enforced_on_another(tmp_path, broker):
+    sim_a, sim_b = SimServer(password="pw"), SimServer(password="pw")
+    async with daemon_on(tmp_path, broker, "a", sim_a) as a, daemon_on(tmp_path, broker, "b", sim_b) as b:
+        warden_a, _ = populate(sim_a)
+        # the same person is a guard on server B
+        on_b = sim_b.add_player(warden_a.name, "CT", steamid=warden_a.steamid)
+        sim_b.round_start()
+        sim_b.flush()
+        await until(lambda: any(s.steamid == warden_a.steamid for s in b.engine.state.players.values()))
+        sim_a.log.specialday(warden_a).specialday(warden_a).specialday(warden_a)  # allowed, slay, CT ban
+        sim_a.flush()
+        await until(lambda: sent(sim_a, f"jb_teamswap #{warden_a.userid} T"), timeout=10)
+        await until(lambda: sent(sim_b, f"jb_teamswap #{on_b.userid} T"), timeout=10)
+        assert warden_a.steamid in b.engine.state.ctbans
+        # and he cannot come back to CT on B either
+        sim_b.log.join(on_b, "CT")
+        sim_b.flush()
+        await until(lambda: len(sent(sim_b, f"jb_teamswap #{on_b.userid} T")) == 2, timeout=10)
+        del a
+
+
+async def test_broker_outage_loses_no_message(tmp_path, broker):
+    got: list = []
+    ready = asyncio.Event()
+    watcher = asyncio.create_task(collect(broker.port, "jailcore/a/actions", got, ready, identifier="outage-watcher"))
+    await ready.wait()
+    sim = SimServer(password="pw")
+    async with daemon_on(tmp_path, broker, "a", sim) as daemon:
+        warden, _ = populate(sim)
+        sim.flush()
+        await until(lambda: daemon.engine.state.warden == warden.userid)
+        await asyncio.sleep(1.5)  # the broker saves the watcher's session
+        broker.stop()
+        await until(lambda: not daemon.mqtt.connected.is_set())
+        for i in range(5):
+            sim.log.prohibit(warden, f"p{i}")  # three of these are refused: warn + cancel each
+        sim.flush()
+        await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 3, timeout=10)
+        assert daemon.mqtt.waiting >= 6  # enforcement went on; the messages wait
+        await broker.start()
+        await until(lambda: len([m for m in got if m.get("rule") == "prohibitions.max"]) == 6, timeout=20)
+        assert daemon.mqtt.waiting == 0
+    ids = [m["id"] for m in got if m.get("rule") == "prohibitions.max"]
+    assert ids == sorted(ids)
+    watcher.cancel()
+    await asyncio.gather(watcher, return_exceptions=True)
