@@ -59,6 +59,12 @@ def cmd_tail(args: argparse.Namespace) -> int:
     return main_tail(args)
 
 
+def cmd_history(args: argparse.Namespace) -> int:
+    from .tail import main_history
+
+    return main_history(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jailcore", description="Live rule enforcement for CS:S/CS:GO jail servers.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -79,23 +85,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.set_defaults(func=cmd_check_config)
 
-    p = sub.add_parser("tail", help="the enforcement audit log")
-    p.add_argument("-f", "--follow", action="store_true")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--config")
-    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE or the config's)")
-    p.add_argument("--player", help="name, steamid or userid")
-    p.add_argument("--rule")
-    p.add_argument("--action")
-    p.add_argument("--since", help="ISO time, or a duration like 30m, 2h, 1d")
-    p.add_argument("-n", "--lines", type=int, default=20)
+    p = sub.add_parser("tail", help="the enforcement audit log; -f keeps following")
+    p.add_argument("-f", "--follow", action="store_true", help="keep printing new entries as they happen")
+    p.add_argument("--json", action="store_true", help="one JSON object per entry, for scripts")
+    p.add_argument("-n", "--lines", type=int, default=20, help="how many of the latest entries (default 20)")
+    _audit_filters(p)
     p.set_defaults(func=cmd_tail)
+
+    p = sub.add_parser("history", help="one player's record and where he stands on each ladder")
+    p.add_argument("player", help="name (part of it), steamid or userid")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--config", help="the server's config, to name each ladder's next step")
+    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, jailcore.sqlite3)")
+    p.add_argument("--server", help="only this server's entries")
+    p.add_argument("--lang", choices=("ru", "en"), default="ru")
+    p.set_defaults(func=cmd_history)
 
     p = sub.add_parser("demo", help="the daemon against a built-in simulated server")
     p.add_argument("--rounds", type=int, default=4)
     p.add_argument("--lang", choices=("ru", "en"), default="ru")
     p.set_defaults(func=cmd_demo)
     return parser
+
+
+def _audit_filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="the server's config (for its state database)")
+    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, jailcore.sqlite3)")
+    p.add_argument("--player", help="name (part of it), steamid or userid")
+    p.add_argument("--rule", help="a rule key, or its first part (games)")
+    p.add_argument("--action", help="warn, slay, teamswap, ctban, ...")
+    p.add_argument("--since", help="ISO time, or a duration back from now: 30m, 2h, 1d")
+    p.add_argument("--server", help="only this server's entries")
+    p.add_argument("--lang", choices=("ru", "en"), default="ru", help="day names")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,206 @@
+"""`jailcore tail` and `jailcore history`: the enforcement audit log, for admins.
+
+Reads the state database the daemon writes (`JAILCORE_STATE`, `--state-db` or the
+config's `[state] path`); never writes to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from .config import Config, ConfigError
+from .events import player_key
+
+COLOURS = {
+    "warn": "33", "slay": "31", "teamswap": "35", "ctban": "35", "kick": "31", "ban": "31;1",
+    "autoslay": "31", "money": "32", "respawn": "32", "freeday": "32", "cancel": "36", "say": "32",
+}
+STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36"}
+DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
+_DURATION = re.compile(r"(\d+)\s*([smhdw])")
+
+
+class TailError(Exception):
+    pass
+
+
+def database(args: argparse.Namespace) -> Path:
+    path = getattr(args, "state_db", None) or os.environ.get("JAILCORE_STATE")
+    if not path and getattr(args, "config", None):
+        path = Config.from_toml(args.config).state_path
+    path = Path(path or "jailcore.sqlite3")
+    if not path.is_file():
+        raise TailError(f"no state database at {path} (give --state-db, JAILCORE_STATE or --config)")
+    return path
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    return db
+
+
+def since_time(text: str, now: datetime | None = None) -> str:
+    m = _DURATION.fullmatch(text.strip())
+    if m:
+        n, unit = int(m.group(1)), m.group(2)
+        delta = timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: n})
+        return ((now or datetime.now()) - delta).isoformat(timespec="seconds")
+    try:
+        return datetime.fromisoformat(text.strip()).isoformat(timespec="seconds")
+    except ValueError:
+        raise TailError(f"--since takes an ISO time (2026-11-30T20:00) or a duration (30m, 2h, 1d), not {text!r}") from None
+
+
+def where(args: argparse.Namespace) -> tuple[str, list]:
+    clauses, params = [], []
+    player = getattr(args, "player", None)
+    if player:
+        bare = player.lstrip("#")
+        if bare.isdigit():
+            clauses.append("userid = ?")
+            params.append(int(bare))
+        elif player.startswith(("STEAM_", "[U:")):
+            clauses.append("steamid = ?")
+            params.append(player)
+    if getattr(args, "rule", None):
+        clauses.append("(rule = ? OR rule LIKE ?)")
+        params += [args.rule, args.rule + ".%"]
+    if getattr(args, "action", None):
+        clauses.append("action = ?")
+        params.append(args.action)
+    if getattr(args, "since", None):
+        clauses.append("time >= ?")
+        params.append(since_time(args.since))
+    if getattr(args, "server", None):
+        clauses.append("server = ?")
+        params.append(args.server)
+    return (" AND ".join(clauses) or "1"), params
+
+
+def name_matches(row: sqlite3.Row, player: str | None) -> bool:
+    """Names are matched here, not in SQL: SQLite folds only ASCII case, names are Cyrillic."""
+    if not player or player.lstrip("#").isdigit() or player.startswith(("STEAM_", "[U:")):
+        return True
+    return player.casefold() in (row["name"] or "").casefold()
+
+
+def as_json(row: sqlite3.Row) -> dict:
+    out = json.loads(row["detail"])
+    out.update({"id": row["id"], "server": row["server"], "day": row["day"], "status": row["status"], "reply": row["reply"]})
+    out["command"] = row["command"]
+    return out
+
+
+def paint(text: str, code: str | None, colour: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
+
+
+def human(row: sqlite3.Row, colour: bool, lang: str = "ru") -> str:
+    when = row["time"].replace("T", " ")
+    day = row["day"]
+    dayname = DAYS[lang][(day - 1) % 7] if day else "-"
+    who = f"{row['name']} #{row['userid']} {row['steamid']}" if row["userid"] is not None else ("всем" if lang == "ru" else "everyone")
+    action = paint(f"{row['action']:<8}", COLOURS.get(row["action"]), colour)
+    status = paint(row["status"], STATUS_COLOURS.get(row["status"]), colour)
+    rule = paint(f"[{row['ref']} {row['rule']}]", "1", colour)
+    reply = f" ({row['reply']})" if row["status"] == "failed" and row["reply"] else ""
+    return f"{when}  {row['server']} r{row['round']} {dayname}  {rule} {action} {who}: {row['reason']}  {status}{reply}"
+
+
+def main_tail(args: argparse.Namespace) -> int:
+    try:
+        path = database(args)
+        clause, params = where(args)
+    except (TailError, ConfigError) as exc:
+        print(f"jailcore tail: {exc}", file=sys.stderr)
+        return 1
+    colour = sys.stdout.isatty() and not args.json and not os.environ.get("NO_COLOR")
+    db = connect(path)
+    rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
+    last = rows[-1]["id"] if rows else _max_id(db)
+    emit = (lambda r: print(json.dumps(as_json(r), ensure_ascii=False))) if args.json else (lambda r: print(human(r, colour, args.lang)))
+    for row in rows[-args.lines :] if args.lines > 0 else []:
+        emit(row)
+    sys.stdout.flush()
+    if not args.follow:
+        return 0
+    try:
+        while True:
+            time.sleep(0.3)
+            for row in db.execute(f"SELECT * FROM audit WHERE id > ? AND {clause} ORDER BY id", [last, *params]):
+                last = row["id"]
+                if name_matches(row, args.player):
+                    emit(row)
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        return 0
+
+
+def _max_id(db: sqlite3.Connection) -> int:
+    return db.execute("SELECT COALESCE(MAX(id), 0) FROM audit").fetchone()[0]
+
+
+def main_history(args: argparse.Namespace) -> int:
+    try:
+        path = database(args)
+        config = Config.from_toml(args.config) if args.config else Config.default()
+    except (TailError, ConfigError) as exc:
+        print(f"jailcore history: {exc}", file=sys.stderr)
+        return 1
+    db = connect(path)
+    args.rule = args.action = args.since = None
+    clause, params = where(args)
+    rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
+    keys = {player_key(r["steamid"] or "", r["userid"] or 0) for r in rows if r["steamid"]}
+    if args.player.startswith(("STEAM_", "[U:")):
+        keys.add(args.player)
+    if args.json:
+        print(json.dumps({"player": args.player, "entries": [as_json(r) for r in rows], "standing": standing(db, keys, config)},
+                         ensure_ascii=False))
+        return 0
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    print(paint(f"{args.player}: {len(rows)} enforcement(s)", "1", colour))
+    for row in rows:
+        print("  " + human(row, colour, args.lang))
+    for line in standing_lines(standing(db, keys, config)):
+        print(line)
+    return 0 if rows or keys else 1
+
+
+def standing(db: sqlite3.Connection, keys: set[str], config: Config) -> list[dict]:
+    """Where the player stands on each ladder, and his CT ban, per server."""
+    out = []
+    for row in db.execute("SELECT server, snapshot FROM state ORDER BY server"):
+        snap = json.loads(row["snapshot"])
+        for counter, reached in sorted(snap.get("ladders", {}).items()):
+            rule, _, key = counter.partition("|")
+            if key in keys:
+                ladder = config.rules[rule].ladder if rule in config.rules else ()
+                nxt = str(ladder[min(reached, len(ladder) - 1)]) if ladder else None
+                out.append({"server": row["server"], "rule": rule, "offences": reached, "next": nxt})
+        for key, ban in sorted(snap.get("ctbans", {}).items()):
+            if key in keys:
+                out.append({"server": row["server"], "rule": ban["rule"], "ctban": {"until": ban["until"], "rounds": ban["rounds"]}})
+    return out
+
+
+def standing_lines(items: list[dict]) -> list[str]:
+    lines = ["ladders:" if items else "ladders: clean"]
+    for item in items:
+        if "ctban" in item:
+            ban = item["ctban"]
+            left = f"until {ban['until']}" if ban["until"] else f"{ban['rounds']} round(s)" if ban["rounds"] is not None else "permanent"
+            lines.append(f"  {item['server']}: CT ban ({item['rule']}), {left}")
+        else:
+            nxt = f", next step: {item['next']}" if item["next"] else ""
+            lines.append(f"  {item['server']}: {item['rule']}: {item['offences']} offence(s){nxt}")
+    return lines

@@ -1,0 +1,112 @@
+"""`jailcore tail` and `jailcore history` over a real state database."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jailcore.actions import Action, Target
+from jailcore.io.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+WARDEN = Target(2, "STEAM_1:0:42", "Начальник")
+ZEK = Target(7, "STEAM_1:1:7", "Зек Вася")
+
+
+def act(time: str, kind: str, target: Target | None, rule: str, ref: str, reason: str, **kw) -> Action:
+    return Action(time, 3, kind, target, rule, ref, reason, **kw)
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    path = tmp_path / "audit.sqlite3"
+    store = Store(path)
+    rows = [
+        (act("2026-11-30T20:00:01", "warn", WARDEN, "prohibitions.max", "6.3", "третий запрет"), "delivered"),
+        (act("2026-11-30T20:00:02", "cancel", WARDEN, "prohibitions.max", "6.3", "запрет №3", index=3), "delivered"),
+        (act("2026-11-30T20:05:00", "slay", WARDEN, "specialday.cooldown", "6.5", "особый день"), "failed"),
+        (act("2026-11-30T20:06:00", "ban", ZEK, "calendar.rebellion", "Заключённые 5", "бунт", minutes=10), "pending"),
+    ]
+    for action, status in rows:
+        row_id = store.record("srv", action, 3, "cmd", status)
+        if status == "failed":
+            store.mark(row_id, "failed", "error: #2 is not alive")
+    store.save_state("srv", {"ladders": {"specialday.cooldown|STEAM_1:0:42": 1, "prohibitions.max|STEAM_1:0:42": 1},
+                             "ctbans": {"STEAM_1:0:42": {"rule": "specialday.cooldown", "until": "2026-11-30T20:35:00", "rounds": None}}},
+                     "2026-11-30T20:06:00")
+    store.close()
+    return path
+
+
+def jc(*args: str, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("JAILCORE_STATE", None)
+    return subprocess.run([sys.executable, "-m", "jailcore", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=30, **kw)
+
+
+def rows(result: subprocess.CompletedProcess) -> list[dict]:
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_tail_latest_entries_human_readable(db):
+    result = jc("tail", "--state-db", str(db))
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert len(lines) == 4
+    assert "[6.5 specialday.cooldown]" in lines[2] and "Начальник #2 STEAM_1:0:42" in lines[2]
+    assert lines[2].endswith("failed (error: #2 is not alive)") and " r3 Ср " in lines[2]
+
+
+@pytest.mark.parametrize(
+    ("filters", "expected"),
+    [
+        (["--player", "вася"], ["ban"]),
+        (["--player", "#2"], ["warn", "cancel", "slay"]),
+        (["--player", "STEAM_1:1:7"], ["ban"]),
+        (["--rule", "prohibitions"], ["warn", "cancel"]),
+        (["--action", "slay"], ["slay"]),
+        (["--since", "2026-11-30T20:05"], ["slay", "ban"]),
+        (["-n", "1"], ["ban"]),
+    ],
+)
+def test_tail_filters(db, filters, expected):
+    got = rows(jc("tail", "--state-db", str(db), "--json", *filters))
+    assert [r["action"] for r in got] == expected
+    assert all({"time", "round", "rule", "ref", "target", "reason", "status"} <= set(r) for r in got)
+
+
+def test_tail_follow_prints_new_entries_as_they_happen(db):
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "jailcore", "tail", "-f", "--json", "-n", "0", "--state-db", str(db)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)
+        store = Store(db)
+        store.record("srv", act("2026-11-30T20:10:00", "teamswap", WARDEN, "games.online_limit", "5.17", "Король", team="T"), 4, "c", "pending")
+        store.close()
+        line = proc.stdout.readline()
+        assert json.loads(line)["action"] == "teamswap"
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=5)
+
+
+def test_history_shows_record_and_ladders(db):
+    result = jc("history", "Начальник", "--state-db", str(db), "--config", "configs/example.toml")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Начальник: 3 enforcement(s)" in out
+    assert "specialday.cooldown: 1 offence(s), next step: ctban 30m" in out
+    assert "CT ban (specialday.cooldown), until 2026-11-30T20:35:00" in out
+
+
+def test_tail_without_a_database_says_so(tmp_path):
+    result = jc("tail", "--state-db", str(tmp_path / "nope.sqlite3"))
+    assert result.returncode == 1 and "no state database" in result.stderr
