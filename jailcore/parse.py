@@ -285,21 +285,11 @@ class LogParser:
         if word == "triggered":
             return self._player_trigger(time, m, tail[10:])
         if word == "killed":
-            km = _KILLED.fullmatch(tail)
-            if km is None:
-                return None
-            victim = _identity_from_right(km.group(1))
-            if victim is None:
-                return None
-            return ev.Killed(time, _player(m), victim, km.group(2))
+            km, victim = _against(_KILLED, tail)
+            return ev.Killed(time, _player(m), victim, km.group(2)) if km else None
         if word == "attacked":
-            am = _ATTACKED.fullmatch(tail)
-            if am is None:
-                return None
-            victim = _identity_from_right(am.group(1))
-            if victim is None:
-                return None
-            return ev.Attacked(time, _player(m), victim, am.group(2), int(am.group(3)), int(am.group(4)))
+            am, victim = _against(_ATTACKED, tail)
+            return ev.Attacked(time, _player(m), victim, am.group(2), int(am.group(3)), int(am.group(4))) if am else None
         if word == "joined":
             if not tail.startswith('joined team "') or not tail.endswith('"'):
                 return None
@@ -449,9 +439,14 @@ def _player(m: re.Match) -> ev.Player:
     return ev.Player(m.group(1), int(m.group(2)), m.group(3), _TEAMS.get(team, team) if team else None)
 
 
-def _identity_from_right(text: str) -> ev.Player | None:
-    m = _IDENTITY.fullmatch(text)
-    return _player(m) if m else None
+def _against(pattern: re.Pattern, tail: str) -> tuple[re.Match | None, ev.Player]:
+    """A two-player line's tail: the match, and the second player read from the right
+    (`(None, ...)` when either does not read)."""
+    m = pattern.fullmatch(tail)
+    victim = _IDENTITY.fullmatch(m.group(1)) if m else None
+    if victim is None:
+        return None, None  # type: ignore[return-value]
+    return m, _player(victim)
 
 
 def records(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:

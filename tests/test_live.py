@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from jailcore.config import load
+from jailcore.config import Config, load
 from jailcore.io.daemon import Daemon
 from jailcore.io.rcon import RconAuthError, RconClient, RconUnavailable
 from jailcore.io.rconproto import encode
@@ -34,29 +34,35 @@ async def until(check, timeout: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
-def make_config(tmp_path, port: int, password: str = "pw", extra: str = "", name: str = "t"):
-    text = (
-        f'[server]\nname = "{name}"\n[rcon]\nport = {port}\npassword = "{password}"\ntimeout = 1.0\n'
-        f'[log]\nlisten = "127.0.0.1:0"\n[state]\npath = "{tmp_path / "state.sqlite3"}"\n{extra}'
+def config_text(port: int, state: Path, server: str = "", log: str = "", rest: str = "", password: str = "pw") -> str:
+    return (
+        f'[server]\nname = "t"\n{server}[rcon]\nport = {port}\npassword = "{password}"\ntimeout = 1.0\n'
+        f'[log]\nlisten = "127.0.0.1:0"\n{log}[state]\npath = "{state}"\n{rest}'
     )
-    return load(text, "<test>", {})
 
 
 @asynccontextmanager
-async def live(tmp_path, sim: SimServer | None = None, extra: str = "", password: str = "pw"):
-    sim = sim or SimServer(password="pw")
-    port = sim.port or await sim.start()
-    daemon = Daemon(make_config(tmp_path, port, password, extra), rcon_backoff=(0.05, 0.2), auth_backoff=0.5)
+async def running(config, sim: SimServer, **options):
+    """A daemon with this config beside this (started) simulated server; stops both."""
+    daemon = Daemon(config, rcon_backoff=(0.05, 0.2), auth_backoff=0.5, **options)
     task = asyncio.create_task(daemon.run())
     await daemon.ready.wait()
     await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
     try:
-        yield sim, daemon
+        yield daemon
     finally:
         daemon.stop()
         await task
         daemon.store.close()
         await sim.stop()
+
+
+@asynccontextmanager
+async def live(tmp_path, sim: SimServer | None = None, server: str = "", log: str = "", state: str = "state.sqlite3"):
+    sim = sim or SimServer(password="pw", secret="4242" if "secret" in log else "")
+    port = sim.port or await sim.start()
+    async with running(load(config_text(port, tmp_path / state, server, log), "<test>", {}), sim) as daemon:
+        yield sim, daemon
 
 
 def populate(sim: SimServer, prisoners: int = 3):
@@ -87,19 +93,7 @@ async def test_forbidden_game_is_answered_over_rcon(tmp_path):
 
 
 async def test_forged_and_foreign_datagrams_are_dropped_and_counted(tmp_path):
-    sim = SimServer(password="pw", secret="4242")
-    port = await sim.start()
-    config = load(
-        f'[server]\nname = "t"\n[rcon]\nport = {port}\npassword = "pw"\n[log]\nlisten = "127.0.0.1:0"\nsecret = "4242"\n'
-        f'[state]\npath = "{tmp_path / "s2.sqlite3"}"\n',
-        "<t>",
-        {},
-    )
-    daemon = Daemon(config, rcon_backoff=(0.05, 0.2))
-    task = asyncio.create_task(daemon.run())
-    await daemon.ready.wait()
-    await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
-    try:
+    async with live(tmp_path, log='secret = "4242"\n') as (sim, daemon):
         warden, _ = populate(sim)
         sim.flush()
         await until(lambda: daemon.engine.state.warden == warden.userid)
@@ -111,11 +105,6 @@ async def test_forged_and_foreign_datagrams_are_dropped_and_counted(tmp_path):
         await until(lambda: sum(daemon.udp.dropped.values()) == 3)
         assert daemon.udp.dropped == {"secret": 2, "header": 1}
         assert daemon.engine.state.round == 2  # no forged round start got through
-    finally:
-        daemon.stop()
-        await task
-        daemon.store.close()
-        await sim.stop()
 
 
 async def test_datagrams_from_outside_the_allow_list_are_dropped(tmp_path):
@@ -260,19 +249,7 @@ async def test_simulated_server_speaks_to_an_independent_client():
 
 @pytest.mark.parametrize(("mode", "expected"), [("observe", []), ("advise", ["jb_warn"])])
 async def test_observe_and_advise_modes(tmp_path, mode, expected):
-    sim = SimServer(password="pw")
-    port = await sim.start()
-    config = load(
-        f'[server]\nname = "t"\nmode = "{mode}"\n[rcon]\nport = {port}\npassword = "pw"\n[log]\nlisten = "127.0.0.1:0"\n'
-        f'[state]\npath = "{tmp_path / "m.sqlite3"}"\n',
-        "<t>",
-        {},
-    )
-    daemon = Daemon(config, rcon_backoff=(0.05, 0.2))
-    task = asyncio.create_task(daemon.run())
-    await daemon.ready.wait()
-    await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
-    try:
+    async with live(tmp_path, server=f'mode = "{mode}"\n') as (sim, daemon):
         warden, _ = populate(sim)
         sim.log.specialday(warden).specialday(warden)  # would be a slay
         sim.flush()
@@ -286,11 +263,6 @@ async def test_observe_and_advise_modes(tmp_path, mode, expected):
             assert rows == [("slay", "observed")]
         else:  # the decision, and the warning that told the warden what would have been done
             assert rows == [("slay", "advised"), ("warn", "delivered")]
-    finally:
-        daemon.stop()
-        await task
-        daemon.store.close()
-        await sim.stop()
 
 
 def test_jailcore_run_stops_cleanly_on_sigterm_and_keeps_state(tmp_path):
@@ -325,20 +297,11 @@ async def test_live_config_edit_valid_then_invalid(tmp_path):
     path = tmp_path / "server.toml"
 
     def write(rounds: str) -> None:
-        path.write_text(
-            f'[server]\nname = "t"\n[rcon]\nport = {port}\npassword = "pw"\n[log]\nlisten = "127.0.0.1:0"\n'
-            f'[state]\npath = "{tmp_path / "r.sqlite3"}"\n[specialday.cooldown]\nrounds = {rounds}\n',
-            encoding="utf-8",
-        )
+        text = config_text(port, tmp_path / "r.sqlite3", rest=f"[specialday.cooldown]\nrounds = {rounds}\n")
+        path.write_text(text, encoding="utf-8")
 
     write("3")
-    from jailcore.config import Config
-
-    daemon = Daemon(Config.from_toml(path, env={}), rcon_backoff=(0.05, 0.2), config_path=str(path), watch_interval=0.05)
-    task = asyncio.create_task(daemon.run())
-    await daemon.ready.wait()
-    await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
-    try:
+    async with running(Config.from_toml(path, env={}), sim, config_path=str(path), watch_interval=0.05) as daemon:
         warden, _ = populate(sim)
         sim.log.specialday(warden)
         sim.flush()
@@ -357,13 +320,8 @@ async def test_live_config_edit_valid_then_invalid(tmp_path):
         await asyncio.sleep(0.1)
         write('"often"')  # a mistake: refused with the key and the line
         await until(lambda: len(daemon.reloads) == 2)
-        assert "refused" in daemon.reloads[1] and "server.toml:11: specialday.cooldown.rounds" in daemon.reloads[1]
+        assert "refused" in daemon.reloads[1] and "server.toml:12: specialday.cooldown.rounds" in daemon.reloads[1]
         assert daemon.engine.config.rules["specialday.cooldown"]["rounds"] == 1
-    finally:
-        daemon.stop()
-        await task
-        daemon.store.close()
-        await sim.stop()
 
 
 async def test_following_a_growing_log_file(tmp_path):

@@ -14,9 +14,8 @@ import aiomqtt
 import pytest
 
 from jailcore.config import load
-from jailcore.io.daemon import Daemon
 from jailcore.io.simserver import SimServer
-from tests.test_live import populate, sent, until
+from tests.test_live import config_text, populate, running, sent, until
 
 MOSQUITTO = shutil.which("mosquitto") or next((p for p in ("/usr/sbin/mosquitto",) if Path(p).exists()), None)
 pytestmark = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed (.ci/run installs it)")
@@ -69,25 +68,11 @@ async def broker(tmp_path):
 @asynccontextmanager
 async def daemon_on(tmp_path, broker: Broker, name: str, sim: SimServer):
     port = await sim.start()
-    config = load(
-        f'[server]\nname = "{name}"\n[rcon]\nport = {port}\npassword = "pw"\ntimeout = 1.0\n[log]\nlisten = "127.0.0.1:0"\n'
-        f'[state]\npath = "{tmp_path / (name + ".sqlite3")}"\n[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n',
-        "<test>",
-        {},
-    )
-    daemon = Daemon(config, rcon_backoff=(0.05, 0.2))
-    daemon.mqtt.backoff_min, daemon.mqtt.backoff_max = 0.1, 0.5
-    task = asyncio.create_task(daemon.run())
-    await daemon.ready.wait()
-    await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
-    await asyncio.wait_for(daemon.mqtt.connected.wait(), 10)
-    try:
+    text = config_text(port, tmp_path / f"{name}.sqlite3", rest=f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n')
+    async with running(load(text.replace('name = "t"', f'name = "{name}"'), "<test>", {}), sim) as daemon:
+        daemon.mqtt.backoff_min, daemon.mqtt.backoff_max = 0.1, 0.5
+        await asyncio.wait_for(daemon.mqtt.connected.wait(), 10)
         yield daemon
-    finally:
-        daemon.stop()
-        await task
-        daemon.store.close()
-        await sim.stop()
 
 
 async def collect(port: int, topic: str, into: list, ready: asyncio.Event, identifier: str = "watcher"):
