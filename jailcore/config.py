@@ -133,6 +133,34 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
         "ladder": (_LADDER, ["teamswap", "ctban 30m"]),
     },
     "calendar.rebellion": {**_RULE, "ref": (str, "Заключённые 5"), "ladder": (_LADDER, ["ban 10m"])},
+    # --- beyond the design card (N1 to N19) ---
+    "games.host": {**_RULE, "ref": (str, "VI"), "ladder": (_LADDER, ["warn"])},
+    "games.duration": {**_RULE, "ref": (str, "5.11"), "minutes": (int, 5), "grace_seconds": (int, 60),
+                       "ladder": (_LADDER, ["warn", "teamswap"])},
+    "games.gagged": {**_RULE, "ref": (str, "5.16"), "ladder": (_LADDER, ["warn", "teamswap"])},
+    "games.host_death": {**_RULE, "ref": (str, "VI")},
+    "games.repeat": {**_RULE, "ref": (str, "5.5"), "in_a_row": (int, 2), "ladder": (_LADDER, ["warn", "teamswap"])},
+    "lastrequest.timeout": {**_RULE, "ref": (str, "ПЗ 1"), "seconds": (int, 10)},
+    "lastrequest.guard_suicide": {**_RULE, "ref": (str, "4.12"), "amount": (int, 100)},
+    "fairness.freekill": {**_RULE, "ref": (str, "4.5"), "kill_amount": (int, 100), "damage_amount": (int, 50)},
+    "teams.balance": {**_RULE, "ref": (str, "Общие 5"), "ratio": (int, 3)},
+    "teams.no_warden": {**_RULE, "ref": (str, "4.4"), "ask_seconds": (int, 30), "punish_seconds": (int, 60),
+                        "ladder": (_LADDER, ["teamswap"])},
+    "conduct.privileges": {**_RULE, "ref": (str, "Привилегии 1"), "allowed": (_STR_LIST, ["money", "voice", "freeday"]),
+                           "ladder": (_LADDER, ["slay"])},
+    "conduct.teamkill": {**_RULE, "ref": (str, "Общие 17"), "ladder": (_LADDER, ["slay", "kick", "ban 15m"])},
+    "conduct.advertising": {**_RULE, "ref": (str, "Общие 19"), "ladder": (_LADDER, ["ban 0"]),
+                            "patterns": (_STR_LIST, [r"(?i)\b(?:https?://|www\.)\S+",
+                                                     r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b",
+                                                     r"(?i)\b[\w-]+\.(?:ru|com|net|org|su|pro|gg)\b"])},
+    "conduct.names": {**_RULE, "ref": (str, "Общие 16"), "ladder": (_LADDER, ["kick"]),
+                      "patterns": (_STR_LIST, [r"(?i)\badmin", r"(?i)админ", r"(?i)модер", r"(?i)\bconsole\b"])},
+    "conduct.grenade_spam": {**_RULE, "ref": (str, "Общие 22"), "count": (int, 3), "seconds": (int, 10),
+                             "ladder": (_LADDER, ["slay", "ban 10m"])},
+    "calendar.personal_freeday": {**_RULE, "ref": (str, "ФД 8"), "ladder": (_LADDER, ["warn"])},
+    "warden.immortality": {**_RULE, "ref": (str, "Начальник 8"), "per_week": (int, 2),
+                           "kinds": (_STR_LIST, ["immortality", "invisibility"]), "ladder": (_LADDER, ["slay", "teamswap"])},
+    "referee": {**_RULE, "ref": (str, "VI")},
     "ctban": {**_RULE, "ref": (str, "")},
     "ctban.return_block": {**_RULE, "ref": (str, "Охрана 11"), "rounds": (int, 3)},
 }
@@ -216,6 +244,13 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
                 values[section][key] = int(raw)
             else:
                 values[section][key] = raw
+
+    for section in ("conduct.advertising", "conduct.names"):
+        for i, pattern in enumerate(values[section]["patterns"]):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                fail((*section.split("."), "patterns"), f"pattern {i + 1} {pattern!r} is not a valid regular expression: {exc}")
 
     secret = values["log"]["secret"]
     if secret and (not secret.isdigit() or int(secret) == 0):

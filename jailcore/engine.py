@@ -22,6 +22,8 @@ from .actions import Action, Target
 from .config import Config
 from .ladder import Step
 from .messages import say, step_name
+from .referee import Round
+from .rules_next import NextRules
 
 CT, T = ev.CT, ev.T
 PLAYING = (CT, T)
@@ -38,6 +40,7 @@ class Seat:
     team: str = ev.UNASSIGNED
     alive: bool = False
     gagged: bool = False
+    joined: int = 0  # order of joining CT: the newest guard is the first moved for balance
 
     @property
     def key(self) -> str:
@@ -69,6 +72,20 @@ class State:
     rebels: dict[str, int] = attrs.field(factory=dict)
     last_request: bool = False
     seq: int | None = None
+    # beyond the design card
+    round_started: str = ""
+    first_order: bool = False
+    warden_asked: bool = False
+    warden_punished: bool = False
+    lr: dict | None = None
+    approved: list[str] = attrs.field(factory=list)
+    game_history: list[list] = attrs.field(factory=list)
+    next_freedays: list[str] = attrs.field(factory=list)
+    personal_freedays: dict[str, int] = attrs.field(factory=dict)
+    immortality: dict[str, list] = attrs.field(factory=dict)
+    grenades: dict[str, list] = attrs.field(factory=dict)
+    slain: list[int] = attrs.field(factory=list)
+    joins: int = 0
 
     def to_json(self) -> dict:
         data = attrs.asdict(self, recurse=True)
@@ -83,7 +100,7 @@ class State:
         return cls(players=players, **{k: v for k, v in data.items() if k in known})
 
 
-class Engine:
+class Engine(NextRules):
     def __init__(self, config: Config, snapshot: dict | None = None):
         self.config = config
         self.lang = config.language
@@ -92,6 +109,7 @@ class Engine:
         self.resync_wanted = False
         self._last: Any = None
         self._recent: dict[int, ev.ShimEvent] = {}
+        self._referee: Round | None = None
         self._handlers = {
             ev.Connected: self._connected,
             ev.Validated: self._seen,
@@ -102,7 +120,11 @@ class Engine:
             ev.Killed: self._killed,
             ev.Attacked: self._attacked,
             ev.Suicide: self._suicide,
-            ev.Chat: self._seen,
+            ev.Chat: self._chat,
+            ev.Threw: self._threw,
+            ev.PrivilegeUsed: self._privilege,
+            ev.GameApproved: self._game_approved,
+            ev.FreekillConfirmed: self._freekill,
             ev.RoundStart: self._round_start,
             ev.RoundEnd: self._round_end,
             ev.RestartRound: self._restart,
@@ -140,6 +162,10 @@ class Engine:
         if isinstance(event, ev.ShimEvent) and self._already_handled(event):
             return []
         self.state.time = event.time
+        if self.state.round_open:
+            early = self.tick(event.time)
+            if early:
+                return early + (handler(event) or [])
         return handler(event) or []
 
     def reconfigure(self, config: Config) -> None:
@@ -295,6 +321,7 @@ class Engine:
             return [self._action("money", seat, key, ref, reason, amount=step.amount)]
         if kind == "slay":
             seat.alive = False
+            self.state.slain.append(seat.userid)
         return [self._action(kind, seat, key, ref, reason)]
 
     def _move_to_t(self, seat: Seat, key: str, ref: str, reason: str, block: bool) -> list[Action]:
@@ -372,18 +399,27 @@ class Engine:
     def _seen(self, e) -> None:
         self._seat(e.player)
 
-    def _connected(self, e: ev.Connected) -> None:
+    def _connected(self, e: ev.Connected) -> list[Action]:
         seat = self._seat(e.player)
         seat.team, seat.alive = ev.UNASSIGNED, False
+        return self.check_name(seat)
 
-    def _name_changed(self, e: ev.NameChanged) -> None:
-        self._seat(e.player).name = e.new_name
+    def _name_changed(self, e: ev.NameChanged) -> list[Action]:
+        seat = self._seat(e.player)
+        seat.name = e.new_name
+        return self.check_name(seat)
+
+    def _chat(self, e: ev.Chat) -> list[Action]:
+        seat = self._seat(e.player)
+        return self.advertising(seat, e.text) + self.referee_chat(seat, e.text)
 
     def _disconnected(self, e: ev.Disconnected) -> list[Action]:
         out: list[Action] = []
         if e.player.userid == self.state.warden:
             out = self._warden_gone(died=False)
+        out += self.host_died(e.player.userid)
         self.state.players.pop(e.player.userid, None)
+        self.check_last_prisoner()
         return out
 
     def _joined_team(self, e: ev.JoinedTeam) -> list[Action]:
@@ -393,6 +429,8 @@ class Engine:
         if seat.userid == self.state.warden and e.new != CT:
             out += self._warden_gone(died=False)
         if e.new == CT:
+            self.state.joins += 1
+            seat.joined = self.state.joins
             ban = self._active_ban(seat)
             if ban is not None:
                 blocked = ban["rule"] == "ctban.return_block"
@@ -401,6 +439,8 @@ class Engine:
                     text = self._text(key, left=ban["rounds"] if blocked else self._left(ban))
                     reason = self._text("rule", ref=ban["ref"], text=text)
                     out += self._move_to_t(seat, key, ban["ref"], reason, block=False)
+            if seat.team == CT:
+                out += self.balance(joined=seat)
         return out
 
     def _killed(self, e: ev.Killed) -> list[Action]:
@@ -409,8 +449,11 @@ class Engine:
         out: list[Action] = []
         if killer.team == T and victim.team == CT and killer.userid != victim.userid:
             out += self._rebellion(killer)
+        out += self.teamkill(killer, victim)
         if victim.userid == self.state.warden:
             out += self._warden_gone(died=True)
+        out += self.host_died(victim.userid)
+        self.check_last_prisoner()
         return out
 
     def _attacked(self, e: ev.Attacked) -> list[Action]:
@@ -423,10 +466,17 @@ class Engine:
 
     def _suicide(self, e: ev.Suicide) -> list[Action]:
         seat = self._seat(e.player)
+        out: list[Action] = []
+        if seat.userid in self.state.slain:
+            self.state.slain.remove(seat.userid)  # our own slay, not a guard dying on purpose
+        else:
+            out += self.guard_suicide(seat)
         seat.alive = False
         if seat.userid == self.state.warden:
-            return self._warden_gone(died=True)
-        return []
+            out += self._warden_gone(died=True)
+        out += self.host_died(seat.userid)
+        self.check_last_prisoner()
+        return out
 
     def _gag(self, e: ev.GagChanged) -> None:
         self._seat(e.player).gagged = e.gagged
@@ -451,6 +501,8 @@ class Engine:
         s = self.state
         s.orders, s.prohibitions, s.game = [], [], None
         s.warden, s.last_request, s.freeday, s.specialday_name = None, False, False, None
+        s.lr, s.approved, s.first_order, s.slain = None, [], False, []
+        self._referee = None
 
     def _round_start(self, e: ev.RoundStart) -> list[Action]:
         s = self.state
@@ -461,9 +513,16 @@ class Engine:
         s.round += 1
         s.round_open = True
         self._clear_round()
+        s.round_started, s.warden_asked, s.warden_punished = e.time, False, False
         for seat in s.players.values():
             seat.alive = seat.team in PLAYING
-        out: list[Action] = []
+        out: list[Action] = self.balance()
+        if s.next_freedays:
+            names = [p.name for p in s.players.values() if p.key in s.next_freedays]
+            s.next_freedays = []
+            if names:
+                rule = self.config.rules["fairness.freekill"]
+                out.append(self._action("say", None, rule.key, rule.ref, say(self.lang, "freeday.today", names=", ".join(names))))
         if self.day == 1 and s.round > 1:
             s.global_games = 0
             s.rebels = {}
@@ -583,6 +642,7 @@ class Engine:
             out += self.punish("calendar.freeday", seat, self._text("calendar.freeday"))
         if not self.config.on("orders"):
             return out
+        s.first_order = True
         order = {"text": e.text, "time": e.time, "by": seat.userid}
         if self.config.rules["orders"]["mode"] == "replace":
             s.orders = [order]
@@ -623,10 +683,17 @@ class Engine:
         seat = self._warden_seat(e)
         game = self.config.catalogue.find(e.game)
         if game is None:
-            if self.config.on("games.unknown"):
+            if self.config.on("games.unknown") and not self.approved(e.game):
                 return self.punish("games.unknown", seat, self._text("games.unknown", game=e.game))
+            refused = self.game_refusal(seat, e.game, frozenset())
+            if refused is not None:
+                return refused
             s.game = {"name": e.game, "key": None, "host": seat.userid, "started": e.time, "tags": []}
+            self.game_started(e.game, seat.userid)
             return [self._hud()]
+        refused = self.game_refusal(seat, game.name, game.tags)
+        if refused is not None:
+            return refused
         out: list[Action] = []
         if s.freeday and self.day == 1 and self.config.on("calendar.freeday"):
             return self.punish("calendar.freeday", seat, self._text("calendar.freeday"))
@@ -649,6 +716,7 @@ class Engine:
                 return self.punish(rule.key, seat, text)
             s.global_games += 1
         s.game = {"name": game.name, "key": game.name, "host": seat.userid, "started": e.time, "tags": sorted(game.tags)}
+        self.game_started(game.name, seat.userid)
         out.append(self._hud())
         return out
 
@@ -656,6 +724,7 @@ class Engine:
         if self.state.game is None:
             return []
         self.state.game = None
+        self._referee = None
         return [self._hud()]
 
     def _specialday(self, e: ev.SpecialDay) -> list[Action]:
@@ -676,8 +745,10 @@ class Engine:
         if e.scope == "all":
             self.state.freeday = True
             return [self._hud()]
-        return []
+        return self.personal_freeday(self._seat(e.player), e.target)
 
     def _last_request(self, e: ev.LastRequest) -> None:
         self.state.last_request = True
+        if self.state.lr is not None:
+            self.state.lr["done"] = True  # chosen in time: the clock stops
 

@@ -137,6 +137,13 @@ class Suicide(Event):
 
 
 @attrs.frozen(slots=True)
+class Threw(Event):
+    player: Player
+    grenade: str
+    kind: ClassVar[str] = "threw"
+
+
+@attrs.frozen(slots=True)
 class Disconnected(Event):
     player: Player
     reason: str
@@ -282,6 +289,23 @@ class PrivilegeUsed(ShimEvent):
 class GagChanged(ShimEvent):
     gagged: bool = False
     kind: ClassVar[str] = "jb_gag"
+
+
+@attrs.frozen(slots=True)
+class GameApproved(ShimEvent):
+    """An admin approved a game outside the catalogue (protocol extension, N1)."""
+
+    game: str = ""
+    kind: ClassVar[str] = "jb_game_approve"
+
+
+@attrs.frozen(slots=True)
+class FreekillConfirmed(ShimEvent):
+    """An admin confirmed a prisoner's freekill or freedamage report (extension, N8)."""
+
+    victim: int = 0
+    damage_only: bool = False
+    kind: ClassVar[str] = "jb_freekill"
 
 
 @attrs.frozen(slots=True)

@@ -74,6 +74,7 @@ _ATTACKED = re.compile(
 )
 _SWITCHED = re.compile(r"switched from team <([^<>]*)> to <([^<>]*)>")
 _SEQ_TAIL = re.compile(r' \(seq "(\d{1,10})"\)$')
+_FREEKILL = re.compile(r' \(victim "#?(\d{1,10})"\) \(kind "(kill|damage)"\)')
 _FREEDAY = re.compile(r' \(scope "(personal|all)"\)(?: \(target "#?(\d{1,10})"\))?')
 _RESTART = re.compile(r"Restart_Round_\((\d+)_seconds?\)")
 _CVAR = re.compile(r'"[^"]*" = "[^"]*"$')
@@ -115,7 +116,6 @@ _NOTED_VERBS = {
     "purchased": "purchased",
     "picked": "picked_up",
     "dropped": "dropped",
-    "threw": "threw",
     "money": "money_change",
     "blinded": "blinded",
     "assisted": "assist",
@@ -323,6 +323,8 @@ class LogParser:
             return ev.Entered(time, _player(m)) if tail == "entered the game" else None
         if word == "STEAM":
             return ev.Validated(time, _player(m)) if tail.startswith("STEAM USERID validated") else None
+        if word == "threw":
+            return ev.Threw(time, _player(m), tail[6:].split(" ", 1)[0])
         if word == "changed":
             if tail.startswith('changed name to "') and tail.endswith('"'):
                 return ev.NameChanged(time, _player(m), tail[17:-1])
@@ -353,6 +355,11 @@ class LogParser:
             return ev.OrdersCancelled(time, player, seq) if not props else None
         if name == "jb_game_end":
             return ev.GameEnded(time, player, seq) if not props else None
+        if name == "jb_freekill":
+            km = _FREEKILL.fullmatch(props)
+            if km is None:
+                return None
+            return ev.FreekillConfirmed(time, player, seq, int(km.group(1)), km.group(2) == "damage")
         if name == "jb_freeday":
             fm = _FREEDAY.fullmatch(props)
             if fm is None:
@@ -387,10 +394,13 @@ _ONE_PROP = {
     "jb_lr": ("choice", ev.LastRequest),
     "jb_privilege": ("kind", ev.PrivilegeUsed),
     "jb_gag": ("state", _mk_gag),
+    "jb_game_approve": ("game", ev.GameApproved),
 }
 
 # The triggers the daemon reads from the shim; tests check the plugin emits each of them.
-SHIM_TRIGGERS = ("jb_warden", "jb_order_cancel", "jb_game_end", "jb_freeday", "jb_hello", *_ONE_PROP)
+SHIM_TRIGGERS = ("jb_warden", "jb_order_cancel", "jb_game_end", "jb_freeday", "jb_freekill", "jb_hello", *_ONE_PROP)
+# Lines the shim writes beyond protocol section 1 (see sourcemod_bridge/README.md).
+EXTENSION_TRIGGERS = ("jb_game_approve", "jb_freekill")
 
 
 def _prop(props: str, key: str) -> str | None:

@@ -11,7 +11,7 @@ import pytest
 
 from jailcore.actions import KINDS, Action, Target, render
 from jailcore.io.simserver import SimServer
-from jailcore.parse import SHIM_TRIGGERS
+from jailcore.parse import EXTENSION_TRIGGERS, SHIM_TRIGGERS
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTING = ROOT / "sourcemod_bridge" / "scripting"
@@ -74,5 +74,12 @@ def test_protocol_tables_match_both_sides():
     section2 = text.split("## 2.")[1].split("## 3.")[0]
     triggers = set(re.findall(r'triggered "(jb_[a-z_]+)"', section1))
     commands = set(re.findall(r"^\| `(jb_[a-z_]+)", section2, re.M))
-    assert triggers == set(SHIM_TRIGGERS)
+    # the daemon reads every trigger of the protocol, and beyond it only the documented extensions
+    assert set(SHIM_TRIGGERS) - triggers == set(EXTENSION_TRIGGERS)
     assert commands == registered()
+
+
+def test_extensions_are_documented_for_admins():
+    readme = (ROOT / "sourcemod_bridge" / "README.md").read_text(encoding="utf-8")
+    for trigger in EXTENSION_TRIGGERS:
+        assert f"`{trigger}`" in readme

@@ -37,6 +37,8 @@ void Chat_Start()
 	RegConsoleCmd("sm_fd", Cmd_Freeday, "Grant a freeday: !fd all | !fd #userid");
 	RegConsoleCmd("sm_lr", Cmd_LastRequest, "Last prisoner's request: !lr <choice>");
 	RegAdminCmd("sm_removewarden", Cmd_RemoveWarden, ADMFLAG_GENERIC, "Remove the warden");
+	RegAdminCmd("sm_approve", Cmd_Approve, ADMFLAG_GENERIC, "Approve a game outside the catalogue: !approve <name>");
+	RegAdminCmd("sm_fk", Cmd_Freekill, ADMFLAG_GENERIC, "Confirm a freekill report: !fk #userid kill|damage");
 	HookEvent("round_start", Chat_OnRoundStart, EventHookMode_PostNoCopy);
 
 	s_Aliases = new ArrayList(sizeof(Alias));
@@ -52,6 +54,8 @@ void Chat_Start()
 	Chat_Alias("од", "sm_sd");
 	Chat_Alias("фд", "sm_fd");
 	Chat_Alias("пж", "sm_lr");
+	Chat_Alias("одобрить", "sm_approve");
+	Chat_Alias("фк", "sm_fk");
 }
 
 public void Chat_OnRoundStart(Event event, const char[] name, bool dontBroadcast)
@@ -244,6 +248,35 @@ public Action Cmd_LastRequest(int client, int args)
 		&& Chat_Text(client, args, text, sizeof(text), "JB_UsageLastRequest"))
 	{
 		Emit_LastRequest(client, text);
+	}
+	return Plugin_Handled;
+}
+
+public Action Cmd_Approve(int client, int args)
+{
+	char text[64];
+	if (client > 0 && Chat_Text(client, args, text, sizeof(text), "JB_UsageApprove"))
+	{
+		Emit_GameApprove(client, text);
+	}
+	return Plugin_Handled;
+}
+
+public Action Cmd_Freekill(int client, int args)
+{
+	char arg[64], kind[16];
+	GetCmdArg(1, arg, sizeof(arg));
+	GetCmdArg(2, kind, sizeof(kind));
+	bool damage = StrEqual(kind, "damage", false) || StrEqual(kind, "урон", false);
+	if (args != 2 || (!damage && !StrEqual(kind, "kill", false) && !StrEqual(kind, "убийство", false)))
+	{
+		ReplyToCommand(client, "[jailcore] %t", "JB_UsageFreekill");
+		return Plugin_Handled;
+	}
+	int victim = FindTarget(client, arg, false, false);
+	if (victim > 0)
+	{
+		Emit_Freekill(client, victim, damage);
 	}
 	return Plugin_Handled;
 }

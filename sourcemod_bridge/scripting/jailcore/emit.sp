@@ -103,6 +103,18 @@ void Emit_Freeday(int client, bool all, int target)
 	Emit_Line(client, "jb_freeday", props);
 }
 
+void Emit_GameApprove(int client, const char[] game)
+{
+	Emit_Text(client, "jb_game_approve", "game", game);
+}
+
+void Emit_Freekill(int client, int victim, bool damageOnly)
+{
+	char props[64];
+	FormatEx(props, sizeof(props), " (victim \"#%d\") (kind \"%s\")", GetClientUserId(victim), damageOnly ? "damage" : "kill");
+	Emit_Line(client, "jb_freekill", props);
+}
+
 void Emit_LastRequest(int client, const char[] choice)
 {
 	Emit_Text(client, "jb_lr", "choice", choice);

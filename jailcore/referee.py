@@ -1,0 +1,205 @@
+"""The referee for chat games (N18): who won, judged from chat order alone.
+
+Pure functions and one small state machine per game; the engine feeds it the chat lines
+of a running game and says whatever verdict comes back, with the evidence (who wrote what,
+in what order). Chat colour codes and control bytes are removed before anything is read,
+so they cannot hide a right answer. Arithmetic is evaluated by walking a parsed tree of
+numbers and operators, never by `eval`.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+
+import attrs
+
+ALPHABET = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2060\ufeff]")
+_SPACES = re.compile(r"\s+")
+ROCK, SCISSORS, PAPER = "камень", "ножницы", "бумага"
+_RPS = {
+    "камень": ROCK, "к": ROCK, "rock": ROCK, "r": ROCK,
+    "ножницы": SCISSORS, "н": SCISSORS, "scissors": SCISSORS, "s": SCISSORS,
+    "бумага": PAPER, "б": PAPER, "paper": PAPER, "p": PAPER,
+}
+_BEATS = {ROCK: SCISSORS, SCISSORS: PAPER, PAPER: ROCK}
+
+
+def clean(text: str) -> str:
+    return _SPACES.sub(" ", _CONTROL.sub("", text)).strip()
+
+
+# --- arithmetic -----------------------------------------------------------------------------
+
+_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+
+
+class NotArithmetic(ValueError):
+    pass
+
+
+def evaluate(expression: str) -> float:
+    """The value of a warden's example ("2+2*2", "(7-3)^2", "10:4", "3×4")."""
+    text = clean(expression).rstrip("=?").strip().replace("^", "**").replace("×", "*").replace("х", "*").replace("÷", "/")
+    text = re.sub(r"(?<=\d)\s*:\s*(?=\d)", "/", text).replace(",", ".")
+    if not text or len(text) > 80 or not re.fullmatch(r"[\d\s.+\-*/%()]+", text):
+        raise NotArithmetic(expression)
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        raise NotArithmetic(expression) from None
+    return _walk(tree.body)
+
+
+def _walk(node: ast.AST) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _walk(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        left, right = _walk(node.left), _walk(node.right)
+        if isinstance(node.op, ast.Pow) and (abs(right) > 12 or abs(left) > 1e6):
+            raise NotArithmetic("power too large")
+        try:
+            return _OPS[type(node.op)](left, right)
+        except ZeroDivisionError:
+            raise NotArithmetic("division by zero") from None
+    raise NotArithmetic(ast.dump(node))
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(clean(text).replace(",", "."))
+    except ValueError:
+        return None
+
+
+# --- the games ------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Verdict:
+    winner: int | None  # userid; None when nobody (or both) lost
+    summary: str  # what happened, with the evidence
+    losers: tuple[int, ...] = ()
+
+
+@attrs.define
+class Round:
+    """One chat game in progress. `question` is set by the host's chat line."""
+
+    game: str
+    host: int
+    question: str | None = None
+    answers: list[tuple[int, str, str]] = attrs.field(factory=list)  # userid, name, text
+    draws: int = 0
+    done: bool = False
+
+    def host_says(self, text: str) -> Verdict | None:
+        text = clean(text)
+        if self.game == "Интуиция":
+            value = _number(text)
+            if value is None or not self.answers:
+                return None
+            return self._closest(value)
+        if self._question_ok(text):
+            self.question, self.answers, self.done = text.lower(), [], False
+        return None
+
+    def _question_ok(self, text: str) -> bool:
+        if self.game == "А-б":
+            return 1 <= len(text) <= 5 and set(text.lower()) <= {"а", "б"}
+        if self.game == "Алфавит":
+            return len(text) == 1 and text.lower() in ALPHABET
+        if self.game == "Математика":
+            try:
+                evaluate(text)
+            except NotArithmetic:
+                return False
+            return True
+        return False
+
+    def expected(self) -> str | None:
+        q = self.question
+        if q is None:
+            return None
+        if self.game == "А-б":
+            return q.translate(str.maketrans("аб", "ба"))[::-1]
+        if self.game == "Алфавит":
+            i = ALPHABET.index(q)
+            return ALPHABET[i + 1] if i + 1 < len(ALPHABET) else None
+        if self.game == "Математика":
+            value = evaluate(q)
+            return _fmt(value)
+        return None
+
+    def player_says(self, userid: int, name: str, text: str) -> Verdict | None:
+        if self.done:
+            return None
+        text = clean(text)
+        if self.game == "Интуиция":
+            if _number(text) is not None and all(u != userid for u, _, _ in self.answers):
+                self.answers.append((userid, name, text))  # one guess each: the first counts
+            return None
+        if self.game == "Камень-ножницы-бумага":
+            return self._rps(userid, name, text)
+        want = self.expected()
+        if want is None:
+            return None
+        self.answers.append((userid, name, text))
+        if self.game == "Математика":
+            got = _number(text)
+            right = got is not None and abs(got - evaluate(self.question or "0")) < 1e-9
+        else:
+            right = text.lower().replace("ё", "е") == want.replace("ё", "е")
+        if not right:
+            return None
+        self.done = True
+        tried = "; ".join(f"{n}: «{t}»" for _, n, t in self.answers)
+        return Verdict(userid, f"«{self.question}» → «{want}»: first right answer by {name}. In order: {tried}")
+
+    def _closest(self, value: float) -> Verdict:
+        self.done = True
+        best = min(self.answers, key=lambda a: abs(float(a[2].replace(",", ".")) - value))  # min keeps the first of a tie
+        order = "; ".join(f"{n}: {t}" for _, n, t in self.answers)
+        return Verdict(best[0], f"answer {_fmt(value)}: closest {best[1]} ({best[2]}), ties to the first. In order: {order}")
+
+    def _rps(self, userid: int, name: str, text: str) -> Verdict | None:
+        choice = _RPS.get(text.lower())
+        if choice is None:
+            return None
+        if any(u == userid for u, _, _ in self.answers):
+            return None  # one throw each per try
+        self.answers.append((userid, name, choice))
+        if len(self.answers) < 2:
+            return None
+        (u1, n1, c1), (u2, n2, c2) = self.answers
+        self.answers = []
+        if c1 == c2:
+            self.draws += 1
+            if self.draws > 2:
+                self.done = True
+                return Verdict(None, f"{n1} and {n2}: {c1} and {c2}, a third draw: both lose", (u1, u2))
+            return Verdict(None, f"{n1}: {c1}, {n2}: {c2}: draw {self.draws} of 2")
+        self.done = True
+        if _BEATS[c1] == c2:
+            return Verdict(u1, f"{n1}: {c1} beats {n2}: {c2}", (u2,))
+        return Verdict(u2, f"{n2}: {c2} beats {n1}: {c1}", (u1,))
+
+
+JUDGED = ("А-б", "Алфавит", "Математика", "Интуиция", "Камень-ножницы-бумага")
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
