@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from . import events as ev
@@ -25,8 +26,13 @@ if TYPE_CHECKING:
 CT, T = ev.CT, ev.T
 
 
+@lru_cache(maxsize=4096)
+def _moment(iso: str) -> datetime:
+    return datetime.fromisoformat(iso)
+
+
 def seconds_between(earlier: str, later: str) -> float:
-    return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()
+    return (_moment(later) - _moment(earlier)).total_seconds()
 
 
 class NextRules:
@@ -75,6 +81,8 @@ class NextRules:
         s = self.state
         rule = self.config.rules["teams.no_warden"]
         elapsed = seconds_between(s.round_started, now)
+        if elapsed <= rule["ask_seconds"] or (s.warden_asked and elapsed <= rule["punish_seconds"]):
+            return []
         guards = sorted((p for p in s.players.values() if p.team == CT and p.alive), key=lambda p: p.joined)
         if not guards:
             return []
