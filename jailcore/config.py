@@ -66,6 +66,7 @@ class Config:
     log_file: str
     state_path: str
     mqtt_url: str = attrs.field(repr=False)
+    mqtt_tls: Mapping[str, Any]
     week_length: int
     reset_on_map_change: bool
     rules: Mapping[str, Rule]
@@ -111,7 +112,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
         "file": (str, ""),
     },
     "state": {"path": (str, "jailcore.sqlite3")},
-    "mqtt": {"url": (str, "")},
+    "mqtt": {"url": (str, ""), "ca_file": (str, ""), "cert_file": (str, ""), "key_file": (str, ""), "insecure": (bool, False)},
     "calendar": {"week": (int, 7), "reset_on_map_change": (bool, False)},
     "orders": {**_RULE, "ref": (str, "3"), "mode": (("replace", "stack"), "replace")},
     "prohibitions.max": {
@@ -316,6 +317,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         log_file=values["log"]["file"],
         state_path=values["state"]["path"],
         mqtt_url=values["mqtt"]["url"],
+        mqtt_tls={k: values["mqtt"][k] for k in ("ca_file", "cert_file", "key_file", "insecure")},
         week_length=values["calendar"]["week"],
         reset_on_map_change=values["calendar"]["reset_on_map_change"],
         rules=rules,

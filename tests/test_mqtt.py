@@ -18,7 +18,7 @@ from jailcore.io.simserver import SimServer
 from tests.test_live import config_text, populate, running, sent, until
 
 MOSQUITTO = shutil.which("mosquitto") or next((p for p in ("/usr/sbin/mosquitto",) if Path(p).exists()), None)
-pytestmark = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed (.ci/run installs it)")
+needs_broker = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed (.ci/run installs it)")
 
 
 def free_port() -> int:
@@ -87,6 +87,7 @@ async def collect(port: int, topic: str, into: list, ready: asyncio.Event, ident
             await asyncio.sleep(0.1)
 
 
+@needs_broker
 async def test_actions_and_state_arrive_on_their_topics(tmp_path, broker):
     got: list = []
     ready = asyncio.Event()
@@ -105,6 +106,7 @@ async def test_actions_and_state_arrive_on_their_topics(tmp_path, broker):
     await asyncio.gather(watcher, return_exceptions=True)
 
 
+@needs_broker
 async def test_a_ct_ban_on_one_server_is_enforced_on_another(tmp_path, broker):
     sim_a, sim_b = SimServer(password="pw"), SimServer(password="pw")
     async with daemon_on(tmp_path, broker, "a", sim_a) as a, daemon_on(tmp_path, broker, "b", sim_b) as b:
@@ -126,6 +128,7 @@ async def test_a_ct_ban_on_one_server_is_enforced_on_another(tmp_path, broker):
         del a
 
 
+@needs_broker
 async def test_broker_outage_loses_no_message(tmp_path, broker):
     got: list = []
     ready = asyncio.Event()
@@ -151,3 +154,16 @@ async def test_broker_outage_loses_no_message(tmp_path, broker):
     assert ids == sorted(ids)
     watcher.cancel()
     await asyncio.gather(watcher, return_exceptions=True)
+
+
+def test_mqtt_urls_carry_user_password_and_tls():
+    from jailcore.io.mqtt import parse_url
+
+    plain = parse_url("mqtt://jail%20core:p%40ss@broker.lan:1884")
+    assert (plain["hostname"], plain["port"], plain["username"], plain["password"], plain["tls_context"]) == (
+        "broker.lan", 1884, "jail core", "p@ss", None
+    )
+    tls = parse_url("mqtts://broker.lan", insecure=True)
+    assert tls["port"] == 8883 and tls["tls_context"] is not None and not tls["tls_context"].check_hostname
+    with pytest.raises(ValueError, match="mqtt://"):
+        parse_url("http://broker.lan")

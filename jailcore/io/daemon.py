@@ -65,7 +65,7 @@ class Daemon:
         self.outbox = Outbox(self.client, on_result=self._answered)
         self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
         self.on_action = on_action
-        self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban) if config.mqtt_url else None
+        self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban, tls=dict(config.mqtt_tls)) if config.mqtt_url else None
         self.log_port = 0
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()

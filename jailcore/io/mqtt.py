@@ -28,18 +28,28 @@ CTBANS = "jailcore/network/ctbans"
 MAX_QUEUE = 50_000
 
 
-def parse_url(url: str) -> dict:
-    """`mqtt://user:password@host:port` or `mqtts://...` (TLS) to client arguments."""
+def parse_url(url: str, ca_file: str = "", cert_file: str = "", key_file: str = "", insecure: bool = False) -> dict:
+    """`mqtt://user:password@host:port` or `mqtts://...` (TLS) to client arguments; the
+    TLS files are the broker's CA and this client's certificate and key, as any MQTT
+    client takes them."""
     parts = urlsplit(url)
     if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
         raise ValueError(f"MQTT URL must look like mqtt://user:password@host:port or mqtts://..., got {url!r}")
     tls = parts.scheme == "mqtts"
+    context = None
+    if tls:
+        context = ssl.create_default_context(cafile=ca_file or None)
+        if cert_file:
+            context.load_cert_chain(cert_file, key_file or None)
+        if insecure:  # a self-signed broker on a LAN: the admin's explicit choice
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
     return {
         "hostname": parts.hostname,
         "port": parts.port or (8883 if tls else 1883),
         "username": unquote(parts.username) if parts.username else None,
         "password": unquote(parts.password) if parts.password else None,
-        "tls_context": ssl.create_default_context() if tls else None,
+        "tls_context": context,
     }
 
 
@@ -50,8 +60,9 @@ class MqttLink:
         server: str,
         on_ctban: Callable[[dict], None] | None = None,
         backoff: tuple[float, float] = (0.5, 30.0),
+        tls: dict | None = None,
     ):
-        self.args = parse_url(url)
+        self.args = parse_url(url, **(tls or {}))
         self.server = server
         self.on_ctban = on_ctban
         self.backoff_min, self.backoff_max = backoff
