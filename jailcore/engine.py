@@ -631,11 +631,8 @@ class Engine(NextRules):
                 s.game = None
         return [self._hud()]
 
-    def _warden_seat(self, e: ev.ShimEvent) -> Seat:
-        return self._seat(e.player)
-
     def _order(self, e: ev.OrderGiven) -> list[Action]:
-        seat = self._warden_seat(e)
+        seat = self._seat(e.player)
         s = self.state
         out: list[Action] = []
         if s.freeday and self.day == 1 and self.config.on("calendar.freeday"):
@@ -660,7 +657,7 @@ class Engine(NextRules):
         rule = self.config.rules["prohibitions.max"]
         limit = rule["freeday_limit"] if s.freeday else rule["limit"]
         if rule.enabled and len(s.prohibitions) >= limit:
-            seat = self._warden_seat(e)
+            seat = self._seat(e.player)
             text = self._text("prohibitions.max", count=len(s.prohibitions), limit=limit, text=e.text)
             out = self.punish(rule.key, seat, text)
             index = len(s.prohibitions) + 1
@@ -680,7 +677,7 @@ class Engine(NextRules):
 
     def _game_start(self, e: ev.GameStarted) -> list[Action]:
         s = self.state
-        seat = self._warden_seat(e)
+        seat = self._seat(e.player)
         game = self.config.catalogue.find(e.game)
         if game is None:
             if self.config.on("games.unknown") and not self.approved(e.game):
@@ -731,7 +728,7 @@ class Engine(NextRules):
         """C4: a special day on round R allows the next one on round R+N at the earliest."""
         s = self.state
         rule = self.config.rules["specialday.cooldown"]
-        seat = self._warden_seat(e)
+        seat = self._seat(e.player)
         last = s.specialday
         if rule.enabled and last is not None and s.round < last + rule["rounds"]:
             nxt = last + rule["rounds"]

@@ -37,7 +37,7 @@ _SAVE_NOW = (ev.RoundStart, ev.RoundEnd, ev.RestartRound, ev.GameCommencing, ev.
 _ADVISORY = ("warn", "say", "hud", "cancel")
 
 
-def mode_shares(status: str) -> bool:
+def really_given(status: str) -> bool:
     """A CT ban is shared with the network only where it was really given."""
     return status in ("pending", "delivered")
 
@@ -131,7 +131,7 @@ class Daemon:
             self.on_action(action, command, status)
         if self.mqtt is not None:
             self.mqtt.publish(f"jailcore/{self.server}/actions", {"server": self.server, "id": row_id, "status": status, **action.to_json()})
-            if action.action == "ctban" and action.target is not None and mode_shares(status):
+            if action.action == "ctban" and action.target is not None and really_given(status):
                 t = action.target
                 ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid), {})
                 self.mqtt.publish(CTBANS, {
