@@ -249,6 +249,8 @@ class Engine(NextRules):
         if self._recent.get(event.seq) == event:
             return True
         last = self.state.seq
+        if last is not None and event.seq <= last and event.time < self.state.time:
+            return True  # an old line again (a log read twice across a restart), not a reload
         if last is not None and event.seq != last + 1:
             self.resync_wanted = True
         self.state.seq = event.seq

@@ -345,3 +345,16 @@ def test_a_replayed_shim_line_is_ignored_but_a_reloaded_plugin_is_not():
     log.specialday(WARDEN)
     actions, engine = run("", log)
     assert [a.action for a in actions] == ["slay", "ctban", "teamswap"] and engine.resync_wanted
+
+
+def test_an_old_shim_line_read_again_after_a_restart_is_not_acted_on():
+    log, _ = setup()
+    log.specialday(WARDEN).specialday(WARDEN)
+    old = log.lines[-1]  # the line that cost the warden a slay
+    _, engine = run("", log)
+    restarted = Engine(engine.config, json.loads(json.dumps(engine.snapshot())))  # the daemon restarted
+    later = Log(start="2026-11-30T21:00:00")
+    later.say(GUARD, "снова в строю")
+    later.lines.append(old)  # and the old line arrives again
+    actions, _ = run(engine.config, later, engine=restarted)
+    assert actions == []

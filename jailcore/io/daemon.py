@@ -70,6 +70,7 @@ class Daemon:
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
         self._dirty = self._save_soon = False
+        self.engine_errors = 0
         self._resync_task: asyncio.Task | None = None
         for row_id, command in self.store.pending(self.server):
             self.outbox.put(row_id, command)
@@ -81,7 +82,12 @@ class Daemon:
         event = self.parser.parse(record)
         if event is None:
             return
-        actions = self.engine.handle(event)
+        try:
+            actions = self.engine.handle(event)
+        except Exception:  # an engine bug on one line must not stop enforcement
+            self.engine_errors += 1
+            log.exception("the engine failed on %r; the line is skipped", record[:300])
+            return
         for action in actions:
             self.dispatch(action)
         if actions or isinstance(event, _SAVE_NOW):
