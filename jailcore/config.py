@@ -95,6 +95,8 @@ class Config:
 _LADDER = "ladder"
 _STR_LIST = "list of strings"
 _RULE = {"enabled": (bool, True), "ref": (str, "")}
+# A name wearing a staff tag: "[ADMIN] Вася", "(Админ)Петя", "|Модер| X", "Admin | Y".
+_ADMIN_TAG = r"(?i)(?:^|[\[\(\{<|])\s*(?:admin|админ|модер|moder|staff|owner|владелец)\w*\s*(?:[\]\)\}>|]|$)"
 
 SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
     "server": {
@@ -155,7 +157,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
                                                      r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b",
                                                      r"(?i)\b[\w-]+\.(?:ru|com|net|org|su|pro|gg)\b"])},
     "conduct.names": {**_RULE, "ref": (str, "Общие 16"), "ladder": (_LADDER, ["kick"]),
-                      "patterns": (_STR_LIST, [r"(?i)\badmin", r"(?i)админ", r"(?i)модер", r"(?i)\bconsole\b"])},
+                      "patterns": (_STR_LIST, [_ADMIN_TAG, r"(?i)^\s*console\s*$"])},
     "conduct.grenade_spam": {**_RULE, "ref": (str, "Общие 22"), "count": (int, 3), "seconds": (int, 10),
                              "ladder": (_LADDER, ["slay", "ban 10m"])},
     "calendar.personal_freeday": {**_RULE, "ref": (str, "ФД 8"), "ladder": (_LADDER, ["warn"])},

@@ -678,22 +678,25 @@ class Engine(NextRules):
     # -- games, special days, freedays ---------------------------------------------------
 
     def _game_start(self, e: ev.GameStarted) -> list[Action]:
+        """The core limits first (C3, C5), then the rules beyond the card (N1, N3, N5)."""
         s = self.state
         seat = self._seat(e.player)
         game = self.config.catalogue.find(e.game)
         if game is None:
             if self.config.on("games.unknown") and not self.approved(e.game):
                 return self.punish("games.unknown", seat, self._text("games.unknown", game=e.game))
-            refused = self.game_refusal(seat, e.game, frozenset())
-            if refused is not None:
-                return refused
-            s.game = {"name": e.game, "key": None, "host": seat.userid, "started": e.time, "tags": []}
-            self.game_started(e.game, seat.userid)
-            return [self._hud()]
-        refused = self.game_refusal(seat, game.name, game.tags)
+            return self.game_refusal(seat, e.game, frozenset()) or self._start_game(e.game, seat, ())
+        refused = self._core_refusal(seat, game)
+        if refused is None:
+            refused = self.game_refusal(seat, game.name, game.tags)
         if refused is not None:
             return refused
-        out: list[Action] = []
+        if "global" in game.tags and self.config.on("calendar.global_games"):
+            s.global_games += 1
+        return self._start_game(game.name, seat, game.tags)
+
+    def _core_refusal(self, seat: Seat, game) -> list[Action] | None:
+        s = self.state
         if s.freeday and self.day == 1 and self.config.on("calendar.freeday"):
             return self.punish("calendar.freeday", seat, self._text("calendar.freeday"))
         prisoners = self._count(T)
@@ -713,11 +716,12 @@ class Engine(NextRules):
             if s.global_games >= rule["per_week"]:
                 text = self._text("calendar.global_games", limit=rule["per_week"], count=s.global_games)
                 return self.punish(rule.key, seat, text)
-            s.global_games += 1
-        s.game = {"name": game.name, "key": game.name, "host": seat.userid, "started": e.time, "tags": sorted(game.tags)}
-        self.game_started(game.name, seat.userid)
-        out.append(self._hud())
-        return out
+        return None
+
+    def _start_game(self, name: str, seat: Seat, tags) -> list[Action]:
+        self.state.game = {"name": name, "key": name, "host": seat.userid, "started": self.state.time, "tags": sorted(tags)}
+        self.game_started(name, seat.userid)
+        return [self._hud()]
 
     def _game_end(self, e: ev.GameEnded) -> list[Action]:
         if self.state.game is None:

@@ -213,7 +213,10 @@ def test_n14_advertising_is_a_permanent_ban():
     assert [(a.action, a.rule, a.minutes, a.target.userid) for a in actions] == [("ban", "conduct.advertising", 0, ts[0].userid)]
 
 
-@pytest.mark.parametrize(("name", "kicked"), [("Admin Вася", True), ("♥♥♥", True), ("Начальник", True), ("Вася", False)])
+@pytest.mark.parametrize(
+    ("name", "kicked"),
+    [("[ADMIN] Вася", True), ("(Админ)Петя", True), ("♥♥♥", True), ("Начальник", True), ("Вася", False), ("Admiral", False)],
+)
 def test_n14_impersonating_or_unreadable_names(name, kicked):
     log, _ = setup()
     log.connect(P(name, 70, "STEAM_1:0:7070"), "TERRORIST")
@@ -326,3 +329,12 @@ def test_n19_a_grenade_at_guards_counts_as_rebellion():
 def test_every_next_rule_can_be_switched_off(key):
     text = f"[{key}]\nenabled = false\n"
     assert not config(text).on(key)
+
+
+def test_core_limits_are_reported_before_the_rules_beyond_the_card():
+    log, _ = setup()
+    for _ in range(2):
+        log.game(WARDEN, "Прятки").round_end().round_start().warden(WARDEN)
+    log.start_here().game(WARDEN, "Прятки")  # a third global game, and a third round in a row
+    actions, _ = run("", log)
+    assert rules_of(actions) == [("teamswap", "calendar.global_games")]
