@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_history)
 
     p = sub.add_parser("demo", help="the daemon against a built-in simulated server")
-    p.add_argument("--rounds", type=int, default=4)
+    p.add_argument("--rounds", type=int, default=5, help="how many rounds to play (3 to 5)")
     p.add_argument("--lang", choices=("ru", "en"), default="ru")
     p.set_defaults(func=cmd_demo)
     return parser

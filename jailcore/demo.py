@@ -82,6 +82,12 @@ async def _demo(rounds: int, lang: str, pause: float) -> int:
                     sim.log.game(guard, "Король"), sim.log.game(guard, "Повар")))
                 await step("The moved guard tries to go back to CT at once (001 guards 11)", lambda: (
                     sim.log.join(guard, "CT"),))
+            if rounds >= 5:
+                prisoners = [p for p in sim.players.values() if p.team == "TERRORIST" and p.alive][:2]
+                await step("Round 5: «Математика»: the referee names the first right answer, with the proof", lambda: (
+                    sim.round_end(), sim.round_start(), sim.make_warden(warden), sim.log.order(warden, "Все к стене"),
+                    sim.log.game(warden, "Математика"), sim.log.say(warden, "2+2*2"),
+                    sim.log.say(prisoners[0], "8"), sim.log.say(prisoners[1], "\x046")))
             rows = daemon.store.entries()
             delivered = sum(1 for r in rows if r["status"] == "delivered")
             print(_paint(f"* done: {len(rows)} enforcement(s) logged, {delivered} delivered; "

@@ -90,8 +90,12 @@ def _number(text: str) -> float | None:
 
 @attrs.frozen
 class Verdict:
+    """What the referee saw. `kind` names the message (`referee.<kind>` in messages.py);
+    `values` fill it: the evidence, in the players' own words and order."""
+
     winner: int | None  # userid; None when nobody (or both) lost
-    summary: str  # what happened, with the evidence
+    kind: str
+    values: dict = attrs.field(factory=dict)
     losers: tuple[int, ...] = ()
 
 
@@ -167,13 +171,13 @@ class Round:
             return None
         self.done = True
         tried = "; ".join(f"{n}: «{t}»" for _, n, t in self.answers)
-        return Verdict(userid, f"«{self.question}» → «{want}»: first right answer by {name}. In order: {tried}")
+        return Verdict(userid, "first", {"question": self.question, "answer": want, "name": name, "order": tried})
 
     def _closest(self, value: float) -> Verdict:
         self.done = True
         best = min(self.answers, key=lambda a: abs(float(a[2].replace(",", ".")) - value))  # min keeps the first of a tie
         order = "; ".join(f"{n}: {t}" for _, n, t in self.answers)
-        return Verdict(best[0], f"answer {_fmt(value)}: closest {best[1]} ({best[2]}), ties to the first. In order: {order}")
+        return Verdict(best[0], "closest", {"answer": _fmt(value), "name": best[1], "guess": best[2], "order": order})
 
     def _rps(self, userid: int, name: str, text: str) -> Verdict | None:
         choice = _RPS.get(text.lower())
@@ -188,14 +192,15 @@ class Round:
         self.answers = []
         if c1 == c2:
             self.draws += 1
+            values = {"a": n1, "b": n2, "choice": c1, "draws": self.draws}
             if self.draws > 2:
                 self.done = True
-                return Verdict(None, f"{n1} and {n2}: {c1} and {c2}, a third draw: both lose", (u1, u2))
-            return Verdict(None, f"{n1}: {c1}, {n2}: {c2}: draw {self.draws} of 2")
+                return Verdict(None, "both_lose", values, (u1, u2))
+            return Verdict(None, "draw", values)
         self.done = True
-        if _BEATS[c1] == c2:
-            return Verdict(u1, f"{n1}: {c1} beats {n2}: {c2}", (u2,))
-        return Verdict(u2, f"{n2}: {c2} beats {n1}: {c1}", (u1,))
+        if _BEATS[c2] == c1:
+            (u1, n1, c1), (u2, n2, c2) = (u2, n2, c2), (u1, n1, c1)
+        return Verdict(u1, "beats", {"winner": n1, "win": c1, "loser": n2, "lose": c2}, (u2,))
 
 
 JUDGED = ("А-б", "Алфавит", "Математика", "Интуиция", "Камень-ножницы-бумага")

@@ -145,7 +145,7 @@ class NextRules:
         if verdict is None:
             return []
         rule = self.config.rules["referee"]
-        summary = say(self.lang, "referee", game=ref.game, text=verdict.summary)
+        summary = say(self.lang, "referee", game=ref.game, text=say(self.lang, f"referee.{verdict.kind}", **verdict.values))
         return [self._action("say", None, rule.key, rule.ref, self._text("rule", ref=rule.ref, text=summary))]
 
     # -- last prisoner and fairness: N6, N7, N8 -----------------------------------------------
