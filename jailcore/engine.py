@@ -283,8 +283,8 @@ class Engine(NextRules):
             warden=warden.name if warden else none,
             day=self.day,
             dayname=self._text("days").split("|")[self.day - 1] if self.config.week_length == 7 else self.day,
-            orders="; ".join(o["text"] for o in s.orders) or none,
-            prohibitions="; ".join(p["text"] for p in s.prohibitions) or none,
+            orders=", ".join(o["text"] for o in s.orders) or none,
+            prohibitions=", ".join(p["text"] for p in s.prohibitions) or none,
             game=s.game["name"] if s.game else none,
         )
         return self._action("hud", None, "hud", "", text)

@@ -170,13 +170,13 @@ class Round:
         if not right:
             return None
         self.done = True
-        tried = "; ".join(f"{n}: «{t}»" for _, n, t in self.answers)
+        tried = ", ".join(f"{n}: «{t}»" for _, n, t in self.answers)
         return Verdict(userid, "first", {"question": self.question, "answer": want, "name": name, "order": tried})
 
     def _closest(self, value: float) -> Verdict:
         self.done = True
         best = min(self.answers, key=lambda a: abs(float(a[2].replace(",", ".")) - value))  # min keeps the first of a tie
-        order = "; ".join(f"{n}: {t}" for _, n, t in self.answers)
+        order = ", ".join(f"{n}: {t}" for _, n, t in self.answers)
         return Verdict(best[0], "closest", {"answer": _fmt(value), "name": best[1], "guess": best[2], "order": order})
 
     def _rps(self, userid: int, name: str, text: str) -> Verdict | None:
