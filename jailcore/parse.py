@@ -65,13 +65,10 @@ _PREFIX = re.compile(
 )
 _IDENTITY = re.compile(r"(.*)<(-?\d{1,10})><([^<>]*)>(?:<([^<>]*)>)?", re.S)
 _IDENTITY3 = re.compile(r"(.*)<(-?\d{1,10})><([^<>]*)>", re.S)
+_FIRST_IDENTITY = re.compile(r'"(.*?)<(-?\d{1,10})><([^<>]*)>(?:<([^<>]*)>)?" (\S+)', re.S)
 _POS = re.compile(r"\[(-?\d+) (-?\d+) (-?\d+)\] ")
-_KILLED = re.compile(r'killed "(.*)" (?:\[-?\d+ -?\d+ -?\d+\] )?with "([^"]*)"(?: \(.*\))?', re.S)
-_ATTACKED = re.compile(
-    r'attacked "(.*)" (?:\[-?\d+ -?\d+ -?\d+\] )?with "([^"]*)" '
-    r'\(damage "(-?\d+)"\)(?: \(damage_armor "-?\d+"\))? \(health "(-?\d+)"\)(?: \(.*\))?',
-    re.S,
-)
+_DAMAGE = re.compile(r'\(damage "(-?\d+)"\)')
+_HEALTH = re.compile(r'\(health "(-?\d+)"\)')
 _SWITCHED = re.compile(r"switched from team <([^<>]*)> to <([^<>]*)>")
 _SEQ_TAIL = re.compile(r' \(seq "(\d{1,10})"\)$')
 _FREEKILL = re.compile(r' \(victim "#?(\d{1,10})"\) \(kind "(kill|damage)"\)')
@@ -166,6 +163,17 @@ class LogParser:
         return event
 
     def _slow_time(self, line: str) -> tuple[str, str]:
+        # A new second: the standard `MM/DD/YYYY - HH:MM:SS: ` is read by position (most
+        # lines), anything else (milliseconds, a bare colon) by the full pattern.
+        if line[21:23] == ": " and line[2] == "/" and line[5] == "/" and line[10:13] == " - " and line[15] == ":" == line[18]:
+            mo, d, y, hh, mi, ss = line[0:2], line[3:5], line[6:10], line[13:15], line[16:18], line[19:21]
+            digits = mo + d + y + hh + mi + ss
+            if digits.isascii() and digits.isdigit() and "01" <= mo <= "12" and "01" <= d <= "31" and hh < "24" and mi < "60" and ss < "61":
+                iso = f"{y}-{mo}-{d}T{hh}:{mi}:{ss}"
+                if len(self._times) > 4096:  # a long log walks through time: keep the cache small
+                    self._times.clear()
+                self._times[line[:23]] = iso
+                return iso, line[23:]
         m = _PREFIX.match(line)
         if m is None:
             raise Malformed("no HL log timestamp")
@@ -241,6 +249,24 @@ class LogParser:
     # -- player lines --------------------------------------------------------------------
 
     def _player_line(self, time: str, body: str) -> ev.Event | ev.Noted | None:
+        # The first well-formed identity and the verb after it, in one match: the common
+        # case. Most of a busy log is purchases, pickups, money: no rule reads them, so
+        # they are counted by their verb without building anything.
+        m = _FIRST_IDENTITY.match(body)
+        if m is not None:
+            word = m.group(5)
+            noted = self._noted_verbs.get(word)
+            if noted is not None:
+                return noted
+            if word == "triggered" and not body.startswith('"jb_', m.end(5) + 1):
+                return self._noted("player_triggered")  # the game's own (Got_The_Bomb...)
+            event = self._verb(time, m, body[m.start(5) :])
+            if event is not None:
+                return event
+        return self._player_line_slow(time, body)
+
+    def _player_line_slow(self, time: str, body: str) -> ev.Event | ev.Noted | None:
+        """Every other split, left to right: a name that holds `" ` or `<1><x><y>`."""
         start = 0
         seen_identity = False
         while True:
@@ -251,8 +277,6 @@ class LogParser:
             ident = body[1:split]
             tail = body[split + 2 :]
             if ident.endswith(">"):
-                # Most of a busy log is purchases, pickups, grenades: no rule reads them,
-                # so they are counted by their verb without building anything.
                 space = tail.find(" ")
                 noted = self._noted_verbs.get(tail[:space] if space > 0 else tail)
                 if noted is not None:
@@ -284,12 +308,17 @@ class LogParser:
             return ev.Chat(time, _player(m), text, word == "say_team")
         if word == "triggered":
             return self._player_trigger(time, m, tail[10:])
-        if word == "killed":
-            km, victim = _against(_KILLED, tail)
-            return ev.Killed(time, _player(m), victim, km.group(2)) if km else None
-        if word == "attacked":
-            am, victim = _against(_ATTACKED, tail)
-            return ev.Attacked(time, _player(m), victim, am.group(2), int(am.group(3)), int(am.group(4))) if am else None
+        if word == "killed" or word == "attacked":
+            parts = _against(tail, len(word) + 2)
+            if parts is None:
+                return None
+            victim, weapon, rest = parts
+            if word == "killed":
+                return ev.Killed(time, _player(m), victim, weapon)
+            dm, hm = _DAMAGE.search(rest), _HEALTH.search(rest)
+            if dm is None or hm is None:
+                return None
+            return ev.Attacked(time, _player(m), victim, weapon, int(dm.group(1)), int(hm.group(1)))
         if word == "joined":
             if not tail.startswith('joined team "') or not tail.endswith('"'):
                 return None
@@ -445,19 +474,30 @@ def _team(raw: str) -> str:
 
 
 def _player(m: re.Match) -> ev.Player:
-    team = m.group(4) if m.re is _IDENTITY else None
+    team = None if m.re is _IDENTITY3 else m.group(4)
     return ev.Player(m.group(1), int(m.group(2)), m.group(3), _TEAMS.get(team, team) if team else None)
 
 
-def _against(pattern: re.Pattern, tail: str) -> tuple[re.Match | None, ev.Player]:
-    """A two-player line's tail: the match, and the second player read from the right
-    (`(None, ...)` when either does not read)."""
-    m = pattern.fullmatch(tail)
-    victim = _IDENTITY.fullmatch(m.group(1)) if m else None
-    if victim is None:
-        return None, None  # type: ignore[return-value]
-    return m, _player(victim)
-
+def _against(tail: str, start: int) -> tuple[ev.Player, str, str] | None:
+    """The second player, the weapon and what follows, of `killed "V" [x y z] with "w" ...`,
+    read from the right: a name may hold anything, a weapon and the properties may not."""
+    w = tail.rfind(' with "')
+    if w < 0 or tail[start - 1 : start] != '"':
+        return None
+    end = tail.find('"', w + 7)
+    if end < 0:
+        return None
+    victim = tail[start:w]
+    if victim.endswith("]"):
+        victim = victim[: victim.rfind('" [')]
+    elif victim.endswith('"'):
+        victim = victim[:-1]
+    else:
+        return None
+    vm = _IDENTITY.fullmatch(victim)
+    if vm is None:
+        return None
+    return _player(vm), tail[w + 7 : end], tail[end + 1 :]
 
 def records(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:
     """Log-file lines to records, joining a record that a newline inside quotes split."""
