@@ -32,10 +32,6 @@ class Player:
     team: str | None = None
 
     @property
-    def is_bot(self) -> bool:
-        return self.steamid == "BOT"
-
-    @property
     def key(self) -> str:
         return player_key(self.steamid, self.userid)
 

@@ -39,7 +39,8 @@ CREATE INDEX IF NOT EXISTS audit_status ON audit (server, status);
 CREATE INDEX IF NOT EXISTS audit_player ON audit (steamid);
 """
 
-STATUSES = ("pending", "delivered", "failed", "observed", "advised")
+# An audit row's status: pending (written, not yet answered), delivered / failed (the
+# server's ok / error: reply), observed (observe mode), advised (advise mode).
 
 
 class Store:
@@ -92,10 +93,6 @@ class Store:
         rows = self.db.execute("SELECT id, command FROM audit WHERE server = ? AND status = 'pending' ORDER BY id", (server,))
         return [(r["id"], r["command"]) for r in rows]
 
-    def entries(self, where: str = "", params: tuple = (), limit: int | None = None, after: int = 0) -> list[sqlite3.Row]:
-        sql = "SELECT * FROM audit WHERE id > ?" + (f" AND {where}" if where else "")
-        if limit is not None:
-            sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT {int(limit)}) ORDER BY id"
-        else:
-            sql += " ORDER BY id"
-        return list(self.db.execute(sql, (after, *params)))
+    def entries(self, where: str = "1", params: tuple = ()) -> list[sqlite3.Row]:
+        """Audit rows in order; `where` is SQL written by this program, never by a player."""
+        return list(self.db.execute(f"SELECT * FROM audit WHERE {where} ORDER BY id", params))
