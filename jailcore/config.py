@@ -235,7 +235,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     values: dict[str, dict[str, Any]] = {}
     for name, keys in SCHEMA.items():
         given = sections.get(name, {})
-        values[name] = {k: _check(name, k, given, spec, fail) for k, spec in keys.items()}
+        values[name] = {k: _check(tuple(name.split(".")), k, given, spec, fail) for k, spec in keys.items()}
 
     for var, (section, key, kind) in _ENV.items():
         if env.get(var):
@@ -267,7 +267,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     limits: list[OnlineLimit] = []
     for i, item in enumerate(limits_raw if limits_raw is not None else DEFAULT_LIMITS):
         base = ("games", "online_limit", "limits", i)
-        v = {k: _check_item(base, k, item, spec, fail) for k, spec in _ARRAYS["games.online_limit.limits"].items()}
+        v = _check_table(base, item, _ARRAYS["games.online_limit.limits"], fail)
         if v["tag"] and v["tag"] not in KNOWN_TAGS:
             fail((*base, "tag"), f"unknown tag {v['tag']!r}; known: {', '.join(sorted(KNOWN_TAGS))}")
         if v["more_than"] is not None:
@@ -276,7 +276,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     games = list(DEFAULT_CATALOGUE)
     for i, item in enumerate(arrays.get("games.catalogue", [])):
         base = ("games", "catalogue", i)
-        v = {k: _check_item(base, k, item, spec, fail) for k, spec in _ARRAYS["games.catalogue"].items()}
+        v = _check_table(base, item, _ARRAYS["games.catalogue"], fail)
         bad = set(v["tags"]) - KNOWN_TAGS
         if bad:
             fail((*base, "tags"), f"unknown tag(s) {sorted(bad)}; known: {', '.join(sorted(KNOWN_TAGS))}")
@@ -373,33 +373,29 @@ def _type_error(spec: Any, value: Any) -> str | None:
     raise AssertionError(spec)
 
 
-def _check(section: str, key: str, given: dict, spec: tuple, fail) -> Any:
+def _check(path: tuple, key: str, given: dict, spec: tuple, fail) -> Any:
+    """One key of a table (or of one table of an array): its value, or its default after
+    reporting why the given one is refused. A default of None means the key is required."""
     kind, default = spec
+    fresh = list(default) if isinstance(default, list) else default
     if key not in given:
-        return list(default) if isinstance(default, list) else default
+        if default is None:
+            fail((*path, key), "required")
+        return fresh
     value = given[key]
     why = _type_error(kind, value)
     if why:
-        fail((*section.split("."), key), f"{why}, got {value!r}")
-        return list(default) if isinstance(default, list) else default
+        fail((*path, key), f"{why}, got {value!r}")
+        return fresh
     if kind is int and value < 0:
-        fail((*section.split("."), key), f"must not be negative, got {value}")
+        fail((*path, key), f"must not be negative, got {value}")
     return float(value) if kind is float else value
 
 
-def _check_item(base: tuple, key: str, item: dict, spec: tuple, fail) -> Any:
-    kind, default = spec
-    for extra in set(item) - set(_ARRAYS[".".join(p for p in base if isinstance(p, str))]):
-        fail((*base, extra), "unknown key")
-    if key not in item:
-        if default is None:
-            fail((*base, key), "required")
-        return list(default) if isinstance(default, list) else default
-    why = _type_error(kind, item[key])
-    if why:
-        fail((*base, key), f"{why}, got {item[key]!r}")
-        return list(default) if isinstance(default, list) else default
-    return item[key]
+def _check_table(path: tuple, item: dict, schema: dict, fail) -> dict[str, Any]:
+    for extra in sorted(set(item) - set(schema)):
+        fail((*path, extra), "unknown key")
+    return {k: _check(path, k, item, spec, fail) for k, spec in schema.items()}
 
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?")

@@ -17,12 +17,11 @@ from .actions import Action
 from .config import load
 from .io.daemon import Daemon
 from .io.simserver import SimServer
+from .tail import COLOURS, paint
 
-COLOURS = {"warn": "33", "slay": "31", "teamswap": "35", "ctban": "35", "cancel": "36", "say": "32", "ban": "31"}
 
-
-def _paint(text: str, code: str) -> str:
-    return f"\x1b[{code}m{text}\x1b[0m" if sys.stdout.isatty() else text
+def _paint(text: str, code: str | None) -> str:
+    return paint(text, code, sys.stdout.isatty())
 
 
 async def _demo(rounds: int, lang: str, pause: float) -> int:
@@ -38,7 +37,7 @@ async def _demo(rounds: int, lang: str, pause: float) -> int:
 
         def show(action: Action, command: str | None, status: str) -> None:
             who = f"{action.target.name} #{action.target.userid}" if action.target else "всем" if lang == "ru" else "everyone"
-            head = _paint(f"{action.action.upper():9}", COLOURS.get(action.action, "0"))
+            head = _paint(f"{action.action.upper():9}", COLOURS.get(action.action))
             print(f"  {head} round {action.round} [{action.rule} {action.ref}] -> {who}")
             print(f"            {action.reason}")
 

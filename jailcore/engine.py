@@ -12,7 +12,6 @@ limits, punishment ladders, CT bans and the return block.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
@@ -21,6 +20,7 @@ from . import events as ev
 from .actions import Action, Target
 from .config import Config
 from .ladder import Step
+from .logtime import plus_minutes, seconds_between
 from .messages import say, step_name
 from .referee import Round
 from .rules_next import NextRules
@@ -242,6 +242,9 @@ class Engine(NextRules):
     def _count(self, team: str, alive_only: bool = False) -> int:
         return sum(1 for p in self.state.players.values() if p.team == team and (p.alive or not alive_only))
 
+    def alive(self, team: str) -> list[Seat]:
+        return [p for p in self.state.players.values() if p.team == team and p.alive]
+
     def _already_handled(self, event: ev.ShimEvent) -> bool:
         """True for a shim line already handled (the same seq with the same content). A
         gap in seq means lines were lost, and a seq that goes back with new content means
@@ -271,8 +274,8 @@ class Engine(NextRules):
             return self._text("left.rounds", n=ban["rounds"])
         if ban.get("until") is None:
             return self._text("left.forever")
-        left = datetime.fromisoformat(ban["until"]) - datetime.fromisoformat(self.state.time)
-        return self._text("left.minutes", n=max(1, -(-int(left.total_seconds()) // 60)))
+        left = int(seconds_between(self.state.time, ban["until"]))
+        return self._text("left.minutes", n=max(1, -(-left // 60)))
 
     def _hud(self) -> Action:
         s = self.state
@@ -334,26 +337,18 @@ class Engine(NextRules):
             out += self._warden_gone(died=False)
         blocker = self.config.rules["ctban.return_block"]
         if block and was_ct and blocker.enabled and seat.key not in self.state.ctbans:
-            self.state.ctbans[seat.key] = self._ban_record(seat, blocker.key, blocker.ref, reason, None, blocker["rounds"])
+            self.state.ctbans[seat.key] = self._ban_record(seat.steamid, seat.name, blocker.key, blocker.ref, reason,
+                                                           rounds=blocker["rounds"])
         return out
 
-    def _ban_record(self, seat: Seat, rule: str, ref: str, reason: str, minutes: int | None, rounds: int | None) -> dict:
-        until = None
-        if minutes:
-            until = (datetime.fromisoformat(self.state.time) + timedelta(minutes=minutes)).isoformat()
-        return {
-            "steamid": seat.steamid,
-            "name": seat.name,
-            "until": until,
-            "rounds": rounds,
-            "since": self.state.round,
-            "rule": rule,
-            "ref": ref,
-            "reason": reason,
-        }
+    def _ban_record(self, steamid: str, name: str, rule: str, ref: str, reason: str,
+                    until: str | None = None, rounds: int | None = None, **more: str) -> dict:
+        return {"steamid": steamid, "name": name, "until": until, "rounds": rounds, "since": self.state.round,
+                "rule": rule, "ref": ref, "reason": reason, **more}
 
     def ban_from_ct(self, seat: Seat, key: str, ref: str, reason: str, minutes: int | None = None, rounds: int | None = None) -> list[Action]:
-        ban = self._ban_record(seat, key, ref, reason, minutes, rounds)
+        until = plus_minutes(self.state.time, minutes) if minutes else None
+        ban = self._ban_record(seat.steamid, seat.name, key, ref, reason, until=until, rounds=rounds)
         self.state.ctbans[seat.key] = ban
         out = [self._action("ctban", seat, key, ref, self._text("ctban.given", left=self._left(ban), text=reason), minutes=minutes, rounds=rounds)]
         if seat.team == CT:
@@ -366,17 +361,8 @@ class Engine(NextRules):
         key = ev.player_key(steamid, 0)
         if key.startswith("#"):
             return []
-        record = {
-            "steamid": steamid,
-            "name": str(ban.get("name", "")),
-            "until": ban.get("until"),
-            "rounds": ban.get("rounds"),
-            "since": self.state.round,
-            "rule": "ctban",
-            "ref": str(ban.get("ref", "")),
-            "reason": str(ban.get("reason", "")),
-            "origin": str(ban.get("origin", "")),
-        }
+        record = self._ban_record(steamid, str(ban.get("name", "")), "ctban", str(ban.get("ref", "")), str(ban.get("reason", "")),
+                                  until=ban.get("until"), rounds=ban.get("rounds"), origin=str(ban.get("origin", "")))
         self.state.ctbans[key] = record
         for seat in self.state.players.values():
             if seat.key == key and seat.team == CT and self.config.on("ctban"):

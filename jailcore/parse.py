@@ -499,25 +499,23 @@ def _against(tail: str, start: int) -> tuple[ev.Player, str, str] | None:
         return None
     return _player(vm), tail[w + 7 : end], tail[end + 1 :]
 
+_MARKS = {bytes: (b"\x00", b"\r\n", b'"', b"\n", b"L ", b"/"), str: ("\x00", "\r\n", '"', "\n", "L ", "/")}
+
+
 def records(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:
     """Log-file lines to records, joining a record that a newline inside quotes split."""
-    pending: bytes | str | None = None
+    pending = None
     for line in lines:
-        if isinstance(line, bytes):
-            stripped = line.lstrip(b"\x00")
-            starts = stripped[:2] == b"L " or stripped[2:3] == b"/"
-            nl: bytes | str = b"\n"
-        else:
-            stripped = line.lstrip("\x00")
-            starts = stripped[:2] == "L " or stripped[2:3] == "/"
-            nl = "\n"
+        nul, eol, quote, newline, prefix, slash = _MARKS[type(line)]
+        head = line.lstrip(nul)
+        line = line.rstrip(eol)
         # A record continues only while a quote is open (a reason with a newline in it);
         # any other line without a timestamp is a record of its own, counted as junk.
-        if starts or pending is None or pending.count(b'"' if isinstance(pending, bytes) else '"') % 2 == 0:
+        if head[:2] == prefix or head[2:3] == slash or pending is None or pending.count(quote) % 2 == 0:
             if pending is not None:
                 yield pending
-            pending = line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n")
+            pending = line
         else:
-            pending = pending + nl + line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n")  # type: ignore[operator]
+            pending = pending + newline + line
     if pending is not None:
         yield pending

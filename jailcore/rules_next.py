@@ -10,13 +10,12 @@ timestamps: a jail server's log never stays quiet for long.
 from __future__ import annotations
 
 import re
-from datetime import datetime
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from .actions import Action
 from .catalogue import fold
+from .logtime import seconds_between
 from .messages import say
 from .referee import JUDGED, Round
 
@@ -24,15 +23,6 @@ if TYPE_CHECKING:
     from .engine import Seat
 
 CT, T = ev.CT, ev.T
-
-
-@lru_cache(maxsize=4096)
-def _moment(iso: str) -> datetime:
-    return datetime.fromisoformat(iso)
-
-
-def seconds_between(earlier: str, later: str) -> float:
-    return (_moment(later) - _moment(earlier)).total_seconds()
 
 
 class NextRules:
@@ -56,7 +46,7 @@ class NextRules:
                 s.lr["done"] = True
                 text = say(self.lang, "lastrequest.timeout", name=s.lr["name"], seconds=rule["seconds"])
                 out.append(self._action("say", None, rule.key, rule.ref, self._text("rule", ref=rule.ref, text=text)))
-        if s.round_open and s.warden is None and s.round_started and not s.freeday and self.config.on("teams.no_warden"):
+        if s.warden is None and not s.warden_punished and s.round_started and not s.freeday and self.config.on("teams.no_warden"):
             out += self._no_warden(now)
         return out
 
@@ -83,7 +73,7 @@ class NextRules:
         elapsed = seconds_between(s.round_started, now)
         if elapsed <= rule["ask_seconds"] or (s.warden_asked and elapsed <= rule["punish_seconds"]):
             return []
-        guards = sorted((p for p in s.players.values() if p.team == CT and p.alive), key=lambda p: p.joined)
+        guards = sorted(self.alive(CT), key=lambda p: p.joined)
         if not guards:
             return []
         if elapsed > rule["punish_seconds"] and s.warden_asked and not s.warden_punished:
@@ -104,7 +94,7 @@ class NextRules:
         if self.config.on("games.host") and seat.userid != s.warden:
             return self.punish("games.host", seat, say(self.lang, "games.host", game=name))
         if "chat" in tags and self.config.on("games.gagged"):
-            gagged = [p.name for p in s.players.values() if p.team == T and p.alive and p.gagged]
+            gagged = [p.name for p in self.alive(T) if p.gagged]
             if gagged:
                 return self.punish("games.gagged", seat, say(self.lang, "games.gagged", game=name, names=", ".join(gagged)))
         if self.config.on("games.repeat"):
@@ -155,7 +145,7 @@ class NextRules:
         s = self.state
         if not s.round_open or s.lr is not None:
             return
-        alive = [p for p in s.players.values() if p.team == T and p.alive]
+        alive = self.alive(T)
         if len(alive) == 1:
             s.lr = {"start": s.time, "uid": alive[0].userid, "name": alive[0].name, "done": False}
 
@@ -164,7 +154,7 @@ class NextRules:
         s = self.state
         if seat.team != CT or not s.round_open or not self.config.on("lastrequest.guard_suicide"):
             return []
-        alive = [p for p in s.players.values() if p.team == T and p.alive]
+        alive = self.alive(T)
         if len(alive) != 1:
             return []
         rule = self.config.rules["lastrequest.guard_suicide"]
