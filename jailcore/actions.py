@@ -9,10 +9,10 @@ wrote reaches the console unquoted: targets are `#userid`, every text goes throu
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import attrs
 
-KINDS = ("warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay", "money", "respawn", "freeday", "cancel", "say", "hud")
 MAX_COMMAND = 511
 MAX_TEXT = 360  # bytes of UTF-8 in one quoted argument
 
@@ -31,7 +31,7 @@ class Target:
 class Action:
     time: str
     round: int
-    action: str = attrs.field(validator=attrs.validators.in_(KINDS))
+    action: str  # a key of VOCABULARY
     target: Target | None
     rule: str
     ref: str
@@ -89,36 +89,74 @@ def _q(text: str) -> str:
     return f'"{clean_text(text)}"'
 
 
-def render(action: Action) -> str | None:
-    kind = action.action
-    uid = f"#{action.target.userid}" if action.target else None
-    if kind in ("say", "freeday"):
-        command = f"jb_say {_q(action.reason)}"
-    elif kind == "hud":
-        command = f"jb_hud {_q(action.reason)}"
-    elif kind == "cancel":
-        if action.index is None:
+@attrs.frozen
+class Kind:
+    """One word of the action vocabulary: what admins and players call it, how `tail`
+    colours it, whether a ladder may use it as a step, and the console command that
+    carries it out (None: the daemon keeps it, or nothing is sent)."""
+
+    ru: str
+    en: str
+    colour: str
+    step: bool
+    command: Callable[[Action], str | None]
+
+
+def _target(action: Action) -> str:
+    return f"#{action.target.userid}" if action.target else ""
+
+
+def _to_player(template: str) -> Callable[[Action], str | None]:
+    """A command aimed at one player; without a target there is nothing to send."""
+
+    def command(action: Action) -> str | None:
+        if action.target is None:
             return None
-        command = f"jb_cancel_prohibition {int(action.index)}"
-    elif uid is None:
-        return None
-    elif kind in ("warn", "ctban", "autoslay"):
-        # CT bans and autoslay are kept by the daemon; the player is told by a warning.
-        command = f"jb_warn {uid} {_q(action.reason)}"
-    elif kind == "slay":
-        command = f"jb_slay {uid} {_q(action.reason)}"
-    elif kind == "teamswap":
-        team = "CT" if action.team == "CT" else "T"
-        command = f"jb_teamswap {uid} {team} {_q(action.reason)}"
-    elif kind == "money":
-        command = f"jb_money {uid} {int(action.amount or 0)}"
-    elif kind == "respawn":
-        command = f"jb_respawn {uid}"
-    elif kind == "kick":
-        command = f"kickid {action.target.userid} {_q(action.reason)}"
-    elif kind == "ban":
-        command = f"sm_ban {uid} {int(action.minutes or 0)} {_q(action.reason)}"
-    else:
-        return None
-    assert len(command.encode("utf-8")) <= MAX_COMMAND, command
+        return template.format(
+            uid=_target(action), userid=action.target.userid, reason=_q(action.reason), team="CT" if action.team == "CT" else "T",
+            amount=int(action.amount or 0), minutes=int(action.minutes or 0),
+        )
+
+    return command
+
+
+def _to_everyone(template: str) -> Callable[[Action], str | None]:
+    return lambda action: template.format(reason=_q(action.reason))
+
+
+def _cancel(action: Action) -> str | None:
+    return None if action.index is None else f"jb_cancel_prohibition {int(action.index)}"
+
+
+# CT bans and autoslay are kept by the daemon; the player is told by a warning.
+VOCABULARY: dict[str, Kind] = {
+    "warn": Kind("предупреждение", "warning", "33", True, _to_player("jb_warn {uid} {reason}")),
+    "slay": Kind("убийство", "slay", "31", True, _to_player("jb_slay {uid} {reason}")),
+    "teamswap": Kind("перевод за Т", "moved to T", "35", True, _to_player("jb_teamswap {uid} {team} {reason}")),
+    "ctban": Kind("запрет за КТ", "CT ban", "35", True, _to_player("jb_warn {uid} {reason}")),
+    "kick": Kind("кик", "kick", "31", True, _to_player("kickid {userid} {reason}")),
+    "ban": Kind("бан", "ban", "31;1", True, _to_player("sm_ban {uid} {minutes} {reason}")),
+    "autoslay": Kind("автослей", "autoslay", "31", True, _to_player("jb_warn {uid} {reason}")),
+    "money": Kind("компенсация", "compensation", "32", True, _to_player("jb_money {uid} {amount}")),
+    "respawn": Kind("возрождение", "respawn", "32", True, _to_player("jb_respawn {uid}")),
+    "freeday": Kind("ФД", "freeday", "32", True, _to_everyone("jb_say {reason}")),
+    "cancel": Kind("отмена", "cancel", "36", True, _cancel),
+    "say": Kind("объявление", "announcement", "32", False, _to_everyone("jb_say {reason}")),
+    "hud": Kind("табло", "display", "0", False, _to_everyone("jb_hud {reason}")),
+}
+KINDS = tuple(VOCABULARY)
+STEPS = tuple(k for k, kind in VOCABULARY.items() if kind.step)
+
+
+def kind_name(lang: str, kind: str) -> str:
+    entry = VOCABULARY.get(kind)
+    if entry is None:
+        return kind
+    return entry.en if lang == "en" else entry.ru
+
+
+def render(action: Action) -> str | None:
+    command = VOCABULARY[action.action].command(action)
+    if command is not None:
+        assert len(command.encode("utf-8")) <= MAX_COMMAND, command
     return command

@@ -19,7 +19,9 @@ from typing import Any
 import attrs
 
 from .catalogue import DEFAULT_CATALOGUE, Catalogue, Game
-from .ladder import LadderError, Step, parse_ladder
+from .ladder import LadderError, parse_ladder
+from .rules import ORDER
+from .rules.base import Ladder, RuleSettings
 
 
 class ConfigError(ValueError):
@@ -28,18 +30,6 @@ class ConfigError(ValueError):
     def __init__(self, problems: list[str]):
         super().__init__("\n".join(problems))
         self.problems = problems
-
-
-@attrs.frozen
-class Rule:
-    key: str
-    enabled: bool
-    ref: str
-    ladder: tuple[Step, ...]
-    params: Mapping[str, Any] = attrs.field(factory=dict)
-
-    def __getitem__(self, name: str) -> Any:
-        return self.params[name]
 
 
 @attrs.frozen
@@ -69,13 +59,10 @@ class Config:
     mqtt_tls: Mapping[str, Any]
     week_length: int
     reset_on_map_change: bool
-    rules: Mapping[str, Rule]
+    rules: Mapping[str, RuleSettings]
     online_limits: tuple[OnlineLimit, ...]
     catalogue: Catalogue
     source: str = ""
-
-    def rule(self, key: str) -> Rule:
-        return self.rules[key]
 
     def on(self, key: str) -> bool:
         rule = self.rules.get(key)
@@ -94,10 +81,6 @@ class Config:
 # (type, default) per key; a tuple of strings as type means one of those values.
 _LADDER = "ladder"
 _STR_LIST = "list of strings"
-_RULE = {"enabled": (bool, True), "ref": (str, "")}
-# A name wearing a staff tag: "[ADMIN] Вася", "(Админ)Петя", "|Модер| X", "Admin | Y".
-_ADMIN_TAG = r"(?i)(?:^|[\[\(\{<|])\s*(?:admin|админ|модер|moder|staff|owner|владелец)\w*\s*(?:[\]\)\}>|]|$)"
-
 SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
     "server": {
         "name": (str, "jail"),
@@ -116,57 +99,30 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
     "state": {"path": (str, "jailcore.sqlite3")},
     "mqtt": {"url": (str, ""), "ca_file": (str, ""), "cert_file": (str, ""), "key_file": (str, ""), "insecure": (bool, False)},
     "calendar": {"week": (int, 7), "reset_on_map_change": (bool, False)},
-    "orders": {**_RULE, "ref": (str, "3"), "mode": (("replace", "stack"), "replace")},
-    "prohibitions.max": {
-        **_RULE,
-        "ref": (str, "6.3"),
-        "limit": (int, 2),
-        "freeday_limit": (int, 3),
-        "ladder": (_LADDER, ["warn"]),
-    },
-    "specialday.cooldown": {**_RULE, "ref": (str, "6.5"), "rounds": (int, 3), "ladder": (_LADDER, ["slay", "ctban 30m"])},
-    "games.online_limit": {**_RULE, "ref": (str, "5.17"), "ladder": (_LADDER, ["warn", "teamswap"])},
-    "games.min_players": {**_RULE, "ref": (str, "VI"), "ladder": (_LADDER, ["warn"])},
-    "games.unknown": {**_RULE, "ref": (str, "6.0"), "ladder": (_LADDER, ["warn"])},
-    "calendar.freeday": {**_RULE, "ref": (str, "ФД 1"), "ladder": (_LADDER, ["warn", "teamswap", "ctban 30m"])},
-    "calendar.global_games": {
-        **_RULE,
-        "ref": (str, "Глобальные 1"),
-        "per_week": (int, 2),
-        "ladder": (_LADDER, ["teamswap", "ctban 30m"]),
-    },
-    "calendar.rebellion": {**_RULE, "ref": (str, "Заключённые 5"), "ladder": (_LADDER, ["ban 10m"])},
-    # --- beyond the design card (N1 to N19) ---
-    "games.host": {**_RULE, "ref": (str, "VI"), "ladder": (_LADDER, ["warn"])},
-    "games.duration": {**_RULE, "ref": (str, "5.11"), "minutes": (int, 5), "grace_seconds": (int, 60),
-                       "ladder": (_LADDER, ["warn", "teamswap"])},
-    "games.gagged": {**_RULE, "ref": (str, "5.16"), "ladder": (_LADDER, ["warn", "teamswap"])},
-    "games.host_death": {**_RULE, "ref": (str, "VI")},
-    "games.repeat": {**_RULE, "ref": (str, "5.5"), "in_a_row": (int, 2), "ladder": (_LADDER, ["warn", "teamswap"])},
-    "lastrequest.timeout": {**_RULE, "ref": (str, "ПЗ 1"), "seconds": (int, 10)},
-    "lastrequest.guard_suicide": {**_RULE, "ref": (str, "4.12"), "amount": (int, 100)},
-    "fairness.freekill": {**_RULE, "ref": (str, "4.5"), "kill_amount": (int, 100), "damage_amount": (int, 50)},
-    "teams.balance": {**_RULE, "ref": (str, "Общие 5"), "ratio": (int, 3)},
-    "teams.no_warden": {**_RULE, "ref": (str, "4.4"), "ask_seconds": (int, 30), "punish_seconds": (int, 60),
-                        "ladder": (_LADDER, ["teamswap"])},
-    "conduct.privileges": {**_RULE, "ref": (str, "Привилегии 1"), "allowed": (_STR_LIST, ["money", "voice", "freeday"]),
-                           "ladder": (_LADDER, ["slay"])},
-    "conduct.teamkill": {**_RULE, "ref": (str, "Общие 17"), "ladder": (_LADDER, ["slay", "kick", "ban 15m"])},
-    "conduct.advertising": {**_RULE, "ref": (str, "Общие 19"), "ladder": (_LADDER, ["ban 0"]),
-                            "patterns": (_STR_LIST, [r"(?i)\b(?:https?://|www\.)\S+",
-                                                     r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b",
-                                                     r"(?i)\b[\w-]+\.(?:ru|com|net|org|su|pro|gg)\b"])},
-    "conduct.names": {**_RULE, "ref": (str, "Общие 16"), "ladder": (_LADDER, ["kick"]),
-                      "patterns": (_STR_LIST, [_ADMIN_TAG, r"(?i)^\s*console\s*$"])},
-    "conduct.grenade_spam": {**_RULE, "ref": (str, "Общие 22"), "count": (int, 3), "seconds": (int, 10),
-                             "ladder": (_LADDER, ["slay", "ban 10m"])},
-    "calendar.personal_freeday": {**_RULE, "ref": (str, "ФД 8"), "ladder": (_LADDER, ["warn"])},
-    "warden.immortality": {**_RULE, "ref": (str, "Начальник 8"), "per_week": (int, 2),
-                           "kinds": (_STR_LIST, ["immortality", "invisibility"]), "ladder": (_LADDER, ["slay", "teamswap"])},
-    "referee": {**_RULE, "ref": (str, "VI")},
-    "ctban": {**_RULE, "ref": (str, "")},
-    "ctban.return_block": {**_RULE, "ref": (str, "Охрана 11"), "rounds": (int, 3)},
 }
+
+
+def _settings_schema(settings: type[RuleSettings]) -> dict[str, tuple[Any, Any]]:
+    """A rule's table, read from its settings class: the same declaration the rule uses."""
+    attrs.resolve_types(settings)
+    out: dict[str, tuple[Any, Any]] = {}
+    for field in attrs.fields(settings):
+        default = field.default
+        if "choices" in field.metadata:
+            out[field.name] = (field.metadata["choices"], default)
+        elif field.type == Ladder:
+            out[field.name] = (_LADDER, [str(step) for step in default])
+        elif field.type == tuple[str, ...]:
+            out[field.name] = (_STR_LIST, list(default))
+        elif field.type in (bool, int, float, str):
+            out[field.name] = (field.type, default)
+        else:
+            raise TypeError(f"{settings.__qualname__}.{field.name}: no config form for {field.type!r}")
+    return out
+
+
+RULES = {rule.key: rule.Settings for rule in ORDER}
+SCHEMA.update({key: _settings_schema(settings) for key, settings in RULES.items()})
 
 _ARRAYS = {
     "games.online_limit.limits": {
@@ -248,7 +204,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
             else:
                 values[section][key] = raw
 
-    for section in ("conduct.advertising", "conduct.names"):
+    for section in (name for name, keys in SCHEMA.items() if "patterns" in keys):
         for i, pattern in enumerate(values[section]["patterns"]):
             try:
                 re.compile(pattern)
@@ -288,19 +244,16 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
             if catalogue.find(name) is None:
                 fail(("games", "online_limit", "limits", i, "games"), f"{name!r} is not in the game catalogue")
 
-    rules: dict[str, Rule] = {}
-    for name, keys in SCHEMA.items():
-        if "enabled" not in keys:
-            continue
-        v = values[name]
-        ladder: tuple[Step, ...] = ()
+    rules: dict[str, RuleSettings] = {}
+    for name, settings in RULES.items():
+        v = dict(values[name])
         if "ladder" in v:
             try:
-                ladder = parse_ladder(v["ladder"])
+                v["ladder"] = parse_ladder(v["ladder"])
             except LadderError as exc:
                 fail((*name.split("."), "ladder"), str(exc))
-        params = {k: x for k, x in v.items() if k not in ("enabled", "ref", "ladder")}
-        rules[name] = Rule(name, v["enabled"], v["ref"], ladder, params)
+                v["ladder"] = ()
+        rules[name] = settings(**{k: tuple(x) if isinstance(x, list) else x for k, x in v.items()})
 
     if problems:
         raise ConfigError(sorted(problems, key=_line_of))

@@ -12,7 +12,12 @@ import re
 
 import attrs
 
-ACTIONS = ("warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay", "money", "respawn", "freeday", "cancel")
+from .actions import STEPS as ACTIONS
+
+# A CT ban or server ban longer than ten years is a typo; it would also overflow the
+# date arithmetic of `until`.
+MAX_MINUTES = 10 * 366 * 24 * 60
+MAX_AMOUNT = 1_000_000
 
 
 class LadderError(ValueError):
@@ -50,6 +55,9 @@ def parse_step(text: str) -> Step:
         n = int(number)
         if n < 0:
             raise LadderError(f"{text!r}: a duration cannot be negative")
+        if n * {"": 1, "m": 1, "h": 60, "d": 1440, "r": 1}[unit] > MAX_MINUTES:
+            raise LadderError(f"{text!r}: longer than ten years; use '{action} 0' for permanent" if action == "ban" else
+                              f"{text!r}: longer than ten years")
         if unit == "r":
             if action == "ban":
                 raise LadderError(f"{text!r}: a server ban is in minutes, not rounds")
@@ -58,6 +66,8 @@ def parse_step(text: str) -> Step:
     if action in ("autoslay", "money"):
         if number is None or unit:
             raise LadderError(f"{text!r}: {action} needs a plain number, e.g. '{action} 2'")
+        if abs(int(number)) > MAX_AMOUNT:
+            raise LadderError(f"{text!r}: {number} is out of range (at most {MAX_AMOUNT})")
         return Step(action, amount=int(number))
     if number is not None:
         raise LadderError(f"{text!r}: {action} takes no number")

@@ -6,35 +6,6 @@ admins argue with. `say(lang, key, **values)` picks the language; Russian is the
 
 from __future__ import annotations
 
-STEPS = {
-    "ru": {
-        "warn": "предупреждение",
-        "slay": "убийство",
-        "teamswap": "перевод за Т",
-        "ctban": "запрет за КТ",
-        "kick": "кик",
-        "ban": "бан",
-        "autoslay": "автослей",
-        "money": "компенсация",
-        "respawn": "возрождение",
-        "freeday": "ФД",
-        "cancel": "отмена",
-    },
-    "en": {
-        "warn": "warning",
-        "slay": "slay",
-        "teamswap": "moved to T",
-        "ctban": "CT ban",
-        "kick": "kick",
-        "ban": "ban",
-        "autoslay": "autoslay",
-        "money": "compensation",
-        "respawn": "respawn",
-        "freeday": "freeday",
-        "cancel": "cancel",
-    },
-}
-
 TEXT = {
     "ru": {
         "rule": "[Правило {ref}] {text}",
@@ -150,7 +121,3 @@ TEXT = {
 def say(lang: str, key: str, **values: object) -> str:
     table = TEXT.get(lang, TEXT["ru"])
     return table[key].format(**values)
-
-
-def step_name(lang: str, action: str) -> str:
-    return STEPS.get(lang, STEPS["ru"]).get(action, action)

@@ -22,13 +22,13 @@ def jailcore(*args: str, env: dict | None = None) -> subprocess.CompletedProcess
 @pytest.mark.parametrize("name", ["example.toml", "server-a.toml", "server-b.toml"])
 def test_shipped_configs_are_valid(name):
     config = Config.from_toml(ROOT / "configs" / name, env={})
-    assert config.rules["prohibitions.max"]["limit"] == 2
+    assert config.rules["prohibitions.max"].limit == 2
 
 
 def test_server_configs_differ_where_the_rulebooks_do():
     a = Config.from_toml(ROOT / "configs" / "server-a.toml", env={})
     b = Config.from_toml(ROOT / "configs" / "server-b.toml", env={})
-    assert (a.rules["orders"]["mode"], b.rules["orders"]["mode"]) == ("replace", "stack")
+    assert (a.rules["orders"].mode, b.rules["orders"].mode) == ("replace", "stack")
     assert not a.on("games.online_limit") and b.on("games.online_limit")
 
 

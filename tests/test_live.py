@@ -321,7 +321,7 @@ async def test_live_config_edit_valid_then_invalid(tmp_path):
         write('"often"')  # a mistake: refused with the key and the line
         await until(lambda: len(daemon.reloads) == 2)
         assert "refused" in daemon.reloads[1] and "server.toml:12: specialday.cooldown.rounds" in daemon.reloads[1]
-        assert daemon.engine.config.rules["specialday.cooldown"]["rounds"] == 1
+        assert daemon.engine.config.rules["specialday.cooldown"].rounds == 1
 
 
 async def test_following_a_growing_log_file(tmp_path):

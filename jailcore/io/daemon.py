@@ -21,9 +21,9 @@ from pathlib import Path
 
 from .. import events as ev
 from ..actions import Action, render
+from ..actions import kind_name as step_name
 from ..config import Config, ConfigError
 from ..engine import Engine
-from ..messages import step_name
 from ..parse import LogParser
 from .logsource import AllowList, UdpLog, follow_file, listen_udp
 from .mqtt import CTBANS, MqttLink
@@ -139,10 +139,10 @@ class Daemon:
             self.mqtt.publish(f"jailcore/{self.server}/actions", {"server": self.server, "id": row_id, "status": status, **action.to_json()})
             if action.action == "ctban" and action.target is not None and really_given(status):
                 t = action.target
-                ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid), {})
+                ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid))
                 self.mqtt.publish(CTBANS, {
                     "id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
-                    "until": ban.get("until"), "rounds": ban.get("rounds"), "ref": action.ref, "reason": action.reason,
+                    "until": ban.until if ban else None, "rounds": ban.rounds if ban else None, "ref": action.ref, "reason": action.reason,
                 })
         t = action.target
         who = f"{t.name} #{t.userid} {t.steamid}" if t else "everyone"

@@ -1,0 +1,85 @@
+"""The last prisoner.
+
+- `lastrequest.timeout`: 001 ПЗ 1 «ПЗ имеет 10 секунд на выбор желания»: the moment one
+  prisoner is left his clock starts; without a request in time everyone is told the guards
+  may kill him.
+- `lastrequest.guard_suicide`: 004 4.12 «…охраннику запрещается намеренно погибать.
+  Наказание: компенсация заключённому в размере 100$».
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from .. import events as ev
+from ..actions import Action
+from ..context import Context
+from ..state import CT, T
+from .base import Rule, RuleSettings, handles
+
+
+@attrs.define
+class Clock:
+    start: str
+    uid: int
+    name: str
+    done: bool = False
+
+
+class LastRequestTimeout(Rule):
+    key = "lastrequest.timeout"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "ПЗ 1"
+        seconds: int = 10
+
+    @attrs.define
+    class State:
+        clock: Clock | None = None
+
+    @handles(ev.Killed, ev.Suicide, ev.Disconnected)
+    def one_left(self, ctx: Context, e: ev.Event) -> list[Action]:
+        if ctx.state.round_open and self.state.clock is None:
+            alive = ctx.alive(T)
+            if len(alive) == 1:
+                self.state.clock = Clock(ctx.state.time, alive[0].userid, alive[0].name)
+        return []
+
+    @handles(ev.LastRequest)
+    def chosen(self, ctx: Context, e: ev.LastRequest) -> list[Action]:
+        if self.state.clock is not None:
+            self.state.clock.done = True  # chosen in time: the clock stops
+        return []
+
+    def tick(self, ctx: Context, now: str) -> list[Action]:
+        clock = self.state.clock
+        if clock is None or clock.done or ctx.seconds_since(clock.start) <= self.settings.seconds:
+            return []
+        clock.done = True
+        text = ctx.text("lastrequest.timeout", name=clock.name, seconds=self.settings.seconds)
+        return [ctx.announce(self.key, self.settings, text)]
+
+    def round_cleared(self, ctx: Context) -> None:
+        self.state.clock = None
+
+
+class GuardSuicide(Rule):
+    key = "lastrequest.guard_suicide"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "4.12"
+        amount: int = 100
+
+    @handles(ev.Suicide)
+    def suicide(self, ctx: Context, e: ev.Suicide) -> list[Action]:
+        s = ctx.state
+        seat = s.players[e.player.userid]
+        if seat.userid in s.slain or seat.team != CT or not s.round_open:
+            return []  # our own slay is not a guard dying on purpose
+        alive = ctx.alive(T)
+        if len(alive) != 1:
+            return []
+        text = ctx.text("lastrequest.guard_suicide", guard=seat.name, amount=self.settings.amount)
+        return [ctx.action("money", alive[0], self.key, self.ref, ctx.quoting(self.settings, text), amount=self.settings.amount)]

@@ -1,0 +1,57 @@
+"""`referee`: the chat games of 000 VI judged from chat order alone (А-б, Алфавит,
+Математика, Интуиция, Камень-ножницы-бумага), with the evidence. The judging itself is
+`jailcore/referee.py`; this rule feeds it the chat of the game it was started for."""
+
+from __future__ import annotations
+
+import attrs
+
+from .. import events as ev
+from ..actions import Action
+from ..context import Context
+from ..referee import JUDGED, Round
+from .base import Rule, RuleSettings, handles
+
+
+class Referee(Rule):
+    key = "referee"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "VI"
+
+    @attrs.define
+    class State:
+        game: Round | None = None
+        started: str = ""  # the game run it judges: another game, or none, ends the judging
+
+    @handles(ev.GameStarted)
+    def started(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
+        game = ctx.state.game
+        judged = game is not None and game.name in JUDGED
+        self.state.game = Round(game.name, game.host) if judged else None
+        self.state.started = game.started if judged else ""
+        return []
+
+    @handles(ev.Chat)
+    def chat(self, ctx: Context, e: ev.Chat) -> list[Action]:
+        judging, game = self.state.game, ctx.state.game
+        if judging is None or judging.done:
+            return []
+        if game is None or game.host != judging.host or game.started != self.state.started:
+            self.state.game = None  # the game ended (its host or the warden died)
+            return []
+        seat = ctx.state.players[e.player.userid]
+        verdict = judging.host_says(e.text) if seat.userid == judging.host else judging.player_says(seat.userid, seat.name, e.text)
+        if verdict is None:
+            return []
+        text = ctx.text("referee", game=judging.game, text=ctx.text(f"referee.{verdict.kind}", **verdict.values))
+        return [ctx.announce(self.key, self.settings, text)]
+
+    @handles(ev.GameEnded)
+    def ended(self, ctx: Context, e: ev.GameEnded) -> list[Action]:
+        self.state.game = None
+        return []
+
+    def round_cleared(self, ctx: Context) -> None:
+        self.state.game = None

@@ -1,0 +1,30 @@
+"""Special days at most once in N rounds (000 6.5 «Особые дни разрешены раз в 3 раунда»):
+a special day on round R allows the next on R+N at the earliest."""
+
+from __future__ import annotations
+
+import attrs
+
+from .. import events as ev
+from ..actions import Action
+from ..context import Context
+from .base import Ladder, Rule, RuleSettings, steps, vetoes
+
+
+class SpecialDayCooldown(Rule):
+    key = "specialday.cooldown"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "6.5"
+        rounds: int = 3
+        ladder: Ladder = steps("slay", "ctban 30m")
+
+    @vetoes(ev.SpecialDay)
+    def too_soon(self, ctx: Context, e: ev.SpecialDay) -> list[Action] | None:
+        s, rounds = ctx.state, self.settings.rounds
+        if s.specialday is None or s.round >= s.specialday + rounds:
+            return None
+        nxt = s.specialday + rounds
+        text = ctx.text("specialday.cooldown", rounds=rounds, left=nxt - s.round, next=nxt)
+        return ctx.punish(self.key, ctx.seat(e.player), text)
