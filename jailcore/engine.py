@@ -50,6 +50,7 @@ class Engine:
         # Set when the shim's seq jumps or it says hello: the daemon asks `jb_status`.
         self.resync_wanted = False
         self._last: Any = None
+        self._hud_key: tuple | None = None  # what the HUD showed, cheaper to compare than its text
         self.reconfigure(config)
 
     # -- public --------------------------------------------------------------------------
@@ -161,7 +162,7 @@ class Engine:
         if status.get("map"):
             s.map = str(status["map"])
         self.resync_wanted = False
-        s.hud = ""
+        s.hud, self._hud_key = "", None
         return self._shown([])
 
     def import_ctban(self, ban: dict) -> list[Action]:
@@ -207,8 +208,12 @@ class Engine:
     def _shown(self, out: list[Action]) -> list[Action]:
         """The actions, and the HUD line once more if what it shows has changed."""
         s, ctx = self.state, self.ctx
-        none = ctx.text("none")
         warden = ctx.warden
+        key = (warden and warden.name, s.round, tuple(o.text for o in s.orders), tuple(p.text for p in s.prohibitions), s.game and s.game.name)
+        if key == self._hud_key:
+            return out
+        self._hud_key = key
+        none = ctx.text("none")
         text = ctx.text(
             "hud",
             warden=warden.name if warden else none,

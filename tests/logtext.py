@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from jailcore.actions import Action
 from jailcore.config import Config, load
 from jailcore.engine import Engine
@@ -25,9 +27,18 @@ def config(extra: str = "", **env: str) -> Config:
     return load(extra, "<test>", env)
 
 
+def restored(engine: Engine) -> Engine:
+    """A fresh engine from the other's snapshot, through JSON as the state file keeps it."""
+    return Engine(engine.config, json.loads(json.dumps(engine.snapshot(), ensure_ascii=False)))
+
+
 def run(cfg: Config | str, log: Log | str, engine: Engine | None = None) -> tuple[list[Action], Engine]:
+    """The scenario's actions (HUD left out) and the engine after it. Beside it, every
+    scenario also runs an engine that is saved and restored before every line, and must
+    decide exactly the same: a restart at any moment changes nothing."""
     cfg = config(cfg) if isinstance(cfg, str) else cfg
     engine = engine or Engine(cfg)
+    twin = restored(engine)
     parser = LogParser()
     text = log.text() if isinstance(log, Log) else log
     mark = log.mark if isinstance(log, Log) else 0
@@ -36,6 +47,8 @@ def run(cfg: Config | str, log: Log | str, engine: Engine | None = None) -> tupl
         event = parser.parse(rec)
         if event is not None:
             actions = engine.handle(event)
+            twin = restored(twin)
+            assert twin.handle(event) == actions, f"restored engine differs at line {i + 1}: {rec!r}"
             if i >= mark:
                 out += actions
     assert parser.stats.malformed == 0, parser.stats

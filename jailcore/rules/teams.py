@@ -13,6 +13,7 @@ import attrs
 from .. import events as ev
 from ..actions import Action
 from ..context import Context
+from ..logtime import plus_seconds
 from ..punish import move_to_t
 from ..state import CT, Seat, T
 from .base import Ladder, Rule, RuleSettings, handles, steps
@@ -75,13 +76,15 @@ class NoWarden(Rule):
         s, mine, rule = ctx.state, self.state, self.settings
         if s.warden is not None or mine.punished or not s.round_started or s.freeday:
             return []
-        elapsed = ctx.seconds_since(s.round_started)
-        if elapsed <= rule.ask_seconds or (mine.asked and elapsed <= rule.punish_seconds):
+        if now <= plus_seconds(s.round_started, rule.ask_seconds):
+            return []
+        late = now > plus_seconds(s.round_started, rule.punish_seconds)
+        if mine.asked and not late:
             return []
         guards = sorted(ctx.alive(CT), key=lambda p: p.joined)
         if not guards:
             return []
-        if elapsed > rule.punish_seconds and mine.asked:
+        if late and mine.asked:
             mine.punished = True
             return ctx.punish(self.key, guards[0], ctx.text("teams.no_warden", seconds=rule.punish_seconds, name=guards[0].name))
         if not mine.asked:
