@@ -11,6 +11,7 @@ test:
 
 bench:
 	$(PYTHON) bench/replay_bench.py
+	$(PYTHON) bench/memory_bench.py
 	@if [ -f bench/live_bench.py ]; then $(PYTHON) bench/live_bench.py; fi
 
 lint:

@@ -150,13 +150,16 @@ def active_ban(ctx: Context, seat: Seat) -> CtBan | None:
 
 
 def count_down_bans(ctx: Context) -> None:
-    """A round is over: bans counted in rounds lose one (not in the round they were given)."""
+    """A round is over: bans counted in rounds lose one (not in the round they were given);
+    timed bans that ran out are dropped, so players who never come back cost nothing."""
     s = ctx.state
     for key, ban in list(s.ctbans.items()):
         if ban.rounds is not None and ban.since < s.round:
             ban.rounds -= 1
             if ban.rounds <= 0:
                 del s.ctbans[key]
+        elif ban.until is not None and ban.until <= s.time:
+            del s.ctbans[key]
 
 
 def autoslay_at_round_start(ctx: Context) -> list[Action]:

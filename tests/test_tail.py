@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -82,17 +82,26 @@ def test_tail_filters(db, filters, expected):
     assert all({"time", "round", "rule", "ref", "target", "reason", "status"} <= set(r) for r in got)
 
 
+def _line_within(proc: subprocess.Popen, seconds: float) -> str:
+    ready = selectors.DefaultSelector()
+    ready.register(proc.stdout, selectors.EVENT_READ)
+    assert ready.select(timeout=seconds), f"no line within {seconds} s"
+    return proc.stdout.readline()
+
+
 def test_tail_follow_prints_new_entries_as_they_happen(db):
+    # `-n 1` prints the newest entry at once: once it is read, tail is following, and the
+    # entry written after it must come next. No sleeping on the clock.
     env = {**os.environ, "NO_COLOR": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "jailcore", "tail", "-f", "--json", "-n", "0", "--state-db", str(db)],
+    proc = subprocess.Popen([sys.executable, "-m", "jailcore", "tail", "-f", "--json", "-n", "1", "--state-db", str(db)],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.0)
+        first = json.loads(_line_within(proc, 20))
         store = Store(db)
         store.record("srv", act("2026-11-30T20:10:00", "teamswap", WARDEN, "games.online_limit", "5.17", "Король", team="T"), 4, "c", "pending")
         store.close()
-        line = proc.stdout.readline()
-        assert json.loads(line)["action"] == "teamswap"
+        line = json.loads(_line_within(proc, 10))
+        assert line["action"] == "teamswap" and line["time"] == "2026-11-30T20:10:00" and line != first
     finally:
         proc.terminate()
         proc.communicate(timeout=5)
