@@ -16,13 +16,11 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from .actions import VOCABULARY
 from .config import Config, ConfigError
 from .events import player_key
 
-COLOURS = {
-    "warn": "33", "slay": "31", "teamswap": "35", "ctban": "35", "kick": "31", "ban": "31;1",
-    "autoslay": "31", "money": "32", "respawn": "32", "freeday": "32", "cancel": "36", "say": "32",
-}
+COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36"}
 DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
 _DURATION = re.compile(r"(\d+)\s*([smhdw])")

@@ -1,0 +1,152 @@
+"""Scenarios for the games rules: games.unknown, games.online_limit (004 5.17, 5.18),
+games.min_players, games.host, games.duration (004 5.11), games.gagged (004 5.16),
+games.host_death, games.repeat (004 5.5), written from the rulebooks."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.logtext import run
+from tests.scenes import ADMIN, GUARD, WARDEN, rules_of, setup
+
+
+@pytest.mark.parametrize(("prisoners", "refused"), [(8, False), (9, True)])
+def test_king_is_forbidden_above_eight_prisoners(prisoners, refused):
+    log, _ = setup(prisoners)
+    log.game(WARDEN, "Король")
+    actions, engine = run("", log)
+    if refused:
+        assert [(a.action, a.rule, a.ref) for a in actions] == [("warn", "games.online_limit", "5.17")]
+        assert "9" in actions[0].reason and engine.public_state()["game"] is None
+    else:
+        assert actions == [] and engine.public_state()["game"]["name"] == "Король"
+
+
+@pytest.mark.parametrize(("prisoners", "refused"), [(13, False), (14, True)])
+def test_turn_based_games_forbidden_above_thirteen(prisoners, refused):
+    log, _ = setup(prisoners)
+    log.game(WARDEN, "Метание дигла")
+    actions, _ = run("", log)
+    assert [(a.rule, a.ref) for a in actions] == ([("games.online_limit", "5.18")] if refused else [])
+
+
+def test_online_limit_ladder_warn_then_teamswap_then_return_block():
+    log, _ = setup(9)
+    log.game(WARDEN, "короля").game(WARDEN, "Повар")
+    actions, engine = run("", log)
+    assert [(a.action, a.team) for a in actions] == [("warn", None), ("teamswap", "T")]
+    assert engine.public_state()["warden"] is None
+    # 001 guards 11: may not come back to CT for 3 rounds
+    log.join(WARDEN, "CT")
+    actions, _ = run("", log)
+    assert [(a.action, a.rule) for a in actions[2:]] == [("teamswap", "ctban.return_block")]
+    log.round_end().rounds(2)  # rounds R+1, R+2 served
+    log.round_start().join(WARDEN, "CT")  # R+3 still blocked
+    actions, _ = run("", log)
+    assert [a.rule for a in actions[2:]] == ["ctban.return_block", "ctban.return_block"]
+    log.round_end().join(WARDEN, "CT")  # after R+3: free to return
+    actions, _ = run("", log)
+    assert len(actions) == 4
+
+
+@pytest.mark.parametrize(("prisoners", "refused"), [(6, True), (7, False)])
+def test_communism_needs_seven_players(prisoners, refused):
+    log, _ = setup(prisoners)
+    log.game(WARDEN, "Коммунизм")
+    actions, _ = run("", log)
+    assert [a.rule for a in actions] == (["games.min_players"] if refused else [])
+
+
+def test_unknown_game_gets_a_clear_warning():
+    log, _ = setup()
+    log.game(WARDEN, "Бадминтон")
+    actions, _ = run("", log)
+    assert [(a.action, a.rule) for a in actions] == [("warn", "games.unknown")]
+    assert "Бадминтон" in actions[0].reason
+
+
+@pytest.mark.parametrize("typed", ["Математику", "математика", "MATH", "Играем в Математику", "«Математика»"])
+def test_game_names_match_however_typed(typed):
+    log, _ = setup()
+    log.game(WARDEN, typed)
+    _, engine = run("", log)
+    assert engine.public_state()["game"]["name"] == "Математика"
+
+
+def test_n1_only_the_warden_runs_games():
+    log, _ = setup()
+    log.game(GUARD, "Алфавит")
+    actions, engine = run("", log)
+    assert rules_of(actions) == [("warn", "games.host")] and engine.public_state()["game"] is None
+
+
+def test_n1_a_game_outside_the_catalogue_needs_an_admins_approval():
+    log, _ = setup()
+    log.game(WARDEN, "Вышибалы")
+    actions, _ = run("", log)
+    assert rules_of(actions) == [("warn", "games.unknown")]
+    log.start_here().trig(ADMIN, "jb_game_approve", ' (game "вышибалы")').game(WARDEN, "Вышибалы")
+    actions, engine = run("", log)
+    assert actions == [] and engine.public_state()["game"]["name"] == "Вышибалы"
+
+
+@pytest.mark.parametrize(("after", "expected"), [(300, []), (301, [("say", "games.duration")])])
+def test_n2_reminder_at_five_minutes(after, expected):
+    log, _ = setup()
+    log.game(WARDEN, "Светофор").start_here().wait(after - 1).say(GUARD, "ещё играем")
+    actions, _ = run("", log)
+    assert rules_of(actions) == expected
+
+
+def test_n2_then_the_ladder_after_the_grace():
+    log, _ = setup()
+    log.game(WARDEN, "Светофор").wait(301).say(GUARD, "x").start_here().wait(60).say(GUARD, "y")
+    actions, _ = run("", log)
+    assert rules_of(actions) == [("warn", "games.duration")] and actions[0].target.userid == WARDEN.userid
+
+
+def test_n3_no_chat_game_while_a_participant_is_gagged():
+    log, ts = setup()
+    log.trig(ts[0], "jb_gag", ' (state "on")').game(WARDEN, "Математика")
+    actions, engine = run("", log)
+    assert rules_of(actions) == [("warn", "games.gagged")] and ts[0].name in actions[0].reason
+    log.trig(ts[0], "jb_gag", ' (state "off")').game(WARDEN, "Математика")
+    _, engine = run("", log)
+    assert engine.public_state()["game"]["name"] == "Математика"
+
+
+@pytest.mark.parametrize(("special", "ends"), [(False, True), (True, False)])
+def test_n4_a_game_ends_when_its_host_dies_special_days_excepted(special, ends):
+    log, ts = setup()
+    if special:
+        log.specialday(WARDEN, "Голодные игры")
+    log.game(WARDEN, "Светофор").kill(ts[0], WARDEN)
+    _, engine = run("", log)
+    assert (engine.public_state()["game"] is None) == ends
+
+
+def test_n5_the_same_game_three_rounds_in_a_row():
+    log, _ = setup()
+    for _ in range(2):
+        log.game(WARDEN, "Светофор").round_end().round_start().warden(WARDEN)
+    log.start_here().game(WARDEN, "Светофор")
+    actions, _ = run("", log)
+    assert rules_of(actions) == [("warn", "games.repeat")]
+
+
+def test_n5_another_game_between_breaks_the_streak():
+    log, _ = setup()
+    for game in ("Светофор", "Реакция", "Светофор"):
+        log.game(WARDEN, game).round_end().round_start().warden(WARDEN)
+    log.start_here().game(WARDEN, "Светофор")
+    actions, _ = run("", log)
+    assert actions == []
+
+
+def test_core_limits_are_reported_before_the_rules_beyond_the_card():
+    log, _ = setup()
+    for _ in range(2):
+        log.game(WARDEN, "Прятки").round_end().round_start().warden(WARDEN)
+    log.start_here().game(WARDEN, "Прятки")  # a third global game, and a third round in a row
+    actions, _ = run("", log)
+    assert rules_of(actions) == [("teamswap", "calendar.global_games")]

@@ -1,0 +1,38 @@
+"""Scenarios for specialday.cooldown: 000 6.5, and the ladder it climbs, written from the rulebooks."""
+
+from __future__ import annotations
+
+from tests.logtext import run
+from tests.scenes import GUARD, WARDEN, setup
+
+
+def test_specialday_cooldown_boundary_r2_refused_r3_allowed():
+    log, _ = setup()  # round 2
+    log.specialday(WARDEN).round_end()
+    log.round_start().round_end()  # round 3 = R+1
+    log.round_start().warden(WARDEN).specialday(WARDEN, "Голодные игры")  # round 4 = R+2
+    actions, engine = run("", log)
+    assert [(a.action, a.rule, a.ref, a.round) for a in actions] == [("slay", "specialday.cooldown", "6.5", 4)]
+    assert "1" in actions[0].reason and engine.public_state()["specialday"] == 2
+    log.round_end().round_start().warden(WARDEN).specialday(WARDEN, "Голодные игры")  # round 5 = R+3
+    actions, engine = run("", log)
+    assert [a.round for a in actions] == [4]
+    assert engine.public_state()["specialday"] == 5
+
+
+def test_ladder_climbs_per_offender():
+    log, _ = setup()
+    # the first is allowed; each later one climbs the warden's ladder
+    log.specialday(WARDEN).specialday(WARDEN).specialday(WARDEN).specialday(WARDEN)
+    log.warden(GUARD).specialday(GUARD)
+    actions, engine = run("", log)
+    steps = [(a.action, a.target.userid) for a in actions]
+    assert steps == [
+        ("slay", WARDEN.userid),
+        ("ctban", WARDEN.userid),
+        ("teamswap", WARDEN.userid),
+        ("ctban", WARDEN.userid),  # the last step repeats
+        ("slay", GUARD.userid),  # the guard starts his own ladder
+    ]
+    assert actions[1].minutes == 30
+    assert [b["steamid"] for b in engine.public_state()["ctbans"]] == [WARDEN.steamid]
