@@ -54,7 +54,8 @@ def main() -> None:
             log.connect(p, "TERRORIST")
             for _ in range(2):
                 log.add(f'{p.ident()} threw hegrenade [1 2 3]')
-            log.add(f'{p.ident()} [1 2 3] attacked {guard.ident()} [4 5 6] with "glock" (damage "5") (damage_armor "0") (health "95") (armor "0") (hitgroup "chest")')
+            log.add(f'{p.ident()} [1 2 3] attacked {guard.ident()} [4 5 6] with "glock" '
+                    '(damage "5") (damage_armor "0") (health "95") (armor "0") (hitgroup "chest")')
             log.disconnect(p)
         log.round_end()
         feed()
