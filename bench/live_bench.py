@@ -29,7 +29,7 @@ NOISE = 'L 11/30/2026 - 20:00:05: "Зек {i}<{uid}><STEAM_1:0:{uid}><TERRORIST>
 def daemon_process(conn, rcon_port: int, state: str) -> None:
     async def main() -> None:
         config = load(
-            f'[server]\nname = "bench"\n[rcon]\nport = {rcon_port}\npassword = "pw"\n[log]\nlisten = "127.0.0.1:0"\n'
+            f'[server]\nname = "bench"\nrulebook = "all"\n[rcon]\nport = {rcon_port}\npassword = "pw"\n[log]\nlisten = "127.0.0.1:0"\n'
             f'[state]\npath = "{state}"\n',
             "<bench>",
             {},

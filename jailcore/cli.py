@@ -26,9 +26,17 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
         return 1
-    on = sorted(k for k, r in config.rules.items() if r.enabled)
-    print(f"{args.file}: ok ({config.server_name}, {config.language}, mode {config.mode}; rules on: {', '.join(on)})")
+    on = [(k, r) for k, r in config.rules.items() if r.enabled]
+    print(f"{args.file}: ok ({config.server_name}, {config.language}, mode {config.mode}; {len(on)} rules on)")
+    print(rule_table(on))
     return 0
+
+
+def rule_table(rules: list) -> str:
+    """The rules a server will enforce, as an admin checks them against his rulebook."""
+    rows = [("rule", "ref", "ladder")] + [(k, r.ref or "-", " → ".join(map(str, getattr(r, "ladder", ()))) or "-") for k, r in rules]
+    widths = [max(len(row[i]) for row in rows) for i in range(2)]
+    return "\n".join(f"  {a:<{widths[0]}}  {b:<{widths[1]}}  {c}".rstrip() for a, b, c in rows)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

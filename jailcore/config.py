@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 
+from . import rulebooks
 from .catalogue import DEFAULT_CATALOGUE, Catalogue, Game
 from .ladder import LadderError, parse_ladder
 from .rules import ORDER
@@ -81,13 +82,14 @@ class Config:
 # (type, default) per key; a tuple of strings as type means one of those values.
 _LADDER = "ladder"
 _STR_LIST = "list of strings"
+_RULEBOOKS = "rulebooks"
 SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
     "server": {
         "name": (str, "jail"),
         "language": (("ru", "en"), "ru"),
         "mode": (("enforce", "advise", "observe"), "enforce"),
         "ladder_reset": (("map", "week", "never"), "week"),
-        "rulebook": (str, ""),
+        "rulebook": (_RULEBOOKS, []),
     },
     "rcon": {"host": (str, "127.0.0.1"), "port": (int, 27015), "password": (str, ""), "timeout": (float, 3.0)},
     "log": {
@@ -188,10 +190,16 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     arrays: dict[str, list[dict[str, Any]]] = {}
     _walk(data, (), sections, arrays, fail)
 
+    # A rule runs only where the server's rulebook has it: its table is in the file, or
+    # a rulebook named in [server] rulebook lists it (rulebooks.py). Nothing else is on.
+    books = _check(("server",), "rulebook", sections.get("server", {}), SCHEMA["server"]["rulebook"], lambda *_: None)
+    preset = rulebooks.preset(books, list(RULES))
     values: dict[str, dict[str, Any]] = {}
     for name, keys in SCHEMA.items():
-        given = sections.get(name, {})
+        given = {**preset.get(name, {}), **sections.get(name, {})} if name in RULES else sections.get(name, {})
         values[name] = {k: _check(tuple(name.split(".")), k, given, spec, fail) for k, spec in keys.items()}
+        if name in RULES and name not in sections and name not in preset:
+            values[name]["enabled"] = False
 
     for var, (section, key, kind) in _ENV.items():
         if env.get(var):
@@ -318,6 +326,12 @@ def _type_error(spec: Any, value: Any) -> str | None:
         return None if ok else "expected a number"
     if spec is str:
         return None if isinstance(value, str) else "expected a string"
+    if spec == _RULEBOOKS:
+        names = ([value] if value else []) if isinstance(value, str) else value
+        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+            return "expected a rulebook name or a list of them"
+        unknown = [x for x in names if x not in (*rulebooks.PRESETS, "all")]
+        return f"unknown rulebook(s) {unknown}; known: {', '.join([*rulebooks.PRESETS, 'all'])}" if unknown else None
     if spec in (_STR_LIST, _LADDER):
         ok = isinstance(value, list) and all(isinstance(x, str) for x in value)
         return None if ok else "expected a list of strings"
@@ -340,6 +354,8 @@ def _check(path: tuple, key: str, given: dict, spec: tuple, fail) -> Any:
     if why:
         fail((*path, key), f"{why}, got {value!r}")
         return fresh
+    if kind == _RULEBOOKS:
+        return ([value] if value else []) if isinstance(value, str) else value
     if kind is int and value < 0:
         fail((*path, key), f"must not be negative, got {value}")
     return float(value) if kind is float else value

@@ -29,7 +29,7 @@ async def _demo(rounds: int, lang: str, pause: float) -> int:
     port = await sim.start()
     with tempfile.TemporaryDirectory(prefix="jailcore-demo-") as tmp:
         config = load(
-            f'[server]\nname = "demo"\nlanguage = "{lang}"\n[rcon]\nport = {port}\npassword = "demo-password"\n'
+            f'[server]\nname = "demo"\nrulebook = "all"\nlanguage = "{lang}"\n[rcon]\nport = {port}\npassword = "demo-password"\n'
             f'[log]\nlisten = "127.0.0.1:0"\n[state]\npath = "{Path(tmp) / "demo.sqlite3"}"\n',
             "<demo>",
             {},

@@ -24,6 +24,10 @@ class Log(LogWriter):
 
 
 def config(extra: str = "", **env: str) -> Config:
+    """A config for a scenario: every rule on (the `all` rulebook) unless the text names
+    its own rulebook."""
+    if "rulebook" not in extra:
+        extra = extra.replace("[server]\n", '[server]\nrulebook = "all"\n', 1) if "[server]\n" in extra else f'[server]\nrulebook = "all"\n{extra}'
     return load(extra, "<test>", env)
 
 

@@ -36,7 +36,7 @@ async def until(check, timeout: float = 5.0) -> None:
 
 def config_text(port: int, state: Path, server: str = "", log: str = "", rest: str = "", password: str = "pw") -> str:
     return (
-        f'[server]\nname = "t"\n{server}[rcon]\nport = {port}\npassword = "{password}"\ntimeout = 1.0\n'
+        f'[server]\nname = "t"\nrulebook = "all"\n{server}[rcon]\nport = {port}\npassword = "{password}"\ntimeout = 1.0\n'
         f'[log]\nlisten = "127.0.0.1:0"\n{log}[state]\npath = "{state}"\n{rest}'
     )
 
@@ -320,7 +320,7 @@ async def test_live_config_edit_valid_then_invalid(tmp_path):
         await asyncio.sleep(0.1)
         write('"often"')  # a mistake: refused with the key and the line
         await until(lambda: len(daemon.reloads) == 2)
-        assert "refused" in daemon.reloads[1] and "server.toml:12: specialday.cooldown.rounds" in daemon.reloads[1]
+        assert "refused" in daemon.reloads[1] and "server.toml:13: specialday.cooldown.rounds" in daemon.reloads[1]
         assert daemon.engine.config.rules["specialday.cooldown"].rounds == 1
 
 

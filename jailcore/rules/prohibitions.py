@@ -1,5 +1,7 @@
-"""At most two prohibitions (004 6.3 «не более двух запретов»), three on a freeday (001 ФД
-3): the extra one is refused, the warden climbs his ladder, and everyone is told it is void."""
+"""A cap on standing prohibitions: 004 6.3 «Во время одной игры разрешается установить
+одновременно не более двух запретов» (only while a game runs: `only_during_game`), 001 ФД 3
+«Начальник может добавить 3 ограничения» (three on a freeday, no cap otherwise: `limit = 0`).
+The extra one is refused, the warden climbs his ladder, and everyone is told it is void."""
 
 from __future__ import annotations
 
@@ -17,15 +19,16 @@ class MaxProhibitions(Rule):
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "6.3"
-        limit: int = 2
-        freeday_limit: int = 3
+        limit: int = 2  # 0: no cap
+        freeday_limit: int = 3  # on a freeday; 0: no cap
+        only_during_game: bool = False
         ladder: Ladder = steps("warn")
 
     @vetoes(ev.ProhibitionSet)
     def extra(self, ctx: Context, e: ev.ProhibitionSet) -> list[Action] | None:
         s, rule = ctx.state, self.settings
         limit = rule.freeday_limit if s.freeday else rule.limit
-        if len(s.prohibitions) < limit:
+        if not limit or len(s.prohibitions) < limit or (rule.only_during_game and s.game is None):
             return None
         seat = ctx.seat(e.player)
         out = ctx.punish(self.key, seat, ctx.text("prohibitions.max", count=len(s.prohibitions), limit=limit, text=e.text))
