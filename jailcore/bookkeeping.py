@@ -80,7 +80,7 @@ class Bookkeeping:
 
     def _disconnected(self, e: ev.Disconnected) -> None:
         if e.player.userid == self.ctx.state.warden:
-            self.ctx.warden_gone(died=False)
+            self.ctx.warden_gone(orders_end=True)
         self.ctx.state.players.pop(e.player.userid, None)
 
     def _joined_team(self, e: ev.JoinedTeam) -> None:
@@ -88,7 +88,7 @@ class Bookkeeping:
         seat = self.ctx.seat(e.player)
         seat.team, seat.alive = e.new, False
         if seat.userid == s.warden and e.new != CT:
-            self.ctx.warden_gone(died=False)
+            self.ctx.warden_gone(orders_end=True)
         if e.new == CT:
             s.joins += 1
             seat.joined = s.joins
@@ -99,7 +99,7 @@ class Bookkeeping:
 
     def _killed_after(self, e: ev.Killed) -> None:
         if e.victim.userid == self.ctx.state.warden:
-            self.ctx.warden_gone(died=True)
+            self.ctx.warden_gone(orders_end=True)
 
     def _attacked(self, e: ev.Attacked) -> None:
         self.ctx.seat(e.attacker)
@@ -115,7 +115,7 @@ class Bookkeeping:
         if e.player.userid in s.slain:
             s.slain.remove(e.player.userid)  # our own slay has been seen through
         if e.player.userid == s.warden:
-            self.ctx.warden_gone(died=True)
+            self.ctx.warden_gone(orders_end=True)
 
     def _gag(self, e: ev.GagChanged) -> None:
         self.ctx.seat(e.player).gagged = e.gagged
@@ -179,6 +179,8 @@ class Bookkeeping:
         if isinstance(e, ev.MapStarted) and s.map == e.map:
             return STOP
         s.map = e.map
+        if s.round_open:
+            count_down_bans(self.ctx)  # the round cut short was played all the same
         s.round_open = False
         s.warmup = False
         self._clear_round()
@@ -201,7 +203,7 @@ class Bookkeeping:
 
     def _warden_removed(self, e: ev.WardenRemoved) -> None:
         if self.ctx.state.warden in (None, e.player.userid):
-            self.ctx.warden_gone(died=e.reason == "died")
+            self.ctx.warden_gone(orders_end=e.reason in ("died", "left"))
 
     def _prohibit(self, e: ev.ProhibitionSet) -> None:
         self.ctx.seat(e.player)

@@ -6,6 +6,14 @@ than one attempt: what 004 5.18 limits), `global` (a whole-map game, 001 global 
 A warden types a game's name however he likes ("Играем в Математику", "кнб", "rps"),
 so names are compared in a folded form: lower case, ё as е, letters and digits only,
 and a Russian case ending is allowed to differ.
+
+Checked against 004 5.17 and 5.18: «Первая-последняя реакция» contains both reactions of
+5.17 and carries their limit. No game of 000 has prisoners play one at a time, in turn,
+with more than one attempt (5.18): «Метание дигла» is one throw each, «Накорми
+надзирателей» and the good «Король» one answer each; the tag stays on 5.17's own
+«Дальность дропа», «Спичечный коробок», «3-литровая банка», which 000 does not describe.
+«Мёртвый король» and «Коммунизм» open with «Король»'s choice of a king but are other
+games, which 5.17 does not name.
 """
 
 from __future__ import annotations
@@ -22,10 +30,17 @@ class Game:
     aliases: tuple[str, ...] = ()
     tags: frozenset[str] = frozenset()
     min_players: int = 0
+    # Games of a rulebook's own lists that this one contains: 000's «Первая-последняя
+    # реакция» is both of 004 5.17's «Первая реакция» and «Последняя реакция».
+    contains: tuple[str, ...] = ()
+
+    def named(self, names: frozenset[str]) -> bool:
+        return self.name in names or any(n in names for n in self.contains)
 
 
-def _g(name: str, aliases: str = "", tags: str = "", min_players: int = 0) -> Game:
-    return Game(name, tuple(a for a in aliases.split("|") if a), frozenset(t for t in tags.split() if t), min_players)
+def _g(name: str, aliases: str = "", tags: str = "", min_players: int = 0, contains: str = "") -> Game:
+    split = lambda text: tuple(x for x in text.split("|") if x)  # noqa: E731
+    return Game(name, split(aliases), frozenset(t for t in tags.split() if t), min_players, split(contains))
 
 
 DEFAULT_CATALOGUE = (
@@ -42,12 +57,12 @@ DEFAULT_CATALOGUE = (
     _g("Реакция", "reaction"),
     _g("Интуиция", "intuition", "chat"),
     _g("Третий лишний", "third wheel", "chat"),
-    _g("Первая-последняя реакция", "первая последняя реакция|first last reaction"),
+    _g("Первая-последняя реакция", "первая последняя реакция|first last reaction", contains="Первая реакция|Последняя реакция"),
     _g("Первая реакция", "first reaction"),
     _g("Последняя реакция", "last reaction"),
     _g("Сталин", "stalin"),
     _g("Камень-ножницы-бумага", "камень ножницы бумага|кнб|rock paper scissors|rps", "chat"),
-    _g("Метание дигла", "дигл|deagle throw", "turn_based"),
+    _g("Метание дигла", "дигл|deagle throw"),  # 000: one throw each, not 004 5.18's «более одной попытки»
     _g("Мёртвый король", "мертвый король|dead king"),
     _g("Американец", "american"),
     _g("Коммунизм", "communism", "", 7),

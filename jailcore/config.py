@@ -219,6 +219,10 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
             except re.error as exc:
                 fail((*section.split("."), "patterns"), f"pattern {i + 1} {pattern!r} is not a valid regular expression: {exc}")
 
+    for i, key in enumerate(values["ctban.return_block"]["after"]):
+        if key not in RULES:
+            fail(("ctban", "return_block", "after"), f"entry {i + 1} {key!r} is not a rule key")
+
     secret = values["log"]["secret"]
     if secret and (not secret.isdigit() or int(secret) == 0):
         fail(("log", "secret"), "sv_logsecret is a non-zero whole number; the engine ignores anything else")

@@ -100,14 +100,16 @@ class Context:
         """Climb the offender's ladder for this rule and carry out the step he reached."""
         return punish(self, key, seat, text, ref)
 
-    def warden_gone(self, died: bool) -> None:
-        """001 general 7: the warden's death cancels every order and ends the game (not a
-        special day's). A warden who resigns or leaves takes nothing with him."""
+    def warden_gone(self, orders_end: bool) -> None:
+        """001 general 7 «После смерти начальника все приказы отменяются, игры
+        заканчиваются»: his death, and his leaving the server or the guards (which ends his
+        command as surely), cancel every order and end the game (a special day's goes on).
+        A warden who hands over command (resigns, or an admin moves it) leaves both standing."""
         s = self.state
         if s.warden is None:
             return
         s.warden = None
-        if died:
+        if orders_end:
             s.orders = []
             if s.game is not None and not s.specialday_name:
                 s.game = None

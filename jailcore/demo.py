@@ -30,7 +30,9 @@ async def _demo(rounds: int, lang: str, pause: float) -> int:
     with tempfile.TemporaryDirectory(prefix="jailcore-demo-") as tmp:
         config = load(
             f'[server]\nname = "demo"\nrulebook = "all"\nlanguage = "{lang}"\n[rcon]\nport = {port}\npassword = "demo-password"\n'
-            f'[log]\nlisten = "127.0.0.1:0"\n[state]\npath = "{Path(tmp) / "demo.sqlite3"}"\n',
+            f'[log]\nlisten = "127.0.0.1:0"\n[state]\npath = "{Path(tmp) / "demo.sqlite3"}"\n'
+            # a warden moved for his games has commanded badly: 001 guards 11 blocks his return
+            '[ctban.return_block]\nafter = ["teams.balance", "games.online_limit"]\n',
             "<demo>",
             {},
         )

@@ -97,15 +97,16 @@ STEPS: dict[str, Callable[..., list[Action]]] = {
 
 
 def move_to_t(ctx: Context, seat: Seat, key: str, ref: str, reason: str, block: bool) -> list[Action]:
-    """Move a guard to the prisoners; a move for an offence also blocks his return
-    (001 guards 11) when the server has that rule."""
+    """Move a guard to the prisoners; a move under one of the rules that 001 guards 11
+    names (balance, not knowing the rules, bad command, bad microphone: the rule keys in
+    `ctban.return_block.after`) also blocks his return when the server has that rule."""
     out = [ctx.action("teamswap", seat, key, ref, reason, team="T")]
     was_ct = seat.team == CT
     seat.team, seat.alive = T, False
     if seat.userid == ctx.state.warden:
-        ctx.warden_gone(died=False)
+        ctx.warden_gone(orders_end=True)
     blocker = ctx.config.rules["ctban.return_block"]
-    if block and was_ct and blocker.enabled and seat.key not in ctx.state.ctbans:
+    if block and was_ct and blocker.enabled and key in blocker.after and seat.key not in ctx.state.ctbans:
         ctx.state.ctbans[seat.key] = ban_record(ctx, seat.steamid, seat.name, "ctban.return_block", blocker.ref, reason,
                                                 rounds=blocker.rounds)
     return out
@@ -150,11 +151,17 @@ def active_ban(ctx: Context, seat: Seat) -> CtBan | None:
 
 
 def count_down_bans(ctx: Context) -> None:
-    """A round is over: bans counted in rounds lose one (not in the round they were given);
-    timed bans that ran out are dropped, so players who never come back cost nothing."""
+    """A round was played to its end (or cut short by a map change): bans counted in
+    rounds lose one, except in the round they were given. Rounds are counted as played,
+    not by the round number, which a map change may start again. A restarted round is void
+    and counts for nothing. Timed bans that ran out are dropped, so players who never
+    come back cost nothing."""
     s = ctx.state
     for key, ban in list(s.ctbans.items()):
-        if ban.rounds is not None and ban.since < s.round:
+        if ban.rounds is not None:
+            if ban.fresh:
+                ban.fresh = False
+                continue
             ban.rounds -= 1
             if ban.rounds <= 0:
                 del s.ctbans[key]

@@ -72,11 +72,12 @@ class CtBan:
     name: str
     until: str | None
     rounds: int | None
-    since: int  # the round it was given in: that round does not count down
+    since: int  # the round it was given in
     rule: str
     ref: str
     reason: str
     origin: str = ""  # the server of the network that gave it, for a ban that came over MQTT
+    fresh: bool = True  # still in the round it was given in, which does not count
 
 
 @attrs.define(slots=True)
@@ -176,6 +177,7 @@ def _from_v1(data: dict) -> dict:
         data["game"] = {k: game[k] for k in ("name", "host", "started", "tags", "reminded", "punished") if k in game}
     for ban in data.get("ctbans", {}).values():
         ban.setdefault("origin", "")
+        ban["fresh"] = ban.get("since", 0) >= data.get("round", 0)
     data["orders"] = [{"text": o["text"], "time": o.get("time", ""), "by": o.get("by", 0)} for o in data.get("orders", [])]
     data["prohibitions"] = [{"text": p["text"], "time": p.get("time", "")} for p in data.get("prohibitions", [])]
     data["rules"] = rules

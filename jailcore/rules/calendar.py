@@ -111,6 +111,8 @@ class Rebellion(Rule):
         s = ctx.state
         if prisoner.team != T or guard.team != CT or s.last_request or not s.round_open:
             return []
+        if s.specialday_name or (s.game is not None and "global" in s.game.tags):
+            return []  # a special day or a global game sets prisoners against guards: not a rebellion
         last = self.state.rebels.get(prisoner.key)
         self.state.rebels[prisoner.key] = s.round
         if last is None or last == s.round:
@@ -126,28 +128,43 @@ class Rebellion(Rule):
 
 
 class PersonalFreeday(Rule):
+    """001 ФД 8 «Приобретать ФД чаще, чем раз в неделю» is among what takes a freeday away
+    («ФД забирается, если игрок сделал то, что ЗАПРЕЩЕНО»): the second personal freeday of
+    a week is taken from the prisoner, unless he won it in a duel («Исключение: выигрыш в
+    дуэли»): a prisoner who chose his last request this round or the last one and lived."""
+
     key = "calendar.personal_freeday"
 
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "ФД 8"
-        ladder: Ladder = steps("warn")
 
     @attrs.define
     class State:
         granted: dict[str, int] = attrs.Factory(dict)  # player key -> the week of his freeday
+        duels: dict[str, int] = attrs.Factory(dict)  # player key -> the round of his last request
+
+    @handles(ev.LastRequest)
+    def duel(self, ctx: Context, e: ev.LastRequest) -> list[Action]:
+        self.state.duels[ctx.seat(e.player).key] = ctx.state.round
+        return []
 
     @handles(ev.FreedayGranted)
     def granted(self, ctx: Context, e: ev.FreedayGranted) -> list[Action]:
         target = ctx.state.players.get(e.target) if e.scope == "personal" and e.target is not None else None
         if target is None:
             return []
-        if self.state.granted.get(target.key) == ctx.week:
-            return ctx.punish(self.key, ctx.seat(e.player), ctx.text("calendar.personal_freeday", name=target.name))
-        self.state.granted[target.key] = ctx.week
+        won = self.state.duels.get(target.key, -9) >= ctx.state.round - 1
+        if self.state.granted.get(target.key) == ctx.week and not won:
+            # Taking it back is no punishment: everyone is told, the guards above all.
+            text = ctx.quoting(self.settings, ctx.text("calendar.personal_freeday", name=target.name))
+            return [ctx.action("say", None, self.key, self.ref, text), ctx.action("warn", target, self.key, self.ref, text)]
+        if not won:
+            self.state.granted[target.key] = ctx.week
         return []
 
     def week_started(self, ctx: Context) -> None:
         self.state.granted = {}  # last week's freedays count for nothing now
+        self.state.duels = {k: r for k, r in self.state.duels.items() if r >= ctx.state.round - 1}
 
     calendar_reset = week_started

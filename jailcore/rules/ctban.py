@@ -50,6 +50,9 @@ class ReturnBlock(CtBanDoor):
     class Settings(RuleSettings):
         ref: str = "Охрана 11"
         rounds: int = 3
+        # «…если Вас перевели по следующим причинам: Нарушение баланса, Незнание правил,
+        # Плохое командование, Плохой микрофон»: the rules whose move to T blocks a return.
+        after: tuple[str, ...] = ("teams.balance",)
 
     def _applies(self, rule: str) -> bool:
         return rule == "ctban.return_block"

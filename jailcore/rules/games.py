@@ -68,7 +68,7 @@ class OnlineLimit(Rule):
             return None
         prisoners = ctx.count(T)
         for limit in ctx.config.online_limits:
-            hit = game.name in limit.games or (limit.tag and limit.tag in game.tags)
+            hit = game.named(limit.games) or (limit.tag and limit.tag in game.tags)
             if hit and prisoners > limit.more_than:
                 text = ctx.text("games.online_limit", game=game.name, limit=limit.more_than, online=prisoners)
                 return ctx.punish(self.key, ctx.seat(e.player), text, ref=limit.ref or None)

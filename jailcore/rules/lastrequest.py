@@ -38,7 +38,9 @@ class LastRequestTimeout(Rule):
     class State:
         clock: Clock | None = None
 
-    @handles(ev.Killed, ev.Suicide, ev.Disconnected)
+    # Any way the second-last prisoner stops counting starts the clock: killed, slain,
+    # gone from the server, or moved to another team.
+    @handles(ev.Killed, ev.Suicide, ev.Disconnected, ev.JoinedTeam)
     def one_left(self, ctx: Context, e: ev.Event) -> list[Action]:
         if ctx.state.round_open and self.state.clock is None:
             alive = ctx.alive(T)

@@ -73,11 +73,14 @@ def test_rebellion_with_a_day_between_is_allowed():
 
 
 def test_n16_a_personal_freeday_once_a_game_week():
+    """001 ФД 8 «Приобретать ФД чаще, чем раз в неделю»: the freeday is taken from the
+    prisoner (not a punishment of the warden who gave it)."""
     log, ts = setup()
     fd = f' (scope "personal") (target "#{ts[0].userid}")'
     log.trig(WARDEN, "jb_freeday", fd).round_end().round_start().warden(WARDEN).trig(WARDEN, "jb_freeday", fd)
     actions, _ = run("", log)
-    assert rules_of(actions) == [("warn", "calendar.personal_freeday")]
+    assert rules_of(actions) == [("say", "calendar.personal_freeday"), ("warn", "calendar.personal_freeday")]
+    assert actions[1].target.userid == ts[0].userid and "ФД снят" in actions[1].reason
     log.start_here().rounds(7).round_start().warden(WARDEN).trig(WARDEN, "jb_freeday", fd)  # the next week
     actions, _ = run("", log)
     assert [a for a in actions if a.rule == "calendar.personal_freeday"] == []
@@ -92,3 +95,31 @@ def test_n19_a_grenade_at_guards_counts_as_rebellion():
     log.add(attack).round_end().round_start().add(attack)
     actions, _ = run("", log)
     assert rules_of(actions) == [("ban", "calendar.rebellion")]
+
+
+def test_n16_a_freeday_won_in_a_duel_is_not_taken():
+    """001 ФД 8 «(Исключение: выигрыш в дуэли)»."""
+    log, ts = setup(prisoners=2)
+    fd = f' (scope "personal") (target "#{ts[0].userid}")'
+    log.trig(WARDEN, "jb_freeday", fd).kill(WARDEN, ts[1]).trig(ts[0], "jb_lr", ' (choice "дуэль")').kill(ts[0], GUARD)
+    log.round_end().round_start().warden(WARDEN).trig(WARDEN, "jb_freeday", fd)
+    actions, _ = run("", log)
+    assert [a for a in actions if a.rule == "calendar.personal_freeday"] == []
+
+
+@pytest.mark.parametrize("day", ["special", "global"])
+def test_fighting_guards_on_a_special_day_or_in_a_global_game_is_no_rebellion(day):
+    """001 prisoners 5 counts rebellions; a special day or a global game («Прятки») sets
+    prisoners against the guards by design."""
+    log, ts = setup()
+    for _ in range(2):
+        if day == "special":
+            log.specialday(WARDEN, "Голодные игры")
+        else:
+            log.game(WARDEN, "Прятки")
+        log.kill(ts[0], GUARD).round_end().round_start().warden(WARDEN)  # the next day
+    actions, _ = run("[specialday.cooldown]\nrounds = 1\n", log)
+    assert [a for a in actions if a.rule == "calendar.rebellion"] == []
+    log.kill(ts[0], GUARD)  # a plain day right after: this one counts, but only once
+    actions, _ = run("[specialday.cooldown]\nrounds = 1\n", log)
+    assert [a for a in actions if a.rule == "calendar.rebellion"] == []

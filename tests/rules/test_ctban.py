@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tests.logtext import run
+import pytest
+
+from tests.logtext import Log, P, run
 from tests.scenes import WARDEN, setup
 
 
@@ -17,3 +19,74 @@ def test_ct_ban_in_minutes_answers_a_join_with_time_left():
     log.wait(60 * 25).join(WARDEN, "CT")
     actions2, _ = run(quiet, log)
     assert len(actions2) == len(actions)  # the ban has run out: no answer
+
+
+# --- 001 guards 11: «Не заходить обратно за КТ 3 игровых раунда, если Вас перевели по
+# следующим причинам: Нарушение баланса, Незнание правил, Плохое командование, Плохой микрофон»
+
+EXTRA = P("Третий", 9, "STEAM_1:0:999")
+
+
+def moved_for_balance() -> Log:
+    log, _ = setup(prisoners=6)  # 6 prisoners: at most 2 guards (1 to 3), and there are 2
+    log.connect(EXTRA, "CT")
+    return log
+
+
+def blocked(log: Log, extra: str = "") -> bool:
+    log.join(EXTRA, "CT")
+    actions, _ = run(extra, log)
+    return [a.rule for a in actions[-1:]] == ["ctban.return_block"]
+
+
+def test_a_move_for_balance_blocks_the_return_for_three_played_rounds():
+    log = moved_for_balance()
+    actions, _ = run("", log)
+    assert [(a.action, a.rule) for a in actions] == [("teamswap", "teams.balance")]
+    assert blocked(log)  # the round he was moved in
+    log.round_end().rounds(2)
+    log.round_start()
+    assert blocked(log)  # the third round after it is still his to sit out
+    log.round_end()
+    assert not blocked(log.round_start())
+
+
+def test_only_the_rules_it_names_block_the_return():
+    log, _ = setup(9)
+    log.game(WARDEN, "короля").game(WARDEN, "Повар")  # a warning, then a move to T for 004 5.17
+    log.join(WARDEN, "CT")
+    actions, _ = run("", log)
+    assert [a.rule for a in actions] == ["games.online_limit", "games.online_limit"]
+    log, _ = setup(9)
+    log.game(WARDEN, "короля").game(WARDEN, "Повар").join(WARDEN, "CT")
+    actions, _ = run('[ctban.return_block]\nafter = ["teams.balance", "games.online_limit"]\n', log)
+    assert [a.rule for a in actions][-1] == "ctban.return_block"
+
+
+@pytest.mark.parametrize("reset", [True, False])
+def test_the_block_counts_played_rounds_across_a_map_change(reset):
+    extra = f"[calendar]\nreset_on_map_change = {str(reset).lower()}\n"
+    log = moved_for_balance()
+    log.round_end()  # the round he was moved in
+    log.add('Loading map "jail_new"').add('Started map "jail_new" (CRC "1")')
+    log.rounds(2)  # two rounds on the new map, whatever their numbers
+    assert blocked(log.round_start(), extra)
+    log.round_end()
+    assert not blocked(log.round_start(), extra)
+
+
+def test_a_round_cut_short_by_a_map_change_counts_as_played():
+    log = moved_for_balance()
+    log.round_end().round_start()  # round 1 of 3 under way...
+    log.add('Loading map "jail_new"').add('Started map "jail_new" (CRC "1")')  # ...cut short
+    log.rounds(1).round_start()
+    assert blocked(log)
+    log.round_end()
+    assert not blocked(log.round_start())
+
+
+def test_a_restarted_round_is_void_and_does_not_count():
+    log = moved_for_balance()
+    log.round_end().round_start().add('World triggered "Restart_Round_(1_second)"')
+    log.rounds(2).round_start()
+    assert blocked(log)

@@ -24,29 +24,41 @@ def test_king_is_forbidden_above_eight_prisoners(prisoners, refused):
 
 @pytest.mark.parametrize(("prisoners", "refused"), [(13, False), (14, True)])
 def test_turn_based_games_forbidden_above_thirteen(prisoners, refused):
+    """004 5.18 «При онлайне более 13 заключённых запрещается проводить игры, в которых
+    заключённые участвуют по одному, по очереди и имеют более одной попытки»."""
     log, _ = setup(prisoners)
-    log.game(WARDEN, "Метание дигла")
-    actions, _ = run("", log)
+    log.game(WARDEN, "Пенальти")
+    actions, _ = run('[[games.catalogue]]\nname = "Пенальти"\ntags = ["turn_based"]\n', log)
     assert [(a.rule, a.ref) for a in actions] == ([("games.online_limit", "5.18")] if refused else [])
 
 
-def test_online_limit_ladder_warn_then_teamswap_then_return_block():
+def test_online_limit_ladder_warn_then_teamswap():
     log, _ = setup(9)
     log.game(WARDEN, "короля").game(WARDEN, "Повар")
     actions, engine = run("", log)
     assert [(a.action, a.team) for a in actions] == [("warn", None), ("teamswap", "T")]
     assert engine.public_state()["warden"] is None
-    # 001 guards 11: may not come back to CT for 3 rounds
+    # a move for a game rule is not one of 001 guards 11's reasons: he may come back
     log.join(WARDEN, "CT")
     actions, _ = run("", log)
-    assert [(a.action, a.rule) for a in actions[2:]] == [("teamswap", "ctban.return_block")]
-    log.round_end().rounds(2)  # rounds R+1, R+2 served
-    log.round_start().join(WARDEN, "CT")  # R+3 still blocked
+    assert [a.rule for a in actions[2:]] == []
+
+
+def test_first_last_reaction_carries_both_reactions_limit():
+    """004 5.17 forbids «Первая реакция» and «Последняя реакция» above 8 prisoners; 000's
+    «Первая-Последняя реакция» is both."""
+    log, _ = setup(9)
+    log.game(WARDEN, "Первая-последняя реакция")
     actions, _ = run("", log)
-    assert [a.rule for a in actions[2:]] == ["ctban.return_block", "ctban.return_block"]
-    log.round_end().join(WARDEN, "CT")  # after R+3: free to return
+    assert [(a.rule, a.ref) for a in actions] == [("games.online_limit", "5.17")]
+
+
+def test_deagle_throw_is_not_turn_based():
+    """000 «Метание дигла»: «Оба по очереди метают дигл» once each: not 5.18's «более одной попытки»."""
+    log, _ = setup(14)
+    log.game(WARDEN, "Метание дигла")
     actions, _ = run("", log)
-    assert len(actions) == 4
+    assert actions == []
 
 
 @pytest.mark.parametrize(("prisoners", "refused"), [(6, True), (7, False)])

@@ -37,3 +37,20 @@ def test_n7_a_guard_who_dies_on_purpose_pays_the_last_prisoner():
     assert [(a.action, a.rule, a.amount, a.target.userid) for a in actions] == [
         ("money", "lastrequest.guard_suicide", 100, ts[0].userid)
     ]
+
+
+@pytest.mark.parametrize("how", ["team", "disconnect"])
+def test_n6_the_clock_starts_however_the_second_last_prisoner_goes(how):
+    """001 ПЗ 1 «ПЗ имеет 10 секунд на выбор желания»: the last prisoner is last whether the
+    one before him was killed, moved to another team or left the server."""
+    log, ts = setup(prisoners=6)
+    for t in ts[2:]:
+        log.kill(WARDEN, t)
+    if how == "team":
+        log.join(ts[1], "Spectator")
+    else:
+        log.disconnect(ts[1])
+    log.start_here().wait(11).say(GUARD, "ну?")
+    actions, _ = run("", log)
+    assert rules_of(actions) == [("say", "lastrequest.timeout")]
+    assert ts[0].name in actions[0].reason

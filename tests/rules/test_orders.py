@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.logtext import run
 from tests.scenes import WARDEN, setup
 
@@ -43,3 +45,27 @@ def test_round_end_clears_orders_prohibitions_and_game():
     _, engine = run("", log)
     state = engine.public_state()
     assert (state["orders"], state["prohibitions"], state["game"], state["warden"]) == ([], [], None, None)
+
+
+@pytest.mark.parametrize("how", ["disconnect", "team", "left"])
+def test_orders_end_when_the_warden_leaves_as_on_his_death(how):
+    """001 general 7 «После смерти начальника все приказы отменяются, игры заканчиваются»:
+    a warden who leaves the server or the guards ends his command as surely."""
+    log, _ = setup()
+    log.order(WARDEN, "стоять").game(WARDEN, "Математика")
+    if how == "disconnect":
+        log.disconnect(WARDEN)
+    elif how == "team":
+        log.join(WARDEN, "TERRORIST")
+    else:
+        log.trig(WARDEN, "jb_warden_removed", ' (reason "left")')
+    _, engine = run("", log)
+    state = engine.public_state()
+    assert (state["orders"], state["game"], state["warden"]) == ([], None, None)
+
+
+def test_orders_stand_when_the_warden_hands_over_command():
+    log, _ = setup()
+    log.order(WARDEN, "стоять").trig(WARDEN, "jb_warden_removed", ' (reason "resigned")')
+    _, engine = run("", log)
+    assert [o["text"] for o in engine.public_state()["orders"]] == ["стоять"]
