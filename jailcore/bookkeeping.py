@@ -19,7 +19,7 @@ from .actions import Action
 from .context import Context
 from .punish import autoslay_at_round_start, count_down_bans
 from .rules.base import Rule
-from .state import CT, PLAYING, GameRun, Prohibition
+from .state import CT, PLAYING, GameRun, LastPrisoner, Prohibition, T
 
 STOP = object()
 
@@ -82,6 +82,21 @@ class Bookkeeping:
         if e.player.userid == self.ctx.state.warden:
             self.ctx.warden_gone(orders_end=True)
         self.ctx.state.players.pop(e.player.userid, None)
+        self._one_left()
+
+    def _one_left(self) -> None:
+        """The moment one prisoner is left (001 ПЗ 1), however the one before him went:
+        killed, slain, gone from the server or moved to another team."""
+        s = self.ctx.state
+        if s.round_open and s.last_prisoner is None:
+            alive = self.ctx.alive(T)
+            if len(alive) == 1:
+                s.last_prisoner = LastPrisoner(alive[0].userid, alive[0].name, s.time)
+
+    def _rebel(self, attacker: ev.Player, victim: ev.Player) -> None:
+        last = self.ctx.state.last_prisoner
+        if last is not None and attacker.userid == last.uid and self.ctx.state.players[victim.userid].team == CT:
+            last.rebelled = True
 
     def _joined_team(self, e: ev.JoinedTeam) -> None:
         s = self.ctx.state
@@ -92,10 +107,13 @@ class Bookkeeping:
         if e.new == CT:
             s.joins += 1
             seat.joined = s.joins
+        self._one_left()
 
     def _killed(self, e: ev.Killed) -> None:
         self.ctx.seat(e.killer)
         self.ctx.seat(e.victim).alive = False
+        self._rebel(e.killer, e.victim)
+        self._one_left()
 
     def _killed_after(self, e: ev.Killed) -> None:
         if e.victim.userid == self.ctx.state.warden:
@@ -106,9 +124,11 @@ class Bookkeeping:
         victim = self.ctx.seat(e.victim)
         if e.health <= 0:
             victim.alive = False
+        self._rebel(e.attacker, e.victim)
 
     def _suicide(self, e: ev.Suicide) -> None:
         self.ctx.seat(e.player).alive = False
+        self._one_left()
 
     def _suicide_after(self, e: ev.Suicide) -> None:
         s = self.ctx.state
@@ -126,7 +146,7 @@ class Bookkeeping:
         s = self.ctx.state
         s.orders, s.prohibitions, s.game = [], [], None
         s.warden, s.last_request, s.freeday, s.specialday_name = None, False, False, None
-        s.first_order, s.slain = False, []
+        s.first_order, s.slain, s.last_prisoner = False, [], None
         for rule in self.rules:
             rule.round_cleared(self.ctx)
 
@@ -179,9 +199,7 @@ class Bookkeeping:
         if isinstance(e, ev.MapStarted) and s.map == e.map:
             return STOP
         s.map = e.map
-        if s.round_open:
-            count_down_bans(self.ctx)  # the round cut short was played all the same
-        s.round_open = False
+        s.round_open = False  # a round cut short by the map change was not played out: bans do not count it
         s.warmup = False
         self._clear_round()
         for seat in s.players.values():

@@ -2,7 +2,9 @@
 
 Seed 000 section VI is the source, plus the games that 004 5.17 names. Tags:
 `chat` (won by writing in chat), `turn_based` (prisoners one at a time, in turn, more
-than one attempt: what 004 5.18 limits), `global` (a whole-map game, 001 global 1).
+than one attempt: what 004 5.18 limits), `global` (a whole-map game, 001 global 1),
+`host_kills` (000 «Убивает только Начальник»: Саймон, Злой Саймон, Реакция), `half` (at
+most half the prisoners may die: 000 Король, Морской бой).
 A warden types a game's name however he likes ("Играем в Математику", "кнб", "rps"),
 so names are compared in a folded form: lower case, ё as е, letters and digits only,
 and a Russian case ending is allowed to differ.
@@ -44,17 +46,17 @@ def _g(name: str, aliases: str = "", tags: str = "", min_players: int = 0, conta
 
 
 DEFAULT_CATALOGUE = (
-    _g("Саймон говорит", "саймон|simon says|simon"),
-    _g("Злой Саймон говорит", "злой саймон|evil simon"),
+    _g("Саймон говорит", "саймон|simon says|simon", "host_kills"),
+    _g("Злой Саймон говорит", "злой саймон|evil simon", "host_kills"),
     _g("А-б", "аб|а б|a-b|ab", "chat"),
     _g("Алфавит", "alphabet", "chat"),
     _g("Диктант", "dictation", "chat"),
     _g("Математика", "матан|math|maths", "chat"),
     _g("Светофор", "traffic light|red light green light"),
     _g("Накорми надзирателей", "накорми кт|feed the guards"),
-    _g("Король", "king", "chat"),
+    _g("Король", "king", "chat half"),
     _g("Шарады", "charades", "chat"),
-    _g("Реакция", "reaction"),
+    _g("Реакция", "reaction", "host_kills"),
     _g("Интуиция", "intuition", "chat"),
     _g("Третий лишний", "third wheel", "chat"),
     _g("Первая-последняя реакция", "первая последняя реакция|first last reaction", contains="Первая реакция|Последняя реакция"),
@@ -66,7 +68,7 @@ DEFAULT_CATALOGUE = (
     _g("Мёртвый король", "мертвый король|dead king"),
     _g("Американец", "american"),
     _g("Коммунизм", "communism", "", 7),
-    _g("Морской бой", "battleship", "chat"),
+    _g("Морской бой", "battleship", "chat half"),
     _g("Коко-Шанель", "коко шанель|coco chanel"),
     _g("Повар", "cook"),
     _g("Дальность дропа", "дроп|drop distance", "turn_based"),

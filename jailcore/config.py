@@ -160,7 +160,7 @@ DEFAULT_LIMITS = [
     {"more_than": 13, "ref": "5.18", "games": [], "tag": "turn_based"},
 ]
 
-KNOWN_TAGS = {"chat", "turn_based", "global"}
+KNOWN_TAGS = {"chat", "turn_based", "global", "host_kills", "half"}
 
 _ENV = {
     "JAILCORE_RCON_HOST": ("rcon", "host", str),

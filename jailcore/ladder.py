@@ -32,6 +32,8 @@ class Step:
     amount: int | None = None
 
     def __str__(self) -> str:
+        if self.action == "ban" and self.minutes == 0:
+            return "ban 0"
         if self.minutes is not None:
             return f"{self.action} {self.minutes}m"
         if self.rounds is not None:

@@ -151,10 +151,10 @@ def active_ban(ctx: Context, seat: Seat) -> CtBan | None:
 
 
 def count_down_bans(ctx: Context) -> None:
-    """A round was played to its end (or cut short by a map change): bans counted in
-    rounds lose one, except in the round they were given. Rounds are counted as played,
-    not by the round number, which a map change may start again. A restarted round is void
-    and counts for nothing. Timed bans that ran out are dropped, so players who never
+    """A round was played to its end: bans counted in rounds lose one, except in the round
+    they were given. Rounds are counted as played, not by the round number, which a map
+    change may start again. A round restarted, or cut short by a map change (often the
+    moment it began), was not played out and counts for nothing. Timed bans that ran out are dropped, so players who never
     come back cost nothing."""
     s = ctx.state
     for key, ban in list(s.ctbans.items()):

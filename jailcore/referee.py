@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+from collections.abc import Mapping
 
 import attrs
 
@@ -112,6 +113,8 @@ class Round:
 
     def host_says(self, text: str) -> Verdict | None:
         text = clean(text)
+        if self.game in VOTES:
+            return self._new_question()
         if self.game == "Интуиция":
             value = _number(text)
             if value is None or not self.answers:
@@ -148,10 +151,21 @@ class Round:
             return _fmt(value)
         return None
 
-    def player_says(self, userid: int, name: str, text: str) -> Verdict | None:
+    def player_says(self, userid: int, name: str, text: str, prisoners: Mapping[int, str] | None = None) -> Verdict | None:
+        """A prisoner's chat line; `prisoners` (userid: name) are those still in the game,
+        for the games in which a prisoner names another."""
         if self.done:
             return None
         text = clean(text)
+        if self.game in VOTES:
+            return self._vote(userid, name, text)
+        if self.game == "Третий лишний":
+            return self._third(userid, name, text, prisoners or {})
+        if self.game == "Американец":
+            if text.lower() not in ("+", "я"):
+                return None
+            self.done = True
+            return Verdict(userid, "american", {"name": name, "text": text})
         if self.game == "Интуиция":
             if _number(text) is not None and all(u != userid for u, _, _ in self.answers):
                 self.answers.append((userid, name, text))  # one guess each: the first counts
@@ -203,7 +217,57 @@ class Round:
         return Verdict(u1, "beats", {"winner": n1, "win": c1, "loser": n2, "lose": c2}, (u2,))
 
 
-JUDGED = ("А-б", "Алфавит", "Математика", "Интуиция", "Камень-ножницы-бумага")
+    # --- 000 «Третий лишний»: «З пишут в чат имя З которого хотят убить, пишется по одному
+    # разу, при Одинаковом выборе, выбранный умирает»
+
+    def _third(self, userid: int, name: str, text: str, prisoners: Mapping[int, str]) -> Verdict | None:
+        if any(u == userid for u, _, _ in self.answers):
+            return None  # «пишется по одному разу»: his first choice stands
+        wanted = text.casefold()
+        chosen = [n for u, n in prisoners.items() if u != userid and n.casefold() == wanted]
+        if len(chosen) != 1:
+            return None
+        self.answers.append((userid, name, chosen[0]))
+        first = [n for _, n, c in self.answers[:-1] if c == chosen[0]]
+        if not first:
+            return None
+        self.done = True
+        order = ", ".join(f"{n}: «{c}»" for _, n, c in self.answers)
+        return Verdict(None, "third", {"target": chosen[0], "a": first[0], "b": name, "order": order})
+
+    # --- the «+» / «−» of Коммунизм (the tsar: a majority of «−» shoots him), Король (the
+    # king's word on the prisoner who spoke last) and Сталин (his word: «+» shoot, «−» spare)
+
+    def _new_question(self) -> Verdict | None:
+        votes, self.answers = self.answers, []
+        if VOTES[self.game] != "majority" or not votes:
+            return None
+        minus = [n for _, n, v in votes if v == "-"]
+        plus = [n for _, n, v in votes if v == "+"]
+        return Verdict(None, "tally", {"minus": len(minus), "plus": len(plus), "minus_names": ", ".join(minus) or "-",
+                                       "plus_names": ", ".join(plus) or "-", "shot": len(minus) > len(plus)})
+
+    def _vote(self, userid: int, name: str, text: str) -> Verdict | None:
+        sign = {"+": "+", "-": "-", "−": "-", "–": "-"}.get(text)
+        mode = VOTES[self.game]
+        if sign is None:
+            if mode == "king":
+                self.question = name  # the prisoner whose word the king judges next
+            return None
+        if mode == "majority":
+            if all(u != userid for u, _, _ in self.answers):
+                self.answers.append((userid, name, sign))  # one vote each: the first counts
+            return None
+        if mode == "king":
+            if self.question is None or self.question == name:
+                return None
+            subject, self.question = self.question, None
+            return Verdict(None, "king", {"king": name, "sign": sign, "subject": subject, "dies": sign == "-"})
+        return Verdict(None, "stalin", {"name": name, "sign": sign, "shoot": sign == "+"})
+
+
+VOTES = {"Коммунизм": "majority", "Король": "king", "Сталин": "stalin"}
+JUDGED = ("А-б", "Алфавит", "Математика", "Интуиция", "Камень-ножницы-бумага", "Третий лишний", "Американец", *VOTES)
 
 
 def _fmt(value: float) -> str:

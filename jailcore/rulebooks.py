@@ -16,40 +16,40 @@ from typing import Any
 
 PRESETS: dict[str, dict[str, dict[str, Any]]] = {
     "000": {
-        "games.host": {"ref": "VI"},  # «Любую игру проводит только Начальник Тюрьмы»
+        "games.host": {"ref": "VI", "ladder": ["warn"]},  # «Любую игру проводит только Начальник Тюрьмы»
         "games.host_death": {"ref": "VI"},  # «Любая игра заканчивается тогда, когда умирает ведущий игры.(Искл. Особые дни)»
         "games.unknown": {"ref": "6.0", "ladder": ["warn"]},  # «…одобрение Администрации» |Kill/Warn|
         "specialday.cooldown": {"ref": "6.5", "ladder": ["slay", "ctban 30m"]},  # |Kill/BanGuard(10-60)|
-        "games.min_players": {"ref": "Коммунизм"},  # «Минимальное количество игроков: 7»
-        "games.only_warden_kills": {"ref": "Саймон а"},  # «Убивает только Начальник (Исключение — Бунт)»
-        "games.deaths": {"ref": "Король"},  # «запрещено убивать больше половины от играющих»
+        "games.min_players": {"ref": "Коммунизм", "ladder": ["warn"]},  # «Минимальное количество игроков: 7»
+        "games.only_warden_kills": {"ref": "Саймон а", "ladder": ["warn", "teamswap"]},  # «Убивает только Начальник (Исключение — Бунт)»
+        "games.deaths": {"ref": "Король", "ladder": ["warn", "teamswap"]},  # «запрещено убивать больше половины от играющих»
         "referee": {"ref": "VI"},
         "ctban": {"ref": ""},
     },
     "001": {
         "orders": {"ref": "Общие 3", "mode": "replace"},  # «Каждый новый приказ Начальника отменяет предыдущий»
-        "prohibitions.max": {"ref": "ФД 3", "limit": 0, "freeday_limit": 3},  # «может добавить 3 ограничения»
+        "prohibitions.max": {"ref": "ФД 3", "limit": 0, "freeday_limit": 3, "ladder": ["warn"]},  # «может добавить 3 ограничения»
         "calendar.freeday": {"ref": "ФД 1", "ladder": ["teamswap", "ctban 30m"]},  # [Охрана: Перевод за Т, Запрет за Кт]
         "calendar.global_games": {"ref": "Глобальные 1", "ladder": ["teamswap", "ctban 30m"]},
         "calendar.rebellion": {"ref": "Заключённые 5", "ladder": ["ban 10m"]},
         "calendar.personal_freeday": {"ref": "ФД 8"},
-        "calendar.freeday_end": {"ref": "ФД 4"},
+        "calendar.freeday_end": {"ref": "ФД 4", "general_ref": "ФД 5"},
         "lastrequest.timeout": {"ref": "ПЗ 1"},
         "teams.balance": {"ref": "Общие 5", "ratio": 3},
-        "conduct.privileges": {"ref": "Привилегии 1", "ladder": ["slay"]},
+        "conduct.privileges": {"ref": "Привилегии 1", "allowed": ["money", "voice", "freeday"], "ladder": ["slay"]},
         "conduct.teamkill": {"ref": "Общие 17", "ladder": ["slay", "kick", "ban 15m"]},
         "conduct.advertising": {"ref": "Общие 19", "ladder": ["ban 0"]},
-        "conduct.names": {"ref": "Общие 16", "ladder": ["kick"]},
+        "conduct.names": {"ref": "Общие 16", "ladder": ["kick", "ban 30m"]},
         "conduct.grenade_spam": {"ref": "Общие 22", "ladder": ["slay", "ban 10m"]},
         "warden.immortality": {"ref": "Начальник 8", "ladder": ["slay", "teamswap"]},
-        "warden.last_prisoner": {"ref": "Начальник обязан 3"},
+        "warden.last_prisoner": {"ref": "Начальник обязан 3", "ladder": ["warn", "teamswap"]},
         "games.global_suicide": {"ref": "Глобальные 4", "ladder": ["kick", "ctban 30m"]},
         "ctban": {"ref": ""},
-        "ctban.return_block": {"ref": "Охрана 11", "rounds": 3},
+        "ctban.return_block": {"ref": "Охрана 11", "rounds": 3, "after": ["teams.balance"]},
     },
     "004": {
         "orders": {"ref": "5.3", "mode": "stack"},  # «…отменяет предыдущий только в том случае, если они противоречат»
-        "prohibitions.max": {"ref": "6.3", "limit": 2, "freeday_limit": 2, "only_during_game": True},
+        "prohibitions.max": {"ref": "6.3", "limit": 2, "freeday_limit": 2, "only_during_game": True, "ladder": ["warn"]},
         "games.online_limit": {"ref": "5.17", "ladder": ["warn", "teamswap"]},
         "games.duration": {"ref": "5.11", "ladder": ["warn", "teamswap"]},
         "games.gagged": {"ref": "5.16", "ladder": ["warn", "teamswap"]},

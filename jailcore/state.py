@@ -81,6 +81,16 @@ class CtBan:
 
 
 @attrs.define(slots=True)
+class LastPrisoner:
+    """The one prisoner left alive this round, from the moment he was left."""
+
+    uid: int
+    name: str
+    since: str
+    rebelled: bool = False  # he attacked a guard since: 001 ПЗ 4 lets the guards kill him
+
+
+@attrs.define(slots=True)
 class Autoslay:
     rounds: int
     rule: str
@@ -106,6 +116,7 @@ class State:
     freeday: bool = False  # the whole round is a freeday (Monday, or granted to all)
     first_order: bool = False
     last_request: bool = False  # the last prisoner chose his request: fights are his game now
+    last_prisoner: LastPrisoner | None = None
     specialday: int | None = None  # the round of the last special day
     specialday_name: str | None = None  # today's special day
     slain: list[int] = attrs.Factory(list)  # our own slays, so their suicide lines are not a guard's
@@ -160,7 +171,6 @@ _V1_RULES = {
     "games.repeat": {"game_history": "played"},
     "fairness.freekill": {"next_freedays": "next_round"},
     "teams.no_warden": {"warden_asked": "asked", "warden_punished": "punished"},
-    "lastrequest.timeout": {"lr": "clock"},
 }
 
 
@@ -170,8 +180,10 @@ def _from_v1(data: dict) -> dict:
         for old, new in fields.items():
             if old in data:
                 rules.setdefault(key, {})[new] = data.pop(old)
-    if "lastrequest.timeout" in rules and rules["lastrequest.timeout"].get("clock") is None:
-        del rules["lastrequest.timeout"]
+    lr = data.pop("lr", None)
+    if lr:
+        data["last_prisoner"] = {"uid": lr["uid"], "name": lr["name"], "since": lr["start"]}
+        rules["lastrequest.timeout"] = {"done": bool(lr.get("done"))}
     if isinstance(data.get("game"), dict):
         game = data["game"]
         data["game"] = {k: game[k] for k in ("name", "host", "started", "tags", "reminded", "punished") if k in game}

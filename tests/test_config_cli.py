@@ -19,10 +19,13 @@ def jailcore(*args: str, env: dict | None = None) -> subprocess.CompletedProcess
     return subprocess.run([sys.executable, "-m", "jailcore", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
 
 
-@pytest.mark.parametrize("name", ["example.toml", "server-a.toml", "server-b.toml"])
-def test_shipped_configs_are_valid(name):
-    config = Config.from_toml(ROOT / "configs" / name, env={})
-    assert config.rules["prohibitions.max"].limit == 2
+@pytest.mark.parametrize(("name", "cap"), [("example.toml", (2, 3, False)), ("server-a.toml", (0, 3, False)),
+                                           ("server-b.toml", (2, 2, True))])
+def test_shipped_configs_are_valid(name, cap):
+    """The prohibition cap as each rulebook has it: 004 6.3 two «во время одной игры»;
+    001 none, but ФД 3 three on a freeday."""
+    rule = Config.from_toml(ROOT / "configs" / name, env={}).rules["prohibitions.max"]
+    assert (rule.limit, rule.freeday_limit, rule.only_during_game) == cap
 
 
 def test_server_configs_differ_where_the_rulebooks_do():
@@ -70,19 +73,19 @@ def test_check_config_exit_codes(tmp_path):
 
 def test_replay_prints_actions_state_and_stats(tmp_path):
     warden = P("Начальник", 2, "STEAM_1:0:42")
-    log = Log().connect(warden, "CT").rounds(1).round_start().warden(warden)
+    log = Log().connect(warden, "CT").rounds(1).round_start().warden(warden).game(warden, "Математика")
     log.prohibit(warden, "a").prohibit(warden, "b").prohibit(warden, "c").add("чепуха")
     path = tmp_path / "round.log"
     path.write_text(log.text() + "garbage\n", encoding="utf-8")
-    result = jailcore("replay", "--config", "configs/server-a.toml", str(path), "--state", "--stats")
+    result = jailcore("replay", "--config", "configs/server-b.toml", str(path), "--state", "--stats")
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     actions, state, stats = rows[:-2], rows[-2]["state"], rows[-1]["stats"]
-    assert [a["action"] for a in actions] == ["say", "warn", "cancel"]
-    warn = actions[1]
+    assert [a["action"] for a in actions] == ["warn", "cancel"]
+    warn = actions[0]
     assert set(warn) >= {"time", "round", "action", "target", "rule", "ref", "reason"}
     assert warn["target"] == {"userid": 2, "steamid": "STEAM_1:0:42", "name": "Начальник"}
-    assert (warn["rule"], warn["ref"], warn["round"]) == ("prohibitions.max", "ФД 3", 2)
+    assert (warn["rule"], warn["ref"], warn["round"]) == ("prohibitions.max", "6.3", 2)
     assert state["round"] == 2 and state["day"] == 2 and state["warden"]["userid"] == 2
     assert [p["text"] for p in state["prohibitions"]] == ["a", "b"]
     assert (stats["malformed"], stats["unknown"], stats["lines"]) == (1, 1, len(log.lines) + 1)
@@ -96,3 +99,30 @@ def test_demo_runs_by_itself_and_enforces():
     for needle in ("jb_cancel_prohibition 3", "[specialday.cooldown 6.5]", "[games.online_limit 5.17]", "ctban.return_block", "first right answer"):
         assert needle in out
     assert " 0 delivered" not in out
+
+
+@pytest.mark.parametrize(("name", "books"), [("server-a.toml", ["001", "000"]), ("server-b.toml", ["004", "000"])])
+def test_a_shipped_server_enforces_exactly_its_rulebooks(name, books):
+    """Every table of a shipped config is its rulebooks' rule, with their values, and every
+    rule of its rulebooks has a table: the file and the preset say the same."""
+    from jailcore.config import load
+
+    text = (ROOT / "configs" / name).read_text(encoding="utf-8")
+    shipped = Config.from_toml(ROOT / "configs" / name, env={})
+    preset = load(f"[server]\nrulebook = {books!r}\n".replace("'", '"'), "<preset>", {})
+    assert {k: r for k, r in shipped.rules.items() if r.enabled} == {k: r for k, r in preset.rules.items() if r.enabled}
+    for key, rule in shipped.rules.items():
+        assert (f"[{key}]" in text) == rule.enabled, key
+
+
+def test_server_a_has_no_rule_of_004_and_server_b_none_of_001():
+    a = Config.from_toml(ROOT / "configs" / "server-a.toml", env={})
+    b = Config.from_toml(ROOT / "configs" / "server-b.toml", env={})
+    only_004 = {"games.online_limit", "games.duration", "games.gagged", "games.repeat", "lastrequest.guard_suicide",
+                "fairness.freekill", "teams.no_warden"}
+    only_001 = {"teams.balance", "conduct.names", "conduct.teamkill", "conduct.advertising", "conduct.grenade_spam",
+                "conduct.privileges", "calendar.personal_freeday", "warden.immortality", "calendar.freeday",
+                "calendar.rebellion", "calendar.global_games", "ctban.return_block", "lastrequest.timeout"}
+    assert not any(a.on(k) for k in only_004)
+    assert not any(b.on(k) for k in only_001)
+    assert all(a.on(k) for k in only_001) and all(b.on(k) for k in only_004)

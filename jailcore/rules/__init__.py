@@ -10,10 +10,11 @@ ends; the clocks tick in the order game, last prisoner, no warden.
 from __future__ import annotations
 
 from .base import Rule
-from .calendar import GlobalGames, MondayFreeday, PersonalFreeday, Rebellion
+from .calendar import GlobalGames, Rebellion
 from .conduct import Advertising, GrenadeSpam, Names, Privileges, Teamkill
 from .ctban import CtBanDoor, ReturnBlock
 from .fairness import Freekill
+from .freedays import FreedayEnd, MondayFreeday, PersonalFreeday
 from .games import (
     GaggedChatGame,
     GameDuration,
@@ -24,13 +25,14 @@ from .games import (
     RepeatedGame,
     UnknownGame,
 )
+from .killing import GlobalSuicide, HalfMayDie, OnlyWardenKills
 from .lastrequest import GuardSuicide, LastRequestTimeout
 from .orders import Orders
 from .prohibitions import MaxProhibitions
 from .referee import Referee
 from .specialday import SpecialDayCooldown
 from .teams import Balance, NoWarden
-from .warden import Immortality
+from .warden import Immortality, LastPrisoner
 
 ORDER: tuple[type[Rule], ...] = (
     CtBanDoor,
@@ -44,6 +46,7 @@ ORDER: tuple[type[Rule], ...] = (
     GrenadeSpam,
     Privileges,
     Immortality,
+    LastPrisoner,
     UnknownGame,
     MondayFreeday,
     OnlineLimit,
@@ -53,11 +56,15 @@ ORDER: tuple[type[Rule], ...] = (
     GaggedChatGame,
     RepeatedGame,
     GameDuration,
+    OnlyWardenKills,
+    HalfMayDie,
+    GlobalSuicide,
     HostDeath,
     Orders,
     MaxProhibitions,
     SpecialDayCooldown,
     PersonalFreeday,
+    FreedayEnd,
     LastRequestTimeout,
     GuardSuicide,
     NoWarden,

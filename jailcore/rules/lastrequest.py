@@ -18,14 +18,6 @@ from ..state import CT, T
 from .base import Rule, RuleSettings, handles
 
 
-@attrs.define
-class Clock:
-    start: str
-    uid: int
-    name: str
-    done: bool = False
-
-
 class LastRequestTimeout(Rule):
     key = "lastrequest.timeout"
 
@@ -36,34 +28,24 @@ class LastRequestTimeout(Rule):
 
     @attrs.define
     class State:
-        clock: Clock | None = None
-
-    # Any way the second-last prisoner stops counting starts the clock: killed, slain,
-    # gone from the server, or moved to another team.
-    @handles(ev.Killed, ev.Suicide, ev.Disconnected, ev.JoinedTeam)
-    def one_left(self, ctx: Context, e: ev.Event) -> list[Action]:
-        if ctx.state.round_open and self.state.clock is None:
-            alive = ctx.alive(T)
-            if len(alive) == 1:
-                self.state.clock = Clock(ctx.state.time, alive[0].userid, alive[0].name)
-        return []
+        done: bool = False  # chosen in time, or everyone was told
 
     @handles(ev.LastRequest)
     def chosen(self, ctx: Context, e: ev.LastRequest) -> list[Action]:
-        if self.state.clock is not None:
-            self.state.clock.done = True  # chosen in time: the clock stops
+        if ctx.state.last_prisoner is not None:
+            self.state.done = True  # chosen in time: the clock stops
         return []
 
     def tick(self, ctx: Context, now: str) -> list[Action]:
-        clock = self.state.clock
-        if clock is None or clock.done or ctx.seconds_since(clock.start) <= self.settings.seconds:
+        last = ctx.state.last_prisoner
+        if last is None or self.state.done or ctx.seconds_since(last.since) <= self.settings.seconds:
             return []
-        clock.done = True
-        text = ctx.text("lastrequest.timeout", name=clock.name, seconds=self.settings.seconds)
+        self.state.done = True
+        text = ctx.text("lastrequest.timeout", name=last.name, seconds=self.settings.seconds)
         return [ctx.announce(self.key, self.settings, text)]
 
     def round_cleared(self, ctx: Context) -> None:
-        self.state.clock = None
+        self.state.done = False
 
 
 class GuardSuicide(Rule):

@@ -1,5 +1,6 @@
 """`referee`: the chat games of 000 VI judged from chat order alone (А-б, Алфавит,
-Математика, Интуиция, Камень-ножницы-бумага), with the evidence. The judging itself is
+Математика, Интуиция, Камень-ножницы-бумага, Третий лишний, Американец, and the «+»/«−» of
+Коммунизм, Король and Сталин), with the evidence. The judging itself is
 `jailcore/referee.py`; this rule feeds it the chat of the game it was started for."""
 
 from __future__ import annotations
@@ -10,7 +11,15 @@ from .. import events as ev
 from ..actions import Action
 from ..context import Context
 from ..referee import JUDGED, Round
+from ..state import T
 from .base import Rule, RuleSettings, handles
+
+# A verdict's yes/no facts, worded in the server's language.
+_OUTCOMES = {
+    "shot": ("referee.tally.shot", "referee.tally.spared", "outcome"),
+    "dies": ("fate.dies", "fate.lives", "fate"),
+    "shoot": ("fate.shoot", "fate.spare", "fate"),
+}
 
 
 class Referee(Rule):
@@ -42,10 +51,18 @@ class Referee(Rule):
             self.state.game = None  # the game ended (its host or the warden died)
             return []
         seat = ctx.state.players[e.player.userid]
-        verdict = judging.host_says(e.text) if seat.userid == judging.host else judging.player_says(seat.userid, seat.name, e.text)
+        if seat.userid == judging.host:
+            verdict = judging.host_says(e.text)
+        else:
+            prisoners = {p.userid: p.name for p in ctx.alive(T)}
+            verdict = judging.player_says(seat.userid, seat.name, e.text, prisoners)
         if verdict is None:
             return []
-        text = ctx.text("referee", game=judging.game, text=ctx.text(f"referee.{verdict.kind}", **verdict.values))
+        values = dict(verdict.values)
+        for flag, (yes, no, slot) in _OUTCOMES.items():
+            if flag in values:
+                values[slot] = ctx.text(yes if values.pop(flag) else no)
+        text = ctx.text("referee", game=judging.game, text=ctx.text(f"referee.{verdict.kind}", **values))
         return [ctx.announce(self.key, self.settings, text)]
 
     @handles(ev.GameEnded)

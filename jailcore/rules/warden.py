@@ -39,3 +39,28 @@ class Immortality(Rule):
 
     def week_started(self, ctx: Context) -> None:
         self.state.used = {}  # last week's count is reset on its next use anyway
+
+
+class LastPrisoner(Rule):
+    """001 warden must 3 «Оставить одного заключенного в живых»: the last prisoner is owed
+    his last request (ПЗ 1: 10 seconds to choose). The warden who kills him before he
+    chose, before his time ran out, and without his having attacked a guard (ПЗ 4), has
+    not left him alive."""
+
+    key = "warden.last_prisoner"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "Начальник обязан 3"
+        seconds: int = 10  # 001 ПЗ 1: the last prisoner's time to choose
+        ladder: Ladder = steps("warn", "teamswap")
+
+    @handles(ev.Killed)
+    def killed(self, ctx: Context, e: ev.Killed) -> list[Action]:
+        s = ctx.state
+        last = s.last_prisoner
+        if last is None or e.victim.userid != last.uid or e.killer.userid != s.warden or s.last_request or last.rebelled:
+            return []
+        if ctx.seconds_since(last.since) > self.settings.seconds:
+            return []
+        return ctx.punish(self.key, s.players[e.killer.userid], ctx.text("warden.last_prisoner", name=last.name))

@@ -75,11 +75,11 @@ def test_the_block_counts_played_rounds_across_a_map_change(reset):
     assert not blocked(log.round_start(), extra)
 
 
-def test_a_round_cut_short_by_a_map_change_counts_as_played():
+def test_a_round_cut_short_by_a_map_change_is_not_a_played_round():
     log = moved_for_balance()
     log.round_end().round_start()  # round 1 of 3 under way...
-    log.add('Loading map "jail_new"').add('Started map "jail_new" (CRC "1")')  # ...cut short
-    log.rounds(1).round_start()
+    log.add('Loading map "jail_new"').add('Started map "jail_new" (CRC "1")')  # ...cut short, not played out
+    log.rounds(2).round_start()
     assert blocked(log)
     log.round_end()
     assert not blocked(log.round_start())

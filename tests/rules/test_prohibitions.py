@@ -38,3 +38,28 @@ def test_freeday_allows_three_prohibitions():
     log.prohibit(WARDEN, "d")
     actions, _ = run("", log)
     assert [a.action for a in actions if a.rule == "prohibitions.max"] == ["warn", "cancel"]
+
+
+def test_004_caps_prohibitions_only_during_a_game():
+    """004 6.3 «Во время одной игры разрешается установить одновременно не более двух запретов»."""
+    cfg = "[prohibitions.max]\nonly_during_game = true\nfreeday_limit = 2\n"
+    log, _ = setup()
+    log.prohibit(WARDEN, "a").prohibit(WARDEN, "b").prohibit(WARDEN, "c")
+    assert run(cfg, log)[0] == []
+    log.game(WARDEN, "Светофор").prohibit(WARDEN, "d")
+    actions, _ = run(cfg, log)
+    assert [(a.action, a.rule) for a in actions] == [("warn", "prohibitions.max"), ("cancel", "prohibitions.max")]
+
+
+def test_001_has_no_cap_but_three_on_a_freeday():
+    """001 ФД 3 «Начальник может добавить 3 ограничения к стандартным»; no cap otherwise."""
+    cfg = "[prohibitions.max]\nlimit = 0\nfreeday_limit = 3\n"
+    log, _ = setup()
+    for text in "abcde":
+        log.prohibit(WARDEN, text)
+    assert run(cfg, log)[0] == []
+    log.round_end().round_start().warden(WARDEN).trig(WARDEN, "jb_freeday", ' (scope "all")')
+    for text in "abcd":
+        log.prohibit(WARDEN, text)
+    actions, _ = run(cfg, log)
+    assert [a.action for a in actions] == ["warn", "cancel"] and actions[1].index == 4

@@ -9,8 +9,8 @@ from tests.logtext import run
 from tests.scenes import WARDEN, setup
 
 
-def referee(game: str, lines, lang: str = "en") -> list[str]:
-    log, ts = setup()
+def referee(game: str, lines, lang: str = "en", prisoners: int = 6) -> list[str]:
+    log, ts = setup(prisoners)
     log.game(WARDEN, game)
     for who, text in lines:
         log.say(WARDEN if who == "W" else ts[who], text)
@@ -63,3 +63,31 @@ def test_n18_rock_paper_scissors_at_most_two_draws(throws, winner):
 def test_n18_the_evaluator_refuses_anything_but_arithmetic(text):
     with pytest.raises(NotArithmetic):
         evaluate(text)
+
+
+def test_third_wheel_the_first_name_chosen_twice_dies():
+    """000 «Третий лишний»: «З пишут в чат имя З которого хотят убить, пишется по одному
+    разу, при Одинаковом выборе, выбранный умирает»."""
+    (verdict,) = referee("Третий лишний", [(0, "T3"), (1, "T4"), (0, "T4"), (2, "t3")], lang="ru")
+    assert "«T3» выбран дважды (T0, затем T2)" in verdict and "T0: «T3», T1: «T4», T2: «T3»" in verdict
+
+
+def test_american_the_first_plus_or_ya():
+    """000 «Американец»: «Первый, кто напишет в чат "+" или "я", становится американцем»."""
+    (verdict,) = referee("Американец", [(0, "хочу"), (1, "я"), (2, "+")])
+    assert verdict.endswith("first to write 'я': T1 is the American")
+
+
+def test_communism_the_tsar_is_shot_on_more_minuses():
+    """000 «Коммунизм»: «желающие расстрелять царя ставят "-"; желающие пощадить "+"; при
+    перевесе минусов царя убивают, при перевесе плюсов или равенстве царь… остается в живых»."""
+    (shot,) = referee("Коммунизм", [("W", "голосуем"), (0, "-"), (1, "-"), (2, "+"), (0, "+"), ("W", "итог")], prisoners=8)
+    assert "'-' 2 (T0, T1), '+' 1 (T2): the tsar is shot" in shot
+    (spared,) = referee("Коммунизм", [("W", "голосуем"), (0, "-"), (2, "+"), ("W", "итог")], prisoners=8)
+    assert spared.endswith("the tsar lives")
+
+
+def test_king_judges_the_prisoner_who_spoke_last():
+    """000 «Король»: «Король оценивает… путём написания в чат "-", либо "+". В случае минуса З умирает»."""
+    verdicts = referee("Король", [(1, "машина"), (0, "-"), (2, "еда"), (0, "+")])
+    assert [v.split(": ", 1)[1] for v in verdicts] == ["king T0: '-': T1 dies", "king T0: '+': T2 lives"]

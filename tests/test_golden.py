@@ -1,0 +1,27 @@
+"""Replay of every real log of the corpus, with each shipped config, byte for byte as
+recorded in tests/golden/: a change of the engine's shape changes no decision, and a change
+of a decision shows here, to be explained. Regenerate with
+`python -m jailcore replay --config configs/C.toml --hud --state --stats FILE`."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from jailcore.config import Config
+from jailcore.replay import replay_files
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = sorted((ROOT.parent / "shared" / "corpus").glob("*.log"))
+CONFIGS = ("example", "server-a", "server-b")
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name[:40])
+def test_replay_matches_the_golden_record(config: str, path: Path):
+    golden = ROOT / "tests" / "golden" / f"{config}.{path.stem}.jsonl"
+    out = io.StringIO()
+    replay_files(Config.from_toml(ROOT / "configs" / f"{config}.toml", env={}), [str(path)], out, state=True, stats=True, hud=True)
+    assert out.getvalue() == golden.read_text(encoding="utf-8")
