@@ -1,0 +1,226 @@
+"""The page's words, Russian first (the admins' language) and English."""
+
+from __future__ import annotations
+
+from ..messages import step_name
+from ..tail import DAYS
+
+LANGS = ("ru", "en")
+
+WORDS: dict[str, dict[str, str]] = {
+    "ru": {
+        "title": "jailcore",
+        "live": "Журнал",
+        "story": "Раунд",
+        "players": "Игроки",
+        "servers": "Серверы",
+        "charts": "Графики",
+        "login": "Войти",
+        "logout": "Выйти",
+        "name": "Имя",
+        "password": "Пароль",
+        "login.title": "Вход для администраторов",
+        "login.bad": "Неверное имя или пароль.",
+        "login.wait": "Слишком много попыток: подождите {n} с.",
+        "login.none": "Администраторов нет: добавьте их командой jailcore web adduser ИМЯ в [web.users].",
+        "server": "Сервер",
+        "player": "Игрок",
+        "rule": "Правило",
+        "action": "Наказание",
+        "since": "С (30m, 2h, 1d или время)",
+        "filter": "Показать",
+        "all": "все",
+        "time": "Время",
+        "round": "Раунд",
+        "reason": "Причина",
+        "status": "Статус",
+        "live.empty": "Пока ничего.",
+        "live.connected": "на связи",
+        "live.lost": "нет связи, переподключение…",
+        "open.story": "история раунда",
+        "pardon": "Помиловать",
+        "pardon.reason": "Причина помилования",
+        "pardoned": "помилован",
+        "pardoned.by": "помиловал {by}",
+        "pardon.waiting": "ждёт демона",
+        "pardon.applied": "применено {at}",
+        "pardon.done": "Помилование записано: демон применит его в течение секунды.",
+        "story.pick": "Выберите сервер и раунд",
+        "story.none": "Для этого раунда нет сохранённых строк лога.",
+        "story.all": "Показать все строки",
+        "story.decisions": "Решения",
+        "story.from": "из строки",
+        "story.after": "Решения без сохранённой строки",
+        "warden": "Начальник",
+        "orders": "Приказы",
+        "prohibitions": "Запреты",
+        "game": "Игра",
+        "specialday": "Особый день",
+        "day": "День",
+        "week": "Неделя",
+        "map": "Карта",
+        "cooldown": "Особый день можно",
+        "cooldown.rounds": "через {n} р.",
+        "cooldown.now": "сейчас",
+        "ctbans": "Запреты за КТ",
+        "mode": "Режим",
+        "outbox": "Очередь команд",
+        "last_line": "Последняя строка",
+        "ago": "{n} назад",
+        "online": "Онлайн",
+        "none": "нет",
+        "search": "Имя, steamid или #userid",
+        "find": "Найти",
+        "players.none": "Никого не нашли.",
+        "record": "Записи",
+        "ladders": "Лестницы наказаний",
+        "ladder.line": "{rule}: нарушений {n}",
+        "ladder.next": "следующее: {step}",
+        "ctban.until": "до {t}",
+        "ctban.rounds": "{n} р.",
+        "ctban.forever": "навсегда",
+        "pardons": "Помилования",
+        "names": "Имена",
+        "seen_on": "Сервера",
+        "count": "Наказаний",
+        "charts.by_rule": "Наказания по дням, по правилам",
+        "charts.by_server": "Наказания по дням, по серверам",
+        "charts.top": "Чаще всего срабатывают",
+        "charts.weeks": "Недель",
+        "charts.none": "За это время наказаний не было.",
+        "public": "Только чтение",
+        "error": "Ошибка",
+        "back": "Назад",
+        "forbidden": "Запрещено: нет сессии или CSRF-токена.",
+        "unconfigured": "нет конфига",
+        "everyone": "всем",
+        "cat.warden": "начальник", "cat.order": "приказ", "cat.prohibition": "запрет", "cat.game": "игра",
+        "cat.specialday": "особый день", "cat.kill": "убийство", "cat.team": "команда", "cat.chat": "чат",
+        "cat.round": "раунд", "cat.conduct": "поведение", "cat.other": "прочее",
+    },
+    "en": {
+        "title": "jailcore",
+        "live": "Live log",
+        "story": "Round",
+        "players": "Players",
+        "servers": "Servers",
+        "charts": "Charts",
+        "login": "Log in",
+        "logout": "Log out",
+        "name": "Name",
+        "password": "Password",
+        "login.title": "Admin login",
+        "login.bad": "Wrong name or password.",
+        "login.wait": "Too many tries: wait {n} s.",
+        "login.none": "No admins yet: add one with jailcore web adduser NAME to [web.users].",
+        "server": "Server",
+        "player": "Player",
+        "rule": "Rule",
+        "action": "Action",
+        "since": "Since (30m, 2h, 1d or a time)",
+        "filter": "Show",
+        "all": "all",
+        "time": "Time",
+        "round": "Round",
+        "reason": "Reason",
+        "status": "Status",
+        "live.empty": "Nothing yet.",
+        "live.connected": "live",
+        "live.lost": "connection lost, reconnecting…",
+        "open.story": "round story",
+        "pardon": "Pardon",
+        "pardon.reason": "Why pardon",
+        "pardoned": "pardoned",
+        "pardoned.by": "pardoned by {by}",
+        "pardon.waiting": "waiting for the daemon",
+        "pardon.applied": "applied {at}",
+        "pardon.done": "Pardon written: the daemon applies it within a second.",
+        "story.pick": "Pick a server and a round",
+        "story.none": "No log lines kept for this round.",
+        "story.all": "Show every line",
+        "story.decisions": "Decisions",
+        "story.from": "from the line",
+        "story.after": "Decisions without a kept line",
+        "warden": "Warden",
+        "orders": "Orders",
+        "prohibitions": "Prohibitions",
+        "game": "Game",
+        "specialday": "Special day",
+        "day": "Day",
+        "week": "Week",
+        "map": "Map",
+        "cooldown": "Special day allowed",
+        "cooldown.rounds": "in {n} round(s)",
+        "cooldown.now": "now",
+        "ctbans": "CT bans",
+        "mode": "Mode",
+        "outbox": "Outbox",
+        "last_line": "Last line",
+        "ago": "{n} ago",
+        "online": "Online",
+        "none": "none",
+        "search": "Name, steamid or #userid",
+        "find": "Find",
+        "players.none": "Nobody found.",
+        "record": "Record",
+        "ladders": "Punishment ladders",
+        "ladder.line": "{rule}: {n} offence(s)",
+        "ladder.next": "next: {step}",
+        "ctban.until": "until {t}",
+        "ctban.rounds": "{n} round(s)",
+        "ctban.forever": "permanent",
+        "pardons": "Pardons",
+        "names": "Names",
+        "seen_on": "Servers",
+        "count": "Punishments",
+        "charts.by_rule": "Punishments per day, by rule",
+        "charts.by_server": "Punishments per day, by server",
+        "charts.top": "Rules that fire most",
+        "charts.weeks": "Weeks",
+        "charts.none": "No punishments in this time.",
+        "public": "Read-only",
+        "error": "Error",
+        "back": "Back",
+        "forbidden": "Forbidden: no session or no CSRF token.",
+        "unconfigured": "no config",
+        "everyone": "everyone",
+        "cat.warden": "warden", "cat.order": "order", "cat.prohibition": "prohibition", "cat.game": "game",
+        "cat.specialday": "special day", "cat.kill": "kill", "cat.team": "team", "cat.chat": "chat",
+        "cat.round": "round", "cat.conduct": "conduct", "cat.other": "other",
+    },
+}
+
+STATUS = {
+    "ru": {"pending": "в очереди", "delivered": "выполнено", "failed": "ошибка", "expired": "просрочено",
+           "observed": "наблюдение", "advised": "совет", "pardoned": "помилован"},
+    "en": {"pending": "pending", "delivered": "delivered", "failed": "failed", "expired": "expired",
+           "observed": "observed", "advised": "advised", "pardoned": "pardoned"},
+}
+
+
+class Words:
+    """`t("key", n=3)` in the templates."""
+
+    def __init__(self, lang: str):
+        self.lang = lang if lang in LANGS else "ru"
+
+    def __call__(self, key: str, **values: object) -> str:
+        text = WORDS[self.lang].get(key, key)
+        return text.format(**values) if values else text
+
+    def action(self, kind: str) -> str:
+        return step_name(self.lang, kind)
+
+    def status(self, status: str) -> str:
+        return STATUS[self.lang].get(status, status)
+
+    def dayname(self, day: int) -> str:
+        return DAYS[self.lang][(day - 1) % 7] if day else "-"
+
+    def age(self, seconds: float | None) -> str:
+        if seconds is None:
+            return "-"
+        s = max(0, int(seconds))
+        units = ("с", "мин", "ч", "д") if self.lang == "ru" else ("s", "min", "h", "d")
+        n, unit = (s, units[0]) if s < 120 else (s // 60, units[1]) if s < 7200 else (s // 3600, units[2]) if s < 172800 else (s // 86400, units[3])
+        return self("ago", n=f"{n} {unit}")
