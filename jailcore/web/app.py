@@ -205,12 +205,12 @@ class Web:
         if self.admin(request) is None and not self.settings.public:
             return self.to_login(request)
         filters = self.filters(request)
+        cursor = data.newest(self.sources).dump()  # before reading: an entry written between is sent, not lost
         try:
             entries = data.latest(self.sources, filters)
             problem = ""
         except TailError as exc:
             entries, problem = [], str(exc)
-        cursor = data.start_watch(self.sources, data.Filters()).dump()
         return self.render(request, "live.html", entries=entries, filters=filters, problem=problem, cursor=cursor,
                            servers=self.sources.servers(), query=urlencode(filters.query()))
 

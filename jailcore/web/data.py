@@ -175,16 +175,24 @@ _OPEN = ("pending",)  # statuses a daemon will still change
 _OPEN_MARKS = ",".join("?" * len(_OPEN))
 
 
+def newest(sources: Sources) -> Watch:
+    watch = Watch()
+    for source in sources.sources:
+        watch.audit[source.index] = _max(source.db, "audit")
+        watch.pardons[source.index] = _max(source.db, "pardons")
+    return watch
+
+
 def start_watch(sources: Sources, filters: Filters, cursor: str = "") -> Watch:
     """From the cursor the page was rendered with (or now); the entries it may show still
     pending are watched for their answer."""
     watch = Watch.load(cursor)
+    now = newest(sources)
     clause, params = filters.sql()
     for source in sources.sources:
         i = source.index
         if i not in watch.audit:
-            watch.audit[i] = _max(source.db, "audit")
-            watch.pardons[i] = _max(source.db, "pardons")
+            watch.audit[i], watch.pardons[i] = now.audit[i], now.pardons[i]
         rows = source.db.execute(f"SELECT id, status FROM audit WHERE id <= ? AND status IN ({_OPEN_MARKS}) AND {clause} "
                                  "ORDER BY id DESC LIMIT 500", [watch.audit[i], *_OPEN, *params])
         watch.open[i] = {r["id"]: r["status"] for r in rows}

@@ -37,37 +37,34 @@ def _who(p: ev.Player) -> str:
 
 # One sentence per kind of line. Values are filled in with `str.format`, which never
 # reads a player's text as a pattern; the template escapes the result.
-_SAY: dict[str, dict[type, str]] = {
-    "ru": {
-        ev.WardenSet: "{player} — начальник", ev.WardenRemoved: "{player} больше не начальник ({reason})",
-        ev.OrderGiven: "Приказ {player}: «{text}»", ev.OrdersCancelled: "{player} отменил приказы",
-        ev.ProhibitionSet: "Запрет {player}: «{text}»", ev.ProhibitionLifted: "{player} снял запрет №{index}",
-        ev.GameStarted: "Игра «{game}» ({player})", ev.GameEnded: "Игра окончена ({player})",
-        ev.GameApproved: "{player} одобрил игру «{game}»", ev.SpecialDay: "Особый день «{day}» ({player})",
-        ev.FreedayGranted: "ФД ({scope}) от {player}", ev.LastRequest: "Последнее желание {player}: {choice}",
-        ev.Killed: "{killer} убил {victim} ({weapon})", ev.Suicide: "{player} погиб ({weapon})",
-        ev.Attacked: "{attacker} ранил {victim}: −{damage}, осталось {health}", ev.Threw: "{player} бросил {grenade}",
-        ev.JoinedTeam: "{player}: {old} → {new}", ev.Chat: "{player}: {text}",
-        ev.RoundStart: "Начало раунда", ev.RoundEnd: "Конец раунда", ev.RestartRound: "Рестарт раунда",
-        ev.GameCommencing: "Игра начинается", ev.MapStarted: "Карта {map}", ev.MapLoading: "Загрузка карты {map}",
-        ev.PrivilegeUsed: "{player} взял привилегию «{privilege}»", ev.FreekillConfirmed: "{player} подтвердил фрикилл #{victim}",
-        ev.GagChanged: "{player}: мут {gagged}",
-    },
-    "en": {
-        ev.WardenSet: "{player} is the warden", ev.WardenRemoved: "{player} is no longer the warden ({reason})",
-        ev.OrderGiven: "Order by {player}: “{text}”", ev.OrdersCancelled: "{player} cancelled the orders",
-        ev.ProhibitionSet: "Prohibition by {player}: “{text}”", ev.ProhibitionLifted: "{player} lifted prohibition #{index}",
-        ev.GameStarted: "Game “{game}” ({player})", ev.GameEnded: "Game over ({player})",
-        ev.GameApproved: "{player} approved the game “{game}”", ev.SpecialDay: "Special day “{day}” ({player})",
-        ev.FreedayGranted: "Freeday ({scope}) from {player}", ev.LastRequest: "Last request of {player}: {choice}",
-        ev.Killed: "{killer} killed {victim} ({weapon})", ev.Suicide: "{player} died ({weapon})",
-        ev.Attacked: "{attacker} hit {victim}: −{damage}, {health} left", ev.Threw: "{player} threw {grenade}",
-        ev.JoinedTeam: "{player}: {old} → {new}", ev.Chat: "{player}: {text}",
-        ev.RoundStart: "Round start", ev.RoundEnd: "Round end", ev.RestartRound: "Round restart",
-        ev.GameCommencing: "Game commencing", ev.MapStarted: "Map {map}", ev.MapLoading: "Loading map {map}",
-        ev.PrivilegeUsed: "{player} took the privilege “{privilege}”", ev.FreekillConfirmed: "{player} confirmed a freekill of #{victim}",
-        ev.GagChanged: "{player}: gagged {gagged}",
-    },
+_SAY: dict[type, tuple[str, str]] = {  # (Russian, English)
+    ev.WardenSet: ("{player} — начальник", "{player} is the warden"),
+    ev.WardenRemoved: ("{player} больше не начальник ({reason})", "{player} is no longer the warden ({reason})"),
+    ev.OrderGiven: ("Приказ {player}: «{text}»", "Order by {player}: “{text}”"),
+    ev.OrdersCancelled: ("{player} отменил приказы", "{player} cancelled the orders"),
+    ev.ProhibitionSet: ("Запрет {player}: «{text}»", "Prohibition by {player}: “{text}”"),
+    ev.ProhibitionLifted: ("{player} снял запрет №{index}", "{player} lifted prohibition #{index}"),
+    ev.GameStarted: ("Игра «{game}» ({player})", "Game “{game}” ({player})"),
+    ev.GameEnded: ("Игра окончена ({player})", "Game over ({player})"),
+    ev.GameApproved: ("{player} одобрил игру «{game}»", "{player} approved the game “{game}”"),
+    ev.SpecialDay: ("Особый день «{day}» ({player})", "Special day “{day}” ({player})"),
+    ev.FreedayGranted: ("ФД ({scope}) от {player}", "Freeday ({scope}) from {player}"),
+    ev.LastRequest: ("Последнее желание {player}: {choice}", "Last request of {player}: {choice}"),
+    ev.Killed: ("{killer} убил {victim} ({weapon})", "{killer} killed {victim} ({weapon})"),
+    ev.Suicide: ("{player} погиб ({weapon})", "{player} died ({weapon})"),
+    ev.Attacked: ("{attacker} ранил {victim}: −{damage}, осталось {health}", "{attacker} hit {victim}: −{damage}, {health} left"),
+    ev.Threw: ("{player} бросил {grenade}", "{player} threw {grenade}"),
+    ev.JoinedTeam: ("{player}: {old} → {new}", "{player}: {old} → {new}"),
+    ev.Chat: ("{player}: {text}", "{player}: {text}"),
+    ev.RoundStart: ("Начало раунда", "Round start"),
+    ev.RoundEnd: ("Конец раунда", "Round end"),
+    ev.RestartRound: ("Рестарт раунда", "Round restart"),
+    ev.GameCommencing: ("Игра начинается", "Game commencing"),
+    ev.MapStarted: ("Карта {map}", "Map {map}"),
+    ev.MapLoading: ("Загрузка карты {map}", "Loading map {map}"),
+    ev.PrivilegeUsed: ("{player} взял привилегию «{privilege}»", "{player} took the privilege “{privilege}”"),
+    ev.FreekillConfirmed: ("{player} подтвердил фрикилл #{victim}", "{player} confirmed a freekill of #{victim}"),
+    ev.GagChanged: ("{player}: мут {gagged}", "{player}: gagged {gagged}"),
 }
 
 
@@ -103,7 +100,7 @@ class Story:
 
 def tell(lines: Sequence, decisions: Sequence[dict], lang: str = "ru") -> Story:
     """`lines`: kept rows (time, line, audit) in order; `decisions`: audit entries of the round."""
-    say = _SAY.get(lang, _SAY["ru"])
+    say = 1 if lang == "en" else 0
     parser = LogParser()
     marks = [row["audit"] for row in lines]
     placed: dict[int, list[dict]] = {}
@@ -124,7 +121,7 @@ def tell(lines: Sequence, decisions: Sequence[dict], lang: str = "ru") -> Story:
         event = parser.parse(row["line"])
         kind = type(event)
         category, minor = _KIND.get(kind, ("other", True))
-        text = _sentence(say[kind], event) if kind in say else row["line"]
+        text = _sentence(_SAY[kind][say], event) if kind in _SAY else row["line"]
         made = tuple(placed.get(i, ()))
         moments.append(Moment(row["time"], category, text, row["line"], minor and not made, made))
         if isinstance(event, ev.WardenSet) and _who(event.player) not in wardens:
