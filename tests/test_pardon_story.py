@@ -4,7 +4,11 @@ the page's password hashes, sessions and login limit. No browser here (see test_
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -13,7 +17,7 @@ from jailcore.config import ConfigError, load
 from jailcore.io.store import PardonError, Store
 from jailcore.web.auth import LoginLimit, Sessions, check_password, csrf_ok, hash_password
 from jailcore.web.story import tell
-from tests.test_tail import WARDEN, ZEK, act, jc
+from tests.test_tail import ROOT, WARDEN, ZEK, act, jc
 
 LINE = 'L 11/30/2026 - 20:{:02d}:00: "Начальник<2><STEAM_1:0:42><>" triggered "jb_specialday" (day "Прятки") (seq "{}")'
 
@@ -147,3 +151,20 @@ def test_sessions_csrf_and_login_limit():
     assert limit.wait("address:2", "name:admin") == 60  # the name is limited from any address
     now[0] += 61
     assert limit.wait("address:1", "name:admin") == 0
+
+
+def test_tail_follow_prints_a_pardon_given_later(pardoned_db):
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "jailcore", "tail", "-f", "-n", "0", "--player", "вася", "--state-db", str(pardoned_db)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)
+        store = Store(pardoned_db)
+        store.request_pardon(1, "admin", "не тот")  # the warden's warning: filtered out by --player
+        store.request_pardon(2, "admin", "ошибка")
+        store.close()
+        line = proc.stdout.readline()
+        assert "Зек Вася #7" in line and line.rstrip().endswith("delivered  pardoned by admin: ошибка")
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=5)
