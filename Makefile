@@ -4,7 +4,7 @@ SPCOMP ?= $(shell command -v spcomp 2>/dev/null)
 .PHONY: install test bench lint plugin demo
 
 install:
-	$(PYTHON) -m pip install -e '.[dev,mqtt]'
+	$(PYTHON) -m pip install -e '.[dev,mqtt,web]'
 
 test:
 	$(PYTHON) -m pytest -q
@@ -12,6 +12,7 @@ test:
 bench:
 	$(PYTHON) bench/replay_bench.py
 	$(PYTHON) bench/memory_bench.py
+	$(PYTHON) bench/story_size.py
 	@if [ -f bench/live_bench.py ]; then $(PYTHON) bench/live_bench.py; fi
 
 lint:

@@ -73,6 +73,40 @@ def cmd_history(args: argparse.Namespace) -> int:
     return main_history(args)
 
 
+def cmd_pardon(args: argparse.Namespace) -> int:
+    import getpass
+
+    from .io.store import PardonError, Store
+    from .tail import TailError, database, human
+
+    try:
+        path = database(args)
+    except (TailError, ConfigError) as exc:
+        print(f"jailcore pardon: {exc}", file=sys.stderr)
+        return 1
+    store = Store(path)
+    try:
+        pardon_id = store.request_pardon(args.id, args.by or getpass.getuser(), args.reason)
+        (row,) = store.entries("id = ?", (args.id,))
+        print(human(row, False, "en", store.pardons_for([args.id])[args.id]))
+    except PardonError as exc:
+        print(f"jailcore pardon: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    print(f"pardon {pardon_id} written; the running daemon applies it within a second")
+    return 0
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    try:
+        from .web.serve import main_web
+    except ImportError as exc:
+        print(f"jailcore web needs the web extra (pip install 'jailcore[web]'): {exc}", file=sys.stderr)
+        return 1
+    return main_web(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jailcore", description="Live rule enforcement for CS:S/CS:GO jail servers.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -112,7 +146,28 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="the daemon against a built-in simulated server")
     p.add_argument("--rounds", type=int, default=5, help="how many rounds to play (3 to 5)")
     p.add_argument("--lang", choices=("ru", "en"), default="ru")
+    p.add_argument("--web", action="store_true", help="then serve the web page on the demo until Ctrl-C")
+    p.add_argument("--seconds", type=float, help="with --web: stop serving after this many seconds")
+    p.add_argument("--listen", default="127.0.0.1:0", help="with --web: host:port (default: a free port on loopback)")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("pardon", help="pardon an enforcement by its id: the running daemon takes it back")
+    p.add_argument("id", type=int, help="the enforcement's id (jailcore tail --json shows it)")
+    p.add_argument("--reason", default="", help="why, for the log")
+    p.add_argument("--by", help="who pardons (default: your login name)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    where.add_argument("--config", help="the server's config (for its state database)")
+    p.set_defaults(func=cmd_pardon)
+
+    p = sub.add_parser("web", help="the admin web page over the servers' state databases; `web adduser NAME` makes a login")
+    p.add_argument("action", nargs="?", choices=("serve", "adduser"), default="serve")
+    p.add_argument("name", nargs="?", help="with adduser: the admin's name")
+    p.add_argument("--config", action="append", help="a server's config; once per server")
+    p.add_argument("--listen", help="host:port (default: [web] listen, 127.0.0.1:8080)")
+    p.add_argument("--public", action="store_true", help="show the live log read-only without a login")
+    p.add_argument("--password-stdin", action="store_true", help="with adduser: read the password from standard input")
+    p.set_defaults(func=cmd_web)
     return parser
 
 

@@ -64,6 +64,7 @@ class Config:
     online_limits: tuple[OnlineLimit, ...]
     catalogue: Catalogue
     source: str = ""
+    web: WebConfig = attrs.field(factory=lambda: WebConfig())
 
     def on(self, key: str) -> bool:
         rule = self.rules.get(key)
@@ -186,6 +187,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     def fail(path: tuple, why: str) -> None:
         problems.append(f"{source}:{_locate(text, path)}: {'.'.join(map(str, path))}: {why}")
 
+    web = _web(data.pop("web", {}), fail)
     sections: dict[str, dict[str, Any]] = {}
     arrays: dict[str, list[dict[str, Any]]] = {}
     _walk(data, (), sections, arrays, fail)
@@ -291,6 +293,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         online_limits=tuple(limits),
         catalogue=catalogue,
         source=source,
+        web=web,
     )
 
 
@@ -408,3 +411,48 @@ def _locate(text: str, path: tuple) -> int | str:
             if found != "?":
                 return found
     return best
+
+
+# -- [web]: the admin page (`jailcore web`), kept apart from the rule set ---------------------
+
+# `jailcore web adduser` writes scrypt hashes: scrypt$N$r$p$salt$hash (base64).
+PASSWORD_HASH = re.compile(r"scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/]+=*\$[A-Za-z0-9+/]+=*")
+_WEB = {
+    "listen": (str, "127.0.0.1:8080"),
+    "public": (bool, False),
+    "language": (("ru", "en"), "ru"),
+    "story_days": (int, 14),
+}
+
+
+@attrs.frozen
+class WebConfig:
+    """`listen` binds loopback unless told; `public` shows the live log without a login,
+    read-only; `story_days` is how long the daemon keeps raw log lines for a round's story
+    (0: none); `users` maps an admin's name to his password hash."""
+
+    listen: str = "127.0.0.1:8080"
+    public: bool = False
+    language: str = "ru"
+    story_days: int = 14
+    users: Mapping[str, str] = attrs.field(factory=dict, repr=False)
+
+
+def _web(given: Any, fail) -> WebConfig:
+    if not isinstance(given, dict):
+        fail(("web",), "expected a table ([web])")
+        return WebConfig()
+    given = dict(given)
+    users = given.pop("users", {})
+    v = _check_table(("web",), given, _WEB, fail)
+    host, _, port = v["listen"].rpartition(":")
+    if not host or not port.isdigit() or int(port) > 65535:
+        fail(("web", "listen"), f"expected host:port, got {v['listen']!r}")
+    if not isinstance(users, dict):
+        fail(("web", "users"), "expected a table ([web.users]: name = \"hash\")")
+        users = {}
+    for name, hashed in users.items():
+        if not isinstance(hashed, str) or not PASSWORD_HASH.fullmatch(hashed):
+            fail(("web", "users", name), "expected a password hash from `jailcore web adduser`, never the password itself")
+    return WebConfig(v["listen"], v["public"], v["language"], v["story_days"],
+                     {k: x for k, x in users.items() if isinstance(x, str)})

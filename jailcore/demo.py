@@ -24,7 +24,7 @@ def _paint(text: str, code: str | None) -> str:
     return paint(text, code, sys.stdout.isatty())
 
 
-async def _demo(rounds: int, lang: str, pause: float) -> int:
+async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -> int:
     sim = SimServer(password="demo-password")
     port = await sim.start()
     with tempfile.TemporaryDirectory(prefix="jailcore-demo-") as tmp:
@@ -52,6 +52,7 @@ async def _demo(rounds: int, lang: str, pause: float) -> int:
         task = asyncio.create_task(daemon.run())
         await daemon.ready.wait()
         await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
+        page = await _start_web(config, lang, web["listen"]) if web else None
 
         async def step(title: str, write) -> None:
             print(_paint(f"* {title}", "1"))
@@ -93,7 +94,13 @@ async def _demo(rounds: int, lang: str, pause: float) -> int:
             delivered = sum(1 for r in rows if r["status"] == "delivered")
             print(_paint(f"* done: {len(rows)} enforcement(s) logged, {delivered} delivered; "
                          f"round {daemon.engine.state.round}, day {daemon.engine.day}", "1"))
+            if page is not None:
+                print(_paint("* the web page keeps serving" + (f" for {web['seconds']:g} s" if web["seconds"] else "; Ctrl-C stops it"), "1"))
+                sys.stdout.flush()
+                await (asyncio.sleep(web["seconds"]) if web["seconds"] else asyncio.Event().wait())
         finally:
+            if page is not None:
+                await _stop_web(*page)
             daemon.stop()
             await task
             daemon.store.close()
@@ -101,5 +108,34 @@ async def _demo(rounds: int, lang: str, pause: float) -> int:
     return 0
 
 
+async def _start_web(config, lang: str, listen: str):
+    """The web page on the demo's database, with a one-time admin password."""
+    import secrets
+
+    from .config import WebConfig
+    from .web.auth import hash_password
+    from .web.serve import bound_port, build, server
+
+    password = secrets.token_urlsafe(9)
+    web = build([config], WebConfig(listen=listen, language=lang, users={"admin": hash_password(password)}))
+    srv = server(web, listen)
+    task = asyncio.create_task(srv.serve())
+    while not srv.started:
+        await asyncio.sleep(0.02)
+    print(_paint(f"* web page: http://127.0.0.1:{bound_port(srv)}/  (log in as admin, password {password})", "1"))
+    sys.stdout.flush()
+    return web, srv, task
+
+
+async def _stop_web(web, srv, task) -> None:
+    web.stopping = srv.should_exit = True
+    await task
+    web.sources.close()
+
+
 def main_demo(args: argparse.Namespace) -> int:
-    return asyncio.run(_demo(args.rounds, args.lang, getattr(args, "pause", 0.4)))
+    web = {"listen": args.listen, "seconds": args.seconds} if getattr(args, "web", False) else None
+    try:
+        return asyncio.run(_demo(args.rounds, args.lang, getattr(args, "pause", 0.4), web))
+    except KeyboardInterrupt:
+        return 0

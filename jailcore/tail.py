@@ -19,6 +19,7 @@ from pathlib import Path
 from .actions import VOCABULARY
 from .config import Config, ConfigError
 from .events import player_key
+from .io.store import pardons_for
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36"}
@@ -91,18 +92,27 @@ def name_matches(row: sqlite3.Row, player: str | None) -> bool:
     return player.casefold() in (row["name"] or "").casefold()
 
 
-def as_json(row: sqlite3.Row) -> dict:
+def as_json(row: sqlite3.Row, pardon: sqlite3.Row | None = None) -> dict:
     out = json.loads(row["detail"])
     out.update({"id": row["id"], "server": row["server"], "day": row["day"], "status": row["status"], "reply": row["reply"]})
     out["command"] = row["command"]
+    out["pardon"] = {k: pardon[k] for k in ("id", "by", "reason", "time", "applied_at")} if pardon else None
     return out
+
+
+def pardons(db: sqlite3.Connection, rows: list[sqlite3.Row]) -> dict[int, sqlite3.Row]:
+    """The pardons of these entries (none in a database from before pardons existed)."""
+    try:
+        return pardons_for(db, [r["id"] for r in rows])
+    except sqlite3.OperationalError:
+        return {}
 
 
 def paint(text: str, code: str | None, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
 
 
-def human(row: sqlite3.Row, colour: bool, lang: str = "ru") -> str:
+def human(row: sqlite3.Row, colour: bool, lang: str = "ru", pardon: sqlite3.Row | None = None) -> str:
     when = row["time"].replace("T", " ")
     day = row["day"]
     dayname = DAYS[lang][(day - 1) % 7] if day else "-"
@@ -111,7 +121,8 @@ def human(row: sqlite3.Row, colour: bool, lang: str = "ru") -> str:
     status = paint(row["status"], STATUS_COLOURS.get(row["status"]), colour)
     rule = paint(f"[{row['ref']} {row['rule']}]", "1", colour)
     reply = f" ({row['reply']})" if row["status"] == "failed" and row["reply"] else ""
-    return f"{when}  {row['server']} r{row['round']} {dayname}  {rule} {action} {who}: {row['reason']}  {status}{reply}"
+    pardoned = paint(f"  pardoned by {pardon['by']}: {pardon['reason']}", "32", colour) if pardon else ""
+    return f"{when}  {row['server']} r{row['round']} {dayname}  {rule} {action} {who}: {row['reason']}  {status}{reply}{pardoned}"
 
 
 def main_tail(args: argparse.Namespace) -> int:
@@ -125,12 +136,18 @@ def main_tail(args: argparse.Namespace) -> int:
     db = connect(path)
     rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
     last = rows[-1]["id"] if rows else _max_id(db)
-    emit = (lambda r: print(json.dumps(as_json(r), ensure_ascii=False))) if args.json else (lambda r: print(human(r, colour, args.lang)))
-    for row in rows[-args.lines :] if args.lines > 0 else []:
-        emit(row)
+
+    def emit(row: sqlite3.Row, pardon: sqlite3.Row | None = None) -> None:
+        print(json.dumps(as_json(row, pardon), ensure_ascii=False) if args.json else human(row, colour, args.lang, pardon))
+
+    shown = rows[-args.lines :] if args.lines > 0 else []
+    given = pardons(db, shown)
+    for row in shown:
+        emit(row, given.get(row["id"]))
     sys.stdout.flush()
     if not args.follow:
         return 0
+    last_pardon = _max_id(db, "pardons")
     try:
         while True:
             time.sleep(0.3)
@@ -138,13 +155,30 @@ def main_tail(args: argparse.Namespace) -> int:
                 last = row["id"]
                 if name_matches(row, args.player):
                     emit(row)
+            # A pardon given since: the original entry again, with who pardoned it and why.
+            new = {p["action_id"]: p for p in _since(db, "pardons", last_pardon)}
+            for row in db.execute(f"SELECT * FROM audit WHERE id IN ({','.join('?' * len(new))}) AND {clause} ORDER BY id",
+                                  [*new, *params]) if new else ():
+                if name_matches(row, args.player):
+                    emit(row, new[row["id"]])
+            last_pardon = max((p["id"] for p in new.values()), default=last_pardon)
             sys.stdout.flush()
     except KeyboardInterrupt:
         return 0
 
 
-def _max_id(db: sqlite3.Connection) -> int:
-    return db.execute("SELECT COALESCE(MAX(id), 0) FROM audit").fetchone()[0]
+def _max_id(db: sqlite3.Connection, table: str = "audit") -> int:
+    try:
+        return db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0]
+    except sqlite3.OperationalError:  # no pardons table yet
+        return 0
+
+
+def _since(db: sqlite3.Connection, table: str, last: int) -> list[sqlite3.Row]:
+    try:
+        return list(db.execute(f"SELECT * FROM {table} WHERE id > ? ORDER BY id", (last,)))
+    except sqlite3.OperationalError:
+        return []
 
 
 def main_history(args: argparse.Namespace) -> int:
@@ -161,23 +195,24 @@ def main_history(args: argparse.Namespace) -> int:
     keys = {player_key(r["steamid"] or "", r["userid"] or 0) for r in rows if r["steamid"]}
     if args.player.startswith(("STEAM_", "[U:")):
         keys.add(args.player)
+    given = pardons(db, rows)
     if args.json:
-        print(json.dumps({"player": args.player, "entries": [as_json(r) for r in rows], "standing": standing(db, keys, config)},
-                         ensure_ascii=False))
+        print(json.dumps({"player": args.player, "entries": [as_json(r, given.get(r["id"])) for r in rows],
+                          "standing": standing(db, keys, config)}, ensure_ascii=False))
         return 0
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     print(paint(f"{args.player}: {len(rows)} enforcement(s)", "1", colour))
     for row in rows:
-        print("  " + human(row, colour, args.lang))
+        print("  " + human(row, colour, args.lang, given.get(row["id"])))
     for line in standing_lines(standing(db, keys, config)):
         print(line)
     return 0 if rows or keys else 1
 
 
-def standing(db: sqlite3.Connection, keys: set[str], config: Config) -> list[dict]:
-    """Where the player stands on each ladder, and his CT ban, per server."""
+def standing(db: sqlite3.Connection, keys: set[str], config: Config, server: str | None = None) -> list[dict]:
+    """Where the player stands on each ladder, and his CT ban, per server (or on one)."""
     out = []
-    for row in db.execute("SELECT server, snapshot FROM state ORDER BY server"):
+    for row in db.execute("SELECT server, snapshot FROM state WHERE ? IS NULL OR server = ? ORDER BY server", (server, server)):
         snap = json.loads(row["snapshot"])
         for counter, reached in sorted(snap.get("ladders", {}).items()):
             rule, _, key = counter.partition("|")

@@ -90,6 +90,8 @@ class Daemon:
             return
         for action in actions:
             self.dispatch(action)
+        if event.time:  # kept for the web page's round story ([web] story_days); not the cheap `Noted` lines
+            self.store.keep_line(self.server, self.engine.state.round, event.time, record, self.config.web.story_days)
         if actions or isinstance(event, _SAVE_NOW):
             # Saved right after the outbox has had its turn, so a command is not held
             # back by the write; the audit rows were written before anything was sent.

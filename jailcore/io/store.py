@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time as clock
+from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 
 from ..actions import Action
+from ..logtime import plus_minutes
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS state (
@@ -54,8 +58,13 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=5000")
         self.db.executescript(SCHEMA)
+        self.db.executescript(STORY_SCHEMA)
+        self._lines: list[tuple] = []
+        self._audit_seen = (-1, 0)  # (total_changes, newest audit id) when last asked
+        self._prune_due = 0.0
 
     def close(self) -> None:
+        self.flush_lines()
         self.db.close()
 
     # -- engine state --------------------------------------------------------------------
@@ -70,6 +79,7 @@ class Store:
             "ON CONFLICT(server) DO UPDATE SET snapshot = excluded.snapshot, updated = excluded.updated",
             (server, json.dumps(snapshot, ensure_ascii=False), when),
         )
+        self.flush_lines()
 
     # -- audit log / outbox --------------------------------------------------------------
 
@@ -96,3 +106,105 @@ class Store:
     def entries(self, where: str = "1", params: tuple = ()) -> list[sqlite3.Row]:
         """Audit rows in order; `where` is SQL written by this program, never by a player."""
         return list(self.db.execute(f"SELECT * FROM audit WHERE {where} ORDER BY id", params))
+
+    # -- pardons and the round's story (the web page) ------------------------------------------
+
+    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None) -> int:
+        """A pardon an admin asked for (web page, `jailcore pardon`); the running daemon
+        applies it and sets `applied_at`. Refuses an unknown id and a second pardon."""
+        row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone()
+        if row is None:
+            raise PardonError(f"no enforcement with id {action_id} in {self.path}")
+        if row["action"] not in PARDONABLE:
+            raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
+        given = pardons_for(self.db, [action_id]).get(action_id)
+        if given is not None:
+            raise PardonError(f"enforcement {action_id} was already pardoned by {given['by']} at {given['time']}: {given['reason']}")
+        when = when or datetime.now().isoformat(timespec="seconds")
+        cur = self.db.execute(
+            "INSERT INTO pardons (server, action_id, by, reason, time) VALUES (?, ?, ?, ?, ?)",
+            (row["server"], action_id, by, reason, when),
+        )
+        return int(cur.lastrowid)
+
+    def pardons_for(self, action_ids: Iterable[int]) -> dict[int, sqlite3.Row]:
+        return pardons_for(self.db, action_ids)
+
+    def keep_line(self, server: str, round: int, time: str, line: bytes | str, keep_days: int) -> None:
+        """A log line the engine has handled, kept `keep_days` for the round's story. Written
+        with the next state save (at least once a second), not one transaction per line.
+        `audit` is the newest audit id once the line was handled: the decisions a line made
+        are the ids above the previous line's mark, up to its own."""
+        if keep_days <= 0:
+            return
+        changes = self.db.total_changes
+        if changes != self._audit_seen[0]:  # something was written since: maybe an audit row
+            newest = self.db.execute("SELECT COALESCE(MAX(id), 0) FROM audit").fetchone()[0]
+            self._audit_seen = (changes, newest)
+        text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+        self._lines.append((server, round, time, text.strip("\x00\r\n"), self._audit_seen[1], keep_days))
+        if len(self._lines) >= 2000:
+            self.flush_lines()
+
+    def flush_lines(self) -> None:
+        if not self._lines:
+            return
+        lines, self._lines = self._lines, []
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", [x[:5] for x in lines])
+        self._audit_seen = (self.db.total_changes, self._audit_seen[1])
+        if clock.monotonic() >= self._prune_due:
+            self._prune_due = clock.monotonic() + PRUNE_EVERY
+            _, _, newest, _, _, days = lines[-1]
+            self.prune_lines(plus_minutes(newest, -days * 1440))
+
+    def prune_lines(self, before: str) -> int:
+        """Drop kept log lines older than `before` (log time, ISO)."""
+        return self.db.execute("DELETE FROM loglines WHERE time < ?", (before,)).rowcount
+
+
+
+class PardonError(ValueError):
+    pass
+
+
+# What a pardon can take back: the ladder step, the CT ban, the ban. Announcements,
+# compensation and cancelled prohibitions are not punishments.
+PARDONABLE = ("warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay")
+PRUNE_EVERY = 3600.0
+
+STORY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS pardons (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    action_id INTEGER NOT NULL UNIQUE REFERENCES audit (id),
+    by TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    time TEXT NOT NULL,
+    applied_at TEXT
+);
+CREATE TABLE IF NOT EXISTS loglines (
+    id INTEGER PRIMARY KEY,
+    server TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    time TEXT NOT NULL,
+    line TEXT NOT NULL,
+    audit INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS loglines_round ON loglines (server, round);
+CREATE INDEX IF NOT EXISTS loglines_time ON loglines (time);
+"""
+
+
+def pardons_for(db: sqlite3.Connection, action_ids: Iterable[int]) -> dict[int, sqlite3.Row]:
+    """The pardon of each of these enforcements that has one (any connection: the web
+    page and `jailcore tail` read with their own)."""
+    ids = list(action_ids)
+    out: dict[int, sqlite3.Row] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute(f"SELECT * FROM pardons WHERE action_id IN ({marks})", chunk):
+            out[row["action_id"]] = row
+    return out

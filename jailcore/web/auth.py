@@ -1,0 +1,130 @@
+"""Admins, sessions, CSRF tokens and the login rate limit. Pure: the clock is passed in.
+
+Passwords are kept as scrypt hashes (the standard library's; memory-hard, no extra
+dependency) in the config's `[web.users]`; sessions live in memory, so a restart of the
+page logs everyone out and a logout really ends a session.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+
+import attrs
+
+from ..config import PASSWORD_HASH
+
+SCRYPT = (2**14, 8, 1)  # n, r, p: 16 MiB and about 50 ms a check on this machine
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def hash_password(password: str) -> str:
+    n, r, p = SCRYPT
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, n=n, r=r, p=p, dklen=32)
+    return f"scrypt${n}${r}${p}${_b64(salt)}${_b64(digest)}"
+
+
+def check_password(password: str, hashed: str | None) -> bool:
+    """True if `password` matches; an unknown user costs the same time as a known one."""
+    if hashed is None or not PASSWORD_HASH.fullmatch(hashed):
+        hashed, password = _DECOY, password + "\x00"
+    _, n, r, p, salt, digest = hashed.split("$")
+    want = base64.b64decode(digest)
+    got = hashlib.scrypt(password.encode("utf-8"), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p),
+                         dklen=len(want), maxmem=128 * 1024 * 1024)
+    return hmac.compare_digest(got, want)
+
+
+_DECOY = hash_password(secrets.token_hex(8))
+
+
+@attrs.define
+class Session:
+    sid: str
+    csrf: str
+    user: str | None
+    seen: float
+
+
+class Sessions:
+    """Server-side sessions: the cookie carries only a random id. Anonymous sessions
+    (a visitor who has not logged in yet) hold the login form's CSRF token."""
+
+    def __init__(self, admin_ttl: float = 12 * 3600, visitor_ttl: float = 3600, cap: int = 10_000,
+                 clock: Callable[[], float] = time.monotonic):
+        self.admin_ttl, self.visitor_ttl, self.cap, self.clock = admin_ttl, visitor_ttl, cap, clock
+        self._all: dict[str, Session] = {}
+
+    def get(self, sid: str | None) -> Session | None:
+        session = self._all.get(sid or "")
+        if session is None:
+            return None
+        now = self.clock()
+        if now - session.seen > (self.admin_ttl if session.user else self.visitor_ttl):
+            del self._all[session.sid]
+            return None
+        session.seen = now
+        return session
+
+    def new(self, user: str | None = None) -> Session:
+        if len(self._all) >= self.cap:  # a flood of visitors: forget the oldest visitors first
+            for old in sorted(self._all.values(), key=lambda s: (s.user is not None, s.seen))[: self.cap // 10]:
+                del self._all[old.sid]
+        session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), user, self.clock())
+        self._all[session.sid] = session
+        return session
+
+    def login(self, old: Session | None, user: str) -> Session:
+        """A fresh id on login, so an id planted before it is worth nothing after."""
+        self.drop(old)
+        return self.new(user)
+
+    def drop(self, session: Session | None) -> None:
+        if session is not None:
+            self._all.pop(session.sid, None)
+
+
+def csrf_ok(session: Session | None, token: str | None) -> bool:
+    return session is not None and bool(token) and hmac.compare_digest(session.csrf, token or "")
+
+
+class LoginLimit:
+    """At most `tries` failed logins in `window` seconds for one address or one name."""
+
+    def __init__(self, tries: int = 5, window: float = 300.0, clock: Callable[[], float] = time.monotonic):
+        self.tries, self.window, self.clock = tries, window, clock
+        self._failed: dict[str, deque[float]] = {}
+
+    def wait(self, *keys: str) -> float:
+        """Seconds until a login may be tried again (0: now)."""
+        now = self.clock()
+        longest = 0.0
+        for key in keys:
+            times = self._failed.get(key)
+            if not times:
+                continue
+            while times and now - times[0] > self.window:
+                times.popleft()
+            if len(times) >= self.tries:
+                longest = max(longest, self.window - (now - times[0]))
+        return longest
+
+    def failed(self, *keys: str) -> None:
+        if len(self._failed) > 10_000:  # many names or addresses: forget those past the window
+            self.wait(*list(self._failed))
+            self._failed = {k: v for k, v in self._failed.items() if v}
+        for key in keys:
+            self._failed.setdefault(key, deque(maxlen=self.tries)).append(self.clock())
+
+    def succeeded(self, *keys: str) -> None:
+        for key in keys:
+            self._failed.pop(key, None)

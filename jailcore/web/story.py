@@ -1,0 +1,139 @@
+"""A round's story: its kept log lines read again by the same parser the daemon uses, as
+a timeline, with each decision placed right after the line it was made from.
+
+A kept line carries `audit`, the newest audit id once the daemon had handled it, so the
+decisions a line made are the ids above the previous line's mark up to its own. Pure:
+lines and decisions in, a `Story` out.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+
+import attrs
+
+from .. import events as ev
+from ..parse import LogParser
+
+# What a line is, for the page: (category, minor). Minor lines are hidden unless asked for.
+_KIND: dict[type, tuple[str, bool]] = {
+    ev.WardenSet: ("warden", False), ev.WardenRemoved: ("warden", False),
+    ev.OrderGiven: ("order", False), ev.OrdersCancelled: ("order", False),
+    ev.ProhibitionSet: ("prohibition", False), ev.ProhibitionLifted: ("prohibition", False),
+    ev.GameStarted: ("game", False), ev.GameEnded: ("game", False), ev.GameApproved: ("game", False),
+    ev.SpecialDay: ("specialday", False), ev.FreedayGranted: ("specialday", False), ev.LastRequest: ("game", False),
+    ev.Killed: ("kill", False), ev.Suicide: ("kill", False), ev.Attacked: ("kill", True), ev.Threw: ("kill", True),
+    ev.JoinedTeam: ("team", False), ev.Chat: ("chat", False),
+    ev.RoundStart: ("round", False), ev.RoundEnd: ("round", False), ev.RestartRound: ("round", False),
+    ev.GameCommencing: ("round", False), ev.MapStarted: ("round", False), ev.MapLoading: ("round", True),
+    ev.PrivilegeUsed: ("conduct", False), ev.FreekillConfirmed: ("conduct", False), ev.GagChanged: ("conduct", False),
+}
+
+
+def _who(p: ev.Player) -> str:
+    return f"{p.name} #{p.userid}"
+
+
+# One sentence per kind of line. Values are filled in with `str.format`, which never
+# reads a player's text as a pattern; the template escapes the result.
+_SAY: dict[type, tuple[str, str]] = {  # (Russian, English)
+    ev.WardenSet: ("{player} — начальник", "{player} is the warden"),
+    ev.WardenRemoved: ("{player} больше не начальник ({reason})", "{player} is no longer the warden ({reason})"),
+    ev.OrderGiven: ("Приказ {player}: «{text}»", "Order by {player}: “{text}”"),
+    ev.OrdersCancelled: ("{player} отменил приказы", "{player} cancelled the orders"),
+    ev.ProhibitionSet: ("Запрет {player}: «{text}»", "Prohibition by {player}: “{text}”"),
+    ev.ProhibitionLifted: ("{player} снял запрет №{index}", "{player} lifted prohibition #{index}"),
+    ev.GameStarted: ("Игра «{game}» ({player})", "Game “{game}” ({player})"),
+    ev.GameEnded: ("Игра окончена ({player})", "Game over ({player})"),
+    ev.GameApproved: ("{player} одобрил игру «{game}»", "{player} approved the game “{game}”"),
+    ev.SpecialDay: ("Особый день «{day}» ({player})", "Special day “{day}” ({player})"),
+    ev.FreedayGranted: ("ФД ({scope}) от {player}", "Freeday ({scope}) from {player}"),
+    ev.LastRequest: ("Последнее желание {player}: {choice}", "Last request of {player}: {choice}"),
+    ev.Killed: ("{killer} убил {victim} ({weapon})", "{killer} killed {victim} ({weapon})"),
+    ev.Suicide: ("{player} погиб ({weapon})", "{player} died ({weapon})"),
+    ev.Attacked: ("{attacker} ранил {victim}: −{damage}, осталось {health}", "{attacker} hit {victim}: −{damage}, {health} left"),
+    ev.Threw: ("{player} бросил {grenade}", "{player} threw {grenade}"),
+    ev.JoinedTeam: ("{player}: {old} → {new}", "{player}: {old} → {new}"),
+    ev.Chat: ("{player}: {text}", "{player}: {text}"),
+    ev.RoundStart: ("Начало раунда", "Round start"),
+    ev.RoundEnd: ("Конец раунда", "Round end"),
+    ev.RestartRound: ("Рестарт раунда", "Round restart"),
+    ev.GameCommencing: ("Игра начинается", "Game commencing"),
+    ev.MapStarted: ("Карта {map}", "Map {map}"),
+    ev.MapLoading: ("Загрузка карты {map}", "Loading map {map}"),
+    ev.PrivilegeUsed: ("{player} взял привилегию «{privilege}»", "{player} took the privilege “{privilege}”"),
+    ev.FreekillConfirmed: ("{player} подтвердил фрикилл #{victim}", "{player} confirmed a freekill of #{victim}"),
+    ev.GagChanged: ("{player}: мут {gagged}", "{player}: gagged {gagged}"),
+}
+
+
+def _sentence(pattern: str, event: ev.Event) -> str:
+    values = {f.name: getattr(event, f.name) for f in attrs.fields(type(event))}
+    return pattern.format(**{k: _who(v) if isinstance(v, ev.Player) else v for k, v in values.items()})
+
+
+@attrs.frozen
+class Moment:
+    """One line of the round: when, what kind, what happened, the raw line, and the
+    decisions made from it."""
+
+    time: str
+    category: str
+    text: str
+    line: str
+    minor: bool
+    decisions: tuple[dict, ...] = ()
+
+
+@attrs.frozen
+class Story:
+    moments: tuple[Moment, ...]
+    orphans: tuple[dict, ...]  # decisions with no kept line (pruned, or made by a resync)
+    wardens: tuple[str, ...]
+    orders: tuple[str, ...]
+    prohibitions: tuple[str, ...]
+    games: tuple[str, ...]
+    specialday: str | None
+    map: str | None
+
+
+def tell(lines: Sequence, decisions: Sequence[dict], lang: str = "ru") -> Story:
+    """`lines`: kept rows (time, line, audit) in order; `decisions`: audit entries of the round."""
+    say = 1 if lang == "en" else 0
+    parser = LogParser()
+    marks = [row["audit"] for row in lines]
+    placed: dict[int, list[dict]] = {}
+    orphans = []
+    for d in sorted(decisions, key=lambda d: d["id"]):
+        at = bisect_left(marks, d["id"])
+        if at < len(marks):
+            placed.setdefault(at, []).append(d)
+        else:
+            orphans.append(d)
+    moments = []
+    wardens: list[str] = []
+    orders: list[str] = []
+    prohibitions: list[str] = []
+    games: list[str] = []
+    special = game_map = None
+    for i, row in enumerate(lines):
+        event = parser.parse(row["line"])
+        kind = type(event)
+        category, minor = _KIND.get(kind, ("other", True))
+        text = _sentence(_SAY[kind][say], event) if kind in _SAY else row["line"]
+        made = tuple(placed.get(i, ()))
+        moments.append(Moment(row["time"], category, text, row["line"], minor and not made, made))
+        if isinstance(event, ev.WardenSet) and _who(event.player) not in wardens:
+            wardens.append(_who(event.player))
+        elif isinstance(event, ev.OrderGiven):
+            orders.append(event.text)
+        elif isinstance(event, ev.ProhibitionSet):
+            prohibitions.append(event.text)
+        elif isinstance(event, ev.GameStarted):
+            games.append(event.game)
+        elif isinstance(event, ev.SpecialDay):
+            special = event.day
+        elif isinstance(event, ev.MapStarted):
+            game_map = event.map
+    return Story(tuple(moments), tuple(orphans), tuple(wardens), tuple(orders), tuple(prohibitions), tuple(games), special, game_map)

@@ -1,0 +1,170 @@
+"""Pardons, kept log lines and the round's story over a real SQLite file; the `[web]` table;
+the page's password hashes, sessions and login limit. No browser here (see test_web.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from jailcore.actions import Action, Target
+from jailcore.config import ConfigError, load
+from jailcore.io.store import PardonError, Store
+from jailcore.web.auth import LoginLimit, Sessions, check_password, csrf_ok, hash_password
+from jailcore.web.story import tell
+from tests.test_tail import ROOT, WARDEN, ZEK, act, jc
+
+LINE = 'L 11/30/2026 - 20:{:02d}:00: "Начальник<2><STEAM_1:0:42><>" triggered "jb_specialday" (day "Прятки") (seq "{}")'
+
+
+def test_pardon_is_written_once_and_refused_with_a_reason(tmp_path):
+    store = Store(tmp_path / "s.sqlite3")
+    slay = store.record("srv", act("2026-11-30T20:05:00", "slay", WARDEN, "specialday.cooldown", "6.5", "особый день"), 3, "c", "delivered")
+    say = store.record("srv", act("2026-11-30T20:05:01", "say", None, "calendar.freeday", "ФД 1", "понедельник"), 3, "c", "delivered")
+    pardon = store.request_pardon(slay, "admin", "ошибся начальник", when="2026-11-30T21:00:00")
+    row = store.pardons_for([slay, say])[slay]
+    assert (row["id"], row["server"], row["by"], row["reason"], row["applied_at"]) == (pardon, "srv", "admin", "ошибся начальник", None)
+    with pytest.raises(PardonError, match="already pardoned by admin"):
+        store.request_pardon(slay, "other", "again")
+    with pytest.raises(PardonError, match="no enforcement with id 99"):
+        store.request_pardon(99, "admin", "")
+    with pytest.raises(PardonError, match="not a punishment"):
+        store.request_pardon(say, "admin", "")
+    assert len(store.db.execute("SELECT * FROM pardons").fetchall()) == 1
+    store.close()
+
+
+def test_kept_lines_carry_the_decisions_they_made_and_are_pruned(tmp_path):
+    store = Store(tmp_path / "s.sqlite3")
+    store.keep_line("srv", 1, "2026-11-01T20:00:00", LINE.format(0, 1).encode(), 14)
+    decided = store.record("srv", act("2026-11-30T20:01:00", "slay", WARDEN, "specialday.cooldown", "6.5", "x"), 1, "c", "pending")
+    store.keep_line("srv", 1, "2026-11-30T20:01:00", LINE.format(1, 2).encode(), 14)
+    store.keep_line("srv", 2, "2026-11-30T20:02:00", LINE.format(2, 3), 14)
+    store.keep_line("srv", 2, "2026-11-30T20:03:00", "not kept", 0)  # retention 0: nothing is kept
+    assert not store.db.execute("SELECT * FROM loglines").fetchall()  # buffered until the next save
+    store.save_state("srv", {}, "2026-11-30T20:02:00")
+    rows = store.db.execute("SELECT round, time, line, audit FROM loglines ORDER BY id").fetchall()
+    # the first flush prunes: the line from November 1st is older than 14 days before the newest
+    assert [(r["round"], r["audit"]) for r in rows] == [(1, decided), (2, decided)]
+    assert rows[0]["line"].endswith('(seq "2")')
+    story = tell(rows, [{"id": decided, "action": "slay"}], "en")
+    assert [m.category for m in story.moments] == ["specialday", "specialday"]
+    assert story.moments[0].text == "Special day “Прятки” (Начальник #2)"
+    assert [d["id"] for d in story.moments[0].decisions] == [decided] and not story.moments[1].decisions
+    assert story.specialday == "Прятки" and not story.orphans
+    store.close()
+
+
+def test_a_decision_after_the_last_kept_line_is_told_apart():
+    lines = [{"time": "2026-11-30T20:00:00", "line": 'L 11/30/2026 - 20:00:00: World triggered "Round_Start"', "audit": 4}]
+    story = tell(lines, [{"id": 4}, {"id": 5}], "ru")
+    assert story.moments[0].text == "Начало раунда" and [d["id"] for d in story.moments[0].decisions] == [4]
+    assert [d["id"] for d in story.orphans] == [5]
+
+
+@pytest.fixture
+def pardoned_db(tmp_path):
+    path = tmp_path / "p.sqlite3"
+    store = Store(path)
+    store.record("srv", act("2026-11-30T20:00:01", "warn", WARDEN, "prohibitions.max", "6.3", "третий запрет"), 3, "c", "delivered")
+    store.record("srv", act("2026-11-30T20:06:00", "ctban", ZEK, "specialday.cooldown", "6.5", "особый день", minutes=30), 3, "c", "delivered")
+    store.close()
+    return path
+
+
+def test_pardon_command_writes_the_row_and_tail_shows_it(pardoned_db):
+    result = jc("pardon", "2", "--reason", "не он", "--by", "Вася", "--state-db", str(pardoned_db))
+    assert result.returncode == 0, result.stderr
+    assert "pardoned by Вася: не он" in result.stdout and "pardon 1 written" in result.stdout
+    again = jc("pardon", "2", "--state-db", str(pardoned_db))
+    assert again.returncode == 1 and "already pardoned by Вася" in again.stderr
+    unknown = jc("pardon", "7", "--state-db", str(pardoned_db))
+    assert unknown.returncode == 1 and "no enforcement with id 7" in unknown.stderr
+    lines = jc("tail", "--state-db", str(pardoned_db)).stdout.splitlines()
+    assert "pardoned" not in lines[0] and lines[1].endswith("delivered  pardoned by Вася: не он")
+    entries = [json.loads(x) for x in jc("tail", "--json", "--state-db", str(pardoned_db)).stdout.splitlines()]
+    assert [e["pardon"] and e["pardon"]["by"] for e in entries] == [None, "Вася"]
+
+
+def test_tail_reads_a_database_from_before_pardons(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript("CREATE TABLE audit (id INTEGER PRIMARY KEY, server TEXT, time TEXT, round INT, day INT, action TEXT, rule TEXT, "
+                     "ref TEXT, userid INT, steamid TEXT, name TEXT, reason TEXT, detail TEXT, command TEXT, status TEXT, reply TEXT);"
+                     "CREATE TABLE state (server TEXT PRIMARY KEY, snapshot TEXT, updated TEXT);")
+    detail = json.dumps(Action("2026-11-30T20:00:00", 1, "warn", Target(2, "STEAM_1:0:42", "Н"), "orders", "3", "x").to_json())
+    db.execute("INSERT INTO audit VALUES (1, 's', '2026-11-30T20:00:00', 1, 1, 'warn', 'orders', '3', 2, 'STEAM_1:0:42', 'Н', 'x', ?, 'c', "
+               "'delivered', 'ok')", (detail,))
+    db.commit()
+    db.close()
+    result = jc("tail", "--state-db", str(path))
+    assert result.returncode == 0 and "[3 orders] warn" in result.stdout, result.stderr
+
+
+def test_web_table_in_the_config():
+    hashed = hash_password("correct horse")
+    config = load(f'[web]\nlisten = "0.0.0.0:9000"\npublic = true\nstory_days = 3\n[web.users]\nadmin = "{hashed}"\n', "<t>", {})
+    assert (config.web.listen, config.web.public, config.web.story_days, dict(config.web.users)) == ("0.0.0.0:9000", True, 3, {"admin": hashed})
+    assert load("", "<t>", {}).web.story_days == 14 and not load("", "<t>", {}).web.public
+    with pytest.raises(ConfigError) as err:
+        load('[web]\nlisten = "nowhere"\nstory_days = -1\ncolour = 1\n[web.users]\nadmin = "hunter2"\n', "<t>", {})
+    assert err.value.problems == [
+        "<t>:2: web.listen: expected host:port, got 'nowhere'",
+        "<t>:3: web.story_days: must not be negative, got -1",
+        "<t>:4: web.colour: unknown key",
+        "<t>:6: web.users.admin: expected a password hash from `jailcore web adduser`, never the password itself",
+    ]
+
+
+def test_adduser_prints_a_line_that_logs_in(tmp_path):
+    result = jc("web", "adduser", "vasya", "--password-stdin", input="correct horse\n")
+    assert result.returncode == 0, result.stderr
+    name, _, value = result.stdout.strip().partition(" = ")
+    config = load(f"[web.users]\n{name} = {value}\n", "<t>", {})
+    assert check_password("correct horse", config.web.users["vasya"])
+    assert not check_password("correct hors", config.web.users["vasya"])
+    assert not check_password("correct horse", None)
+    short = jc("web", "adduser", "vasya", "--password-stdin", input="short\n")
+    assert short.returncode == 1 and "8 characters" in short.stderr
+
+
+def test_sessions_csrf_and_login_limit():
+    now = [0.0]
+    sessions = Sessions(admin_ttl=100, visitor_ttl=10, clock=lambda: now[0])
+    visitor = sessions.new()
+    admin = sessions.login(visitor, "admin")
+    assert sessions.get(visitor.sid) is None and sessions.get(admin.sid).user == "admin"
+    assert csrf_ok(admin, admin.csrf) and not csrf_ok(admin, "") and not csrf_ok(admin, visitor.csrf) and not csrf_ok(None, admin.csrf)
+    now[0] = 50
+    assert sessions.get(admin.sid) is not None
+    now[0] = 151
+    assert sessions.get(admin.sid) is None
+    limit = LoginLimit(tries=3, window=60, clock=lambda: now[0])
+    for _ in range(3):
+        assert limit.wait("address:1", "name:admin") == 0
+        limit.failed("address:1", "name:admin")
+    assert limit.wait("address:2", "name:admin") == 60  # the name is limited from any address
+    now[0] += 61
+    assert limit.wait("address:1", "name:admin") == 0
+
+
+def test_tail_follow_prints_a_pardon_given_later(pardoned_db):
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "jailcore", "tail", "-f", "-n", "0", "--player", "вася", "--state-db", str(pardoned_db)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)
+        store = Store(pardoned_db)
+        store.request_pardon(1, "admin", "не тот")  # the warden's warning: filtered out by --player
+        store.request_pardon(2, "admin", "ошибка")
+        store.close()
+        line = proc.stdout.readline()
+        assert "Зек Вася #7" in line and line.rstrip().endswith("delivered  pardoned by admin: ошибка")
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=5)
