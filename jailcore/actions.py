@@ -41,6 +41,7 @@ class Action:
     rounds: int | None = None
     amount: int | None = None
     index: int | None = None
+    by: str | None = None  # the admin behind it, for a CT ban an admin gave
 
     def to_json(self) -> dict:
         out = {
@@ -52,7 +53,7 @@ class Action:
             "ref": self.ref,
             "reason": self.reason,
         }
-        for key in ("team", "minutes", "rounds", "amount", "index"):
+        for key in ("team", "minutes", "rounds", "amount", "index", "by"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -61,7 +62,7 @@ class Action:
     @classmethod
     def from_json(cls, data: dict) -> Action:
         target = data.get("target")
-        fields = {k: data.get(k) for k in ("team", "minutes", "rounds", "amount", "index")}
+        fields = {k: data.get(k) for k in ("team", "minutes", "rounds", "amount", "index", "by")}
         return cls(
             data["time"], data["round"], data["action"], Target(**target) if target else None,
             data["rule"], data["ref"], data["reason"], **fields,
@@ -124,16 +125,25 @@ def _to_everyone(template: str) -> Callable[[Action], str | None]:
     return lambda action: template.format(reason=_q(action.reason))
 
 
+def _door(action: Action) -> str | None:
+    """The shim's copy of a CT ban: seconds left, 0 for one in rounds or for ever."""
+    if action.target is None:
+        return None
+    seconds = int(action.minutes or 0) * 60
+    return f"jb_ctban_set #{action.target.userid} {seconds} {_q(action.reason)} {_q(action.by or '')}"
+
+
 def _cancel(action: Action) -> str | None:
     return None if action.index is None else f"jb_cancel_prohibition {int(action.index)}"
 
 
-# CT bans and autoslay are kept by the daemon; the player is told by a warning.
+# CT bans are kept by the daemon and pushed to the shim, which refuses a banned join at
+# the door; autoslay is kept by the daemon and the player told by a warning.
 VOCABULARY: dict[str, Kind] = {
     "warn": Kind("предупреждение", "warning", "33", True, _to_player("jb_warn {uid} {reason}")),
     "slay": Kind("убийство", "slay", "31", True, _to_player("jb_slay {uid} {reason}")),
     "teamswap": Kind("перевод за Т", "moved to T", "35", True, _to_player("jb_teamswap {uid} {team} {reason}")),
-    "ctban": Kind("запрет за КТ", "CT ban", "35", True, _to_player("jb_warn {uid} {reason}")),
+    "ctban": Kind("запрет за КТ", "CT ban", "35", True, _door),
     "kick": Kind("кик", "kick", "31", True, _to_player("kickid {userid} {reason}")),
     "ban": Kind("бан", "ban", "31;1", True, _to_player("sm_ban {uid} {minutes} {reason}")),
     "autoslay": Kind("автослей", "autoslay", "31", True, _to_player("jb_warn {uid} {reason}")),
@@ -143,6 +153,10 @@ VOCABULARY: dict[str, Kind] = {
     "cancel": Kind("отмена", "cancel", "36", True, _cancel),
     "say": Kind("объявление", "announcement", "32", False, _to_everyone("jb_say {reason}")),
     "hud": Kind("табло", "display", "0", False, _to_everyone("jb_hud {reason}")),
+    # What admins and the door need: not enforcements themselves.
+    "unctban": Kind("снятие запрета за КТ", "CT ban lifted", "32", False, _to_player("jb_ctban_clear {uid}")),
+    "unban": Kind("разбан", "unban", "32", False, lambda a: f"jb_unban {_q(a.target.steamid)}" if a.target else None),
+    "door": Kind("запрет за КТ в игре", "CT ban at the door", "0", False, _door),
 }
 KINDS = tuple(VOCABULARY)
 STEPS = tuple(k for k, kind in VOCABULARY.items() if kind.step)

@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from . import admin
 from . import events as ev
 from .actions import Action
 from .context import Context
 from .punish import autoslay_at_round_start, count_down_bans
 from .rules.base import Rule
-from .state import CT, PLAYING, GameRun, LastPrisoner, Prohibition, T
+from .state import CT, PLAYING, GameRun, LastPrisoner, Prohibition, Seat, T
 
 STOP = object()
 
@@ -64,6 +65,8 @@ class Bookkeeping:
             ev.Killed: self._killed_after,
             ev.Suicide: self._suicide_after,
             ev.RoundStart: self._round_start_after,
+            ev.CtBanGiven: self._ctban_given,
+            ev.CtBanLifted: self._ctban_lifted,
         }
 
     # -- players -------------------------------------------------------------------------
@@ -256,3 +259,34 @@ class Bookkeeping:
 
     def _last_request(self, e: ev.LastRequest) -> None:
         self.ctx.state.last_request = True
+
+    def reconcile(self, status: dict) -> None:
+        """The players, teams and warden as the shim's `jb_status` reply has them (after a
+        restart or lost lines)."""
+        s = self.ctx.state
+        seen = {}
+        for p in status.get("players", []):
+            uid = int(p["userid"])
+            team = {"TERRORIST": T, "CT": CT}.get(p.get("team"), p.get("team") or ev.UNASSIGNED)
+            seat = s.players.get(uid) or Seat(uid, str(p.get("steamid", "")), str(p.get("name", "")))
+            seat.steamid = str(p.get("steamid", seat.steamid))
+            seat.name = str(p.get("name", seat.name))
+            seat.team, seat.alive, seat.gagged = team, bool(p.get("alive")), bool(p.get("gagged"))
+            seen[uid] = seat
+        s.players = seen
+        warden = status.get("warden")
+        s.warden = int(warden) if warden is not None and int(warden) in seen else None
+        if status.get("map"):
+            s.map = str(status["map"])
+
+    # -- admins in game --------------------------------------------------------------------
+
+    def _ctban_given(self, e: ev.CtBanGiven) -> list[Action]:
+        target = self.ctx.state.players.get(e.target)
+        if target is None:
+            return []
+        return admin.give_ctban(self.ctx, target, e.minutes, e.rounds, e.reason, self.ctx.seat(e.player).name)
+
+    def _ctban_lifted(self, e: ev.CtBanLifted) -> list[Action]:
+        target = self.ctx.state.players.get(e.target)
+        return admin.lift_ctban(self.ctx, target.key, self.ctx.seat(e.player).name) if target else []

@@ -100,6 +100,27 @@ class Context:
         """Climb the offender's ladder for this rule and carry out the step he reached."""
         return punish(self, key, seat, text, ref)
 
+    def public(self) -> dict:
+        """The standing state as `replay --state`, MQTT and the web page show it."""
+        s, ctx = self.state, self
+        warden = ctx.warden
+        return {
+            "map": s.map,
+            "round": s.round,
+            "day": ctx.day,
+            "week": ctx.week,
+            "freeday": s.freeday,
+            "warden": {"userid": warden.userid, "steamid": warden.steamid, "name": warden.name} if warden else None,
+            "orders": [{"text": o.text} for o in s.orders],
+            "prohibitions": [{"text": p.text} for p in s.prohibitions],
+            "game": {"name": s.game.name, "host": s.game.host} if s.game else None,
+            "specialday": s.specialday,
+            "global_games": s.rules["calendar.global_games"].played,
+            "ctbans": [{"key": k, "steamid": b.steamid, "name": b.name, "until": b.until, "rounds": b.rounds, "rule": b.rule,
+                        "ref": b.ref} for k, b in sorted(s.ctbans.items())],
+            "online": {"T": ctx.count(T), "CT": ctx.count(CT)},
+        }
+
     def warden_gone(self, orders_end: bool) -> None:
         """001 general 7 «После смерти начальника все приказы отменяются, игры
         заканчиваются»: his death, and his leaving the server or the guards (which ends his

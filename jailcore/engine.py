@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import admin
 from . import events as ev
 from .actions import Action
 from .bookkeeping import STOP, Bookkeeping
@@ -30,7 +31,7 @@ from .context import Context
 from .punish import move_to_t, network_ban, time_left
 from .rules import ORDER
 from .rules.base import Rule
-from .state import CT, Seat, State, T, dump, restore
+from .state import CT, Seat, State, dump, restore
 
 SEQ_WINDOW = 256  # shim lines remembered to recognise one that arrives twice
 # Events that never change what the HUD shows unless a rule acted on them.
@@ -125,45 +126,34 @@ class Engine:
         return self.ctx.week
 
     def public_state(self) -> dict:
-        s, ctx = self.state, self.ctx
-        warden = ctx.warden
-        return {
-            "map": s.map,
-            "round": s.round,
-            "day": ctx.day,
-            "week": ctx.week,
-            "freeday": s.freeday,
-            "warden": {"userid": warden.userid, "steamid": warden.steamid, "name": warden.name} if warden else None,
-            "orders": [{"text": o.text} for o in s.orders],
-            "prohibitions": [{"text": p.text} for p in s.prohibitions],
-            "game": {"name": s.game.name, "host": s.game.host} if s.game else None,
-            "specialday": s.specialday,
-            "global_games": s.rules["calendar.global_games"].played,
-            "ctbans": [{"key": k, "steamid": b.steamid, "name": b.name, "until": b.until, "rounds": b.rounds, "rule": b.rule,
-                        "ref": b.ref} for k, b in sorted(s.ctbans.items())],
-            "online": {"T": ctx.count(T), "CT": ctx.count(CT)},
-        }
+        """The standing state as `replay --state`, MQTT and the web page show it."""
+        return self.ctx.public()
 
     def apply_status(self, status: dict) -> list[Action]:
         """Reconcile with the shim's `jb_status` reply (after a restart or lost lines)."""
-        s = self.state
-        seen = {}
-        for p in status.get("players", []):
-            uid = int(p["userid"])
-            team = {"TERRORIST": T, "CT": CT}.get(p.get("team"), p.get("team") or ev.UNASSIGNED)
-            seat = s.players.get(uid) or Seat(uid, str(p.get("steamid", "")), str(p.get("name", "")))
-            seat.steamid = str(p.get("steamid", seat.steamid))
-            seat.name = str(p.get("name", seat.name))
-            seat.team, seat.alive, seat.gagged = team, bool(p.get("alive")), bool(p.get("gagged"))
-            seen[uid] = seat
-        s.players = seen
-        warden = status.get("warden")
-        s.warden = int(warden) if warden is not None and int(warden) in seen else None
-        if status.get("map"):
-            s.map = str(status["map"])
+        self.books.reconcile(status)
         self.resync_wanted = False
-        s.hud, self._hud_key = "", None
+        self.state.hud, self._hud_key = "", None
         return self._shown([])
+
+    def pardon(self, entry: dict, by: str, reason: str) -> list[Action]:
+        """An admin undoes one enforcement (`entry`: its action's JSON)."""
+        self.state.time = max(self.state.time, str(entry.get("time", "")))
+        return self._shown(admin.pardon(self.ctx, entry, by, reason))
+
+    def give_ctban(self, steamid: str, name: str, minutes: int | None, rounds: int | None, reason: str, by: str) -> list[Action]:
+        """An admin's CT ban from outside the game (`jailcore ctban add`)."""
+        key = ev.player_key(steamid, 0)
+        seat = next((p for p in self.state.players.values() if p.key == key), None) or Seat(0, steamid, name)
+        out = admin.give_ctban(self.ctx, seat, minutes, rounds, reason, by)
+        return self._shown([a for a in out if a.target is None or a.target.userid])
+
+    def lift_ctban(self, steamid: str, by: str, reason: str = "") -> list[Action]:
+        return admin.lift_ctban(self.ctx, ev.player_key(steamid, 0), by, reason)
+
+    def door(self) -> list[Action]:
+        """The CT bans of the players online, for the shim to hold (after hello and resync)."""
+        return admin.door(self.ctx)
 
     def import_ctban(self, ban: dict) -> list[Action]:
         """A CT ban made on another server of the network: kept here too, and a guard it

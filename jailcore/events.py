@@ -309,3 +309,34 @@ class ShimHello(Event):
     version: str
     seq: int = 0
     kind: ClassVar[str] = "jb_hello"
+
+
+# --- admins in game (extensions of protocol section 1, named in the shim's README) --------
+
+
+@attrs.frozen(slots=True)
+class CtBanGiven(ShimEvent):
+    """An admin's `!ctban <#userid|name> <minutes|Nr> [reason]`."""
+
+    target: int = 0
+    minutes: int | None = None
+    rounds: int | None = None
+    reason: str = ""
+    kind: ClassVar[str] = "jb_ctban"
+
+
+@attrs.frozen(slots=True)
+class CtBanLifted(ShimEvent):
+    """An admin's `!unctban <#userid|name>`."""
+
+    target: int = 0
+    kind: ClassVar[str] = "jb_unctban"
+
+
+@attrs.frozen(slots=True)
+class PardonAsked(ShimEvent):
+    """An admin's `!jcpardon ID [reason]`: the daemon writes it beside the enforcement."""
+
+    id: int = 0
+    reason: str = ""
+    kind: ClassVar[str] = "jb_pardon"

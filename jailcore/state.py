@@ -77,6 +77,7 @@ class CtBan:
     ref: str
     reason: str
     origin: str = ""  # the server of the network that gave it, for a ban that came over MQTT
+    by: str = ""  # the admin who gave it; empty for a rule's ladder
     fresh: bool = True  # still in the round it was given in, which does not count
 
 
