@@ -2,9 +2,10 @@
 
 Contract: `LogParser.parse(record)` takes one log record (a UDP payload without its
 header, or one record of a log file) and returns an event, or None for a line it did not
-turn into one. It never raises on input: every record is counted in `stats` as an event of
-its kind, as `unknown` (well-formed, of a kind not modelled) or as `malformed` (not
-readable as a log line at all).
+turn into one. Every record is counted in `stats` as an event of its kind, as `unknown`
+(well-formed, of a kind not modelled) or as `malformed` (not readable as a log line at
+all). Junk never raises: what input can get wrong is `Malformed`, counted and skipped;
+any other exception is a bug here and propagates.
 
 Names and chat are written raw by the engine, so nothing here trusts a quote. A player
 line is split at the first place where a well-formed identity (`Name<uid><steamid><team>`)
@@ -58,6 +59,15 @@ class ParseStats:
 
 class Malformed(ValueError):
     """The peer (the game server, or whoever wrote the file) sent something unreadable."""
+
+
+def _number(digits: str) -> int:
+    # Digits from the line: `int` refuses over 4300 of them, and `isdigit` lets through
+    # characters such as '²' that `int` refuses: the sender's fault, not ours.
+    try:
+        return int(digits)
+    except ValueError:
+        raise Malformed(f"not a number: {digits[:20]!r}") from None
 
 
 _PREFIX = re.compile(
@@ -153,7 +163,7 @@ class LogParser:
                 event = self._other(time, body)
             else:
                 raise Malformed("empty body")
-        except Exception:
+        except Malformed:
             stats.malformed += 1
             return None
         if event is None:
@@ -231,7 +241,7 @@ class LogParser:
             return ev.WarmupEnd(time)
         if name.startswith("Restart_Round_"):
             m = _RESTART.fullmatch(name)
-            return ev.RestartRound(time, int(m.group(1)) if m else 0)
+            return ev.RestartRound(time, _number(m.group(1)) if m else 0)
         if name == "jb_hello":
             tail = rest[end + 1 :]
             m = _SEQ_TAIL.search(tail)
@@ -318,7 +328,7 @@ class LogParser:
             dm, hm = _DAMAGE.search(rest), _HEALTH.search(rest)
             if dm is None or hm is None:
                 return None
-            return ev.Attacked(time, _player(m), victim, weapon, int(dm.group(1)), int(hm.group(1)))
+            return ev.Attacked(time, _player(m), victim, weapon, _number(dm.group(1)), _number(hm.group(1)))
         if word == "joined":
             if not tail.startswith('joined team "') or not tail.endswith('"'):
                 return None
@@ -406,7 +416,7 @@ class LogParser:
 
 
 def _mk_lift(time: str, player: ev.Player, seq: int, value: str) -> ev.Event | None:
-    return ev.ProhibitionLifted(time, player, seq, int(value)) if value.isdigit() else None
+    return ev.ProhibitionLifted(time, player, seq, _number(value)) if value.isdigit() else None
 
 
 def _mk_gag(time: str, player: ev.Player, seq: int, value: str) -> ev.Event | None:
