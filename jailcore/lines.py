@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TypeVar
 
 import attrs
 
 from . import events as ev
+
+_V = TypeVar("_V")
 
 
 class Malformed(ValueError):
@@ -109,6 +112,13 @@ _NOTED_BY_VERB = {verb: NOTED[kind] for verb, kind in _NOTED_VERBS.items()}
 _CACHE_SIZE = 4096
 
 
+def _keep(cache: dict, key: object, value: _V) -> _V:
+    if len(cache) > _CACHE_SIZE:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 class LineReader:
     """Reads one line at a time. Holds only caches: the same text always reads the same."""
 
@@ -124,22 +134,14 @@ class LineReader:
     def _new_second(self, key: bytes | str) -> str:
         """A timestamp `MM/DD/YYYY - HH:MM:SS` that MASTER has already checked."""
         stamp = key.decode("ascii") if type(key) is bytes else key
-        if len(self._times) > _CACHE_SIZE:
-            self._times.clear()
-        iso = self._times[key] = f"{stamp[6:10]}-{stamp[0:2]}-{stamp[3:5]}T{stamp[13:21]}"  # type: ignore[index]
-        return iso
+        return _keep(self._times, key, f"{stamp[6:10]}-{stamp[0:2]}-{stamp[3:5]}T{stamp[13:21]}")  # type: ignore[index]
 
     # The identity caches hold well-formed identities only: text that is none is rare (and
     # then read step by step anyway), so it is not worth a place.
 
     def _new_actor(self, key: bytes | str) -> ev.Player | None:
         m = _ACTOR.fullmatch(_text(key))
-        if m is None:
-            return None
-        if len(self._actors) > _CACHE_SIZE:
-            self._actors.clear()
-        player = self._actors[key] = _player(m)  # type: ignore[index]
-        return player
+        return None if m is None else _keep(self._actors, key, _player(m))
 
     def _identity(self, key: bytes | str) -> ev.Player | None:
         player = self._identities.get(key)  # type: ignore[call-overload]
@@ -147,12 +149,7 @@ class LineReader:
 
     def _new_identity(self, key: bytes | str) -> ev.Player | None:
         m = _IDENTITY.fullmatch(_text(key))
-        if m is None:
-            return None
-        if len(self._identities) > _CACHE_SIZE:
-            self._identities.clear()
-        player = self._identities[key] = _player(m)  # type: ignore[index]
-        return player
+        return None if m is None else _keep(self._identities, key, _player(m))
 
     # -- one line --------------------------------------------------------------------------
 
@@ -181,9 +178,7 @@ class LineReader:
             raise Malformed("impossible timestamp")
         iso = f"{y}-{mo}-{d}T{hh}:{mi}:{ss}"
         if m.end() == 23:  # no milliseconds, the usual separator: worth keeping
-            if len(self._times) > _CACHE_SIZE:
-                self._times.clear()
-            self._times[line[:21]] = iso
+            _keep(self._times, line[:21], iso)
         return iso, line[m.end() :]
 
     def _body(self, time: str, player: ev.Player | None, body: str) -> ev.Event | ev.Noted | None:
