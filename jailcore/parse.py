@@ -1,13 +1,14 @@
 """Log bytes to events.
 
-Contract: `LogParser(needed).parse(record)` takes one log record (a UDP payload without its
-header, or one record of a log file) and returns an event, or None for a line it did not
-turn into one. Every record is counted in `stats` as an event of its kind, as `unknown`
-(well-formed, of a kind not modelled) or as `malformed` (not readable as a log line at
-all), whatever `needed` says. `needed` is the set of kinds the caller reads (the `kind` of
-the classes in `events`, None for all): a line of any other kind is counted and gives None,
-and no event is built for it. Junk never raises: what input can get wrong is `Malformed`,
-counted and skipped; any other exception is a bug here and propagates.
+Contract: `LogParser(needed).parse(record)` takes one log record (a UDP payload without
+its header, or one record of a log file) and returns an event, or None for a line it did
+not turn into one. Every record but a blank one is counted in `stats` as an event of its
+kind, as `unknown` (well-formed, of a kind not modelled) or as `malformed` (not readable
+as a log line at all), whatever `needed` says. `needed` is the set of kinds the caller
+reads (the `kind` of the classes in `events`, None for all): a line of any other kind is
+counted and gives None, and no event is built for it. Junk never raises: what input can
+get wrong is `Malformed`, counted and skipped; any other exception is a bug here and
+propagates.
 
 Names and chat are written raw by the engine, so nothing here trusts a quote. A player
 line is split at the first place where a well-formed identity (`Name<uid><steamid><team>`)
@@ -17,13 +18,13 @@ each two-player line reads its second identity from the right.
 
 How a line is read, fast (a busy server writes thousands of lines a second, most of them
 purchases, pickups, cvars and rcon echoes that no rule reads): one compiled pattern,
-`lines.MASTER_BYTES`, reads the record as it arrives, undecoded, and proves its whole shape,
-timestamp included; the alternative that matched names the kind. The identities it found
-are proved through caches of the identities seen before; the timestamp is turned into ISO
-once per second of log time. A line of a kind no one needs is counted there: no text is
-decoded and no event built. A line the pattern does not prove is read step by step by
-`lines.LineReader`, the full grammar; tests/test_parse.py holds both to the answers of the
-parser as it was before the pattern (tests/reference_parse.py).
+`lines.MASTER_BYTES`, reads the record as it arrives, undecoded, and proves its whole
+shape, timestamp included; the token of the alternative that matched names the kind. The
+identities it found are proved through caches of the identities seen before; the timestamp
+is turned into ISO once per second of log time. A line of a kind no one needs is counted
+there: no text is decoded and no event built. A line the pattern does not prove is read
+step by step by `lines.LineReader`, the full grammar; tests/test_parse.py holds both to
+the answers of the parser as it was before the pattern (tests/reference_parse.py).
 """
 
 from __future__ import annotations
