@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import attrs
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from jailcore import events as ev
-from jailcore.parse import SHIM_TRIGGERS, LogParser, records
+from jailcore import lines
+from jailcore.parse import ALL_KINDS, SHIM_TRIGGERS, LogParser, decode, records
+from tests import reference_parse
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 if not CORPUS.is_dir():
@@ -112,7 +116,7 @@ def test_multiline_disconnect_record():
 
 def test_junk_is_counted_as_malformed():
     parser = LogParser()
-    for junk in ("hello", "L 99/99/2026 - 20:00:00: x", "L 11/30/2026 - 20:00:00: \"no identity\" say \"x\""):
+    for junk in ("hello", "L 99/99/2026 - 20:00:00: x", 'L 11/30/2026 - 20:00:00: "no identity" say "x"'):
         assert parser.parse(junk) is None
     assert parser.stats.malformed == 3 and parser.stats.lines == 3
 
@@ -147,6 +151,213 @@ def test_every_corpus_line_is_read(path):
         assert (s.unknown + s.malformed) / s.lines < 0.01, s
 
 
+# --- the same answers as the parser before the fast path (tests/reference_parse.py) ----------
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+# Kinds a small rule set might read: every other line must still be counted the same.
+FEW = frozenset({"chat", "jb_order", "jb_warden", "round_start"})
+
+
+def golden_stats(path: Path) -> dict:
+    """The `--stats` line that `jailcore replay` printed for this corpus file before the change."""
+    rows = (GOLDEN / f"example.{path.stem}.jsonl").read_text(encoding="utf-8").splitlines()
+    return json.loads(rows[-1])["stats"]
+
+
+def agree(recs, needed=None) -> tuple[LogParser, reference_parse.LogParser]:
+    """Feed the same records to the reference parser and to ours; every answer must match."""
+    reference, parser = reference_parse.LogParser(), LogParser(needed)
+    for rec in recs:
+        expected = reference.parse(rec)
+        if needed is not None and expected is not None and expected.kind not in needed:
+            expected = None
+        got = parser.parse(rec)
+        assert got == expected, rec
+        assert type(got) is type(expected), rec
+    assert parser.stats.to_json() == reference.stats.to_json()
+    return parser, reference
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="shared/corpus is not beside this checkout")
+@pytest.mark.parametrize("needed", [None, FEW], ids=["all", "few"])
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name[:40])
+def test_corpus_stats_equal_the_golden_replay(path, needed):
+    parser = LogParser(needed)
+    with path.open("rb") as fh:
+        for rec in records(fh):
+            parser.parse(rec)
+    assert parser.stats.to_json() == golden_stats(path)
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="shared/corpus is not beside this checkout")
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name[:40])
+def test_every_corpus_line_reads_as_before(path):
+    with path.open("rb") as fh:
+        recs = list(records(fh))
+    for needed in (None, FEW, ALL_KINDS - {"attacked", "purchased", "rcon"}):
+        agree(recs, needed)
+        agree([decode(rec) for rec in recs], needed)  # text records take the same paths
+
+
+def test_a_new_second_is_read_once():
+    parser, _ = agree([f'L 11/30/2026 - 20:00:0{i // 3}: World triggered "Round_Start"' for i in range(9)] * 2)
+    assert sorted(parser._times.values()) == [f"2026-11-30T20:00:0{i}" for i in range(3)]
+
+
+def test_identity_caches_stay_bounded():
+    parser = LogParser()
+    for uid in range(3 * lines._CACHE_SIZE):
+        who = f'"P{uid}<{uid}><STEAM_1:0:{uid}><CT>"'
+        parser.parse(f'L 11/30/2026 - 20:00:00: {who} killed {who} with "ak47"'.encode())
+    assert parser.stats.events["killed"] == 3 * lines._CACHE_SIZE
+    assert len(parser._actors) <= lines._CACHE_SIZE + 1 and len(parser._identities) <= lines._CACHE_SIZE + 1
+
+
+def test_the_same_identity_text_is_the_same_player():
+    parser = LogParser()
+    a = parser.parse(b'L 11/30/2026 - 20:00:00: "A<2><STEAM_1:0:2><CT>" say "x"')
+    b = parser.parse(b'L 11/30/2026 - 20:00:01: "A<2><STEAM_1:0:2><CT>" killed "B<3><BOT><TERRORIST>" with "ak47"')
+    assert a.player is b.killer
+
+
+def test_needed_names_real_kinds():
+    assert {"killed", "chat", "jb_order", "rcon", "purchased", "cvar"} <= ALL_KINDS
+    with pytest.raises(ValueError, match="kiled"):
+        LogParser({"kiled"})
+
+
+def test_events_are_built_without_validators():
+    # The parser builds thousands of events a second: their classes check nothing on the way.
+    classes = [ev.Player, ev.Noted, *ev.Event.__subclasses__(), *ev.ShimEvent.__subclasses__()]
+    assert all(f.validator is None and f.converter is None for cls in classes for f in attrs.fields(cls))
+
+
+def test_a_bug_in_a_reader_is_raised_not_counted(monkeypatch):
+    def broken(rest):
+        raise TypeError("our bug")
+
+    monkeypatch.setattr(lines, "_chat_text", broken)
+    for line in ('L 11/30/2026 - 20:00:00: "A<2><BOT><CT>" say "hi"', 'L 11/30/2026 - 20:00:00: "A"B<2><BOT><CT>" say "hi"'):
+        with pytest.raises(TypeError, match="our bug"):
+            LogParser().parse(line)
+
+
+# Lines that look like what srcds, SourceMod and the shim write, with hostile pieces where a
+# name, a text or a number goes: every shape MASTER proves, and the ones it must refuse.
+_NAME = st.text(st.sampled_from([*'aZ <>"[]0-9 ;_', "Ж", "\u00a0", "\x1c", "\n", "\x00", "(", ")"]), max_size=10)
+_UID = st.sampled_from(["5", "-1", "0", "1234567890", "12345678901", "١٢", "", "x"])
+_STEAMID = st.sampled_from(["STEAM_1:0:1", "BOT", "[U:1:2]", "", "a>b", "<", "2"])
+_TEAM = st.sampled_from(["CT", "TERRORIST", "", "Unassigned", "Spectator", "<", None])
+_WORD = st.lists(st.sampled_from([*'ab "()<>[]', "\u00a0", " with ", '" (dead)', "\x00", "jb_"]), max_size=6).map("".join)
+_NUMBER = st.sampled_from(["0", "27", "-5", "²", "١٢", "9" * 5000, "", "x"])
+_POS = st.sampled_from(["", "[1 2 3] ", "[-1 -2 -3] ", "[a b c] ", "[1 2] ", "[١ 2 3] "])
+
+
+@st.composite
+def identities(draw) -> str:
+    team = draw(_TEAM)
+    return f"{draw(_NAME)}<{draw(_UID)}><{draw(_STEAMID)}>" + ("" if team is None else f"<{team}>")
+
+
+@st.composite
+def player_lines(draw) -> str:
+    who, other, word, n = draw(identities()), draw(identities()), draw(_WORD), draw(_NUMBER)
+    pos, vpos = draw(_POS), draw(st.sampled_from(["", " [1 2 3]", ' [x" y]', " [a]"]))
+    tail = draw(
+        st.sampled_from(
+            [
+                f'purchased "{word}"',
+                f"picked up item {word}",
+                "money change 800+300 = $1100 (tracked)",
+                f'triggered "{word}"',
+                f'triggered "headshot"{word}',
+                f'triggered "jb_order" (text "{word}") (seq "{n}")',
+                f'triggered "jb_warden" (seq "{n}")',
+                f'triggered "jb_prohibit_lift" (index "{n}") (seq "4")',
+                f'triggered "jb_freeday" (scope "all"){word} (seq "1")',
+                f'{pos}attacked "{other}"{vpos} with "{word}" (damage "{n}") (damage_armor "0") (health "73") (armor "94") (hitgroup "chest")',
+                f'{pos}attacked "{other}"{vpos} with "ak47" (damage "27") (damage_armor "0") (health "{n}"){word}',
+                f'{pos}killed "{other}"{vpos} with "{word}"',
+                f'{pos}killed "{other}"{vpos} with "ak47"{word}',
+                f'{pos}say "{word}"',
+                f"{pos}say_team {word}",
+                f'say "{word}" (dead)',
+                f'joined team "{word}"',
+                f"switched from team <{word}> to <CT>",
+                f"entered the game{word}",
+                f'connected, address "{word}"',
+                f'disconnected (reason "{word}")',
+                "STEAM USERID validated",
+                f'{pos}committed suicide with "{word}"',
+                f'changed name to "{word}"',
+                f'changed role to "{word}"',
+                f"{pos}was killed by the bomb.",
+                f"threw {word} [1 2 3]",
+                f'spawned as "{word}"',
+                word,
+            ]
+        )
+    )
+    return f'"{who}" {tail}'
+
+
+_BODIES = st.sampled_from(
+    [
+        *(f'World triggered "{name}"' for name in ("Round_Start", "Round_End", "Game_Commencing", "Warmup_End", "jb_hello", "killlocation")),
+        'World triggered "Restart_Round_(3_seconds)"',
+        'World triggered "Restart_Round_(99999999999_seconds)"',
+        'World triggered "jb_hello" (version "1.0") (seq "2")',
+        "World triggered x",
+        'Team "CT" scored "0" with "5" players',
+        'rcon from "1.2.3.4:5": command "status"',
+        "rcon from junk",
+        'Loading map "de_x"',
+        'Started map "de_x" (CRC "1")',
+        '"sv_cheats" = "0"',
+        '"sv<x>" = "0"',
+        *(prefix for prefix, _, _ in lines._BODIES),
+        "",
+        "nothing we know",
+    ]
+)
+_STAMPS = st.sampled_from(
+    [
+        "L 11/30/2026 - 20:00:00: ",
+        "11/30/2026 - 20:00:01: ",
+        "\x00L 12/31/2026 - 23:59:60: ",
+        "L 11/30/2026 - 20:00:00.123: ",
+        "L 11/30/2026 - 20:00:00 - ",
+        "L 13/30/2026 - 20:00:00: ",
+        "L 11/30/2026 - 24:00:00: ",
+        "L ١١/30/2026 - 20:00:00: ",
+        "\ufeffL 11/30/2026 - 20:00:00: ",
+        "L 11/30/2026 - 20:00:00:",
+    ]
+)
+
+
+@st.composite
+def log_records(draw) -> str:
+    body = draw(st.one_of(player_lines(), _BODIES, st.text(max_size=30)))
+    return draw(_STAMPS) + body + draw(st.sampled_from(["", "\x00", "\r\n", "\n\x00", "\ufeff", " "]))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(log_records(), min_size=1, max_size=4), st.sets(st.sampled_from(sorted(ALL_KINDS))), st.booleans())
+@example(['L 11/30/2026 - 20:00:00: "<5><STEAM_1:0:1><CT>" changed name to ""\ufeff'], set(), True)  # not `changed role`
+def test_generated_lines_read_as_before(recs, needed, as_bytes):
+    recs = [rec.encode("utf-8", "surrogatepass") if as_bytes else rec for rec in recs]
+    agree(recs)
+    agree(recs, needed)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from([b"", b'"A<2><STEAM_1:0:2><CT>" ', b'"A<2><BOT><CT>" [1 2 3] killed "']), st.binary(max_size=80))
+def test_undecodable_bytes_read_as_before(head, data):
+    # Latin-1 bytes in UTF-8 text: MASTER cuts the bytes where the decoded text is cut.
+    agree([b"L 11/30/2026 - 20:00:00: " + head + data, b"L 11/30/2026 - 20:00:00: " + head + data + b'" with "ak47"'])
+
+
 # --- properties -----------------------------------------------------------------------------
 
 GOOD = [
@@ -162,6 +373,10 @@ def test_random_bytes_never_raise(data):
     parser = LogParser()
     parser.parse(data)
     assert parser.stats.lines <= 1
+    # The same bytes said in chat come back whole: reading them is not allowed to fail.
+    chat = parser.parse(b'L 11/30/2026 - 20:00:00: "A<2><STEAM_1:0:2><CT>" say "' + data + b'"')
+    assert isinstance(chat, ev.Chat) and chat.text == decode(data) and chat.player.userid == 2
+    assert parser.stats.malformed + parser.stats.unknown <= 1
 
 
 @settings(max_examples=300, deadline=None)
@@ -170,5 +385,8 @@ def test_truncated_and_spliced_lines_never_raise(line, cut, junk):
     parser = LogParser()
     parser.parse(line[:cut] + junk)
     parser.parse(junk + line[cut:])
+    chat = parser.parse(f'L 11/30/2026 - 20:00:00: "Зек<9><STEAM_1:0:9><TERRORIST>" say_team "{junk}"')
+    assert isinstance(chat, ev.Chat) and chat.text == junk and chat.team_only
     s = parser.stats
     assert sum(s.events.values()) + s.unknown + s.malformed == s.lines
+    assert s.events["chat"] >= 1
