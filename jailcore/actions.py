@@ -156,6 +156,7 @@ VOCABULARY: dict[str, Kind] = {
     # What admins and the door need: not enforcements themselves.
     "unctban": Kind("снятие запрета за КТ", "CT ban lifted", "32", False, _to_player("jb_ctban_clear {uid}")),
     "unban": Kind("разбан", "unban", "32", False, lambda a: f"jb_unban {_q(a.target.steamid)}" if a.target else None),
+    "offer": Kind("выбор", "choice", "36", False, _to_player("jb_fk_offer {uid} {reason}")),
     "door": Kind("запрет за КТ в игре", "CT ban at the door", "0", False, _door),
 }
 KINDS = tuple(VOCABULARY)

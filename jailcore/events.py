@@ -340,3 +340,11 @@ class PardonAsked(ShimEvent):
     id: int = 0
     reason: str = ""
     kind: ClassVar[str] = "jb_pardon"
+
+
+@attrs.frozen(slots=True)
+class FreekillChoice(ShimEvent):
+    """A freekilled prisoner's choice from the shim's menu (004 4.5): respawn or freeday."""
+
+    choice: str = ""
+    kind: ClassVar[str] = "jb_fk_choice"

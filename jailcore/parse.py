@@ -18,7 +18,7 @@ each two-player line reads its second identity from the right.
 
 How a line is read, fast (a busy server writes thousands of lines a second, most of them
 purchases, pickups, cvars and rcon echoes that no rule reads): one compiled pattern,
-`lines.MASTER_BYTES`, reads the record as it arrives, undecoded, and proves its whole
+`master.MASTER_BYTES`, reads the record as it arrives, undecoded, and proves its whole
 shape, timestamp included; the token of the alternative that matched names the kind. The
 identities it found are proved through caches of the identities seen before; the timestamp
 is turned into ISO once per second of log time. A line of a kind no one needs is counted
@@ -36,7 +36,9 @@ from collections.abc import Collection, Iterable, Iterator
 import attrs
 
 from . import events as ev
-from .lines import ALL_KINDS, EXTENSION_TRIGGERS, MASTER, MASTER_BYTES, NOTED, SHIM_TRIGGERS, STEPS, TOKENS, LineReader, Malformed
+from .lines import NOTED, LineReader
+from .master import ALL_KINDS, MASTER, MASTER_BYTES, STEPS, TOKENS
+from .shimlines import EXTENSION_TRIGGERS, SHIM_TRIGGERS, Malformed
 
 __all__ = ["ALL_KINDS", "EXTENSION_TRIGGERS", "SHIM_TRIGGERS", "LogParser", "Malformed", "ParseStats", "decode", "records"]
 
@@ -63,7 +65,7 @@ class ParseStats:
     paid on every line); the kinds are summed when the counts are read."""
 
     counts: dict[str, int] = attrs.field(factory=dict)  # lines read step by step, by kind
-    tally: list[int] = attrs.field(factory=lambda: [0] * len(STEPS))  # by slot of `lines.STEPS`
+    tally: list[int] = attrs.field(factory=lambda: [0] * len(STEPS))  # by slot of `master.STEPS`
     unknown: int = 0
     malformed: int = 0
 
@@ -100,7 +102,7 @@ class LogParser(LineReader):
         self.needed = ALL_KINDS if needed is None else frozenset(needed)
         self.stats = ParseStats()
         self._tally = self.stats.tally
-        # By group number, then token (see `lines.TOKENS`): the slot to tally, what is
+        # By group number, then token (see `master.TOKENS`): the slot to tally, what is
         # left to prove, and for a needed kind its shared Noted or the reader that builds
         # it. Apart for text and bytes: "x" and b"x" hash alike and would share buckets.
         self._text_plan = [self._plan(tokens, str) for tokens in TOKENS]

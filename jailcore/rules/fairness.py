@@ -1,6 +1,10 @@
 """`fairness.freekill`: 004 4.5 «FreeKill: компенсация 100$ и возрождение заключённого либо
 предоставление Свободного дня в следующем раунде… FreeDamage: 50$», on an admin's
-confirmation (`jb_freekill`)."""
+confirmation (`jb_freekill`). «…заключённый самостоятельно выбирает между возрождением и
+Свободным днём. Если возрождение невозможно по правилам, автоматически выдаётся Свободный
+день»: while he can still be respawned the shim offers him the choice (`jb_fk_offer`) and
+reports it (`jb_fk_choice`); otherwise, and if the round ends before he chose, he gets the
+freeday."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import attrs
 from .. import events as ev
 from ..actions import Action
 from ..context import Context
+from ..state import T
 from .base import Rule, RuleSettings, handles
 
 
@@ -24,6 +29,7 @@ class Freekill(Rule):
     @attrs.define
     class State:
         next_round: list[str] = attrs.Factory(list)  # player keys owed a freeday next round
+        offered: list[int] = attrs.Factory(list)  # prisoners choosing between respawn and freeday
 
     @handles(ev.FreekillConfirmed)
     def confirmed(self, ctx: Context, e: ev.FreekillConfirmed) -> list[Action]:
@@ -35,13 +41,42 @@ class Freekill(Rule):
         reason = ctx.quoting(rule, ctx.text("fairness.freedamage" if e.damage_only else "fairness.freekill", amount=amount))
         out = [ctx.action("money", victim, self.key, rule.ref, reason, amount=amount)]
         if not e.damage_only:
-            if ctx.state.round_open and not victim.alive:
-                victim.alive = True
-                out.append(ctx.action("respawn", victim, self.key, rule.ref, reason))
+            if self._can_respawn(ctx, victim):
+                self.state.offered.append(victim.userid)
+                out.append(ctx.action("offer", victim, self.key, rule.ref, ctx.quoting(rule, ctx.text("fairness.choose"))))
             else:
-                self.state.next_round.append(victim.key)
-                out.append(ctx.action("freeday", victim, self.key, rule.ref, ctx.text("freeday.next", name=victim.name)))
+                out += self._freeday(ctx, victim)
         return out
+
+    @handles(ev.FreekillChoice)
+    def chosen(self, ctx: Context, e: ev.FreekillChoice) -> list[Action]:
+        victim = ctx.state.players.get(e.player.userid)
+        if victim is None or victim.userid not in self.state.offered:
+            return []
+        self.state.offered.remove(victim.userid)
+        if e.choice == "respawn" and self._can_respawn(ctx, victim):
+            victim.alive = True
+            return [ctx.action("respawn", victim, self.key, self.ref, ctx.quoting(self.settings, ctx.text("fairness.respawn")))]
+        return self._freeday(ctx, victim)
+
+    @handles(ev.RoundEnd)
+    def unanswered(self, ctx: Context, e: ev.RoundEnd) -> list[Action]:
+        """The round is over: a respawn is no longer possible, so the freeday it is."""
+        out: list[Action] = []
+        for uid in self.state.offered:
+            victim = ctx.state.players.get(uid)
+            if victim is not None:
+                out += self._freeday(ctx, victim)
+        self.state.offered = []
+        return out
+
+    @staticmethod
+    def _can_respawn(ctx: Context, victim) -> bool:
+        return ctx.state.round_open and not victim.alive and victim.team == T
+
+    def _freeday(self, ctx: Context, victim) -> list[Action]:
+        self.state.next_round.append(victim.key)
+        return [ctx.action("freeday", victim, self.key, self.ref, ctx.text("freeday.next", name=victim.name))]
 
     @handles(ev.RoundStart)
     def owed(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
