@@ -114,7 +114,8 @@ class Bookkeeping:
 
     def _killed(self, e: ev.Killed) -> None:
         self.ctx.seat(e.killer)
-        self.ctx.seat(e.victim).alive = False
+        victim = self.ctx.seat(e.victim)
+        victim.alive = False
         self._rebel(e.killer, e.victim)
         self._one_left()
 

@@ -7,6 +7,7 @@ holds its common shapes as one compiled pattern, the parser's fast path.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -97,6 +98,17 @@ def _keep(cache: dict, key: object, value: _V) -> _V:
     return value
 
 
+def _iso(y: str, mo: str, d: str, hh: str, mi: str, ss: str) -> str:
+    """The ISO text of a time the calendar has: `02/31` or a leap second `:60` would make
+    every later reckoning with it fail, so such a line is malformed, not an event."""
+    iso = f"{y}-{mo}-{d}T{hh}:{mi}:{ss}"
+    try:
+        datetime.fromisoformat(iso)  # the engine reads it so: ASCII digits, real days
+    except ValueError:
+        raise Malformed(f"no such time: {mo}/{d}/{y} - {hh}:{mi}:{ss}") from None
+    return iso
+
+
 class LineReader:
     """Reads one line at a time. Holds only caches: the same text always reads the same."""
 
@@ -110,9 +122,9 @@ class LineReader:
     # Keys are the text as the line holds it, bytes or str: MASTER reads either.
 
     def _new_second(self, key: bytes | str) -> str:
-        """A timestamp `MM/DD/YYYY - HH:MM:SS` that MASTER has already checked."""
+        """A timestamp `MM/DD/YYYY - HH:MM:SS` whose shape MASTER has already checked."""
         stamp = key.decode("ascii") if type(key) is bytes else key
-        return _keep(self._times, key, f"{stamp[6:10]}-{stamp[0:2]}-{stamp[3:5]}T{stamp[13:21]}")  # type: ignore[index]
+        return _keep(self._times, key, _iso(stamp[6:10], stamp[0:2], stamp[3:5], stamp[13:15], stamp[16:18], stamp[19:21]))
 
     # The identity caches hold well-formed identities only: text that is none is rare (and
     # then read step by step anyway), so it is not worth a place.
@@ -152,9 +164,7 @@ class LineReader:
         if m is None:
             raise Malformed("no HL log timestamp")
         mo, d, y, hh, mi, ss = m.groups()
-        if not (1 <= int(mo) <= 12 and 1 <= int(d) <= 31 and int(hh) < 24 and int(mi) < 60 and int(ss) < 61):
-            raise Malformed("impossible timestamp")
-        iso = f"{y}-{mo}-{d}T{hh}:{mi}:{ss}"
+        iso = _iso(y, mo, d, hh, mi, ss)
         if m.end() == 23:  # no milliseconds, the usual separator: worth keeping
             _keep(self._times, line[:21], iso)
         return iso, line[m.end() :]

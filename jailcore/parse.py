@@ -137,10 +137,15 @@ class LogParser(LineReader):
                 return self._parse_slowly(record)
             if check > 1 and m[check] not in self._identities and not self._new_identity(m[check]):
                 return self._parse_slowly(record)
+        time = self._times.get(m[1])
+        if time is None:  # a new second: one the calendar lacks makes the line malformed
+            try:
+                time = self._new_second(m[1])
+            except Malformed:
+                return self._parse_slowly(record)
         self._tally[slot] += 1
         if read is None:
             return noted
-        time = self._times.get(m[1]) or self._new_second(m[1])
         player = self._actors[actor] if check else None
         if check > 1:  # a two-player line: its groups hold all it says
             return read(self, m, time, player)

@@ -26,7 +26,8 @@ def replay_records(engine: Engine, parser: LogParser, recs: Iterable[bytes | str
 
 
 def replay_files(config: Config, paths: list[str], out: TextIO, state: bool, stats: bool, hud: bool = False) -> int:
-    engine, parser = Engine(config), LogParser()
+    engine = Engine(config)
+    parser = LogParser(engine.needed_kinds())  # lines no rule reads are only counted
     dumps = json.dumps
     for path in paths:
         with Path(path).open("rb") as fh:

@@ -1,6 +1,7 @@
 # The parser as it stood on main before the speed work of issue 9, kept as the oracle that
-# the rewritten `jailcore.parse` must agree with, line for line (tests/test_parse.py). Do not
-# edit it: it is `git show main:jailcore/parse.py` with only its import of `events` absolute.
+# the rewritten `jailcore.parse` must agree with, line for line (tests/test_parse.py). It is
+# `git show main:jailcore/parse.py` with its import of `events` absolute and one deliberate
+# change since (issue 10): a time the calendar lacks (02/31, a leap second) is malformed.
 """Log bytes to events.
 
 Contract: `LogParser.parse(record)` takes one log record (a UDP payload without its
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from datetime import datetime
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
@@ -166,6 +168,15 @@ class LogParser:
         return event
 
     def _slow_time(self, line: str) -> tuple[str, str]:
+        iso, body = self._slow_time_as_before(line)
+        try:
+            datetime.fromisoformat(iso)
+        except ValueError:
+            self._times.pop(line[:23], None)
+            raise Malformed("no such time") from None
+        return iso, body
+
+    def _slow_time_as_before(self, line: str) -> tuple[str, str]:
         # A new second: the standard `MM/DD/YYYY - HH:MM:SS: ` is read by position (most
         # lines), anything else (milliseconds, a bare colon) by the full pattern.
         if line[21:23] == ": " and line[2] == "/" and line[5] == "/" and line[10:13] == " - " and line[15] == ":" == line[18]:

@@ -390,3 +390,19 @@ def test_truncated_and_spliced_lines_never_raise(line, cut, junk):
     s = parser.stats
     assert sum(s.events.values()) + s.unknown + s.malformed == s.lines
     assert s.events["chat"] >= 1
+
+
+@pytest.mark.parametrize("stamp", ["02/31/2026 - 20:00:00", "04/31/2026 - 20:00:00", "02/29/2026 - 20:00:00", "11/30/2026 - 20:00:60"])
+def test_a_time_the_calendar_lacks_is_a_malformed_line_and_the_engine_carries_on(stamp):
+    """A date the calendar does not have made the engine fail on every later line of the
+    round; such a line is counted malformed, and the lines after it are read and judged."""
+    from jailcore.config import load
+    from jailcore.engine import Engine
+
+    parser, engine = LogParser(), Engine(load('[server]\nrulebook = "all"\n', "<t>", {}))
+    good = ['L 11/30/2026 - 20:00:00: World triggered "Round_Start"',
+            f'L {stamp}: "A<2><STEAM_1:0:1><TERRORIST>" say "x"',
+            'L 11/30/2026 - 20:00:05: "A<2><STEAM_1:0:1><TERRORIST>" say "заходи на www.example.ru"']
+    actions = [a for line in good if (e := parser.parse(line)) is not None for a in engine.handle(e)]
+    assert parser.stats.malformed == 1
+    assert [a.rule for a in actions if a.action not in ("hud", "say")] == ["conduct.advertising"]

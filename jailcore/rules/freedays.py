@@ -123,7 +123,7 @@ class FreedayEnd(Rule):
 
     def _check(self, ctx: Context) -> list[Action]:
         s, mine, rule = ctx.state, self.state, self.settings
-        if not s.round_open:
+        if not s.round_open or (not mine.personal and not s.freeday):
             return []
         out: list[Action] = []
         alive = ctx.alive(T)
