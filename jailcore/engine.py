@@ -65,7 +65,7 @@ class Engine:
         enabled = [rule for rule in self.rules if rule.settings.enabled]
         self._tickers = [rule.tick for rule in enabled if rule.ticks]
         routes: dict[type, tuple[list[Veto], Callable | None, list[Handler], Callable | None]] = {}
-        types = {t for rule in enabled for t in (*rule.handlers, *rule.vetoers)} | set(self.books.before) | {ev.ShimHello}
+        types = {t for rule in enabled for t in (*rule.handlers, *rule.vetoers)} | set(self.books.before) | set(self.books.after) | {ev.ShimHello}
         for t in types:
             vetoes = [getattr(r, name) for r in enabled for name in r.vetoers.get(t, ())]
             handlers = [getattr(r, name) for r in enabled for name in r.handlers.get(t, ())]

@@ -7,8 +7,8 @@ holds its common shapes as one compiled pattern, the parser's fast path.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from collections.abc import Callable
+from datetime import datetime
 from typing import TypeVar
 
 from . import events as ev

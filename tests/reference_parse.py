@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import codecs
 import re
-from datetime import datetime
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 
 import attrs
 

@@ -4,7 +4,7 @@ and says what to undo in the game; CT bans given and lifted by admins; the door 
 from __future__ import annotations
 
 from jailcore.actions import render
-from tests.logtext import config, run
+from tests.logtext import run
 from tests.scenes import WARDEN, setup
 
 
@@ -64,12 +64,12 @@ def test_an_admin_ct_ban_is_held_at_the_door_and_lifted():
 
 
 def test_an_admin_ct_ban_given_in_game():
+    """`!ctban #U 3r тест` in game: the shim's `jb_ctban` line, a ban of three rounds."""
     log, ts = setup()
     log.trig(WARDEN, "jb_ctban", f' (target "#{ts[1].userid}") (length "3r") (reason "тест")')
-    cfg = config("")
-    from jailcore.engine import Engine
-
-    engine = Engine(cfg)
-    actions, engine = run(cfg, log, engine)
-    if engine.needed_kinds() and "jb_ctban" in engine.needed_kinds():
-        assert engine.state.ctbans[ts[1].steamid].rounds == 3
+    log.trig(WARDEN, "jb_unctban", f' (target "#{ts[2].userid}")')
+    actions, engine = run("", log)
+    ban = engine.state.ctbans[ts[1].steamid]
+    assert (ban.rounds, ban.until, ban.by, ban.rule) == (3, None, WARDEN.name, "admin")
+    said = "Запрет за КТ (3 р.). Запрет за КТ от администратора Начальник: тест."
+    assert [render(a) for a in actions] == [f'jb_ctban_set #{ts[1].userid} 0 "{said}" "Начальник"']
