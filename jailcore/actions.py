@@ -115,10 +115,18 @@ def render(action: Action) -> str | None:
     elif kind == "respawn":
         command = f"jb_respawn {uid}"
     elif kind == "kick":
-        command = f"kickid {action.target.userid} {_q(action.reason)}"
+        command = f"jb_kick {uid} {_q(action.reason)}"
     elif kind == "ban":
-        command = f"sm_ban {uid} {int(action.minutes or 0)} {_q(action.reason)}"
+        command = f"jb_ban {uid} {int(action.minutes or 0)} {_q(action.reason)}"
     else:
         return None
+    assert len(command.encode("utf-8")) <= MAX_COMMAND, command
+    return command
+
+
+def with_id(command: str, ident: int) -> str:
+    """The command as sent: its audit row id last, so the shim runs it once however often
+    it arrives (it answers a repeat `ok dup`)."""
+    command = f"{command} @{int(ident)}"
     assert len(command.encode("utf-8")) <= MAX_COMMAND, command
     return command
