@@ -68,7 +68,7 @@ class Store:
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
-            _check_ours(self.db)
+            check_ours(self.db)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA busy_timeout=5000")
@@ -168,7 +168,7 @@ def _create_private(path: Path) -> None:
         raise StoreError(f"state database {path}: cannot be created: {exc.strerror}") from None
 
 
-def _check_ours(db: sqlite3.Connection) -> None:
+def check_ours(db: sqlite3.Connection) -> None:
     """A file that is not SQLite, or another program's database, is refused untouched."""
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if not tables:
