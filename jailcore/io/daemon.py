@@ -111,6 +111,8 @@ class Daemon:
 
     def feed(self, record: bytes) -> None:
         """One log record in; whatever the engine decides goes to the outbox and out."""
+        if self.stop_reason is not None:
+            return  # stopping on a failure: decide nothing that could not be recorded
         event = self.parser.parse(record)
         if event is None:
             return
@@ -318,7 +320,8 @@ class Daemon:
                 if self.client.stopped:
                     return False  # SIGHUP or a config change asks again
                 try:
-                    await asyncio.wait_for(self.client.connected.wait(), max(self.client.next_try() or 0.0, 0.1))
+                    async with asyncio.timeout(max(self.client.next_try() or 0.0, 0.1)):
+                        await self.client.connected.wait()
                 except TimeoutError:
                     pass
                 continue
@@ -431,7 +434,10 @@ class Daemon:
             running = [t for t in [*tasks, self._resync_task] if t is not None]
             for task in running:
                 task.cancel()
-            await asyncio.gather(*running, return_exceptions=True)
+            if running:
+                _, stuck = await asyncio.wait(running, timeout=5.0)
+                for task in stuck:
+                    log.error("%s did not stop within 5s of being cancelled", task.get_name())
             if transport is not None:
                 transport.close()
             try:

@@ -114,21 +114,21 @@ class RconClient:
     # -- the session ---------------------------------------------------------------------------
 
     async def close(self) -> None:
-        self._drop("closed")
-        self.state = "closed"
+        self._drop("jailcore is stopping", "closed")
 
     def drop(self, reason: str) -> None:
         """Give the session up (a command went unanswered); every call in flight fails."""
         self._drop(reason)
 
-    def _drop(self, reason: str) -> None:
+    def _drop(self, reason: str, state: str = "lost") -> None:
         writer, self._writer, self._reader = self._writer, None, None
         if writer is not None:
             writer.close()
             if self._read_task is not None and self._read_task is not asyncio.current_task():
                 self._read_task.cancel()
             self._read_task = None
-            self._become("lost", logging.WARNING, "RCON session with %s:%s lost: %s", self.host, self.port, reason)
+            self._become(state, logging.WARNING if state == "lost" else logging.INFO, "RCON session with %s:%s %s: %s",
+                         self.host, self.port, state, reason)
         self.connected.clear()
         calls, self._calls, self._markers = self._calls, {}, {}
         for future, _ in calls.values():
@@ -150,17 +150,19 @@ class RconClient:
         if wait > 0:
             raise RconUnavailable(f"reconnecting in {wait:.1f}s")
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), self.timeout)
+            async with asyncio.timeout(self.timeout):
+                reader, writer = await asyncio.open_connection(self.host, self.port)
         except (TimeoutError, OSError) as exc:
             self._unreachable(f"cannot reach {self.host}:{self.port}: {exc or 'timeout'}")
         request_id = next(self._ids)
         try:
             writer.write(encode(request_id, AUTH, self.password))
             await writer.drain()
-            while True:
-                got_id, kind, _ = await asyncio.wait_for(read_packet(reader), self.timeout)
-                if kind == AUTH_RESPONSE:
-                    break
+            async with asyncio.timeout(self.timeout):
+                while True:
+                    got_id, kind, _ = await read_packet(reader)
+                    if kind == AUTH_RESPONSE:
+                        break
         except (TimeoutError, OSError, asyncio.IncompleteReadError, RconProtocolError) as exc:
             writer.close()
             self._unreachable(f"login to {self.host}:{self.port} failed: {exc!r}")
@@ -235,7 +237,8 @@ class RconClient:
         await self.open()
         future = self.send(text)
         try:
-            return await asyncio.wait_for(future, self.timeout)
+            async with asyncio.timeout(self.timeout):
+                return await future
         except TimeoutError:
             self._drop(f"no answer to {text.split()[0]!r} in {self.timeout:g}s")
             raise RconUnavailable("no answer") from None
@@ -417,9 +420,11 @@ class Outbox:
                 self.client.drop(f"no answer to {flying[0].command.split()[0]!r} in {self.client.timeout:g}s")
 
     async def _sleep(self, timeout: float | None) -> bool:
-        """Until woken (True) or the timeout passed (False)."""
+        """Until woken (True) or the timeout passed (False). `asyncio.timeout`, not
+        `wait_for`: on 3.11 wait_for can swallow a cancel that meets a wake-up."""
         try:
-            await asyncio.wait_for(self._wake.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self._wake.wait()
             return True
         except TimeoutError:
             return False

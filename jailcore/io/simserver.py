@@ -100,8 +100,10 @@ class SimServer:
         self.dups = 0
         # Fault modes, for the daemon's tests:
         self.plugin_loaded = True  # False: every jb_ command answers `Unknown command "..."`
-        self.drop_after_execute = 0  # the next N commands run, then the session closes unanswered
+        self.drop_after: set[str] = set()  # the next command of such a name runs, then the session closes unanswered
         self.never_answer: Callable[[str], bool] | None = None  # such a command hangs the session, unrun
+        self.hold_replies = False  # commands run, their answers wait for release()
+        self._held: list[tuple[asyncio.StreamWriter, bytes]] = []
         self._server: asyncio.base_events.Server | None = None
         self._clients: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task] = set()
@@ -121,6 +123,8 @@ class SimServer:
 
     async def log_to_daemon(self, addr: tuple[str, int]) -> None:
         self.log_to = addr
+        if self._udp is not None:
+            self._udp.close()
         loop = asyncio.get_running_loop()
         self._udp, _ = await loop.create_datagram_endpoint(asyncio.DatagramProtocol, remote_addr=addr)
 
@@ -214,12 +218,17 @@ class SimServer:
                         mute = True
                         continue
                     reply = self.execute(body) if body else ""
-                    if body and self.drop_after_execute > 0:
-                        self.drop_after_execute -= 1
+                    name = body.split(maxsplit=1)[0] if body else ""
+                    if name in self.drop_after:
+                        self.drop_after.discard(name)
                         break  # ran it, and the session died before the answer left
                     payload = reply.encode("utf-8")
                     chunks = [payload[i : i + MAX_BODY] for i in range(0, len(payload), MAX_BODY)] or [b""]
-                    writer.write(b"".join(encode(request_id, RESPONSE_VALUE, c) for c in chunks))
+                    answer = b"".join(encode(request_id, RESPONSE_VALUE, c) for c in chunks)
+                    if self.hold_replies:
+                        self._held.append((writer, answer))
+                        continue
+                    writer.write(answer)
                 else:
                     break  # a command before a successful login: srcds drops the session
                 await writer.drain()
@@ -228,6 +237,14 @@ class SimServer:
         finally:
             self._clients.discard(writer)
             writer.close()
+
+    def release(self) -> None:
+        """Send the answers held back by `hold_replies`, in order."""
+        self.hold_replies = False
+        held, self._held = self._held, []
+        for writer, answer in held:
+            if not writer.is_closing():
+                writer.write(answer)
 
     def _failed(self, peer: str) -> None:
         self.failures[peer] = self.failures.get(peer, 0) + 1
