@@ -44,7 +44,7 @@ def config_text(port: int, state: Path, server: str = "", log: str = "", rest: s
 @asynccontextmanager
 async def running(config, sim: SimServer, **options):
     """A daemon with this config beside this (started) simulated server; stops both."""
-    daemon = Daemon(config, rcon_backoff=(0.05, 0.2), auth_backoff=0.5, **options)
+    daemon = Daemon(config, **{"rcon_backoff": (0.05, 0.2), "auth_backoff": 0.5, **options})
     task = asyncio.create_task(daemon.run())
     await daemon.ready.wait()
     await sim.log_to_daemon(("127.0.0.1", daemon.log_port))

@@ -2,9 +2,10 @@
 
 bytes (UDP or file) -> `LogParser` -> events -> `Engine` -> actions -> audit log and
 outbox in SQLite -> `render` -> RCON. The engine decides; this module only moves data and
-keeps it durable: every action is written (and committed) before its command is sent,
-each command carries its audit row id (` @<id>`) so the shim runs it once however often
-it arrives, and the engine's state is saved on a short timer whenever it changed, and on
+keeps it durable: every action is written before its command is sent and committed in the
+same step, each command carries its audit row id (` @<id>`) so the shim runs it once
+however often it arrives (ids skip ahead at each start, so the id of a row whose commit a
+crash lost is never given to another command), and the engine's state is saved on a short timer whenever it changed, and on
 SIGTERM.
 
 A command has a moment: one for a round (slay, warn, teamswap, money, respawn, say, the
@@ -83,7 +84,7 @@ class Daemon:
         self.engine = Engine(config, self.store.load_state(self.server))
         self.parser = LogParser()
         self.client = RconClient(config.rcon_host, config.rcon_port, config.rcon_password, config.rcon_timeout, rcon_backoff, auth_backoff)
-        self.outbox = Outbox(self.client, on_result=self._answered, expired=self._expired, before_send=self.store.commit)
+        self.outbox = Outbox(self.client, on_result=self._answered, expired=self._expired, after_send=self.store.commit)
         self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
         self.on_action = on_action
         self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban, tls=dict(config.mqtt_tls)) if config.mqtt_url else None
@@ -98,6 +99,7 @@ class Daemon:
         self._saved = ""
         self._commit_due = False
         self._resync_task: asyncio.Task | None = None
+        self.store.skip_ids(1000)
         # Round ends this process has seen: a round-bound command expires once one passed.
         self.epoch = 0
         self._round = (self.engine.state.round, self.engine.state.round_open)
@@ -133,18 +135,19 @@ class Daemon:
             self.request_resync()
 
     def _carry_out(self, actions: list[Action], sweep: bool = False) -> None:
-        """Record the decisions, commit them, then send them: in one go, no loop turn between."""
+        """Record the decisions, send them, commit them: in one go, no loop turn between, so
+        a command never waits for the disk and its row is durable before anything else runs."""
         try:
             for action in actions:
                 self.dispatch(action)
+            if sweep:
+                self.outbox.sweep()
+            if actions or sweep:
+                self.outbox.flush()
             self.store.commit()
         except sqlite3.Error as exc:
             self.store_failed(exc)
             return
-        if sweep:
-            self.outbox.sweep()
-        if actions or sweep:
-            self.outbox.flush()
 
     def dispatch(self, action: Action) -> None:
         if action.action == "hud":

@@ -224,14 +224,23 @@ class RconClient:
 
     def send(self, text: str) -> asyncio.Future[str]:
         """Write one command now, on the open session; the future gets its whole reply."""
+        return self.send_all([text])[0]
+
+    def send_all(self, texts: list[str]) -> list[asyncio.Future[str]]:
+        """Write these commands now, in one write (one TCP segment where they fit)."""
         if self._writer is None:
             raise RconUnavailable("no RCON session")
-        request_id, marker = next(self._ids), next(self._ids)
-        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._calls[request_id] = (future, [])
-        self._markers[marker] = request_id
-        self._writer.write(encode(request_id, EXECCOMMAND, text) + encode(marker, EXECCOMMAND, ""))
-        return future
+        loop = asyncio.get_running_loop()
+        futures, packets = [], []
+        for text in texts:
+            request_id, marker = next(self._ids), next(self._ids)
+            future: asyncio.Future[str] = loop.create_future()
+            self._calls[request_id] = (future, [])
+            self._markers[marker] = request_id
+            packets += (encode(request_id, EXECCOMMAND, text), encode(marker, EXECCOMMAND, ""))
+            futures.append(future)
+        self._writer.write(b"".join(packets))
+        return futures
 
     async def command(self, text: str) -> str:
         await self.open()
@@ -268,22 +277,22 @@ class Outbox:
     `on_result(item, status, reply)` is called once per command: status `delivered` (the
     shim's `ok` / `ok dup`), `failed` (`error:`, an answer that is not the shim's, or no
     answer after `tries` sendings) or `expired` (`expired(item)` gave a reason before it
-    was sent). `before_send()` runs before each batch goes out (the daemon commits the
-    audit rows there, so no command leaves before its row is durable)."""
+    was sent). `after_send()` runs right after each batch is written, in the same step (the
+    daemon commits the audit rows there: the disk never delays a command)."""
 
     def __init__(
         self,
         client: RconClient,
         on_result: Callable[[Item, str, str | None], None] | None = None,
         expired: Callable[[Item], str | None] | None = None,
-        before_send: Callable[[], None] | None = None,
+        after_send: Callable[[], None] | None = None,
         tries: int = 3,
         window: int = 64,
     ):
         self.client = client
         self.on_result = on_result
         self.expired = expired
-        self.before_send = before_send
+        self.after_send = after_send
         self.tries = tries
         self.window = window
         self.shim_missing = False
@@ -334,13 +343,12 @@ class Outbox:
             batch.append(item)
         if not batch:
             return
-        if self.before_send is not None:
-            self.before_send()
         now = asyncio.get_running_loop().time()
-        for item in batch:
-            item.future = self.client.send(item.command)
-            item.sent_at = now
-            item.future.add_done_callback(lambda f, item=item: self._answered(item, f))
+        for item, future in zip(batch, self.client.send_all([item.command for item in batch]), strict=True):
+            item.future, item.sent_at = future, now
+            future.add_done_callback(lambda f, item=item: self._answered(item, f))
+        if self.after_send is not None:
+            self.after_send()
 
     def sweep(self) -> None:
         """Drop the waiting commands whose moment has passed (a round ended, a player left)."""

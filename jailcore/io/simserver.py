@@ -31,6 +31,8 @@ _ID = re.compile(r"\s+@(\d+)$")
 def split_commands(line: str) -> list[str]:
     """The engine's command splitter: `"` toggles quoting, `;` splits outside quotes,
     a newline always splits, `//` outside quotes starts a comment."""
+    if ";" not in line and "\n" not in line and "//" not in line:
+        return [line.strip()] if line.strip() else []
     out, cur, quoted, i = [], [], False, 0
     while i < len(line):
         ch = line[i]

@@ -147,6 +147,13 @@ class Store:
     def mark(self, row_id: int, status: str, reply: str | None) -> None:
         self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (status, reply, row_id))
 
+    def skip_ids(self, gap: int) -> None:
+        """Audit ids go on `gap` above the last one: a row sent but lost before its commit
+        (a crash in between) left its id in the shim's memory, and a new command carrying
+        it would be taken for a repeat and not run."""
+        self._write("UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'audit'", (gap,))
+        self.commit()
+
     def pending(self, server: str) -> list[tuple[int, str]]:
         return [(r["id"], r["command"]) for r in self.pending_rows(server)]
 
