@@ -75,6 +75,14 @@ def populate(sim: SimServer, prisoners: int = 3):
     return warden, ts
 
 
+async def settled(sim: SimServer, daemon: Daemon, prisoners: int = 3):
+    """`populate`, and wait until the daemon knows the warden and has sent everything."""
+    warden, ts = populate(sim, prisoners)
+    sim.flush()
+    await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+    return warden, ts
+
+
 def sent(sim: SimServer, prefix: str) -> list[str]:
     return [c for c in sim.received if c.startswith(prefix)]
 
@@ -136,9 +144,7 @@ async def test_hostile_text_never_splits_a_command(tmp_path):
 
 async def test_rcon_outage_queues_and_delivers_once(tmp_path):
     async with live(tmp_path) as (sim, daemon):
-        warden, _ = populate(sim)
-        sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        warden, _ = await settled(sim, daemon)
         await sim.stop_rcon()
         sim.log.prohibit(warden, "a").prohibit(warden, "b").prohibit(warden, "c")
         sim.flush()

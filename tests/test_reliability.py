@@ -22,7 +22,7 @@ from jailcore.config import Config, load
 from jailcore.io.daemon import Daemon
 from jailcore.io.simserver import SimServer
 from jailcore.io.store import Store
-from tests.test_live import ROOT, config_text, live, populate, running, sent, until
+from tests.test_live import ROOT, config_text, live, populate, running, sent, settled, until
 
 
 def pending_ids(daemon: Daemon) -> list[int]:
@@ -45,9 +45,7 @@ def third_prohibition(sim: SimServer, warden) -> None:
 
 async def test_a_failure_while_recording_an_answer_is_logged_and_delivery_goes_on(tmp_path, caplog):
     async with live(tmp_path) as (sim, daemon):
-        warden, _ = populate(sim)
-        sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        warden, _ = await settled(sim, daemon)
         real_mark, calls = daemon.store.mark, []
 
         def mark_once_broken(row_id, status, reply):
@@ -87,9 +85,7 @@ async def test_a_task_that_keeps_failing_stops_the_daemon_with_one_line(tmp_path
 
 async def test_a_full_disk_stops_the_daemon_with_one_line(tmp_path):
     async with live(tmp_path) as (sim, daemon):
-        warden, _ = populate(sim)
-        sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        warden, _ = await settled(sim, daemon)
         db = daemon.store.db
         db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
         for i in range(40):  # offences until the audit log needs a page the "disk" does not have
@@ -191,9 +187,7 @@ async def test_every_command_carries_its_audit_id(tmp_path):
 
 async def test_a_session_lost_after_the_server_ran_a_command_runs_it_once(tmp_path):
     async with live(tmp_path) as (sim, daemon):
-        warden, _ = populate(sim)
-        sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        warden, _ = await settled(sim, daemon)
         sim.drop_after = {"jb_slay"}
         sim.log.specialday(warden).specialday(warden)  # a slay
         sim.flush()
@@ -206,9 +200,7 @@ async def test_a_session_lost_after_the_server_ran_a_command_runs_it_once(tmp_pa
 async def test_a_restart_between_execution_and_answer_runs_it_once(tmp_path):
     sim = SimServer(password="pw")
     async with live(tmp_path, sim) as (_, daemon):
-        warden, _ = populate(sim)
-        sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        warden, _ = await settled(sim, daemon)
         sim.drop_after = {"jb_slay"}
         sim.on_command = lambda c: asyncio.get_running_loop().create_task(sim.stop_rcon()) if c.startswith("jb_slay") else None
         sim.log.specialday(warden).specialday(warden)
@@ -226,9 +218,7 @@ async def test_a_restart_between_execution_and_answer_runs_it_once(tmp_path):
 
 async def test_unknown_command_is_a_failure_and_hello_resyncs(tmp_path, caplog):
     async with live(tmp_path) as (sim, daemon):
-        warden, _ = populate(sim)
-        sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        warden, _ = await settled(sim, daemon)
         sim.plugin_loaded = False
         third_prohibition(sim, warden)
         await until(lambda: len(rows(daemon, "rule = 'prohibitions.max'")) == 2 and not pending_ids(daemon))
@@ -243,9 +233,7 @@ async def test_unknown_command_is_a_failure_and_hello_resyncs(tmp_path, caplog):
 
 async def test_a_round_bound_command_expires_with_its_round(tmp_path):
     async with live(tmp_path) as (sim, daemon):
-        warden, _ = populate(sim)
-        sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        warden, _ = await settled(sim, daemon)
         await sim.stop_rcon()
         sim.log.specialday(warden).specialday(warden)  # a slay and a CT ban, decided in round 2
         sim.round_end()
@@ -299,9 +287,7 @@ async def test_a_command_never_answered_does_not_block_the_rest(tmp_path):
 
 async def test_pipelined_commands_do_not_wait_for_each_other(tmp_path):
     async with live(tmp_path) as (sim, daemon):
-        warden, _ = populate(sim)
-        sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        warden, _ = await settled(sim, daemon)
         sim.hold_replies = True
         third_prohibition(sim, warden)
         await until(lambda: sent(sim, "jb_warn") and sent(sim, "jb_cancel_prohibition"))  # both ran, neither answered
@@ -548,3 +534,11 @@ async def test_the_state_is_saved_on_a_timer_only_when_it_changed(tmp_path):
     with sqlite3.connect(tmp_path / "state.sqlite3") as db:
         assert json.loads(db.execute("SELECT snapshot FROM state").fetchone()[0])["round"] == 12  # and a stop saves
     db.close()
+
+
+def test_run_refuses_a_saved_state_it_cannot_read_with_one_line(tmp_path):
+    state = tmp_path / "state.sqlite3"
+    store = Store(state)
+    store.save_state("run", "{not json", "")
+    store.close()
+    one_clear_line(run_cli("run", "--config", str(write_config(tmp_path, state))), "the saved state of server 'run' cannot be read")

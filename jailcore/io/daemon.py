@@ -81,7 +81,11 @@ class Daemon:
         self.reloads: list[str] = []  # what each config change did, for admins and tests
         self.server = config.server_name
         self.store = store or Store(config.state_path)
-        self.engine = Engine(config, self.store.load_state(self.server))
+        try:
+            self.engine = Engine(config, self.store.load_state(self.server))
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise StoreError(f"state database {self.store.path}: the saved state of server {self.server!r} cannot be read "
+                             f"({exc!r}); move the file away to start afresh") from None
         self.parser = LogParser()
         self.client = RconClient(config.rcon_host, config.rcon_port, config.rcon_password, config.rcon_timeout, rcon_backoff, auth_backoff)
         self.outbox = Outbox(self.client, on_result=self._answered, expired=self._expired, after_send=self.store.commit)
@@ -488,9 +492,11 @@ def main_run(config: Config, config_path: str | None = None) -> int:
     try:
         try:
             daemon = Daemon(config, store, config_path=config_path)
-        except (ValueError, TypeError, KeyError, sqlite3.Error) as exc:
-            print(f"jailcore run: state database {config.state_path}: the saved state of server {config.server_name!r} "
-                  f"cannot be read ({exc!r}); move the file away to start afresh", file=sys.stderr)
+        except StoreError as exc:
+            print(f"jailcore run: {exc}", file=sys.stderr)
+            return 1
+        except (OSError, ValueError, sqlite3.Error) as exc:  # an MQTT certificate that cannot be read, ...
+            print(f"jailcore run: cannot start: {exc}", file=sys.stderr)
             return 1
         log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", config.server_name,
                  config.log_file or config.log_listen, config.rcon_host, config.rcon_port, config.state_path, config.mode)
