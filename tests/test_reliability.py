@@ -75,6 +75,7 @@ async def test_a_task_that_keeps_failing_stops_the_daemon_with_one_line(tmp_path
         raise OSError("outbox broken")
 
     daemon.outbox.run = broken
+    daemon.restart_delay = 0.01
     await asyncio.wait_for(daemon.run(), 10)
     daemon.store.close()
     await sim.stop()
@@ -518,7 +519,7 @@ async def test_the_state_is_saved_on_a_timer_only_when_it_changed(tmp_path):
     async with live(tmp_path) as (sim, daemon):
         saves: list[str] = []
         daemon.store.db.set_trace_callback(lambda sql: saves.append(sql) if sql.startswith("INSERT INTO state") else None)
-        daemon.save_interval = 0.2
+        daemon.save_interval = 0.1
         populate(sim)
         for _ in range(10):  # twenty events that each used to save at once
             sim.round_end()
@@ -526,10 +527,10 @@ async def test_the_state_is_saved_on_a_timer_only_when_it_changed(tmp_path):
         sim.flush()
         await until(lambda: daemon.engine.state.round == 12)
         await until(lambda: saves)
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(0.4)
         assert 1 <= len(saves) <= 3
         quiet = len(saves)
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.4)
         assert len(saves) == quiet  # nothing changed, nothing written
     with sqlite3.connect(tmp_path / "state.sqlite3") as db:
         assert json.loads(db.execute("SELECT snapshot FROM state").fetchone()[0])["round"] == 12  # and a stop saves

@@ -99,6 +99,7 @@ class Daemon:
         self.stop_reason: str | None = None
         self.engine_errors = 0
         self.task_failures: list[str] = []  # "name: why" per failure a supervisor caught
+        self.restart_delay = 0.1  # doubled at each failure of the same task within a minute
         self._dirty = False
         self._saved = ""
         self._commit_due = False
@@ -281,7 +282,7 @@ class Daemon:
                 if essential and len(failures) >= 5:
                     self.fail(f"{name} failed {len(failures)} times within a minute, last: {exc!r}")
                     return
-                delay = min(0.1 * 2 ** (len(failures) - 1), 30.0)
+                delay = min(self.restart_delay * 2 ** (len(failures) - 1), 30.0)
                 log.error("%s failed: %r; restarting it in %.1fs", name, exc, delay, exc_info=exc)
                 await asyncio.sleep(delay)
 
