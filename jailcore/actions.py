@@ -114,7 +114,7 @@ def _to_player(template: str) -> Callable[[Action], str | None]:
         if action.target is None:
             return None
         return template.format(
-            uid=_target(action), userid=action.target.userid, reason=_q(action.reason), team="CT" if action.team == "CT" else "T",
+            uid=_target(action), reason=_q(action.reason), team="CT" if action.team == "CT" else "T",
             amount=int(action.amount or 0), minutes=int(action.minutes or 0),
         )
 
@@ -144,8 +144,8 @@ VOCABULARY: dict[str, Kind] = {
     "slay": Kind("убийство", "slay", "31", True, _to_player("jb_slay {uid} {reason}")),
     "teamswap": Kind("перевод за Т", "moved to T", "35", True, _to_player("jb_teamswap {uid} {team} {reason}")),
     "ctban": Kind("запрет за КТ", "CT ban", "35", True, _door),
-    "kick": Kind("кик", "kick", "31", True, _to_player("kickid {userid} {reason}")),
-    "ban": Kind("бан", "ban", "31;1", True, _to_player("sm_ban {uid} {minutes} {reason}")),
+    "kick": Kind("кик", "kick", "31", True, _to_player("jb_kick {uid} {reason}")),
+    "ban": Kind("бан", "ban", "31;1", True, _to_player("jb_ban {uid} {minutes} {reason}")),
     "autoslay": Kind("автослей", "autoslay", "31", True, _to_player("jb_warn {uid} {reason}")),
     "money": Kind("компенсация", "compensation", "32", True, _to_player("jb_money {uid} {amount}")),
     "respawn": Kind("возрождение", "respawn", "32", True, _to_player("jb_respawn {uid}")),
@@ -174,4 +174,12 @@ def render(action: Action) -> str | None:
     command = VOCABULARY[action.action].command(action)
     if command is not None:
         assert len(command.encode("utf-8")) <= MAX_COMMAND, command
+    return command
+
+
+def with_id(command: str, ident: int) -> str:
+    """The command as sent: its audit row id last, so the shim runs it once however often
+    it arrives (it answers a repeat `ok dup`)."""
+    command = f"{command} @{int(ident)}"
+    assert len(command.encode("utf-8")) <= MAX_COMMAND, command
     return command

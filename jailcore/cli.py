@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -192,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except (OSError, sqlite3.DatabaseError, UnicodeError) as exc:  # a bad file is one line, never a traceback
+        print(f"jailcore {args.command}: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -97,11 +97,16 @@ class ParseStats:
 class LogParser(LineReader):
     def __init__(self, needed: Collection[str] | None = None) -> None:
         super().__init__()
+        self.stats = ParseStats()
+        self._tally = self.stats.tally
+        self.need(needed)
+
+    def need(self, needed: Collection[str] | None) -> None:
+        """Build the events of these kinds from now on (None: all); count the rest only.
+        A config reload that switches rules on or off calls it again."""
         if needed is not None and not set(needed) <= ALL_KINDS:
             raise ValueError(f"no such event kinds: {', '.join(sorted(set(needed) - ALL_KINDS))}")
         self.needed = ALL_KINDS if needed is None else frozenset(needed)
-        self.stats = ParseStats()
-        self._tally = self.stats.tally
         # By group number, then token (see `master.TOKENS`): the slot to tally, what is
         # left to prove, and for a needed kind its shared Noted or the reader that builds
         # it. Apart for text and bytes: "x" and b"x" hash alike and would share buckets.

@@ -19,12 +19,26 @@ from pathlib import Path
 from .actions import VOCABULARY
 from .config import Config, ConfigError
 from .events import player_key
-from .io.store import pardons_for
+from .io.store import check_ours, pardons_for
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
-STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36"}
+STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90"}
 DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
 _DURATION = re.compile(r"(\d+)\s*([smhdw])")
+# What a player may put in a name or chat that would move, recolour or retitle an admin's
+# terminal: control characters (C0, DEL, C1) and the bidirectional overrides.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def safe(value: object) -> str:
+    """Text for a terminal: every control character shown escaped, never executed."""
+    text = str(value)
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+
+
+def json_line(data: object) -> str:
+    """One JSON object per line; json escapes C0 itself, the rest is escaped here."""
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(data, ensure_ascii=False))
 
 
 class TailError(Exception):
@@ -44,6 +58,11 @@ def database(args: argparse.Namespace) -> Path:
 def connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     db.row_factory = sqlite3.Row
+    try:
+        check_ours(db)
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise TailError(f"{path}: not a jailcore state database ({exc})") from None
     return db
 
 
@@ -113,32 +132,38 @@ def paint(text: str, code: str | None, colour: bool) -> str:
 
 
 def human(row: sqlite3.Row, colour: bool, lang: str = "ru", pardon: sqlite3.Row | None = None) -> str:
-    when = row["time"].replace("T", " ")
+    when = safe(row["time"].replace("T", " "))
     day = row["day"]
     dayname = DAYS[lang][(day - 1) % 7] if day else "-"
-    who = f"{row['name']} #{row['userid']} {row['steamid']}" if row["userid"] is not None else ("всем" if lang == "ru" else "everyone")
-    action = paint(f"{row['action']:<8}", COLOURS.get(row["action"]), colour)
-    status = paint(row["status"], STATUS_COLOURS.get(row["status"]), colour)
-    rule = paint(f"[{row['ref']} {row['rule']}]", "1", colour)
-    reply = f" ({row['reply']})" if row["status"] == "failed" and row["reply"] else ""
-    pardoned = paint(f"  pardoned by {pardon['by']}: {pardon['reason']}", "32", colour) if pardon else ""
-    return f"{when}  {row['server']} r{row['round']} {dayname}  {rule} {action} {who}: {row['reason']}  {status}{reply}{pardoned}"
+    who = safe(f"{row['name']} #{row['userid']} {row['steamid']}") if row["userid"] is not None else ("всем" if lang == "ru" else "everyone")
+    action = paint(safe(f"{row['action']:<8}"), COLOURS.get(row["action"]), colour)
+    status = paint(safe(row["status"]), STATUS_COLOURS.get(row["status"]), colour)
+    rule = paint(safe(f"[{row['ref']} {row['rule']}]"), "1", colour)
+    reply = f" ({safe(row['reply'])})" if row["status"] in ("failed", "expired") and row["reply"] else ""
+    pardoned = paint(safe(f"  pardoned by {pardon['by']}: {pardon['reason']}"), "32", colour) if pardon else ""
+    return f"#{row['id']} {when}  {safe(row['server'])} r{row['round']} {dayname}  {rule} {action} {who}: {safe(row['reason'])}  {status}{reply}{pardoned}"
 
 
 def main_tail(args: argparse.Namespace) -> int:
     try:
         path = database(args)
         clause, params = where(args)
+        return _tail(args, connect(path), clause, params)
     except (TailError, ConfigError) as exc:
         print(f"jailcore tail: {exc}", file=sys.stderr)
         return 1
+    except (sqlite3.DatabaseError, ValueError, KeyError) as exc:
+        print(f"jailcore tail: the state database cannot be read: {exc}", file=sys.stderr)
+        return 1
+
+
+def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params: list) -> int:
     colour = sys.stdout.isatty() and not args.json and not os.environ.get("NO_COLOR")
-    db = connect(path)
     rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
     last = rows[-1]["id"] if rows else _max_id(db)
 
     def emit(row: sqlite3.Row, pardon: sqlite3.Row | None = None) -> None:
-        print(json.dumps(as_json(row, pardon), ensure_ascii=False) if args.json else human(row, colour, args.lang, pardon))
+        print(json_line(as_json(row, pardon)) if args.json else human(row, colour, args.lang, pardon))
 
     shown = rows[-args.lines :] if args.lines > 0 else []
     given = pardons(db, shown)
@@ -185,10 +210,16 @@ def main_history(args: argparse.Namespace) -> int:
     try:
         path = database(args)
         config = Config.from_toml(args.config) if args.config else Config.default()
+        return _history(args, connect(path), config)
     except (TailError, ConfigError) as exc:
         print(f"jailcore history: {exc}", file=sys.stderr)
         return 1
-    db = connect(path)
+    except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as exc:
+        print(f"jailcore history: the state database cannot be read: {exc!r}", file=sys.stderr)
+        return 1
+
+
+def _history(args: argparse.Namespace, db: sqlite3.Connection, config: Config) -> int:
     args.rule = args.action = args.since = None
     clause, params = where(args)
     rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
@@ -197,15 +228,15 @@ def main_history(args: argparse.Namespace) -> int:
         keys.add(args.player)
     given = pardons(db, rows)
     if args.json:
-        print(json.dumps({"player": args.player, "entries": [as_json(r, given.get(r["id"])) for r in rows],
-                          "standing": standing(db, keys, config)}, ensure_ascii=False))
+        print(json_line({"player": args.player, "entries": [as_json(r, given.get(r["id"])) for r in rows],
+                         "standing": standing(db, keys, config)}))
         return 0
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    print(paint(f"{args.player}: {len(rows)} enforcement(s)", "1", colour))
+    print(paint(f"{safe(args.player)}: {len(rows)} enforcement(s)", "1", colour))
     for row in rows:
         print("  " + human(row, colour, args.lang, given.get(row["id"])))
     for line in standing_lines(standing(db, keys, config)):
-        print(line)
+        print(safe(line))
     return 0 if rows or keys else 1
 
 

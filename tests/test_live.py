@@ -44,7 +44,7 @@ def config_text(port: int, state: Path, server: str = "", log: str = "", rest: s
 @asynccontextmanager
 async def running(config, sim: SimServer, **options):
     """A daemon with this config beside this (started) simulated server; stops both."""
-    daemon = Daemon(config, rcon_backoff=(0.05, 0.2), auth_backoff=0.5, **options)
+    daemon = Daemon(config, **{"rcon_backoff": (0.05, 0.2), "auth_backoff": 0.5, **options})
     task = asyncio.create_task(daemon.run())
     await daemon.ready.wait()
     await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
@@ -72,6 +72,14 @@ def populate(sim: SimServer, prisoners: int = 3):
     sim.round_end()
     sim.round_start()  # Tuesday
     sim.make_warden(warden)
+    return warden, ts
+
+
+async def settled(sim: SimServer, daemon: Daemon, prisoners: int = 3):
+    """`populate`, and wait until the daemon knows the warden and has sent everything."""
+    warden, ts = populate(sim, prisoners)
+    sim.flush()
+    await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
     return warden, ts
 
 
@@ -136,9 +144,7 @@ async def test_hostile_text_never_splits_a_command(tmp_path):
 
 async def test_rcon_outage_queues_and_delivers_once(tmp_path):
     async with live(tmp_path) as (sim, daemon):
-        warden, _ = populate(sim)
-        sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        warden, _ = await settled(sim, daemon)
         await sim.stop_rcon()
         sim.log.prohibit(warden, "a").prohibit(warden, "b").prohibit(warden, "c")
         sim.flush()

@@ -2,8 +2,21 @@
 
 bytes (UDP or file) -> `LogParser` -> events -> `Engine` -> actions -> audit log and
 outbox in SQLite -> `render` -> RCON. The engine decides; this module only moves data and
-keeps it durable: every action is written before it is sent, the engine's state is
-saved after each decision and at least once a second, and a SIGTERM saves and stops.
+keeps it durable: every action is written before its command is sent and committed in the
+same step, each command carries its audit row id (` @<id>`) so the shim runs it once
+however often it arrives (ids skip ahead at each start, so the id of a row whose commit a
+crash lost is never given to another command), and the engine's state is saved on a short timer whenever it changed, and on
+SIGTERM.
+
+A command has a moment: one for a round (slay, warn, teamswap, money, respawn, say, the
+display line, a cancelled prohibition) expires when that round ends; every targeted one
+expires when its player has left. An expired command is never sent late: its audit row
+says `expired`.
+
+Nothing fails in silence: each background task runs under a supervisor that logs why it
+failed and restarts it, or stops the daemon (exit 1, one line) when it keeps failing; a
+state database that cannot be written stops the daemon the same way, because commands
+sent without their audit rows could neither be counted once nor re-sent after a restart.
 
 Modes (per server): `enforce` sends every command; `advise` turns each punishment into a
 warning that says what would have been done; `observe` sends nothing and only logs.
@@ -15,26 +28,31 @@ import asyncio
 import json
 import logging
 import signal
+import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from .. import events as ev
-from ..actions import Action, render
+from ..actions import Action, render, with_id
 from ..actions import kind_name as step_name
 from ..config import Config, ConfigError
 from ..engine import Engine
 from ..parse import LogParser
 from .logsource import AllowList, UdpLog, follow_file, listen_udp
 from .mqtt import CTBANS, MqttLink
-from .rcon import Outbox, RconClient, RconUnavailable
-from .store import Store
+from .rcon import Item, Outbox, RconClient, RconUnavailable
+from .store import Store, StoreError
 
 log = logging.getLogger("jailcore")
 
-# Events after which the state is saved at once: they move the calendar or the warden.
-_SAVE_NOW = (ev.RoundStart, ev.RoundEnd, ev.RestartRound, ev.GameCommencing, ev.MapLoading, ev.MapStarted, ev.ShimEvent)
 _ADVISORY = ("warn", "say", "hud", "cancel")
+# Commands for one round: sent late they would punish for another day's doing.
+ROUND_BOUND = frozenset(("slay", "warn", "teamswap", "money", "respawn", "hud", "say", "cancel", "freeday"))
+# Settings the running daemon cannot change; the RCON ones apply at once.
+_RESTART_ONLY = ("log_listen", "log_file", "state_path", "mqtt_url", "server_name")
 
 
 def really_given(status: str) -> bool:
@@ -49,36 +67,59 @@ class Daemon:
         store: Store | None = None,
         on_action: Callable[[Action, str | None, str], None] | None = None,
         rcon_backoff: tuple[float, float] = (0.5, 15.0),
-        auth_backoff: float = 60.0,
+        auth_backoff: float = 30.0,
         config_path: str | None = None,
         watch_interval: float = 1.0,
+        save_interval: float = 0.5,
+        checkpoint_interval: float = 1.0,
     ):
         self.config = config
         self.config_path = config_path
         self.watch_interval = watch_interval
+        self.save_interval = save_interval
+        self.checkpoint_interval = checkpoint_interval
         self.reloads: list[str] = []  # what each config change did, for admins and tests
         self.server = config.server_name
         self.store = store or Store(config.state_path)
-        self.engine = Engine(config, self.store.load_state(self.server))
-        self.parser = LogParser()
+        try:
+            self.engine = Engine(config, self.store.load_state(self.server))
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise StoreError(f"state database {self.store.path}: the saved state of server {self.server!r} cannot be read "
+                             f"({exc!r}); move the file away to start afresh") from None
+        self.parser = LogParser(self.engine.needed_kinds())  # lines no enabled rule reads are only counted
         self.client = RconClient(config.rcon_host, config.rcon_port, config.rcon_password, config.rcon_timeout, rcon_backoff, auth_backoff)
-        self.outbox = Outbox(self.client, on_result=self._answered)
+        self.outbox = Outbox(self.client, on_result=self._answered, expired=self._expired, after_send=self.store.commit)
         self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
         self.on_action = on_action
         self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban, tls=dict(config.mqtt_tls)) if config.mqtt_url else None
         self.log_port = 0
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
-        self._dirty = self._save_soon = False
+        self.exit_code = 0
+        self.stop_reason: str | None = None
         self.engine_errors = 0
+        self.task_failures: list[str] = []  # "name: why" per failure a supervisor caught
+        self.restart_delay = 0.1  # doubled at each failure of the same task within a minute
+        self._dirty = False
+        self._saved = ""
+        self._commit_due = False
         self._resync_task: asyncio.Task | None = None
-        for row_id, command in self.store.pending(self.server):
-            self.outbox.put(row_id, command)
+        self.store.skip_ids(1000)
+        # Round ends this process has seen: a round-bound command expires once one passed.
+        self.epoch = 0
+        self._round = (self.engine.state.round, self.engine.state.round_open)
+        for row in self.store.pending_rows(self.server):
+            action = Action.from_json(json.loads(row["detail"]))
+            # After a restart only the round the engine stands in is still the same round.
+            epoch = 0 if action.round == self.engine.state.round else -1
+            self.outbox.put(row["id"], with_id(row["command"], row["id"]), meta=(action, epoch))
 
     # -- the data path -----------------------------------------------------------------------
 
     def feed(self, record: bytes) -> None:
-        """One log record in; whatever the engine decides goes to the outbox."""
+        """One log record in; whatever the engine decides goes to the outbox and out."""
+        if self.stop_reason is not None:
+            return  # stopping on a failure: decide nothing that could not be recorded
         event = self.parser.parse(record)
         if event is None:
             return
@@ -88,25 +129,38 @@ class Daemon:
             self.engine_errors += 1
             log.exception("the engine failed on %r; the line is skipped", record[:300])
             return
-        for action in actions:
-            self.dispatch(action)
+        self._dirty = True
+        s = self.engine.state
+        ended = self._round[1] and (not s.round_open or s.round != self._round[0])
+        self._round = (s.round, s.round_open)
+        if ended:
+            self.epoch += 1
+        self._carry_out(actions, sweep=ended)
         if event.time:  # kept for the web page's round story ([web] story_days); not the cheap `Noted` lines
             self.store.keep_line(self.server, self.engine.state.round, event.time, record, self.config.web.story_days)
-        if actions or isinstance(event, _SAVE_NOW):
-            # Saved right after the outbox has had its turn, so a command is not held
-            # back by the write; the audit rows were written before anything was sent.
-            if not self._save_soon:
-                self._save_soon = True
-                asyncio.get_running_loop().call_soon(self._save)
-        else:
-            self._dirty = True
         if self.engine.resync_wanted:
             self.request_resync()
 
+    def _carry_out(self, actions: list[Action], sweep: bool = False) -> None:
+        """Record the decisions, send them, commit them: in one go, no loop turn between, so
+        a command never waits for the disk and its row is durable before anything else runs."""
+        try:
+            for action in actions:
+                self.dispatch(action)
+            if sweep:
+                self.outbox.sweep()
+            if actions or sweep:
+                self.outbox.flush()
+            self.store.commit()
+        except sqlite3.Error as exc:
+            self.store_failed(exc)
+            return
+
     def dispatch(self, action: Action) -> None:
         if action.action == "hud":
-            if self.config.mode != "observe":
-                self._queue_hud(action)
+            command = render(action)
+            if self.config.mode != "observe" and command is not None:
+                self.outbox.put(None, command, key="hud", meta=(action, self.epoch))
             return
         mode = self.config.mode
         command = render(action)
@@ -127,12 +181,19 @@ class Daemon:
             action = warn
         row_id = self.store.record(self.server, action, day, command, "pending")
         self._tell(action, command, "pending", row_id)
-        self.outbox.put(row_id, command)
+        self.outbox.put(row_id, with_id(command, row_id), meta=(action, self.epoch))  # type: ignore[arg-type]
 
-    def _queue_hud(self, action: Action) -> None:
-        command = render(action)
-        if command is not None:
-            self.outbox.put(None, command, key="hud")
+    def _expired(self, item: Item) -> str | None:
+        """Why a command may no longer be sent, or None while it still makes sense."""
+        action, epoch = item.meta
+        if action.action in ROUND_BOUND and self.epoch > epoch:
+            return f"round {action.round} ended before it could be sent"
+        t = action.target
+        if t is not None:
+            seat = self.engine.state.players.get(t.userid)
+            if seat is None or seat.steamid != t.steamid:
+                return f"{t.name} #{t.userid} is no longer on the server"
+        return None
 
     def _tell(self, action: Action, command: str | None, status: str, row_id: int) -> None:
         if self.on_action is not None:
@@ -150,141 +211,303 @@ class Daemon:
         who = f"{t.name} #{t.userid} {t.steamid}" if t else "everyone"
         log.info("%s %s [%s %s] %s: %s (%s)", action.time, action.action, action.rule, action.ref, who, action.reason, status)
 
-    async def _answered(self, tag: object, command: str, reply: str | None) -> None:
-        if tag is None:
+    def _answered(self, item: Item, status: str, reply: str | None) -> None:
+        if item.tag is None:
             return
-        status = "failed" if (reply or "").startswith("error") else "delivered"
-        self.store.mark(int(tag), status, reply)  # type: ignore[arg-type]
+        if status == "expired":
+            log.info("command #%s expired: %s", item.tag, reply)
+        try:
+            self.store.mark(int(item.tag), status, reply)  # type: ignore[call-overload]
+        except sqlite3.Error as exc:
+            self.store_failed(exc)
+            return
+        if not self._commit_due:  # one commit for all the answers of one loop turn
+            self._commit_due = True
+            asyncio.get_running_loop().call_soon(self._commit)
 
-    def _save(self) -> None:
-        self.store.save_state(self.server, self.engine.snapshot(), self.engine.state.time or "")
-        self._dirty = self._save_soon = False
+    def _commit(self) -> None:
+        self._commit_due = False
+        try:
+            self.store.commit()
+        except sqlite3.Error as exc:
+            self.store_failed(exc)
+
+    def save(self) -> None:
+        """Write the engine's state if it changed since the last write."""
+        self._dirty = False
+        text = json.dumps(self.engine.snapshot(), ensure_ascii=False)
+        if text == self._saved:
+            return
+        self.store.save_state(self.server, text, self.engine.state.time or "")
+        self._saved = text
         if self.mqtt is not None:
             self.mqtt.publish_state(self.engine.public_state())
 
     def network_ctban(self, ban: dict) -> None:
         """A CT ban another server of the network made (through MQTT)."""
-        for action in self.engine.import_ctban(ban):
-            self.dispatch(action)
-        self._save()
+        self._carry_out(self.engine.import_ctban(ban))
+        self._dirty = True
+
+    # -- failing loudly ----------------------------------------------------------------------
+
+    def fail(self, reason: str) -> None:
+        """Stop the daemon with exit status 1; `reason` is the one line an admin reads."""
+        if self.stop_reason is None:
+            self.stop_reason = reason
+            self.exit_code = 1
+            log.critical("jailcore stops: %s", reason)
+        self.stopping.set()
+
+    def store_failed(self, exc: BaseException) -> None:
+        self.fail(f"the state database {self.store.path} cannot be written ({exc}); commands are not sent without "
+                  "their audit rows. Free the disk or fix the file, then start jailcore again: what was not answered is re-sent")
+
+    async def _supervise(self, name: str, factory: Callable[[], Awaitable[Any]], essential: bool = True) -> None:
+        """Run a background task for the daemon's lifetime: a failure is logged with its
+        reason and the task restarts after a back-off; an essential one that fails five
+        times within a minute stops the daemon instead."""
+        loop = asyncio.get_running_loop()
+        failures: list[float] = []
+        while True:
+            try:
+                await factory()
+                raise RuntimeError("it returned")
+            except asyncio.CancelledError:
+                raise
+            except sqlite3.Error as exc:
+                self.store_failed(exc)
+                return
+            except Exception as exc:
+                now = loop.time()
+                failures = [t for t in failures if now - t < 60.0] + [now]
+                self.task_failures.append(f"{name}: {exc!r}")
+                if essential and len(failures) >= 5:
+                    self.fail(f"{name} failed {len(failures)} times within a minute, last: {exc!r}")
+                    return
+                delay = min(self.restart_delay * 2 ** (len(failures) - 1), 30.0)
+                log.error("%s failed: %r; restarting it in %.1fs", name, exc, delay, exc_info=exc)
+                await asyncio.sleep(delay)
+
+    def _spawn(self, coro: Coroutine, name: str) -> asyncio.Task:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task) -> None:
+        if task.cancelled() or self.stopping.is_set():
+            return
+        exc = task.exception()
+        if isinstance(exc, sqlite3.Error):
+            self.store_failed(exc)
+        elif exc is not None:
+            self.task_failures.append(f"{task.get_name()}: {exc!r}")
+            log.error("%s failed: %r", task.get_name(), exc, exc_info=exc)
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        """Whatever escapes a callback (a datagram handler, a timer) is logged, never lost."""
+        exc = context.get("exception")
+        if isinstance(exc, sqlite3.Error):
+            self.store_failed(exc)
+            return
+        self.task_failures.append(f"callback: {exc!r}" if exc else str(context.get("message")))
+        log.error("unexpected error: %s", context.get("message"), exc_info=exc)
 
     # -- resync ------------------------------------------------------------------------------
 
     def request_resync(self) -> None:
         if self._resync_task is None or self._resync_task.done():
-            self._resync_task = asyncio.get_running_loop().create_task(self.resync())
+            self._resync_task = self._spawn(self.resync(), "resync")
 
     async def resync(self) -> bool:
         """Ask the shim for the truth (`jb_status`) and reconcile players, teams, warden."""
-        for _ in range(50):
+        while True:
             try:
                 reply = await self.client.command("jb_status")
                 status = json.loads(reply)
+                if not isinstance(status, dict):
+                    raise ValueError(reply)
             except RconUnavailable:
-                await asyncio.sleep(0.2)
+                if self.client.stopped:
+                    return False  # SIGHUP or a config change asks again
+                try:
+                    async with asyncio.timeout(max(self.client.next_try() or 0.0, 0.1)):
+                        await self.client.connected.wait()
+                except TimeoutError:
+                    pass
                 continue
             except ValueError:
-                log.warning("jb_status answered something that is not JSON: %.80r", reply)
+                log.warning("jb_status answered something that is not the shim's JSON: %.80r; the shim's jb_hello will ask again", reply)
                 return False
-            for action in self.engine.apply_status(status):
-                self.dispatch(action)
-            self._save()
+            self._carry_out(self.engine.apply_status(status), sweep=True)
+            self._dirty = True
             return True
-        return False
+
+    # -- configuration -----------------------------------------------------------------------
+
+    def reload(self, why: str = "changed") -> bool:
+        """Apply the config file again, all of it or none of it; either way it is logged."""
+        path = self.config_path
+        if path is None:
+            return False
+        try:
+            new = Config.from_toml(path)
+            allow = AllowList(new.log_allow)
+        except (ConfigError, ValueError, OSError) as exc:
+            problems = exc.problems if isinstance(exc, ConfigError) else [f"{path}: {exc}"]
+            note = f"config {path} refused, the running config stays: " + "; ".join(problems)
+            log.error("%s", note)
+            self.reloads.append(note)
+            return False
+        fixed = [k for k in _RESTART_ONLY if getattr(new, k) != getattr(self.config, k)]
+        if fixed:
+            log.warning("config %s: %s take effect only after a restart", path, ", ".join(fixed))
+        changed = sorted(k for k in new.rules if new.rules[k] != self.config.rules.get(k))
+        self.config = new
+        self.engine.reconfigure(new)
+        self.parser.need(self.engine.needed_kinds())
+        self.udp.secret, self.udp.allow = new.log_secret, allow
+        self.client.rearm(new.rcon_host, new.rcon_port, new.rcon_password, new.rcon_timeout)
+        note = f"config {path} reloaded ({why}): mode {new.mode}, language {new.language}; rules changed: {', '.join(changed) or 'none'}"
+        log.info("%s", note)
+        self.reloads.append(note)
+        self.request_resync()
+        return True
+
+    def hangup(self) -> None:
+        """SIGHUP: read the config again and try the RCON password again."""
+        log.info("SIGHUP: reloading the config and reopening RCON")
+        if not self.reload("SIGHUP"):
+            self.client.rearm()
+        self.request_resync()
+
+    async def _watch_config(self) -> None:
+        """An edit of the config file takes effect at once, or is refused whole; whatever
+        the file holds (any bytes), the watcher keeps watching."""
+        path = Path(self.config_path)  # type: ignore[arg-type]
+        seen = _signature(path)
+        while True:
+            await asyncio.sleep(self.watch_interval)
+            now = _signature(path)
+            if now != seen and now is not None:
+                seen = now
+                self.reload()
 
     # -- lifetime ----------------------------------------------------------------------------
 
-    async def _watch_config(self) -> None:
-        """A valid edit of the config file takes effect at once; an invalid one is refused
-        with the key and line, and the running config stays."""
-        path = Path(self.config_path)  # type: ignore[arg-type]
-        seen = path.stat().st_mtime_ns if path.exists() else 0
+    async def _saver(self) -> None:
         while True:
-            await asyncio.sleep(self.watch_interval)
-            try:
-                mtime = path.stat().st_mtime_ns
-            except OSError:
-                continue
-            if mtime == seen:
-                continue
-            seen = mtime
-            try:
-                new = Config.from_toml(path)
-            except ConfigError as exc:
-                note = f"config {path} refused, the running config stays: " + "; ".join(exc.problems)
-                log.error("%s", note)
-                self.reloads.append(note)
-                continue
-            except OSError as exc:
-                log.error("config %s cannot be read: %s", path, exc)
-                continue
-            fixed = [k for k in ("rcon_host", "rcon_port", "log_listen", "log_file", "state_path", "mqtt_url", "server_name")
-                     if getattr(new, k) != getattr(self.config, k)]
-            if fixed:
-                log.warning("config %s: %s take effect only after a restart", path, ", ".join(fixed))
-            changed = sorted(k for k in new.rules if new.rules[k] != self.config.rules.get(k))
-            self.config = new
-            self.engine.reconfigure(new)
-            self.udp.secret = new.log_secret
-            self.udp.allow = AllowList(new.log_allow)
-            note = f"config {path} reloaded: mode {new.mode}, language {new.language}; rules changed: {', '.join(changed) or 'none'}"
-            log.info("%s", note)
-            self.reloads.append(note)
-
-    async def _flusher(self) -> None:
-        while True:
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(self.save_interval)
             if self._dirty:
-                self._save()
+                self.save()
+
+    async def _checkpointer(self) -> None:
+        loop = asyncio.get_running_loop()
+        with ThreadPoolExecutor(1, thread_name_prefix="jailcore-checkpoint") as worker:
+            while True:
+                await asyncio.sleep(self.checkpoint_interval)
+                await loop.run_in_executor(worker, self.store.checkpoint)
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        previous_handler = loop.get_exception_handler()
+        loop.set_exception_handler(self._loop_error)
+        handlers = {signal.SIGTERM: self.stopping.set, signal.SIGINT: self.stopping.set, signal.SIGHUP: self.hangup}
+        for sig, handler in handlers.items():
             try:
-                loop.add_signal_handler(sig, self.stopping.set)
+                loop.add_signal_handler(sig, handler)
             except (NotImplementedError, RuntimeError, ValueError):
                 pass
         transport = None
-        tasks = []
+        tasks: list[asyncio.Task] = []
         try:
             if self.config.log_file:
-                tasks.append(loop.create_task(follow_file(self.config.log_file, self.feed)))
+                tasks.append(self._spawn(self._supervise("log file follower", lambda: follow_file(self.config.log_file, self.feed)), "log"))
             else:
-                transport, self.log_port = await listen_udp(self.config.log_listen, self.udp)
-            tasks += [loop.create_task(self.outbox.run()), loop.create_task(self._flusher())]
+                try:
+                    transport, self.log_port = await listen_udp(self.config.log_listen, self.udp)
+                except OSError as exc:
+                    self.fail(f"cannot listen for the log on {self.config.log_listen}: {exc.strerror or exc}")
+                    return
+            tasks += [
+                self._spawn(self._supervise("RCON outbox", self.outbox.run), "outbox"),
+                self._spawn(self._supervise("state saver", self._saver), "saver"),
+                self._spawn(self._supervise("WAL checkpointer", self._checkpointer), "checkpointer"),
+            ]
             if self.mqtt is not None:
-                tasks.append(loop.create_task(self.mqtt.run()))
+                tasks.append(self._spawn(self._supervise("MQTT link", self.mqtt.run, essential=False), "mqtt"))
             if self.config_path:
-                tasks.append(loop.create_task(self._watch_config()))
+                tasks.append(self._spawn(self._supervise("config watcher", self._watch_config, essential=False), "watcher"))
             self.request_resync()
             self.ready.set()
             await self.stopping.wait()
         finally:
-            for task in [*tasks, self._resync_task]:
-                if task is not None:
-                    task.cancel()
-            await asyncio.gather(*(t for t in [*tasks, self._resync_task] if t is not None), return_exceptions=True)
+            self.ready.set()
+            running = [t for t in [*tasks, self._resync_task] if t is not None]
+            for task in running:
+                task.cancel()
+            if running:
+                _, stuck = await asyncio.wait(running, timeout=5.0)
+                for task in stuck:
+                    log.error("%s did not stop within 5s of being cancelled", task.get_name())
             if transport is not None:
                 transport.close()
-            self._save()
+            try:
+                self.save()
+                self.store.commit()
+            except sqlite3.Error as exc:
+                log.error("the state could not be saved at stop: %s", exc)
             await self.client.close()
-            for sig in (signal.SIGTERM, signal.SIGINT):
+            for sig in handlers:
                 try:
                     loop.remove_signal_handler(sig)
                 except (NotImplementedError, RuntimeError, ValueError):
                     pass
+            loop.set_exception_handler(previous_handler)
 
     def stop(self) -> None:
         self.stopping.set()
 
 
+def _signature(path: Path) -> tuple | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def run_loop(main: Coroutine) -> Any:
+    """uvloop where it is installed (it halves the loop's own latency), asyncio otherwise."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
+
+
 def main_run(config: Config, config_path: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
-    daemon = Daemon(config, config_path=config_path)
-    log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", config.server_name,
-             config.log_file or config.log_listen, config.rcon_host, config.rcon_port, config.state_path, config.mode)
     try:
-        asyncio.run(daemon.run())
+        store = Store(config.state_path)
+    except StoreError as exc:
+        print(f"jailcore run: {exc}", file=sys.stderr)
+        return 1
+    try:
+        try:
+            daemon = Daemon(config, store, config_path=config_path)
+        except StoreError as exc:
+            print(f"jailcore run: {exc}", file=sys.stderr)
+            return 1
+        except (OSError, ValueError, sqlite3.Error) as exc:  # an MQTT certificate that cannot be read, ...
+            print(f"jailcore run: cannot start: {exc}", file=sys.stderr)
+            return 1
+        log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", config.server_name,
+                 config.log_file or config.log_listen, config.rcon_host, config.rcon_port, config.state_path, config.mode)
+        run_loop(daemon.run())
+        return daemon.exit_code
     finally:
-        daemon.store.close()
-    return 0
+        try:
+            store.close()
+        except sqlite3.Error:
+            pass

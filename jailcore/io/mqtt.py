@@ -34,7 +34,7 @@ def parse_url(url: str, ca_file: str = "", cert_file: str = "", key_file: str = 
     client takes them."""
     parts = urlsplit(url)
     if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-        raise ValueError(f"MQTT URL must look like mqtt://user:password@host:port or mqtts://..., got {url!r}")
+        raise ValueError("MQTT URL must look like mqtt://user:password@host:port or mqtts://... (the value is not repeated: it may hold a password)")
     tls = parts.scheme == "mqtts"
     context = None
     if tls:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import struct
+from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 
@@ -22,11 +24,15 @@ from ..logwriter import LogWriter, Who
 from .rconproto import AUTH, AUTH_RESPONSE, EXECCOMMAND, MAX_BODY, MAX_INCOMING, RESPONSE_VALUE, encode
 
 TEAM_NAMES = {"T": "TERRORIST", "CT": "CT"}
+RING = 512  # ids the shim remembers (shim-protocol-ext)
+_ID = re.compile(r"\s+@(\d+)$")
 
 
 def split_commands(line: str) -> list[str]:
     """The engine's command splitter: `"` toggles quoting, `;` splits outside quotes,
     a newline always splits, `//` outside quotes starts a comment."""
+    if ";" not in line and "\n" not in line and "//" not in line:
+        return [line.strip()] if line.strip() else []
     out, cur, quoted, i = [], [], False, 0
     while i < len(line):
         ch = line[i]
@@ -91,6 +97,15 @@ class SimServer:
         self.banned: set[str] = set()
         self.auth_packets = 0
         self.on_command: Callable[[str], None] | None = None
+        # The shim's memory of ids it has run: a repeat answers `ok dup` and runs nothing.
+        self.ids: deque[str] = deque(maxlen=RING)
+        self.dups = 0
+        # Fault modes, for the daemon's tests:
+        self.plugin_loaded = True  # False: every jb_ command answers `Unknown command "..."`
+        self.drop_after: set[str] = set()  # the next command of such a name runs, then the session closes unanswered
+        self.never_answer: Callable[[str], bool] | None = None  # such a command hangs the session, unrun
+        self.hold_replies = False  # commands run, their answers wait for release()
+        self._held: list[tuple[asyncio.StreamWriter, bytes]] = []
         self._server: asyncio.base_events.Server | None = None
         self._clients: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task] = set()
@@ -110,6 +125,8 @@ class SimServer:
 
     async def log_to_daemon(self, addr: tuple[str, int]) -> None:
         self.log_to = addr
+        if self._udp is not None:
+            self._udp.close()
         loop = asyncio.get_running_loop()
         self._udp, _ = await loop.create_datagram_endpoint(asyncio.DatagramProtocol, remote_addr=addr)
 
@@ -176,7 +193,7 @@ class SimServer:
         if task is not None:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        authed = False
+        authed = mute = False
         try:
             while True:
                 (size,) = struct.unpack("<i", await reader.readexactly(4))
@@ -196,11 +213,24 @@ class SimServer:
                         self._failed(peer)
                         if peer in self.banned:
                             break
+                elif kind == EXECCOMMAND and authed and mute:
+                    continue  # a hung server reads on and answers nothing
                 elif kind == EXECCOMMAND and authed:
+                    if body and self.never_answer is not None and self.never_answer(body):
+                        mute = True
+                        continue
                     reply = self.execute(body) if body else ""
+                    name = body.split(maxsplit=1)[0] if body else ""
+                    if name in self.drop_after:
+                        self.drop_after.discard(name)
+                        break  # ran it, and the session died before the answer left
                     payload = reply.encode("utf-8")
                     chunks = [payload[i : i + MAX_BODY] for i in range(0, len(payload), MAX_BODY)] or [b""]
-                    writer.write(b"".join(encode(request_id, RESPONSE_VALUE, c) for c in chunks))
+                    answer = b"".join(encode(request_id, RESPONSE_VALUE, c) for c in chunks)
+                    if self.hold_replies:
+                        self._held.append((writer, answer))
+                        continue
+                    writer.write(answer)
                 else:
                     break  # a command before a successful login: srcds drops the session
                 await writer.drain()
@@ -209,6 +239,14 @@ class SimServer:
         finally:
             self._clients.discard(writer)
             writer.close()
+
+    def release(self) -> None:
+        """Send the answers held back by `hold_replies`, in order."""
+        self.hold_replies = False
+        held, self._held = self._held, []
+        for writer, answer in held:
+            if not writer.is_closing():
+                writer.write(answer)
 
     def _failed(self, peer: str) -> None:
         self.failures[peer] = self.failures.get(peer, 0) + 1
@@ -220,13 +258,32 @@ class SimServer:
     def execute(self, text: str) -> str:
         replies = []
         for command in split_commands(text):
-            self.received.append(command)
-            if self.on_command is not None:
-                self.on_command(command)
-            replies.append(self._one(tokenize(command)))
+            replies.append(self._run(command))
         out = "\n".join(replies)
         self.flush()
         return out
+
+    def _run(self, command: str) -> str:
+        m = _ID.search(command)
+        bare = command[: m.start()] if m else command
+        if self.plugin_loaded and m is not None and m.group(1) in self.ids:
+            self.dups += 1
+            return "ok dup"
+        self.received.append(command)
+        if self.on_command is not None:
+            self.on_command(command)
+        args = tokenize(bare)
+        if not self.plugin_loaded and args and args[0].startswith("jb_"):
+            return f'Unknown command "{args[0]}"'
+        if m is not None:
+            self.ids.append(m.group(1))
+        return self._one(args)
+
+    def hello(self) -> None:
+        """The shim (re)loads: its id memory starts empty and it says hello in the log."""
+        self.plugin_loaded = True
+        self.ids.clear()
+        self.log.hello()
 
     def _target(self, arg: str) -> Who | str:
         if not arg.startswith("#") or not arg[1:].isdigit():
@@ -329,11 +386,21 @@ class SimServer:
     def _cmd_kickid(self, rest: list[str]) -> str:
         if not rest or not rest[0].isdigit() or int(rest[0]) not in self.players:
             return "error: usage: kickid <userid> \"reason\""
-        self.log.disconnect(self.players.pop(int(rest[0])))
-        return "ok"
+        return self._remove(self.players[int(rest[0])])
 
     def _cmd_sm_ban(self, rest: list[str]) -> str:
-        who = self._with_target(rest, 3, 'sm_ban #userid <minutes> "reason"')
+        return self._remove(self._with_target(rest, 3, 'sm_ban #userid <minutes> "reason"'))
+
+    def _cmd_jb_kick(self, rest: list[str]) -> str:
+        return self._remove(self._with_target(rest, 2, 'jb_kick #userid "reason"'))
+
+    def _cmd_jb_ban(self, rest: list[str]) -> str:
+        who = self._with_target(rest, 3, 'jb_ban #userid <minutes> "reason"')
+        if not isinstance(who, str) and not rest[1].isdigit():
+            return "error: minutes must be a whole number"
+        return self._remove(who)
+
+    def _remove(self, who: Who | str) -> str:
         if isinstance(who, str):
             return who
         self.log.disconnect(self.players.pop(who.userid))

@@ -1,12 +1,21 @@
 """Durable state in one SQLite file (WAL): the engine's snapshot per server, and the
 audit log of every action, which is also the outbox: an action is written as `pending`
 before it is sent and marked `delivered` or `failed` when the server answers, so a
-restart re-sends exactly what was never answered."""
+restart re-sends exactly what was never answered.
+
+Writes are grouped: `record` and `mark` join an open transaction that `commit` ends (the
+daemon commits right before the commands of a decision go out). The loop's connection
+never checkpoints the WAL itself (`wal_autocheckpoint=0`: a checkpoint fsyncs and would
+stall a command); `checkpoint()` does it on its own connection, from a worker thread.
+The file is created readable by its owner only: it holds who was punished and why.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import threading
 import time as clock
 from collections.abc import Iterable
 from datetime import datetime
@@ -44,28 +53,75 @@ CREATE INDEX IF NOT EXISTS audit_player ON audit (steamid);
 """
 
 # An audit row's status: pending (written, not yet answered), delivered / failed (the
-# server's ok / error: reply), observed (observe mode), advised (advise mode).
+# server's ok / error: reply, or an answer that is not the shim's), expired (its round
+# ended, or its target left, before it could be sent), observed (observe mode), advised
+# (advise mode).
+
+_OURS = {"state": {"server", "snapshot", "updated"}, "audit": {"id", "server", "action", "status", "command", "detail"}}
+
+
+class StoreError(Exception):
+    """The state database cannot be used: the message says which file and why, in one line."""
 
 
 class Store:
     def __init__(self, path: str | Path):
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA busy_timeout=5000")
-        self.db.executescript(SCHEMA)
-        self.db.executescript(STORY_SCHEMA)
+            _create_private(Path(self.path))
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.row_factory = sqlite3.Row
+            check_ours(self.db)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA busy_timeout=5000")
+            self.db.execute("PRAGMA wal_autocheckpoint=0")
+            self.db.executescript(SCHEMA)
+            self.db.executescript(STORY_SCHEMA)
+            self._probe()
+        except sqlite3.Error as exc:
+            raise StoreError(f"state database {self.path}: {exc}") from None
+        self._checkpointer: sqlite3.Connection | None = None
+        self._checkpoint_lock = threading.Lock()
         self._lines: list[tuple] = []
         self._audit_seen = (-1, 0)  # (total_changes, newest audit id) when last asked
         self._prune_due = 0.0
 
+    def _probe(self) -> None:
+        """A write that is rolled back: a read-only file fails here, at start, not later."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("INSERT INTO state (server, snapshot, updated) VALUES ('', '', '') ON CONFLICT(server) DO NOTHING")
+        finally:
+            self.db.execute("ROLLBACK")
+
     def close(self) -> None:
         self.flush_lines()
+        self.commit()
+        with self._checkpoint_lock:
+            if self._checkpointer is not None:
+                self._checkpointer.close()
+                self._checkpointer = None
         self.db.close()
+
+    def commit(self) -> None:
+        if self.db.in_transaction:
+            self.db.execute("COMMIT")
+
+    def _write(self, sql: str, params: tuple) -> sqlite3.Cursor:
+        if not self.db.in_transaction:
+            self.db.execute("BEGIN")
+        return self.db.execute(sql, params)
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database file; on the caller's (worker) thread, with its own
+        connection, so the loop's writes never wait for the fsync."""
+        with self._checkpoint_lock:
+            if self._checkpointer is None:
+                self._checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+                self._checkpointer.execute("PRAGMA busy_timeout=5000")
+            self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     # -- engine state --------------------------------------------------------------------
 
@@ -73,19 +129,21 @@ class Store:
         row = self.db.execute("SELECT snapshot FROM state WHERE server = ?", (server,)).fetchone()
         return json.loads(row["snapshot"]) if row else None
 
-    def save_state(self, server: str, snapshot: dict, when: str) -> None:
-        self.db.execute(
+    def save_state(self, server: str, snapshot: dict | str, when: str) -> None:
+        text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
+        self._write(
             "INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
             "ON CONFLICT(server) DO UPDATE SET snapshot = excluded.snapshot, updated = excluded.updated",
-            (server, json.dumps(snapshot, ensure_ascii=False), when),
+            (server, text, when),
         )
         self.flush_lines()
+        self.commit()
 
     # -- audit log / outbox --------------------------------------------------------------
 
     def record(self, server: str, action: Action, day: int, command: str | None, status: str) -> int:
         t = action.target
-        cur = self.db.execute(
+        cur = self._write(
             "INSERT INTO audit (server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -97,15 +155,25 @@ class Store:
         return int(cur.lastrowid)
 
     def mark(self, row_id: int, status: str, reply: str | None) -> None:
-        self.db.execute("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (status, reply, row_id))
+        self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (status, reply, row_id))
+
+    def skip_ids(self, gap: int) -> None:
+        """Audit ids go on `gap` above the last one: a row sent but lost before its commit
+        (a crash in between) left its id in the shim's memory, and a new command carrying
+        it would be taken for a repeat and not run."""
+        self._write("UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'audit'", (gap,))
+        self.commit()
 
     def pending(self, server: str) -> list[tuple[int, str]]:
-        rows = self.db.execute("SELECT id, command FROM audit WHERE server = ? AND status = 'pending' ORDER BY id", (server,))
-        return [(r["id"], r["command"]) for r in rows]
+        return [(r["id"], r["command"]) for r in self.pending_rows(server)]
+
+    def pending_rows(self, server: str) -> list[sqlite3.Row]:
+        return list(self.db.execute("SELECT * FROM audit WHERE server = ? AND status = 'pending' ORDER BY id", (server,)))
 
     def entries(self, where: str = "1", params: tuple = ()) -> list[sqlite3.Row]:
         """Audit rows in order; `where` is SQL written by this program, never by a player."""
         return list(self.db.execute(f"SELECT * FROM audit WHERE {where} ORDER BY id", params))
+
 
     # -- pardons and the round's story (the web page) ------------------------------------------
 
@@ -150,9 +218,10 @@ class Store:
         if not self._lines:
             return
         lines, self._lines = self._lines, []
-        with self.db:
+        if not self.db.in_transaction:
             self.db.execute("BEGIN")
-            self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", [x[:5] for x in lines])
+        self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", [x[:5] for x in lines])
+        self.commit()
         self._audit_seen = (self.db.total_changes, self._audit_seen[1])
         if clock.monotonic() >= self._prune_due:
             self._prune_due = clock.monotonic() + PRUNE_EVERY
@@ -163,6 +232,26 @@ class Store:
         """Drop kept log lines older than `before` (log time, ISO)."""
         return self.db.execute("DELETE FROM loglines WHERE time < ?", (before,)).rowcount
 
+
+def _create_private(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StoreError(f"state database {path}: cannot be created: {exc.strerror}") from None
+
+
+def check_ours(db: sqlite3.Connection) -> None:
+    """A file that is not SQLite, or another program's database, is refused untouched."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not tables:
+        return
+    for table, columns in _OURS.items():
+        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        if not columns <= have:
+            raise sqlite3.DatabaseError(f"not a jailcore state database (it has tables {', '.join(sorted(tables))})")
 
 
 class PardonError(ValueError):
