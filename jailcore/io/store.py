@@ -198,6 +198,38 @@ class Store:
     def pardons_for(self, action_ids: Iterable[int]) -> dict[int, sqlite3.Row]:
         return pardons_for(self.db, action_ids)
 
+    def request_ctban(self, server: str, steamid: str, name: str, minutes: int | None, rounds: int | None,
+                      reason: str, by: str, lift: bool = False, when: str | None = None) -> int:
+        """A CT ban given or lifted from outside the game (`jailcore ctban add|lift`, the web
+        page); the running daemon of that server applies it within a second."""
+        when = when or datetime.now().isoformat(timespec="seconds")
+        cur = self._write(
+            "INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, by, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (server, steamid, name, minutes, rounds, int(lift), reason, by, when),
+        )
+        self.commit()
+        return int(cur.lastrowid)
+
+    def requests(self, server: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
+        """The pardons (with the enforcement they undo) and the CT-ban requests not yet applied."""
+        pardons = list(self.db.execute(
+            "SELECT p.id, p.by, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
+            "WHERE p.applied_at IS NULL AND p.server = ? ORDER BY p.id", (server,)))
+        bans = list(self.db.execute("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)))
+        return pardons, bans
+
+    def applied(self, table: str, row_id: int, when: str) -> None:
+        assert table in ("pardons", "ctban_requests")
+        self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
+
+    def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str) -> None:
+        """How the daemon stands (for `jailcore status` and the web page's servers)."""
+        self._write(
+            "INSERT INTO link (server, rcon, outbox, last_line, mode, updated) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(server) DO UPDATE "
+            "SET rcon = excluded.rcon, outbox = excluded.outbox, last_line = excluded.last_line, mode = excluded.mode, updated = excluded.updated",
+            (server, rcon, outbox, last_line, mode, when),
+        )
+
     def keep_line(self, server: str, round: int, time: str, line: bytes | str, keep_days: int) -> None:
         """A log line the engine has handled, kept `keep_days` for the round's story. Written
         with the next state save (at least once a second), not one transaction per line.
@@ -280,6 +312,27 @@ CREATE TABLE IF NOT EXISTS loglines (
     time TEXT NOT NULL,
     line TEXT NOT NULL,
     audit INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ctban_requests (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    steamid TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    minutes INTEGER,
+    rounds INTEGER,
+    lift INTEGER NOT NULL DEFAULT 0,
+    reason TEXT NOT NULL DEFAULT '',
+    by TEXT NOT NULL,
+    time TEXT NOT NULL,
+    applied_at TEXT
+);
+CREATE TABLE IF NOT EXISTS link (
+    server TEXT PRIMARY KEY,
+    rcon TEXT NOT NULL,
+    outbox INTEGER NOT NULL,
+    last_line TEXT,
+    mode TEXT NOT NULL,
+    updated TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS loglines_round ON loglines (server, round);
 CREATE INDEX IF NOT EXISTS loglines_time ON loglines (time);
