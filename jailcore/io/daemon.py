@@ -32,6 +32,7 @@ import sqlite3
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +45,15 @@ from ..parse import LogParser
 from .logsource import AllowList, UdpLog, follow_file, listen_udp
 from .mqtt import CTBANS, MqttLink
 from .rcon import Item, Outbox, RconClient, RconUnavailable
+from .requests import Requests
 from .store import Store, StoreError
 
 log = logging.getLogger("jailcore")
 
 _ADVISORY = ("warn", "say", "hud", "cancel")
+_UNRECORDED = ("hud", "door")
 # Commands for one round: sent late they would punish for another day's doing.
-ROUND_BOUND = frozenset(("slay", "warn", "teamswap", "money", "respawn", "hud", "say", "cancel", "freeday"))
+ROUND_BOUND = frozenset(("slay", "warn", "teamswap", "money", "respawn", "hud", "say", "cancel", "freeday", "offer"))
 # Settings the running daemon cannot change; the RCON ones apply at once.
 _RESTART_ONLY = ("log_listen", "log_file", "state_path", "mqtt_url", "server_name")
 
@@ -86,7 +89,8 @@ class Daemon:
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise StoreError(f"state database {self.store.path}: the saved state of server {self.server!r} cannot be read "
                              f"({exc!r}); move the file away to start afresh") from None
-        self.parser = LogParser(self.engine.needed_kinds())  # lines no enabled rule reads are only counted
+        self.parser = LogParser(self._needed())  # lines no enabled rule reads are only counted
+        self.requests = Requests(self)
         self.client = RconClient(config.rcon_host, config.rcon_port, config.rcon_password, config.rcon_timeout, rcon_backoff, auth_backoff)
         self.outbox = Outbox(self.client, on_result=self._answered, expired=self._expired, after_send=self.store.commit)
         self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
@@ -102,6 +106,7 @@ class Daemon:
         self.restart_delay = 0.1  # doubled at each failure of the same task within a minute
         self._dirty = False
         self._saved = ""
+        self._link: tuple | None = None
         self._commit_due = False
         self._resync_task: asyncio.Task | None = None
         self.store.skip_ids(1000)
@@ -116,12 +121,18 @@ class Daemon:
 
     # -- the data path -----------------------------------------------------------------------
 
+    def _needed(self) -> frozenset[str]:
+        return self.engine.needed_kinds() | {ev.PardonAsked.kind}
+
     def feed(self, record: bytes) -> None:
         """One log record in; whatever the engine decides goes to the outbox and out."""
         if self.stop_reason is not None:
             return  # stopping on a failure: decide nothing that could not be recorded
         event = self.parser.parse(record)
         if event is None:
+            return
+        if type(event) is ev.PardonAsked:
+            self.requests.asked_in_game(event)
             return
         try:
             actions = self.engine.handle(event)
@@ -157,10 +168,11 @@ class Daemon:
             return
 
     def dispatch(self, action: Action) -> None:
-        if action.action == "hud":
+        if action.action in _UNRECORDED:  # what is shown, not decided: the display, the door's copy of a ban
             command = render(action)
+            key = "hud" if action.action == "hud" else f"door:{action.target.userid if action.target else 0}"
             if self.config.mode != "observe" and command is not None:
-                self.outbox.put(None, command, key="hud", meta=(action, self.epoch))
+                self.outbox.put(None, command, key=key, meta=(action, self.epoch))
             return
         mode = self.config.mode
         command = render(action)
@@ -182,9 +194,12 @@ class Daemon:
         row_id = self.store.record(self.server, action, day, command, "pending")
         self._tell(action, command, "pending", row_id)
         self.outbox.put(row_id, with_id(command, row_id), meta=(action, self.epoch))  # type: ignore[arg-type]
+        self.requests.feed(action, row_id)
 
     def _expired(self, item: Item) -> str | None:
         """Why a command may no longer be sent, or None while it still makes sense."""
+        if item.meta is None:
+            return None  # a note to the admins online: late is still worth saying
         action, epoch = item.meta
         if action.action in ROUND_BOUND and self.epoch > epoch:
             return f"round {action.round} ended before it could be sent"
@@ -241,11 +256,18 @@ class Daemon:
         self.store.save_state(self.server, text, self.engine.state.time or "")
         self._saved = text
         if self.mqtt is not None:
-            self.mqtt.publish_state(self.engine.public_state())
+            self.mqtt.publish_state(self._public())
+
+    def _public(self) -> dict:
+        link = dict(zip(("rcon", "outbox", "last_line", "mode"), self._link, strict=True)) if self._link else None
+        return {**self.engine.public_state(), "link": link}
 
     def network_ctban(self, ban: dict) -> None:
-        """A CT ban another server of the network made (through MQTT)."""
-        self._carry_out(self.engine.import_ctban(ban))
+        """A CT ban another server of the network made or lifted (through MQTT)."""
+        if ban.get("lift"):
+            self._carry_out(self.engine.lift_ctban(str(ban["steamid"]), str(ban.get("by", "")), f"network ({ban.get('origin', '')})"))
+        else:
+            self._carry_out(self.engine.import_ctban(ban))
         self._dirty = True
 
     # -- failing loudly ----------------------------------------------------------------------
@@ -338,7 +360,9 @@ class Daemon:
             except ValueError:
                 log.warning("jb_status answered something that is not the shim's JSON: %.80r; the shim's jb_hello will ask again", reply)
                 return False
-            self._carry_out(self.engine.apply_status(status), sweep=True)
+            # The players as they are now, then their CT bans into the shim's hands: it
+            # refuses a banned join to CT even while the daemon is away.
+            self._carry_out(self.engine.apply_status(status) + self.engine.door(), sweep=True)
             self._dirty = True
             return True
 
@@ -364,7 +388,7 @@ class Daemon:
         changed = sorted(k for k in new.rules if new.rules[k] != self.config.rules.get(k))
         self.config = new
         self.engine.reconfigure(new)
-        self.parser.need(self.engine.needed_kinds())
+        self.parser.need(self._needed())
         self.udp.secret, self.udp.allow = new.log_secret, allow
         self.client.rearm(new.rcon_host, new.rcon_port, new.rcon_password, new.rcon_timeout)
         note = f"config {path} reloaded ({why}): mode {new.mode}, language {new.language}; rules changed: {', '.join(changed) or 'none'}"
@@ -399,6 +423,17 @@ class Daemon:
             await asyncio.sleep(self.save_interval)
             if self._dirty:
                 self.save()
+            self._save_link()
+
+    def _save_link(self) -> None:
+        """How the daemon stands, for `jailcore status`, the web page and MQTT: RCON, outbox, last line."""
+        link = (self.client.state, len(self.outbox), self.engine.state.time or None, self.config.mode)
+        if link != self._link:
+            self._link = link
+            self.store.save_link(self.server, *link, datetime.now().isoformat(timespec="seconds"))
+            self.store.commit()
+            if self.mqtt is not None:
+                self.mqtt.publish_state(self._public())
 
     async def _checkpointer(self) -> None:
         loop = asyncio.get_running_loop()
@@ -432,6 +467,7 @@ class Daemon:
                 self._spawn(self._supervise("RCON outbox", self.outbox.run), "outbox"),
                 self._spawn(self._supervise("state saver", self._saver), "saver"),
                 self._spawn(self._supervise("WAL checkpointer", self._checkpointer), "checkpointer"),
+                self._spawn(self._supervise("admin requests", self.requests.run, essential=False), "requests"),
             ]
             if self.mqtt is not None:
                 tasks.append(self._spawn(self._supervise("MQTT link", self.mqtt.run, essential=False), "mqtt"))

@@ -213,7 +213,7 @@ class Store:
     def requests(self, server: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
         """The pardons (with the enforcement they undo) and the CT-ban requests not yet applied."""
         pardons = list(self.db.execute(
-            "SELECT p.id, p.by, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
+            "SELECT p.id, p.action_id, p.by, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
             "WHERE p.applied_at IS NULL AND p.server = ? ORDER BY p.id", (server,)))
         bans = list(self.db.execute("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)))
         return pardons, bans

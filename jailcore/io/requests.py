@@ -1,0 +1,103 @@
+"""Admins' word, applied by the running daemon: pardons and CT bans asked for outside the
+game (`jailcore pardon`, `jailcore ctban add|lift`, the web page, MQTT) or in it
+(`!jcpardon`), and the in-game feed that tells the admins online of every enforcement.
+
+Contract: requests are rows in the state database (`pardons`, `ctban_requests`), so an
+admin on the box needs neither RCON nor the daemon's ear: `Requests.run` applies new rows
+within `interval`, through the engine, and marks them applied. A pardon goes out on MQTT
+like the enforcement it undoes, and a CT ban it lifts is lifted on every server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from .. import events as ev
+from ..actions import Action, clean_text, kind_name
+from .mqtt import CTBANS
+from .store import PardonError
+
+if TYPE_CHECKING:
+    from .daemon import Daemon
+
+log = logging.getLogger("jailcore")
+
+# What the admins online are told of: decisions about a player, not announcements.
+FEED = frozenset(("warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay", "money", "respawn", "freeday"))
+
+
+class Requests:
+    def __init__(self, daemon: Daemon, interval: float = 0.5):
+        self.daemon = daemon
+        self.interval = interval
+
+    async def run(self) -> None:
+        while True:
+            self.apply()
+            await asyncio.sleep(self.interval)
+
+    def apply(self) -> None:
+        d = self.daemon
+        pardons, bans = d.store.requests(d.server)
+        now = datetime.now().isoformat(timespec="seconds")
+        for row in pardons:
+            entry = json.loads(row["detail"])
+            actions = d.engine.pardon(entry, row["by"], row["reason"])
+            d.store.applied("pardons", row["id"], now)
+            d._carry_out(actions)
+            self._published_pardon(entry, row)
+            log.info("pardon of %s by %s applied: %s", entry.get("rule"), row["by"], row["reason"])
+        for row in bans:
+            if row["lift"]:
+                actions = d.engine.lift_ctban(row["steamid"], row["by"], row["reason"])
+            else:
+                actions = d.engine.give_ctban(row["steamid"], row["name"], row["minutes"], row["rounds"], row["reason"], row["by"])
+            d.store.applied("ctban_requests", row["id"], now)
+            d._carry_out(actions)
+            if row["lift"]:
+                self._network_lift(row["steamid"], row["by"], f"request {row['id']}")
+        if pardons or bans:
+            d._dirty = True
+
+    def asked_in_game(self, event: ev.PardonAsked) -> None:
+        """`!jcpardon ID [reason]`: the same row the command line writes."""
+        d = self.daemon
+        admin = event.player.name
+        try:
+            d.store.request_pardon(event.id, admin, event.reason)
+            d.store.commit()
+        except PardonError as exc:
+            d.outbox.put(None, f'jb_adminfeed "{clean_text(f"[jailcore] {exc}")}"')
+            return
+        self.apply()
+
+    def feed(self, action: Action, row_id: int) -> None:
+        """`[jailcore #123] slay Вася (6.5 specialday.cooldown) — !jcpardon 123`, to the
+        admins on the server only (the shim checks the admin flag)."""
+        if action.action not in FEED or action.target is None or self.daemon.config.mode == "observe":
+            return
+        name = kind_name(self.daemon.config.language, action.action)
+        text = f"[jailcore #{row_id}] {name} {action.target.name} ({action.ref} {action.rule}) — !jcpardon {row_id}"
+        self.daemon.outbox.put(None, f'jb_adminfeed "{clean_text(text)}"')
+
+    # -- the network ------------------------------------------------------------------------
+
+    def _published_pardon(self, entry: dict, row) -> None:
+        d = self.daemon
+        if d.mqtt is None:
+            return
+        d.mqtt.publish(f"jailcore/{d.server}/actions", {
+            **entry, "server": d.server, "id": row["action_id"], "status": "pardoned", "pardon": {"by": row["by"], "reason": row["reason"]},
+        })
+        target = entry.get("target") or {}
+        if entry.get("action") == "ctban" and target.get("steamid"):
+            self._network_lift(target["steamid"], row["by"], f"pardon {row['id']}")
+
+    def _network_lift(self, steamid: str, by: str, why: str) -> None:
+        d = self.daemon
+        if d.mqtt is not None:
+            d.mqtt.publish(CTBANS, {"id": f"{d.server}:lift:{why}", "origin": d.server, "steamid": steamid, "lift": True, "by": by})
