@@ -20,6 +20,7 @@ from .actions import VOCABULARY
 from .config import Config, ConfigError
 from .events import player_key
 from .io.store import check_ours, pardons_for
+from .logtime import seconds_between
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90"}
@@ -127,6 +128,11 @@ def pardons(db: sqlite3.Connection, rows: list[sqlite3.Row]) -> dict[int, sqlite
         return {}
 
 
+def coloured(json_out: bool = False) -> bool:
+    """Colours for a person at a terminal: not in JSON, a pipe, or under NO_COLOR."""
+    return sys.stdout.isatty() and not json_out and not os.environ.get("NO_COLOR")
+
+
 def paint(text: str, code: str | None, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
 
@@ -158,7 +164,7 @@ def main_tail(args: argparse.Namespace) -> int:
 
 
 def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params: list) -> int:
-    colour = sys.stdout.isatty() and not args.json and not os.environ.get("NO_COLOR")
+    colour = coloured(args.json)
     rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
     last = rows[-1]["id"] if rows else _max_id(db)
 
@@ -173,8 +179,9 @@ def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params:
     if not args.follow:
         return 0
     last_pardon = _max_id(db, "pardons")
+    deadline = time.monotonic() + args.seconds if getattr(args, "seconds", None) else None
     try:
-        while True:
+        while deadline is None or time.monotonic() < deadline:
             time.sleep(0.3)
             for row in db.execute(f"SELECT * FROM audit WHERE id > ? AND {clause} ORDER BY id", [last, *params]):
                 last = row["id"]
@@ -189,7 +196,8 @@ def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params:
             last_pardon = max((p["id"] for p in new.values()), default=last_pardon)
             sys.stdout.flush()
     except KeyboardInterrupt:
-        return 0
+        pass
+    return 0
 
 
 def _max_id(db: sqlite3.Connection, table: str = "audit") -> int:
@@ -231,7 +239,7 @@ def _history(args: argparse.Namespace, db: sqlite3.Connection, config: Config) -
         print(json_line({"player": args.player, "entries": [as_json(r, given.get(r["id"])) for r in rows],
                          "standing": standing(db, keys, config)}))
         return 0
-    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    colour = coloured()
     print(paint(f"{safe(args.player)}: {len(rows)} enforcement(s)", "1", colour))
     for row in rows:
         print("  " + human(row, colour, args.lang, given.get(row["id"])))
@@ -261,10 +269,22 @@ def standing_lines(items: list[dict]) -> list[str]:
     lines = ["ladders:" if items else "ladders: clean"]
     for item in items:
         if "ctban" in item:
-            ban = item["ctban"]
-            left = f"until {ban['until']}" if ban["until"] else f"{ban['rounds']} round(s)" if ban["rounds"] is not None else "permanent"
+            left = ban_left(item["ctban"]["until"], item["ctban"]["rounds"])
             lines.append(f"  {item['server']}: CT ban ({item['rule']}), {left}")
         else:
             nxt = f", next step: {item['next']}" if item["next"] else ""
             lines.append(f"  {item['server']}: {item['rule']}: {item['offences']} offence(s){nxt}")
     return lines
+
+
+def ban_left(until: str | None, rounds: int | None, now: str | None = None) -> str:
+    """A CT ban's length as admins read it; `now` (the server's log time) adds what is left."""
+    if rounds is not None:
+        return f"{rounds} round(s)"
+    if not until:
+        return "permanent"
+    if not now:
+        return f"until {until}"
+    minutes = max(1, -(-int(seconds_between(now, until)) // 60))
+    return f"until {until.replace('T', ' ')[:16]} ({minutes} min left)"
+
