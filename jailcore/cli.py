@@ -145,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object per entry, for scripts")
     p.add_argument("-n", "--lines", type=int, default=20, help="how many of the latest entries (default 20)")
     _audit_filters(p)
+    _mqtt(p, "follow every server of the network live from the broker (jailcore/+/actions) instead of a state database")
+    p.add_argument("--count", type=int, help="with --mqtt: stop after this many entries")
     p.add_argument("--seconds", type=float, help="with -f: stop after this many seconds")
     p.set_defaults(func=cmd_tail)
 
@@ -194,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="per server: day, warden, orders, prohibitions, game, CT bans; RCON, outbox, last line")
     p.add_argument("--config", action="append", help="a server's config (its state database and rule settings); once per server")
     p.add_argument("--state-db", help="every server of this state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    _mqtt(p, "every server's retained state on the broker (jailcore/+/state)")
     p.add_argument("--server", help="only this server")
     p.add_argument("--json", action="store_true", help="one JSON object per server")
     p.add_argument("--lang", choices=("ru", "en"), default="ru", help="day names")
@@ -221,6 +224,11 @@ def _request(p: argparse.ArgumentParser) -> None:
     p.add_argument("--by", help="who (default: your login name)")
     p.add_argument("--server", help="which server (default: the config's, or the only one in the database)")
     _where(p)
+
+
+def _mqtt(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--mqtt", nargs="?", const="", metavar="URL",
+                   help=f"{what}; URL mqtt://host:port or mqtts://, else JAILCORE_MQTT_URL or the config's [mqtt] url")
 
 
 def _audit_filters(p: argparse.ArgumentParser) -> None:

@@ -3,7 +3,7 @@ game, special-day cooldown, CT bans) and how its daemon stands (RCON link, outbo
 last log line and its age, mode).
 
 From the state database (each server's saved engine, and the `link` row its daemon keeps)
-Read only.
+or from the MQTT broker (each daemon's retained `jailcore/<server>/state`). Read only.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from cattrs.errors import BaseValidationError
 from .config import Config, ConfigError, load
 from .engine import Engine
 from .logtime import moment
-from .tail import DAYS, TailError, ban_left, coloured, connect, database, json_line, paint, safe
+from .tail import DAYS, TailError, ban_left, coloured, connect, database, json_line, mqtt_target, paint, safe
 
+STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
 STALE = 120.0  # seconds without a log line before the age is shown as a warning
 
@@ -108,6 +109,29 @@ def _link(db: sqlite3.Connection, server: str) -> dict | None:
         return dict(row)
     pending = db.execute("SELECT COUNT(*) FROM audit WHERE server = ? AND status = 'pending'", (server,)).fetchone()[0]
     return {"rcon": None, "outbox": pending, "last_line": None, "mode": None, "updated": None}
+
+
+def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[str] | None) -> tuple[list[dict], int]:
+    """The retained states, and how many messages were not a state's JSON."""
+    from .io.network import retained
+
+    out, skipped = [], 0
+    for topic, payload in retained(url, STATES, tls):
+        if not payload:  # a cleared retained message
+            continue
+        try:
+            state = json.loads(payload)
+            if not isinstance(state, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            skipped += 1
+            continue
+        server = str(state.get("server") or topic.split("/")[1])
+        if only is not None and server not in only:
+            continue
+        link = state.get("link") if isinstance(state.get("link"), dict) else None
+        out.append(standing(server, state, configs.get(server) or default_config(), link, "mqtt"))
+    return sorted(out, key=lambda s: s["server"]), skipped
 
 
 def standing(server: str, state: dict, config: Config, link: dict | None, source: str, now: datetime | None = None) -> dict:
@@ -226,12 +250,20 @@ def main_status(args: argparse.Namespace) -> int:
 
 
 def _gather(args: argparse.Namespace) -> tuple[list[dict], str, int]:
-    """The servers asked for: with --state-db (or
+    """The servers asked for: with --mqtt all that retain a state; with --state-db (or
     JAILCORE_STATE) all in that file; with configs only theirs, each from its own [state] path.
     Configs always lend their rule settings to the servers they name."""
     configs = [Config.from_toml(path) for path in args.config or []]
     by_name = {c.server_name: c for c in configs}
     only = {args.server} if args.server else None
+    if args.mqtt is not None:
+        from .io.network import NetworkError
+
+        try:
+            servers, skipped = from_broker(*mqtt_target(args, "status"), by_name, only)
+        except (NetworkError, ValueError) as exc:
+            raise TailError(str(exc)) from None
+        return servers, "the MQTT broker's retained jailcore/+/state", skipped
     if configs and not args.state_db:
         servers = []
         for path in dict.fromkeys(Path(c.state_path) for c in configs):

@@ -151,6 +151,8 @@ def human(row: sqlite3.Row, colour: bool, lang: str = "ru", pardon: sqlite3.Row 
 
 
 def main_tail(args: argparse.Namespace) -> int:
+    if getattr(args, "mqtt", None) is not None:
+        return _tail_network(args)
     try:
         path = database(args)
         clause, params = where(args)
@@ -288,3 +290,103 @@ def ban_left(until: str | None, rounds: int | None, now: str | None = None) -> s
     minutes = max(1, -(-int(seconds_between(now, until)) // 60))
     return f"until {until.replace('T', ' ')[:16]} ({minutes} min left)"
 
+
+# -- the network over MQTT (`tail -f --mqtt`) ---------------------------------------------------
+
+ACTIONS = "jailcore/+/actions"
+_COLUMNS = ("id", "server", "time", "round", "day", "action", "rule", "ref", "userid", "steamid", "name", "reason", "detail",
+            "command", "status", "reply")
+_NOT_ACTION = frozenset(("server", "id", "status", "pardon", "reply", "command", "day"))
+
+
+def mqtt_target(args: argparse.Namespace, who: str) -> tuple[str, dict]:
+    """The broker's URL (`--mqtt URL`, else JAILCORE_MQTT_URL, else the config's [mqtt] url)
+    and its TLS files (the config's). A URL in the environment keeps its password out of `ps`."""
+    configs = getattr(args, "config", None) or []
+    config = Config.from_toml(configs if isinstance(configs, str) else configs[0]) if configs else None
+    url = args.mqtt or os.environ.get("JAILCORE_MQTT_URL") or (config.mqtt_url if config else "")
+    if not url:
+        raise TailError(f"{who} --mqtt needs the broker: --mqtt mqtt://host:port, JAILCORE_MQTT_URL, or a --config with [mqtt] url")
+    return url, dict(config.mqtt_tls) if config else {}
+
+
+class Network:
+    """The actions of every server as they arrive, through the same filters and lines as the
+    audit log: each message becomes one audit row (a one-row table in memory) for `where`."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.clause, self.params = where(args)
+        self.db = sqlite3.connect(":memory:")
+        self.db.row_factory = sqlite3.Row
+        self.query = f"WITH audit({', '.join(_COLUMNS)}) AS (VALUES ({', '.join('?' * len(_COLUMNS))})) SELECT * FROM audit WHERE {self.clause}"
+        # What each entry was last seen as (its status, its pardon): a later message may carry
+        # only the news. Bounded: a network runs for months.
+        self.seen: dict[tuple, tuple[str, dict | None]] = {}
+        self.skipped = 0
+
+    def row(self, payload: bytes) -> tuple[sqlite3.Row, dict | None] | None:
+        """The message as an audit row and its pardon, or None when the filters leave it out
+        or it is not an action's JSON."""
+        try:
+            msg = json.loads(payload)
+            if not isinstance(msg, dict):
+                raise ValueError("not an object")
+            key = (str(msg.get("server", "")), msg.get("id"))
+            before, pardon = self.seen.pop(key, (None, None))
+            status = str(msg.get("status") or before or "-")
+            if isinstance(msg.get("pardon"), dict):
+                pardon = {"id": None, "time": None, "applied_at": None, "by": "", "reason": "", **msg["pardon"]}
+                status = before or status
+            self.seen[key] = (status, pardon)
+            if len(self.seen) > 10_000:
+                del self.seen[next(iter(self.seen))]
+            target = msg.get("target") or {}
+            detail = json.dumps({k: v for k, v in msg.items() if k not in _NOT_ACTION}, ensure_ascii=False)
+            values = (msg.get("id"), key[0], str(msg.get("time", "")), msg.get("round"), msg.get("day"), str(msg.get("action", "")),
+                      str(msg.get("rule", "")), str(msg.get("ref", "")), target.get("userid"), target.get("steamid"), target.get("name"),
+                      str(msg.get("reason", "")), detail, msg.get("command"), status, msg.get("reply"))
+            found = self.db.execute(self.query, (*values, *self.params)).fetchone()
+        except (ValueError, TypeError, AttributeError, sqlite3.Error):
+            self.skipped += 1
+            return None
+        if found is None or not name_matches(found, self.args.player):
+            return None
+        return found, pardon
+
+
+def _tail_network(args: argparse.Namespace) -> int:
+    from .io.network import NetworkError, follow
+
+    colour = coloured(args.json)
+    try:
+        url, tls = mqtt_target(args, "tail")
+        network = Network(args)
+    except (TailError, ConfigError) as exc:
+        print(f"jailcore tail: {exc}", file=sys.stderr)
+        return 1
+    shown = 0
+
+    def handle(topic: str, payload: bytes) -> bool:
+        nonlocal shown
+        found = network.row(payload)
+        if found is None:
+            return False
+        row, pardon = found
+        print(json_line(as_json(row, pardon)) if args.json else human(row, colour, args.lang, pardon), flush=True)
+        shown += 1
+        return bool(args.count) and shown >= args.count
+
+    def ready(where: str) -> None:
+        print(f"following {ACTIONS} on {where} (Ctrl-C stops)", file=sys.stderr, flush=True)
+
+    try:
+        follow(url, ACTIONS, handle, tls, args.seconds, ready)
+    except (NetworkError, ValueError) as exc:
+        print(f"jailcore tail: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    if network.skipped:
+        print(f"{network.skipped} message(s) that were not an action's JSON were skipped", file=sys.stderr)
+    return 0
