@@ -23,7 +23,7 @@ from cattrs.errors import BaseValidationError
 from .config import Config, ConfigError, load
 from .engine import Engine
 from .logtime import moment
-from .tail import DAYS, TailError, ban_left, coloured, connect, database, json_line, mqtt_target, paint, safe
+from .tail import DAYS, TailError, ban_left, coloured, connect, database, json_line, json_object, mqtt_target, paint, safe
 
 STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
@@ -120,9 +120,7 @@ def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[st
         if not payload:  # a cleared retained message
             continue
         try:
-            state = json.loads(payload)
-            if not isinstance(state, dict):
-                raise ValueError("not an object")
+            state = json_object(payload)
         except ValueError:
             skipped += 1
             continue

@@ -310,6 +310,14 @@ def mqtt_target(args: argparse.Namespace, who: str) -> tuple[str, dict]:
     return url, dict(config.mqtt_tls) if config else {}
 
 
+def json_object(payload: bytes) -> dict:
+    """A message's JSON object; ValueError for anything else (a broker carries what anyone publishes)."""
+    data = json.loads(payload)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    return data
+
+
 class Network:
     """The actions of every server as they arrive, through the same filters and lines as the
     audit log: each message becomes one audit row (a one-row table in memory) for `where`."""
@@ -329,9 +337,7 @@ class Network:
         """The message as an audit row and its pardon, or None when the filters leave it out
         or it is not an action's JSON."""
         try:
-            msg = json.loads(payload)
-            if not isinstance(msg, dict):
-                raise ValueError("not an object")
+            msg = json_object(payload)
             key = (str(msg.get("server", "")), msg.get("id"))
             before, pardon = self.seen.pop(key, (None, None))
             status = str(msg.get("status") or before or "-")

@@ -8,12 +8,13 @@ import asyncio
 import json
 import os
 import sys
+from contextlib import asynccontextmanager
 
 import aiomqtt
-import pytest
 
 from jailcore.actions import Action, Target
-from tests.test_mqtt import Broker, free_port, needs_broker
+from tests import test_mqtt
+from tests.test_mqtt import free_port, needs_broker
 from tests.test_tail import ROOT
 
 WARDEN = Target(2, "STEAM_1:0:42", "Начальник")
@@ -22,12 +23,7 @@ ZEK = Target(7, "STEAM_1:1:7", "Зек\x1b[2J Вася")
 pytestmark = needs_broker
 
 
-@pytest.fixture
-async def mosquitto(tmp_path):
-    broker = Broker(tmp_path)
-    await broker.start()
-    yield broker
-    broker.stop()
+mosquitto = test_mqtt.broker  # the fixture: a broker of its own for each test
 
 
 def published(server: str, row_id: int, status: str, action: Action, **extra) -> dict:
@@ -65,16 +61,26 @@ async def publish(port: int, *messages: tuple[str, dict | bytes], retain: bool =
             await client.publish(topic, body, qos=1, retain=retain)
 
 
+@asynccontextmanager
+async def tail(port: int, *args: str):
+    """`jailcore tail -f --mqtt` on the test's broker, once it is subscribed; killed if a test leaves it running."""
+    proc = await jailcore("tail", "-f", "--mqtt", f"mqtt://127.0.0.1:{port}", "--seconds", "40", *args)
+    try:
+        await following(proc)
+        yield proc
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
 async def ended(proc: asyncio.subprocess.Process, seconds: float = 15) -> tuple[int, str]:
     _, err = await asyncio.wait_for(proc.communicate(), seconds)
     return proc.returncode, err.decode("utf-8")
 
 
 async def test_tail_follows_every_server_with_deliveries_and_pardons(mosquitto):
-    url = f"mqtt://127.0.0.1:{mosquitto.port}"
-    proc = await jailcore("tail", "-f", "--mqtt", url, "--count", "5", "--seconds", "30")
-    try:
-        await following(proc)
+    async with tail(mosquitto.port, "--count", "5") as proc:
         await publish(mosquitto.port,
                       ("jailcore/north/actions", published("north", 11, "pending", SLAY)),
                       ("jailcore/south/actions", b"not json"),
@@ -84,10 +90,6 @@ async def test_tail_follows_every_server_with_deliveries_and_pardons(mosquitto):
                       ("jailcore/north/actions", published("north", 11, "pardoned", SLAY, pardon={"by": "Админ", "reason": "ошибка"})))
         lines = [await line(proc.stdout) for _ in range(5)]
         code, err = await ended(proc)
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
     assert code == 0 and "1 message(s) that were not an action's JSON were skipped" in err
     assert lines[0].startswith("#11 2026-11-30 20:05:00  north r3 -  [6.5 specialday.cooldown] slay     Начальник #2 STEAM_1:0:42: особый день  pending")
     assert lines[1].startswith("#11 2026-11-30 20:06:00  south r4 -  [6.3 prohibitions.max] warn")
@@ -99,10 +101,7 @@ async def test_tail_follows_every_server_with_deliveries_and_pardons(mosquitto):
 
 
 async def test_tail_filters_and_json(mosquitto):
-    url = f"mqtt://127.0.0.1:{mosquitto.port}"
-    proc = await jailcore("tail", "-f", "--mqtt", url, "--json", "--rule", "specialday", "--server", "north", "--count", "2", "--seconds", "30")
-    try:
-        await following(proc)
+    async with tail(mosquitto.port, "--json", "--rule", "specialday", "--server", "north", "--count", "2") as proc:
         await publish(mosquitto.port,
                       ("jailcore/south/actions", published("south", 5, "delivered", SLAY)),  # another server
                       ("jailcore/north/actions", published("north", 6, "delivered", WARN)),  # another rule
@@ -110,10 +109,6 @@ async def test_tail_filters_and_json(mosquitto):
                       ("jailcore/north/actions", published("north", 7, "pardoned", CTBAN, pardon={"by": "A", "reason": "r"})))
         got = [json.loads(await line(proc.stdout)) for _ in range(2)]
         code, _ = await ended(proc)
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
     assert code == 0
     assert [(g["server"], g["id"], g["action"], g["status"]) for g in got] == [("north", 7, "ctban", "delivered")] * 2
     assert got[0]["minutes"] == 30 and got[0]["target"] == WARDEN.to_json() and got[0]["pardon"] is None
@@ -121,10 +116,7 @@ async def test_tail_filters_and_json(mosquitto):
 
 
 async def test_tail_rides_out_a_broker_restart(mosquitto):
-    url = f"mqtt://127.0.0.1:{mosquitto.port}"
-    proc = await jailcore("tail", "-f", "--mqtt", url, "--count", "2", "--seconds", "40")
-    try:
-        await following(proc)
+    async with tail(mosquitto.port, "--count", "2") as proc:
         await publish(mosquitto.port, ("jailcore/north/actions", published("north", 1, "delivered", SLAY)))
         assert (await line(proc.stdout)).startswith("#1 ")
         mosquitto.stop()
@@ -134,10 +126,6 @@ async def test_tail_rides_out_a_broker_restart(mosquitto):
         await publish(mosquitto.port, ("jailcore/north/actions", published("north", 2, "delivered", WARN)))
         assert (await line(proc.stdout)).startswith("#2 ")
         code, _ = await ended(proc)
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
     assert code == 0
 
 
