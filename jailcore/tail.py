@@ -333,12 +333,12 @@ class Network:
         self.seen: dict[tuple, tuple[str, dict | None]] = {}
         self.skipped = 0
 
-    def row(self, payload: bytes) -> tuple[sqlite3.Row, dict | None] | None:
+    def row(self, topic: str, payload: bytes) -> tuple[sqlite3.Row, dict | None] | None:
         """The message as an audit row and its pardon, or None when the filters leave it out
-        or it is not an action's JSON."""
+        or it is not an action's JSON. The server is the message's, else the topic's."""
         try:
             msg = json_object(payload)
-            key = (str(msg.get("server", "")), msg.get("id"))
+            key = (str(msg.get("server") or topic.split("/")[1]), msg.get("id"))
             before, pardon = self.seen.pop(key, (None, None))
             status = str(msg.get("status") or before or "-")
             if isinstance(msg.get("pardon"), dict):
@@ -375,7 +375,7 @@ def _tail_network(args: argparse.Namespace) -> int:
 
     def handle(topic: str, payload: bytes) -> bool:
         nonlocal shown
-        found = network.row(payload)
+        found = network.row(topic, payload)
         if found is None:
             return False
         row, pardon = found

@@ -105,11 +105,12 @@ async def test_tail_filters_and_json(mosquitto):
         await publish(mosquitto.port,
                       ("jailcore/south/actions", published("south", 5, "delivered", SLAY)),  # another server
                       ("jailcore/north/actions", published("north", 6, "delivered", WARN)),  # another rule
-                      ("jailcore/north/actions", published("north", 7, "delivered", CTBAN)),
+                      ("jailcore/north/actions", {k: v for k, v in published("north", 7, "delivered", CTBAN).items() if k != "server"}),
                       ("jailcore/north/actions", published("north", 7, "pardoned", CTBAN, pardon={"by": "A", "reason": "r"})))
         got = [json.loads(await line(proc.stdout)) for _ in range(2)]
         code, _ = await ended(proc)
     assert code == 0
+    # the server named by the topic where the message leaves it out
     assert [(g["server"], g["id"], g["action"], g["status"]) for g in got] == [("north", 7, "ctban", "delivered")] * 2
     assert got[0]["minutes"] == 30 and got[0]["target"] == WARDEN.to_json() and got[0]["pardon"] is None
     assert (got[1]["pardon"]["by"], got[1]["pardon"]["reason"]) == ("A", "r")
