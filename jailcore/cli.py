@@ -99,6 +99,18 @@ def cmd_pardon(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ctban(args: argparse.Namespace) -> int:
+    from .ctbans import main_ctban
+
+    return main_ctban(args)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from .status import main_status
+
+    return main_status(args)
+
+
 def cmd_web(args: argparse.Namespace) -> int:
     try:
         from .web.serve import main_web
@@ -133,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object per entry, for scripts")
     p.add_argument("-n", "--lines", type=int, default=20, help="how many of the latest entries (default 20)")
     _audit_filters(p)
+    _mqtt(p, "follow every server of the network live from the broker (jailcore/+/actions) instead of a state database")
+    p.add_argument("--count", type=int, help="with --mqtt: stop after this many entries")
+    p.add_argument("--seconds", type=float, help="with -f: stop after this many seconds")
     p.set_defaults(func=cmd_tail)
 
     p = sub.add_parser("history", help="one player's record and where he stands on each ladder")
@@ -161,6 +176,32 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--config", help="the server's config (for its state database)")
     p.set_defaults(func=cmd_pardon)
 
+    p = sub.add_parser("ctban", help="the CT bans: list them, give one, lift one (the running daemon applies it)")
+    do = p.add_subparsers(dest="do", required=True)
+    q = do.add_parser("list", help="every server's CT bans: who, what is left, why, by whom")
+    q.add_argument("--json", action="store_true", help="one JSON object per ban")
+    q.add_argument("--server", help="only this server's bans")
+    _where(q)
+    q = do.add_parser("add", help="ban a player from CT: the server's daemon applies it within a second")
+    q.add_argument("steamid", help="STEAM_0:X:Y, STEAM_1:X:Y or [U:1:N]")
+    length = q.add_mutually_exclusive_group()
+    length.add_argument("--minutes", type=int, help="for this many minutes (0: permanent)")
+    length.add_argument("--rounds", type=int, help="for this many rounds")
+    _request(q)
+    q = do.add_parser("lift", help="lift a player's CT ban: the server's daemon applies it within a second")
+    q.add_argument("steamid", help="STEAM_0:X:Y, STEAM_1:X:Y or [U:1:N]")
+    _request(q)
+    p.set_defaults(func=cmd_ctban)
+
+    p = sub.add_parser("status", help="per server: day, warden, orders, prohibitions, game, CT bans; RCON, outbox, last line")
+    p.add_argument("--config", action="append", help="a server's config (its state database and rule settings); once per server")
+    p.add_argument("--state-db", help="every server of this state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    _mqtt(p, "every server's retained state on the broker (jailcore/+/state)")
+    p.add_argument("--server", help="only this server")
+    p.add_argument("--json", action="store_true", help="one JSON object per server")
+    p.add_argument("--lang", choices=("ru", "en"), default="ru", help="day names")
+    p.set_defaults(func=cmd_status)
+
     p = sub.add_parser("web", help="the admin web page over the servers' state databases; `web adduser NAME` makes a login")
     p.add_argument("action", nargs="?", choices=("serve", "adduser"), default="serve")
     p.add_argument("name", nargs="?", help="with adduser: the admin's name")
@@ -170,6 +211,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password-stdin", action="store_true", help="with adduser: read the password from standard input")
     p.set_defaults(func=cmd_web)
     return parser
+
+
+def _where(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    where.add_argument("--config", help="the server's config (its state database, its server name)")
+
+
+def _request(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--reason", default="", help="why, for the player and the log")
+    p.add_argument("--by", help="who (default: your login name)")
+    p.add_argument("--server", help="which server (default: the config's, or the only one in the database)")
+    _where(p)
+
+
+def _mqtt(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--mqtt", nargs="?", const="", metavar="URL",
+                   help=f"{what}; URL mqtt://host:port or mqtts://, else JAILCORE_MQTT_URL or the config's [mqtt] url")
 
 
 def _audit_filters(p: argparse.ArgumentParser) -> None:

@@ -20,6 +20,7 @@ from .actions import VOCABULARY
 from .config import Config, ConfigError
 from .events import player_key
 from .io.store import check_ours, pardons_for
+from .logtime import seconds_between
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90"}
@@ -127,6 +128,11 @@ def pardons(db: sqlite3.Connection, rows: list[sqlite3.Row]) -> dict[int, sqlite
         return {}
 
 
+def coloured(json_out: bool = False) -> bool:
+    """Colours for a person at a terminal: not in JSON, a pipe, or under NO_COLOR."""
+    return sys.stdout.isatty() and not json_out and not os.environ.get("NO_COLOR")
+
+
 def paint(text: str, code: str | None, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
 
@@ -145,6 +151,8 @@ def human(row: sqlite3.Row, colour: bool, lang: str = "ru", pardon: sqlite3.Row 
 
 
 def main_tail(args: argparse.Namespace) -> int:
+    if getattr(args, "mqtt", None) is not None:
+        return _tail_network(args)
     try:
         path = database(args)
         clause, params = where(args)
@@ -158,7 +166,7 @@ def main_tail(args: argparse.Namespace) -> int:
 
 
 def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params: list) -> int:
-    colour = sys.stdout.isatty() and not args.json and not os.environ.get("NO_COLOR")
+    colour = coloured(args.json)
     rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
     last = rows[-1]["id"] if rows else _max_id(db)
 
@@ -173,8 +181,9 @@ def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params:
     if not args.follow:
         return 0
     last_pardon = _max_id(db, "pardons")
+    deadline = time.monotonic() + args.seconds if getattr(args, "seconds", None) else None
     try:
-        while True:
+        while deadline is None or time.monotonic() < deadline:
             time.sleep(0.3)
             for row in db.execute(f"SELECT * FROM audit WHERE id > ? AND {clause} ORDER BY id", [last, *params]):
                 last = row["id"]
@@ -189,7 +198,8 @@ def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params:
             last_pardon = max((p["id"] for p in new.values()), default=last_pardon)
             sys.stdout.flush()
     except KeyboardInterrupt:
-        return 0
+        pass
+    return 0
 
 
 def _max_id(db: sqlite3.Connection, table: str = "audit") -> int:
@@ -231,7 +241,7 @@ def _history(args: argparse.Namespace, db: sqlite3.Connection, config: Config) -
         print(json_line({"player": args.player, "entries": [as_json(r, given.get(r["id"])) for r in rows],
                          "standing": standing(db, keys, config)}))
         return 0
-    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    colour = coloured()
     print(paint(f"{safe(args.player)}: {len(rows)} enforcement(s)", "1", colour))
     for row in rows:
         print("  " + human(row, colour, args.lang, given.get(row["id"])))
@@ -261,10 +271,128 @@ def standing_lines(items: list[dict]) -> list[str]:
     lines = ["ladders:" if items else "ladders: clean"]
     for item in items:
         if "ctban" in item:
-            ban = item["ctban"]
-            left = f"until {ban['until']}" if ban["until"] else f"{ban['rounds']} round(s)" if ban["rounds"] is not None else "permanent"
+            left = ban_left(item["ctban"]["until"], item["ctban"]["rounds"])
             lines.append(f"  {item['server']}: CT ban ({item['rule']}), {left}")
         else:
             nxt = f", next step: {item['next']}" if item["next"] else ""
             lines.append(f"  {item['server']}: {item['rule']}: {item['offences']} offence(s){nxt}")
     return lines
+
+
+def ban_left(until: str | None, rounds: int | None, now: str | None = None) -> str:
+    """A CT ban's length as admins read it; `now` (the server's log time) adds what is left."""
+    if rounds is not None:
+        return f"{rounds} round(s)"
+    if not until:
+        return "permanent"
+    if not now:
+        return f"until {until}"
+    minutes = max(1, -(-int(seconds_between(now, until)) // 60))
+    return f"until {until.replace('T', ' ')[:16]} ({minutes} min left)"
+
+
+# -- the network over MQTT (`tail -f --mqtt`) ---------------------------------------------------
+
+ACTIONS = "jailcore/+/actions"
+_COLUMNS = ("id", "server", "time", "round", "day", "action", "rule", "ref", "userid", "steamid", "name", "reason", "detail",
+            "command", "status", "reply")
+_NOT_ACTION = frozenset(("server", "id", "status", "pardon", "reply", "command", "day"))
+
+
+def mqtt_target(args: argparse.Namespace, who: str) -> tuple[str, dict]:
+    """The broker's URL (`--mqtt URL`, else JAILCORE_MQTT_URL, else the config's [mqtt] url)
+    and its TLS files (the config's). A URL in the environment keeps its password out of `ps`."""
+    configs = getattr(args, "config", None) or []
+    config = Config.from_toml(configs if isinstance(configs, str) else configs[0]) if configs else None
+    url = args.mqtt or os.environ.get("JAILCORE_MQTT_URL") or (config.mqtt_url if config else "")
+    if not url:
+        raise TailError(f"{who} --mqtt needs the broker: --mqtt mqtt://host:port, JAILCORE_MQTT_URL, or a --config with [mqtt] url")
+    return url, dict(config.mqtt_tls) if config else {}
+
+
+def json_object(payload: bytes) -> dict:
+    """A message's JSON object; ValueError for anything else (a broker carries what anyone publishes)."""
+    data = json.loads(payload)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    return data
+
+
+class Network:
+    """The actions of every server as they arrive, through the same filters and lines as the
+    audit log: each message becomes one audit row (a one-row table in memory) for `where`."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.clause, self.params = where(args)
+        self.db = sqlite3.connect(":memory:")
+        self.db.row_factory = sqlite3.Row
+        self.query = f"WITH audit({', '.join(_COLUMNS)}) AS (VALUES ({', '.join('?' * len(_COLUMNS))})) SELECT * FROM audit WHERE {self.clause}"
+        # What each entry was last seen as (its status, its pardon): a later message may carry
+        # only the news. Bounded: a network runs for months.
+        self.seen: dict[tuple, tuple[str, dict | None]] = {}
+        self.skipped = 0
+
+    def row(self, topic: str, payload: bytes) -> tuple[sqlite3.Row, dict | None] | None:
+        """The message as an audit row and its pardon, or None when the filters leave it out
+        or it is not an action's JSON. The server is the message's, else the topic's."""
+        try:
+            msg = json_object(payload)
+            key = (str(msg.get("server") or topic.split("/")[1]), msg.get("id"))
+            before, pardon = self.seen.pop(key, (None, None))
+            status = str(msg.get("status") or before or "-")
+            if isinstance(msg.get("pardon"), dict):
+                pardon = {"id": None, "time": None, "applied_at": None, "by": "", "reason": "", **msg["pardon"]}
+                status = before or status
+            self.seen[key] = (status, pardon)
+            if len(self.seen) > 10_000:
+                del self.seen[next(iter(self.seen))]
+            target = msg.get("target") or {}
+            detail = json.dumps({k: v for k, v in msg.items() if k not in _NOT_ACTION}, ensure_ascii=False)
+            values = (msg.get("id"), key[0], str(msg.get("time", "")), msg.get("round"), msg.get("day"), str(msg.get("action", "")),
+                      str(msg.get("rule", "")), str(msg.get("ref", "")), target.get("userid"), target.get("steamid"), target.get("name"),
+                      str(msg.get("reason", "")), detail, msg.get("command"), status, msg.get("reply"))
+            found = self.db.execute(self.query, (*values, *self.params)).fetchone()
+        except (ValueError, TypeError, AttributeError, sqlite3.Error):
+            self.skipped += 1
+            return None
+        if found is None or not name_matches(found, self.args.player):
+            return None
+        return found, pardon
+
+
+def _tail_network(args: argparse.Namespace) -> int:
+    from .io.network import NetworkError, follow
+
+    colour = coloured(args.json)
+    try:
+        url, tls = mqtt_target(args, "tail")
+        network = Network(args)
+    except (TailError, ConfigError) as exc:
+        print(f"jailcore tail: {exc}", file=sys.stderr)
+        return 1
+    shown = 0
+
+    def handle(topic: str, payload: bytes) -> bool:
+        nonlocal shown
+        found = network.row(topic, payload)
+        if found is None:
+            return False
+        row, pardon = found
+        print(json_line(as_json(row, pardon)) if args.json else human(row, colour, args.lang, pardon), flush=True)
+        shown += 1
+        return bool(args.count) and shown >= args.count
+
+    def ready(where: str) -> None:
+        print(f"following {ACTIONS} on {where} (Ctrl-C stops)", file=sys.stderr, flush=True)
+
+    try:
+        follow(url, ACTIONS, handle, tls, args.seconds, ready)
+    except (NetworkError, ValueError) as exc:
+        print(f"jailcore tail: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    if network.skipped:
+        print(f"{network.skipped} message(s) that were not an action's JSON were skipped", file=sys.stderr)
+    return 0
