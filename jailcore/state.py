@@ -150,7 +150,16 @@ def dump(state: State) -> dict:
 
 
 def restore(data: dict, rule_states: dict[str, type]) -> State:
-    """A snapshot back into a `State`; `rule_states` names each rule's state class."""
+    """A snapshot back into a `State`; `rule_states` names each rule's state class.
+    Raises ValueError, naming what is wrong, for a snapshot that is not one of ours."""
+    try:
+        return _restore(data, rule_states)
+    except (cattrs.BaseValidationError, TypeError, KeyError, AttributeError) as exc:
+        notes = "; ".join(cattrs.transform_error(exc)) if isinstance(exc, cattrs.BaseValidationError) else repr(exc)
+        raise ValueError(f"not a jailcore state snapshot: {notes}") from None
+
+
+def _restore(data: dict, rule_states: dict[str, type]) -> State:
     data = dict(data)
     if data.pop("version", 1) < VERSION:
         data = _from_v1(data)

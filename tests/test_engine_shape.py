@@ -104,3 +104,26 @@ def test_a_typo_in_a_rule_table_is_refused_at_load():
 
     with pytest.raises(ConfigError, match=r"<t>:2: specialday\.cooldown\.round: unknown key"):
         load("[specialday.cooldown]\nround = 2\n", "<t>", {})
+
+
+def test_a_foreign_snapshot_is_refused_with_what_is_wrong():
+    import pytest as _pytest
+
+    with _pytest.raises(ValueError, match=r"not a jailcore state snapshot: .*\$\.round"):
+        Engine(Config.default(), {"version": 2, "round": "вторник"})
+
+
+def test_a_snapshot_of_the_first_layout_is_read():
+    """A daemon upgraded in place keeps its round, bans, ladders and the rules' counts."""
+    old = {"round": 9, "round_open": True, "time": "2026-11-30T20:00:00", "players": [{"userid": 2, "steamid": "STEAM_1:0:42",
+           "name": "W", "team": "CT", "alive": True}], "ladders": {"specialday.cooldown|STEAM_1:0:42": 2},
+           "ctbans": {"STEAM_1:0:7": {"steamid": "STEAM_1:0:7", "name": "x", "until": None, "rounds": 2, "since": 9, "rule": "ctban",
+                                      "ref": "", "reason": "r"}},
+           "global_games": 1, "rebels": {"STEAM_1:0:5": 8}, "game": {"name": "Король", "key": "Король", "host": 2,
+           "started": "2026-11-30T19:59:00", "tags": ["chat"]}, "lr": {"start": "2026-11-30T19:59:30", "uid": 5, "name": "p", "done": False}}
+    engine = Engine(Config.default(), old)
+    s = engine.state
+    assert (s.round, s.players[2].name, s.ladders, s.ctbans["STEAM_1:0:7"].rounds, s.ctbans["STEAM_1:0:7"].fresh) == (
+        9, "W", {"specialday.cooldown|STEAM_1:0:42": 2}, 2, True)
+    assert s.rules["calendar.global_games"].played == 1 and s.rules["calendar.rebellion"].rebels == {"STEAM_1:0:5": 8}
+    assert s.game.name == "Король" and s.last_prisoner.uid == 5
