@@ -54,6 +54,12 @@ async def running(config, sim: SimServer, stop_sim: bool = True, **options):
     try:
         yield daemon
     finally:
+        if sim.port and not daemon.outbox.idle.is_set():
+            # Python 3.11's wait_for can swallow a cancel that lands as a reply arrives (the
+            # daemon's Outbox then never ends): let a command in flight finish first.
+            idle = asyncio.ensure_future(daemon.outbox.idle.wait())
+            await asyncio.wait([idle], timeout=2)
+            idle.cancel()
         daemon.stop()
         await task
         daemon.store.close()

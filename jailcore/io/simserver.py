@@ -182,6 +182,12 @@ class SimServer:
     def make_warden(self, who: Client) -> None:
         self.world.say(who, "!w")
 
+    def reload_shim(self) -> None:
+        """`sm plugins reload`: a fresh plugin (or stand-in) over the same game; it says hello."""
+        self.shim, self.shim_note = make_shim(self.shim.kind, self.world)
+        self.world.shim = self.shim
+        self.shim.load()
+
     # -- RCON --------------------------------------------------------------------------------
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -242,6 +248,7 @@ class SimServer:
             if self.on_command is not None:
                 self.on_command(command)
             replies.append(self.run_command(command))
+        self.world.tick()  # the frame after the packet's commands: deferred kicks, queued commands
         out = "\n".join(replies)
         self.flush()
         return out
@@ -252,7 +259,6 @@ class SimServer:
         reply = self.shim.server_command(command)
         if reply is None:
             reply = self._engine(tokenize(command))
-        self.world.tick()
         return reply
 
     def _engine(self, args: list[str]) -> str:

@@ -60,13 +60,14 @@ def source_hash(spcomp: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def build(out: Path, spcomp: str | None = None, include: str | None = None) -> str:
-    """Compiles the plugin to `out`; returns the compiler's output. Any warning fails (-E)."""
+def build(out: Path, spcomp: str | None = None, include: str | None = None, source: Path = MAIN) -> str:
+    """Compiles the plugin (or another source) to `out`; returns the compiler's output. Any
+    warning fails (-E)."""
     compiler, includes = tools(spcomp, include)
     if not os.access(compiler, os.X_OK):
         compiler.chmod(compiler.stat().st_mode | 0o111)
     out.parent.mkdir(parents=True, exist_ok=True)
-    args = [str(compiler), str(MAIN), "-i", str(SCRIPTING), "-i", str(includes), "-o", str(out), "-E"]
+    args = [str(compiler), str(source), "-i", str(SCRIPTING), "-i", str(includes), "-o", str(out), "-E"]
     done = subprocess.run(args, capture_output=True, text=True, check=False)
     if done.returncode != 0 or not out.is_file():
         raise BuildError(f"spcomp failed ({done.returncode}):\n{done.stdout}{done.stderr}")

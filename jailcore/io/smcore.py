@@ -172,7 +172,6 @@ class SourceModCore:
                 callback(cmd)
         finally:
             self._output = previous
-        self.frame()
         return "\n".join(out)
 
     def client_command(self, client: Client, line: str) -> bool:

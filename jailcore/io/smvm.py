@@ -130,6 +130,14 @@ class Machine(SourcePawnAbstractMachine):
         self.budget = BUDGET
         self.initialized = True
 
+    def report_error(self, code_or_msg, msg=None):
+        # pysmx asserts that no error is pending; one raised outside a call would then block
+        # every later report. A call restores the state anyway (invoke).
+        code = code_or_msg if isinstance(code_or_msg, SourcePawnErrorCode) else SourcePawnErrorCode.USER
+        message = msg if msg is not None else code_or_msg if isinstance(code_or_msg, str) else code.msg
+        self.exception = SourcePawnRuntimeError(message, amx=self, code=code)
+        raise self.exception
+
     # -- memory (patch 4) ----------------------------------------------------------------------
 
     def check_range(self, addr: int, size: int) -> None:

@@ -166,6 +166,10 @@ class StandIn(SourceModCore):
     def emit_text(self, client: Client, trigger: str, key: str, value: str) -> None:
         self.emit(client, trigger, self.prop("", 300, key, value))
 
+    def on_gag(self, client: Client) -> None:
+        if client.userid in self.world.players:
+            self.emit_text(client, "jb_gag", "state", "on" if client.gagged else "off")
+
     # -- warden.sp ------------------------------------------------------------------------------------
 
     def warden_claim(self, client: Client) -> str | None:
