@@ -64,6 +64,9 @@ def build(out: Path, spcomp: str | None = None, include: str | None = None, sour
     """Compiles the plugin (or another source) to `out`; returns the compiler's output. Any
     warning fails (-E)."""
     compiler, includes = tools(spcomp, include)
+    for path, what in ((compiler, "spcomp"), (includes, "include folder")):
+        if not path.exists():
+            raise BuildError(f"no {what} at {path}")
     if not os.access(compiler, os.X_OK):
         compiler.chmod(compiler.stat().st_mode | 0o111)
     out.parent.mkdir(parents=True, exist_ok=True)
