@@ -84,7 +84,8 @@ async def main() -> None:
         sim.round_end()
         sim.round_start()
         sim.make_warden(warden)
-        sim.log.prohibit(warden, "a").prohibit(warden, "b")
+        sim.say(warden, "!prohibit a")
+        sim.say(warden, "!prohibit b")
         sim.flush()
         await asyncio.sleep(0.5)
 
@@ -97,7 +98,7 @@ async def main() -> None:
             while sent_lines < (loop.time() - start) * 2000:
                 send(NOISE.format(i=sent_lines % 20, uid=3 + sent_lines % 20))
                 sent_lines += 1
-            sim.log.prohibit(warden, f"extra {n}")
+            sim.say(warden, f"!prohibit extra {n}")  # the plugin's line, written before the clock starts
             t0 = time.perf_counter()
             sim.flush()
             key = f"jb_cancel_prohibition 3#{n}"

