@@ -180,6 +180,13 @@ def test_vm_patches(checks, monkeypatch):
     assert vm._executed == [] and vm._stack == []
 
 
+def test_typesets_are_read_from_their_signatures():
+    """Patch 8: each typeset is a list of function types (EventHook: two, of three arguments)."""
+    sim = server()
+    typesets = {t.name: [(len(f.args), f.args[1].type == 0x31) for f in t.types] for t in sim.shim.plugin.rtti_typesets}
+    assert typesets["EventHook"] == [(3, True), (3, True)]  # (Event, const char[] name, bool)
+
+
 def test_every_opcode_the_plugin_uses_has_a_working_handler():
     sim = server()
     used = smvm.opcodes_used(sim.shim.plugin)

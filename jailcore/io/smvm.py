@@ -17,6 +17,10 @@ tested in tests/test_shim_vm.py (`test_vm_patches`):
    the plugin is an error, not a hung test.
 7. Natives are called with their parameters as a list, `[count, p1, p2, ...]`, no frame of
    their own: a native reads the calling function's frame for `VFormat`, as SourceMod does.
+8. `Typeset` (at load): pysmx reads a typeset's signature, an offset into rtti.data where a
+   count and that many function types stand, as if it were a type id; whether a plugin then
+   loads depends on where its typesets happen to fall (an assertion fails for some builds).
+   The signature is read as what it is.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from collections.abc import Callable
 from ctypes import c_byte
 from pathlib import Path
 
+import smx.plugin
+from smx import reader
 from smx.definitions import cell
 from smx.errors import SourcePawnErrorCode
 from smx.exceptions import SourcePawnRuntimeError
@@ -273,10 +279,25 @@ class Machine(SourcePawnAbstractMachine):
             self.exception = None
 
 
+class Typeset(reader.RTTITypeset):
+    """A typeset with its function types read from its signature (patch 8)."""
+
+    def __init__(self, plugin: SourcePawnPlugin, name: int, signature: int):
+        super(reader.RTTITypeset, self).__init__(plugin, name)
+        self.signature = signature
+        self.rtti = None
+        parser = plugin.rtti_parser_from_offset(signature)
+        self.types = [parser.decode_new() for _ in range(parser.decode_uint32())]
+
+
 def load(path: Path | str) -> tuple[SourcePawnPlugin, Machine]:
     """The compiled plugin and a machine ready to run it."""
-    with open(path, "rb") as fh:
-        plugin = SourcePawnPlugin(fh)
+    saved, smx.plugin.RTTITypeset = smx.plugin.RTTITypeset, Typeset
+    try:
+        with open(path, "rb") as fh:
+            plugin = SourcePawnPlugin(fh)
+    finally:
+        smx.plugin.RTTITypeset = saved
     runtime = SourcePawnPluginRuntime(plugin)
     runtime.console_redirect = None
     plugin.runtime = runtime

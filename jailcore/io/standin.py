@@ -651,22 +651,29 @@ class StandIn(SourceModCore):
         self.emit(client, "jb_ctban", props)
         self.reply_tr(client, "JB_CtBanSent", target, length)
 
-    def cmd_unctban(self, client: Client | None, cmd: Command) -> None:
+    def admin_target(self, client: Client | None, cmd: Command, usage: str, nobots: bool) -> Client | None:
+        """Admin_Target: an admin's command naming one player; None after saying why not."""
         if not self.admin_allow(client):
-            return
+            return None
         if cmd.argc < 1:
-            self.reply_tr(client, "JB_UsageUnCtBan")
-            return
-        target = self.find_target(client, smtext.fit(cmd.arg(1), 64), True, False)
+            self.reply_tr(client, usage)
+            return None
+        return self.find_target(client, smtext.fit(cmd.arg(1), 64), nobots, False)
+
+    def cmd_unctban(self, client: Client | None, cmd: Command) -> None:
+        target = self.admin_target(client, cmd, "JB_UsageUnCtBan", True)
         if target is not None:
             self.emit(client, "jb_unctban", f' (target "#{target.userid}")')
             self.reply_tr(client, "JB_UnCtBanSent", target)
+
+    def reply_ban(self, client: Client, other: Client) -> None:
+        self.reply(client, "[jailcore] " + smtext.fit(self.ctban_describe(other, client), 256, utf8=False))
 
     def list_bans(self, client: Client) -> bool:
         found = False
         for other in self.world.clients():
             if self.ctban_left(other) != 0:
-                self.reply(client, "[jailcore] " + smtext.fit(self.ctban_describe(other, client), 256, utf8=False))
+                self.reply_ban(client, other)
                 found = True
         return found
 
@@ -675,18 +682,13 @@ class StandIn(SourceModCore):
             self.reply_tr(client, "JB_CtBansNone")
 
     def cmd_isbanned(self, client: Client | None, cmd: Command) -> None:
-        if not self.admin_allow(client):
-            return
-        if cmd.argc < 1:
-            self.reply_tr(client, "JB_UsageIsBanned")
-            return
-        target = self.find_target(client, smtext.fit(cmd.arg(1), 64), False, False)
+        target = self.admin_target(client, cmd, "JB_UsageIsBanned", False)
         if target is None:
             return
         if self.ctban_left(target) == 0:
             self.reply_tr(client, "JB_NotCtBanned", target)
         else:
-            self.reply(client, "[jailcore] " + smtext.fit(self.ctban_describe(target, client), 256, utf8=False))
+            self.reply_ban(client, target)
 
     def cmd_jcstatus(self, client: Client | None, cmd: Command) -> None:
         if not self.admin_allow(client):

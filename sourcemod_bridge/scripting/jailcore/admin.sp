@@ -141,20 +141,27 @@ public Action Cmd_CtBan(int client, int args)
 	return Plugin_Handled;
 }
 
-public Action Cmd_UnCtBan(int client, int args)
+/** An admin's command naming one player (its first argument): the client, or -1 after
+ * saying why not. */
+static int Admin_Target(int client, int args, const char[] usage, bool nobots)
 {
 	if (!Admin_Allow(client))
 	{
-		return Plugin_Handled;
+		return -1;
 	}
 	if (args < 1)
 	{
-		ReplyToCommand(client, "[jailcore] %t", "JB_UsageUnCtBan");
-		return Plugin_Handled;
+		ReplyToCommand(client, "[jailcore] %t", usage);
+		return -1;
 	}
 	char arg[64];
 	GetCmdArg(1, arg, sizeof(arg));
-	int target = FindTarget(client, arg, true, false);
+	return FindTarget(client, arg, nobots, false);
+}
+
+public Action Cmd_UnCtBan(int client, int args)
+{
+	int target = Admin_Target(client, args, "JB_UsageUnCtBan", true);
 	if (target > 0)
 	{
 		Emit_UnCtBan(client, target);
@@ -163,17 +170,23 @@ public Action Cmd_UnCtBan(int client, int args)
 	return Plugin_Handled;
 }
 
+/** The line about `target`'s CT ban, to `client`. */
+static void Admin_ReplyBan(int client, int target)
+{
+	char line[256];
+	CtBan_Describe(target, client, line, sizeof(line));
+	ReplyToCommand(client, "[jailcore] %s", line);
+}
+
 /** Every CT ban held, one reply line each; false when there is none. */
 static bool Admin_ListBans(int client)
 {
 	bool any = false;
-	char line[256];
 	for (int i = 1; i <= MaxClients; i++)
 	{
 		if (IsClientInGame(i) && CtBan_Left(i) != 0)
 		{
-			CtBan_Describe(i, client, line, sizeof(line));
-			ReplyToCommand(client, "[jailcore] %s", line);
+			Admin_ReplyBan(client, i);
 			any = true;
 		}
 	}
@@ -191,18 +204,7 @@ public Action Cmd_CtBans(int client, int args)
 
 public Action Cmd_IsBanned(int client, int args)
 {
-	if (!Admin_Allow(client))
-	{
-		return Plugin_Handled;
-	}
-	if (args < 1)
-	{
-		ReplyToCommand(client, "[jailcore] %t", "JB_UsageIsBanned");
-		return Plugin_Handled;
-	}
-	char arg[64];
-	GetCmdArg(1, arg, sizeof(arg));
-	int target = FindTarget(client, arg, false, false);
+	int target = Admin_Target(client, args, "JB_UsageIsBanned", false);
 	if (target < 1)
 	{
 		return Plugin_Handled;
@@ -210,11 +212,11 @@ public Action Cmd_IsBanned(int client, int args)
 	if (CtBan_Left(target) == 0)
 	{
 		ReplyToCommand(client, "[jailcore] %t", "JB_NotCtBanned", target);
-		return Plugin_Handled;
 	}
-	char line[256];
-	CtBan_Describe(target, client, line, sizeof(line));
-	ReplyToCommand(client, "[jailcore] %s", line);
+	else
+	{
+		Admin_ReplyBan(client, target);
+	}
 	return Plugin_Handled;
 }
 
