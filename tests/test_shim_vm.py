@@ -129,6 +129,27 @@ public int Outside(int i)
 	int small[4];
 	return small[i];
 }
+
+int g_Ticks;
+
+public void OnPluginStart()
+{
+	CreateTimer(5.0, Timer_Once, 7);
+	CreateTimer(2.0, Timer_Repeat, 0, TIMER_REPEAT);
+}
+
+public Action Timer_Once(Handle timer, any data)
+{
+	LogToGame("once %d", data);
+	return Plugin_Stop;
+}
+
+public Action Timer_Repeat(Handle timer, any data)
+{
+	g_Ticks++;
+	LogToGame("tick %d", g_Ticks);
+	return g_Ticks >= 3 ? Plugin_Stop : Plugin_Continue;
+}
 """
 
 
@@ -141,9 +162,23 @@ def checks(tmp_path_factory):
     from jailcore.io.world import World
     from jailcore.logwriter import LogWriter
 
-    host = PluginHost(World(LogWriter(START)), folder / "checks.smx")
+    world = World(LogWriter(START, step=0.0))
+    host = PluginHost(world, folder / "checks.smx")
+    world.shim = host
     host.load()
     return host
+
+
+def test_timers_fire_on_the_game_clock(checks):
+    world, errors = checks.world, len(checks.errors)
+    fired = []
+    for second in range(1, 11):
+        mark = len(world.log.lines)
+        world.wait(1)
+        fired += [(second, line[25:]) for line in world.log.lines[mark:]]
+    # a repeating timer every 2 s until its callback says Plugin_Stop; a single one after 5 s
+    assert fired == [(2, "tick 1"), (4, "tick 2"), (5, "once 7"), (6, "tick 3")]
+    assert checks.errors[errors:] == []
 
 
 def test_vm_patches(checks, monkeypatch):
