@@ -11,6 +11,7 @@ as Python callables (the host's run the plugin's bytecode) and answers the forwa
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
@@ -88,7 +89,7 @@ class SourceModCore:
         self.cvars: dict[str, str] = {}
         self.reply_to = CONSOLE
         self.command: Command | None = None  # the command being run, for GetCmdArg
-        self.server_console: list[str] = []  # what was printed to the server console
+        self.server_console: deque[str] = deque(maxlen=1000)  # the latest lines printed to the server console
         self.actions: list[str] = []  # LogAction lines: SourceMod's own log
         self.errors: list[str] = []  # plugin errors, as SourceMod logs them
         self._output: list[str] | None = None  # the running server command's reply

@@ -38,6 +38,7 @@ class PluginHost(Natives, SourceModCore):
         self.autoexec: list[str] = []
         self._native_args: list = [0]
         table = self.native_table()
+        self.natives_known = set(table)
         self._bound = [getattr(self, table[n.name]) if n.name in table else None for n in self.plugin.natives]
 
     # -- the natives ------------------------------------------------------------------------------

@@ -185,7 +185,7 @@ class Natives:
 
     def n_GetFeatureStatus(self: PluginHost, p):
         name = self.text(p[2])
-        known = name in self.native_table() if p[1] == 0 else False
+        known = name in self.natives_known if p[1] == 0 else False
         return FEATURE_AVAILABLE if known else FEATURE_UNKNOWN
 
     def n_GetNativeCell(self: PluginHost, p):

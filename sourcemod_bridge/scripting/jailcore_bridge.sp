@@ -18,7 +18,7 @@
 #include <basecomm>
 #define REQUIRE_PLUGIN
 
-#define JB_VERSION "1.0.0"
+#define JB_VERSION "1.1.0"  // 1.1: command ids, kick, ban, CT bans held, the admin feed and commands
 
 public Plugin myinfo =
 {
