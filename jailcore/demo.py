@@ -1,8 +1,10 @@
 """`jailcore demo`: the daemon against the built-in simulated server, live.
 
-A simulated jail server (real UDP log, real Source RCON) plays a few days of a game week
-in which the warden breaks the rules; the daemon enforces them and every decision is
-printed as it happens, with the command the server received. Ends by itself.
+A simulated jail server (real UDP log, real Source RCON, and the real SourceMod plugin run in
+a SourcePawn VM when pysmx is installed, else its Python stand-in) plays a few days of a game
+week in which the warden breaks the rules, by chat commands as players type them; the
+daemon enforces them and every decision is printed as it happens, with the command the
+server received. Ends by itself.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ def _paint(text: str, code: str | None) -> str:
 
 async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -> int:
     sim = SimServer(password="demo-password")
+    print(_paint(f"* simulated server: {sim.shim_note}", "2"))
     port = await sim.start()
     with tempfile.TemporaryDirectory(prefix="jailcore-demo-") as tmp:
         config = load(
@@ -44,7 +47,7 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
             print(f"            {action.reason}")
 
         def received(command: str) -> None:
-            if not command.startswith(("jb_hud", "jb_status")):
+            if not command.startswith(("jb_hud", "jb_status", "jb_adminfeed", "jb_ctban_set")):
                 print(_paint(f"            server got: {command}", "2"))
 
         sim.on_command = received
@@ -65,31 +68,37 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
         guard = sim.add_player("Охранник", "CT")
         for i in range(9):
             sim.add_player(f"Зек {i + 1}", "T")
+
+        def says(who, *lines: str) -> None:
+            for line in lines:
+                sim.say(who, line)
+
+        def new_round(who) -> None:
+            sim.round_end()
+            sim.round_start()
+            sim.make_warden(who)  # types !w
+
         try:
             await step("Round 1, Monday: the warden starts a game on the freeday", lambda: (
-                sim.round_start(), sim.make_warden(warden), sim.log.game(warden, "Математика")))
+                sim.round_start(), sim.make_warden(warden), says(warden, "!игра Математика")))
             await step("Round 2: orders replace each other; a third prohibition is refused", lambda: (
-                sim.round_end(), sim.round_start(), sim.make_warden(warden),
-                sim.log.order(warden, "Все в клетки"), sim.log.order(warden, "Сесть"),
-                sim.log.prohibit(warden, "Не прыгать"), sim.log.prohibit(warden, "Не бегать"),
-                sim.log.prohibit(warden, "Не стрелять")))
+                new_round(warden), says(warden, "!приказ Все в клетки", "!order Сесть", "!запрет Не прыгать",
+                                        "!prohibit Не бегать", "!prohibit Не стрелять")))
             await step("Round 2: «Король» with 9 prisoners online (004 5.17), then a special day", lambda: (
-                sim.log.game(warden, "Король"), sim.log.specialday(warden, "Прятки")))
+                says(warden, "!game Король", "!sd Прятки")))
             if rounds >= 3:
                 await step("Round 3: another special day, only one round later (000 6.5)", lambda: (
-                    sim.round_end(), sim.round_start(), sim.make_warden(warden), sim.log.specialday(warden, "Голодные игры")))
+                    new_round(warden), says(warden, "!од Голодные игры")))
             if rounds >= 4:
                 await step("Round 4: a new warden: an unknown game, then «Король» and «Повар»: warning, then teamswap", lambda: (
-                    sim.round_end(), sim.round_start(), sim.make_warden(guard), sim.log.game(guard, "Бадминтон"),
-                    sim.log.game(guard, "Король"), sim.log.game(guard, "Повар")))
+                    new_round(guard), says(guard, "!game Бадминтон", "!game Король", "!game Повар")))
                 await step("The moved guard tries to go back to CT at once (001 guards 11)", lambda: (
-                    sim.log.join(guard, "CT"),))
+                    sim.join(guard, "CT"),))
             if rounds >= 5:
                 prisoners = [p for p in sim.players.values() if p.team == "TERRORIST" and p.alive][:2]
                 await step("Round 5: «Математика»: the referee names the first right answer, with the proof", lambda: (
-                    sim.round_end(), sim.round_start(), sim.make_warden(warden), sim.log.order(warden, "Все к стене"),
-                    sim.log.game(warden, "Математика"), sim.log.say(warden, "2+2*2"),
-                    sim.log.say(prisoners[0], "8"), sim.log.say(prisoners[1], "\x046")))
+                    new_round(warden), says(warden, "!order Все к стене", "!game Математика", "2+2*2"),
+                    says(prisoners[0], "8"), says(prisoners[1], "\x046")))
             rows = daemon.store.entries()
             delivered = sum(1 for r in rows if r["status"] == "delivered")
             print(_paint(f"* done: {len(rows)} enforcement(s) logged, {delivered} delivered; "

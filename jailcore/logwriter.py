@@ -55,13 +55,15 @@ class LogWriter:
         p.alive = False
         return self.add(f'"{p.name}<{p.userid}><{p.steamid}><{old}>" joined team "{team}"')
 
-    def connect(self, p: Who, team: str) -> LogWriter:
+    def enter(self, p: Who) -> LogWriter:
         self.add(f'{p.ident("")} connected, address "127.0.0.1:27005"')
-        self.add(f'{p.ident("")} entered the game')
-        return self.join(p, team)
+        return self.add(f'{p.ident("")} entered the game')
 
-    def disconnect(self, p: Who) -> LogWriter:
-        return self.add(f'{p.ident()} disconnected (reason "Disconnect")')
+    def connect(self, p: Who, team: str) -> LogWriter:
+        return self.enter(p).join(p, team)
+
+    def disconnect(self, p: Who, reason: str = "Disconnect") -> LogWriter:
+        return self.add(f'{p.ident()} disconnected (reason "{reason}")')
 
     def round_start(self) -> LogWriter:
         return self.add('World triggered "Round_Start"')

@@ -85,9 +85,10 @@ def test_no_module_imports_back_into_one_that_imports_it():
 
 
 def test_the_engine_is_a_dispatcher_and_no_module_is_a_monolith():
+    """The pure core (not io/, where the simulator mirrors the whole plugin, nor web/)."""
     assert len((ROOT / "jailcore" / "engine.py").read_text(encoding="utf-8").splitlines()) <= 250
-    for path in (ROOT / "jailcore").rglob("*.py"):
-        assert len(path.read_text(encoding="utf-8").splitlines()) <= 560, path
+    for path in [*(ROOT / "jailcore").glob("*.py"), *(ROOT / "jailcore" / "rules").glob("*.py")]:
+        assert len(path.read_text(encoding="utf-8").splitlines()) <= 450, path
 
 
 def test_every_rule_declares_its_key_settings_and_events_and_is_configurable():

@@ -1,4 +1,6 @@
-"""End to end over loopback: real UDP datagrams, real Source RCON, a real SQLite file."""
+"""End to end over loopback: real UDP datagrams, real Source RCON, a real SQLite file, and
+the real plugin's bytecode answering in the simulated server (the Python stand-in when
+pysmx is not installed). Players act by chat (`!game`, `!sd`...), as on a server."""
 
 from __future__ import annotations
 
@@ -42,8 +44,9 @@ def config_text(port: int, state: Path, server: str = "", log: str = "", rest: s
 
 
 @asynccontextmanager
-async def running(config, sim: SimServer, **options):
-    """A daemon with this config beside this (started) simulated server; stops both."""
+async def running(config, sim: SimServer, stop_sim: bool = True, **options):
+    """A daemon with this config beside this (started) simulated server; stops both (the
+    server stays up with stop_sim False, for a daemon restart)."""
     daemon = Daemon(config, **{"rcon_backoff": (0.05, 0.2), "auth_backoff": 0.5, **options})
     task = asyncio.create_task(daemon.run())
     await daemon.ready.wait()
@@ -51,18 +54,27 @@ async def running(config, sim: SimServer, **options):
     try:
         yield daemon
     finally:
+        if sim.port and not daemon.outbox.idle.is_set():
+            # Python 3.11's wait_for can swallow a cancel that lands as a reply arrives (the
+            # daemon's Outbox then never ends): let a command in flight finish first.
+            idle = asyncio.ensure_future(daemon.outbox.idle.wait())
+            await asyncio.wait([idle], timeout=2)
+            idle.cancel()
         daemon.stop()
         await task
         daemon.store.close()
-        await sim.stop()
+        if stop_sim:
+            await sim.stop()
 
 
 @asynccontextmanager
-async def live(tmp_path, sim: SimServer | None = None, server: str = "", log: str = "", state: str = "state.sqlite3"):
+async def live(tmp_path, sim: SimServer | None = None, server: str = "", log: str = "", state: str = "state.sqlite3",
+               stop_sim: bool = True):
     sim = sim or SimServer(password="pw", secret="4242" if "secret" in log else "")
     port = sim.port or await sim.start()
-    async with running(load(config_text(port, tmp_path / state, server, log), "<test>", {}), sim) as daemon:
+    async with running(load(config_text(port, tmp_path / state, server, log), "<test>", {}), sim, stop_sim) as daemon:
         yield sim, daemon
+    assert not sim.shim.errors, sim.shim.errors
 
 
 def populate(sim: SimServer, prisoners: int = 3):
@@ -90,7 +102,7 @@ def sent(sim: SimServer, prefix: str) -> list[str]:
 async def test_forbidden_game_is_answered_over_rcon(tmp_path):
     async with live(tmp_path) as (sim, daemon):
         warden, _ = populate(sim, prisoners=9)
-        sim.log.game(warden, "Король")
+        sim.say(warden, "!game Король")
         sim.flush()
         await until(lambda: sent(sim, f"jb_warn #{warden.userid}"))
         (command,) = sent(sim, f"jb_warn #{warden.userid}")
@@ -128,16 +140,15 @@ async def test_hostile_text_never_splits_a_command(tmp_path):
     async with live(tmp_path) as (sim, daemon):
         warden, _ = populate(sim)
         evil = 'x"; quit; sm_ban #1 0 "//\nrcon_password hacked'
-        sim.log.game(warden, evil)
-        sim.log.order(warden, evil)
-        sim.log.prohibit(warden, "a").prohibit(warden, "b").prohibit(warden, evil)
+        for said in (f"!game {evil}", f"!order {evil}", "!prohibit a", "!prohibit b", f"!prohibit {evil}"):
+            sim.say(warden, said)
         sim.flush()
         await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 1)
         await until(lambda: daemon.outbox.idle.is_set())
         assert not [c for c in sim.received if not c.startswith("jb_")]
         for command in sim.received:
             assert len(split_commands(command)) == 1 and "quit" not in command.split()[0]
-        enforcement = [c for c in sim.received if not c.startswith(("jb_hud", "jb_status"))]
+        enforcement = [c for c in sim.received if not c.startswith(("jb_hud", "jb_status", "jb_adminfeed"))]
         rows = daemon.store.entries()
         assert len(enforcement) == len(rows)
 
@@ -146,7 +157,8 @@ async def test_rcon_outage_queues_and_delivers_once(tmp_path):
     async with live(tmp_path) as (sim, daemon):
         warden, _ = await settled(sim, daemon)
         await sim.stop_rcon()
-        sim.log.prohibit(warden, "a").prohibit(warden, "b").prohibit(warden, "c")
+        for text in "abc":
+            sim.say(warden, f"!prohibit {text}")
         sim.flush()
         await until(lambda: len(daemon.store.pending("t")) == 2)
         await asyncio.sleep(0.3)
@@ -160,23 +172,21 @@ async def test_rcon_outage_queues_and_delivers_once(tmp_path):
 
 async def test_restart_keeps_cooldown_and_ladders(tmp_path):
     sim = SimServer(password="pw")
-    async with live(tmp_path, sim) as (_, daemon):
+    async with live(tmp_path, sim, stop_sim=False) as (_, daemon):
         warden, _ = populate(sim)
-        sim.log.specialday(warden).specialday(warden)  # allowed, then slay (ladder step 1)
+        sim.say(warden, "!sd Прятки")
+        sim.say(warden, "!sd Прятки")  # allowed, then slay (ladder step 1)
         sim.flush()
         await until(lambda: sent(sim, f"jb_slay #{warden.userid}") and daemon.outbox.idle.is_set())
-    # a new daemon on the same state file
-    sim2 = SimServer(password="pw")
-    sim2.players, sim2._next_userid = sim.players, sim._next_userid
-    sim2.log.now, sim2.log.seq = sim.log.now, sim.log.seq
-    async with live(tmp_path, sim2) as (_, daemon2):
+    # a new daemon on the same state file, beside the same server
+    async with live(tmp_path, sim) as (_, daemon2):
         assert daemon2.engine.state.specialday == 2 and daemon2.engine.state.round == 2
-        sim2.round_end()
-        sim2.round_start()  # round 3 = R+1: still cooling down
-        sim2.make_warden(warden)
-        sim2.log.specialday(warden)
-        sim2.flush()
-        await until(lambda: sent(sim2, f"jb_teamswap #{warden.userid} T"))
+        sim.round_end()
+        sim.round_start()  # round 3 = R+1: still cooling down
+        sim.make_warden(warden)
+        sim.say(warden, "!sd Прятки")
+        sim.flush()
+        await until(lambda: sent(sim, f"jb_teamswap #{warden.userid} T"))
         rows = daemon2.store.entries("rule = ?", ("specialday.cooldown",))
         assert [r["action"] for r in rows] == ["slay", "ctban", "teamswap"]
 
@@ -187,12 +197,14 @@ async def test_seq_jump_asks_status_and_reconciles_a_large_server(tmp_path):
         assert len(json.dumps(sim.status()).encode()) > 4096
         sim.flush()
         await until(lambda: daemon.engine.state.warden == warden.userid)
-        sim.players[99] = type(warden)("Новенький", 99, "STEAM_1:0:99", "TERRORIST", True)  # joined while UDP lost it
-        sim.log.seq += 3
-        sim.log.order(warden, "стоять")
+        newbie = sim.add_player("Новенький", "T")  # joins while UDP loses his lines and the warden's
+        sim.say(warden, "!order a")
+        sim.say(warden, "!order b")
+        assert sim.drop_unsent() > 0
+        sim.say(warden, "!order стоять")
         sim.flush()
-        await until(lambda: 99 in daemon.engine.state.players)
-        assert daemon.engine.state.players[99].team == "TERRORIST"
+        await until(lambda: newbie.userid in daemon.engine.state.players)
+        assert daemon.engine.state.players[newbie.userid].team == "TERRORIST"
         assert len(daemon.engine.state.players) == 62
 
 
@@ -257,12 +269,13 @@ async def test_simulated_server_speaks_to_an_independent_client():
 async def test_observe_and_advise_modes(tmp_path, mode, expected):
     async with live(tmp_path, server=f'mode = "{mode}"\n') as (sim, daemon):
         warden, _ = populate(sim)
-        sim.log.specialday(warden).specialday(warden)  # would be a slay
+        sim.say(warden, "!sd Прятки")
+        sim.say(warden, "!sd Прятки")  # would be a slay
         sim.flush()
         await until(lambda: daemon.store.entries("rule = 'specialday.cooldown'"))
         await asyncio.sleep(0.2)
         await until(lambda: daemon.outbox.idle.is_set())
-        sent_cmds = [c.split()[0] for c in sim.received if not c.startswith(("jb_hud", "jb_status", "jb_say"))]
+        sent_cmds = [c.split()[0] for c in sim.received if not c.startswith(("jb_hud", "jb_status", "jb_say", "jb_adminfeed"))]
         assert sent_cmds == expected
         rows = [(r["action"], r["status"]) for r in daemon.store.entries("rule = 'specialday.cooldown'")]
         if mode == "observe":
@@ -309,7 +322,7 @@ async def test_live_config_edit_valid_then_invalid(tmp_path):
     write("3")
     async with running(Config.from_toml(path, env={}), sim, config_path=str(path), watch_interval=0.05) as daemon:
         warden, _ = populate(sim)
-        sim.log.specialday(warden)
+        sim.say(warden, "!sd Прятки")
         sim.flush()
         await until(lambda: daemon.engine.state.specialday == 2)
         await asyncio.sleep(0.1)
@@ -319,7 +332,7 @@ async def test_live_config_edit_valid_then_invalid(tmp_path):
         sim.round_end()
         sim.round_start()
         sim.make_warden(warden)
-        sim.log.specialday(warden)
+        sim.say(warden, "!sd Прятки")
         sim.flush()
         await until(lambda: daemon.engine.state.specialday == 3)
         assert not daemon.store.entries("rule = 'specialday.cooldown'")

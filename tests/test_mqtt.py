@@ -96,7 +96,8 @@ async def test_actions_and_state_arrive_on_their_topics(tmp_path, broker):
     sim = SimServer(password="pw")
     async with daemon_on(tmp_path, broker, "a", sim):
         warden, _ = populate(sim)
-        sim.log.specialday(warden).specialday(warden)
+        sim.say(warden, "!sd Прятки")
+        sim.say(warden, "!sd Прятки")
         sim.flush()
         await until(lambda: any(m.get("rule") == "specialday.cooldown" for m in got), timeout=10)
         await until(lambda: any("round" in m and "ctbans" in m for m in got), timeout=10)
@@ -116,13 +117,14 @@ async def test_a_ct_ban_on_one_server_is_enforced_on_another(tmp_path, broker):
         sim_b.round_start()
         sim_b.flush()
         await until(lambda: any(s.steamid == warden_a.steamid for s in b.engine.state.players.values()))
-        sim_a.log.specialday(warden_a).specialday(warden_a).specialday(warden_a)  # allowed, slay, CT ban
+        for _ in range(3):  # allowed, slay, CT ban: the slain warden is no warden for the third
+            sim_a.say(warden_a, "!sd Прятки")
         sim_a.flush()
         await until(lambda: sent(sim_a, f"jb_teamswap #{warden_a.userid} T"), timeout=10)
         await until(lambda: sent(sim_b, f"jb_teamswap #{on_b.userid} T"), timeout=10)
         assert warden_a.steamid in b.engine.state.ctbans
         # and he cannot come back to CT on B either
-        sim_b.log.join(on_b, "CT")
+        sim_b.join(on_b, "CT")
         sim_b.flush()
         await until(lambda: len(sent(sim_b, f"jb_teamswap #{on_b.userid} T")) == 2, timeout=10)
         del a
@@ -143,7 +145,7 @@ async def test_broker_outage_loses_no_message(tmp_path, broker):
         broker.stop()
         await until(lambda: not daemon.mqtt.connected.is_set())
         for i in range(5):
-            sim.log.prohibit(warden, f"p{i}")  # three of these are refused: warn + cancel each
+            sim.say(warden, f"!prohibit p{i}")  # three of these are refused: warn + cancel each
         sim.flush()
         await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 3, timeout=10)
         assert daemon.mqtt.waiting >= 6  # enforcement went on; the messages wait

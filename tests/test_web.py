@@ -106,7 +106,7 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
         summary = await page.locator(".summary").inner_text()
         assert "Начальник #2" in summary and "Прятки" in summary
         await page.check("#all-lines")
-        chat = page.locator(".moment.cat-chat .text")
+        chat = page.locator(".moment.cat-chat .text").last  # the warden claimed his role by chat (!w) before
         assert await chat.inner_text() == f'{HOSTILE} #{hostile.userid}: <img src=x onerror="window.pwned=2">'
         assert await page.evaluate("window.pwned") is None and await page.locator(".timeline img").count() == 0
         await shoot(page, "story-phone")

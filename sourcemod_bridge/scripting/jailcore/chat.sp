@@ -77,14 +77,18 @@ public Action OnClientSayCommand(int client, const char[] command, const char[] 
 		s_Aliases.GetArray(i, a);
 		if (StrEqual(word, a.word, false))
 		{
+			// At once and answered in chat, like SourceMod's own !triggers; the engine runs
+			// the text as one client command, so a `;` in it starts nothing else.
+			ReplySource old = SetCmdReplySource(SM_REPLY_TO_CHAT);
 			if (rest == -1)
 			{
-				FakeClientCommandEx(client, "%s", a.command);
+				FakeClientCommand(client, "%s", a.command);
 			}
 			else
 			{
-				FakeClientCommandEx(client, "%s %s", a.command, sArgs[1 + rest]);
+				FakeClientCommand(client, "%s %s", a.command, sArgs[1 + rest]);
 			}
+			SetCmdReplySource(old);
 			return sArgs[0] == '/' ? Plugin_Handled : Plugin_Continue;
 		}
 	}
@@ -113,8 +117,14 @@ static bool Chat_Text(int client, int args, char[] text, int size, const char[] 
 	}
 	GetCmdArgString(text, size);
 	StripQuotes(text);
+	Emit_Clean(text, size);
 	TrimString(text);
-	return text[0] != '\0';
+	if (text[0] == '\0')
+	{
+		ReplyToCommand(client, "[jailcore] %t", usage);
+		return false;
+	}
+	return true;
 }
 
 public Action Cmd_Warden(int client, int args)
@@ -186,8 +196,20 @@ public Action Cmd_Lift(int client, int args)
 		ReplyToCommand(client, "[jailcore] %t", "JB_UsageLift");
 		return Plugin_Handled;
 	}
+	// The list closes up: what was K+1 is K now, for the daemon and the HUD alike.
+	s_Prohibitions--;
 	Emit_ProhibitLift(client, index);
+	PrintToChatAll("\x04[jailcore]\x01 %t", "JB_ProhibitLifted", index);
 	return Plugin_Handled;
+}
+
+/** The daemon voided prohibition K (refused it): it leaves the list as a lift would. */
+void Chat_ProhibitionVoid(int index)
+{
+	if (index <= s_Prohibitions)
+	{
+		s_Prohibitions--;
+	}
 }
 
 public Action Cmd_Game(int client, int args)

@@ -5,12 +5,40 @@
 
 static int s_Seq;
 
-/** Free text inside a (key "value") property: no quotes, no line breaks. */
+/**
+ * Free text a player or admin wrote, made safe for a (key "value") property and a chat
+ * line: quotes become ', line breaks and tabs a space, other control bytes (chat colours)
+ * are dropped.
+ */
 void Emit_Clean(char[] text, int size)
 {
-	ReplaceString(text, size, "\"", "'");
-	ReplaceString(text, size, "\n", " ");
-	ReplaceString(text, size, "\r", " ");
+	int n = 0;
+	for (int i = 0; i < size && text[i] != '\0'; i++)
+	{
+		int c = text[i];
+		if (c == '"')
+		{
+			text[n++] = '\'';
+		}
+		else if (c == '\n' || c == '\r' || c == '\t')
+		{
+			text[n++] = ' ';
+		}
+		else if (c >= 0x20)
+		{
+			text[n++] = c;
+		}
+	}
+	text[n] = '\0';
+}
+
+/** Appends ` (key "value")` to props, the value cleaned. */
+static void Emit_Prop(char[] props, int size, const char[] key, const char[] value)
+{
+	char clean[256];
+	strcopy(clean, sizeof(clean), value);
+	Emit_Clean(clean, sizeof(clean));
+	Format(props, size, "%s (%s \"%s\")", props, key, clean);
 }
 
 static void Emit_Line(int client, const char[] trigger, const char[] props)
@@ -18,7 +46,8 @@ static void Emit_Line(int client, const char[] trigger, const char[] props)
 	s_Seq++;
 	if (client > 0)
 	{
-		LogToGame("%L triggered \"%s\"%s (seq \"%d\")", client, trigger, props, s_Seq);
+		// %L prints Name<userid><auth><> without quotes; the HL standard wants them
+		LogToGame("\"%L\" triggered \"%s\"%s (seq \"%d\")", client, trigger, props, s_Seq);
 	}
 	else
 	{
@@ -28,11 +57,8 @@ static void Emit_Line(int client, const char[] trigger, const char[] props)
 
 static void Emit_Text(int client, const char[] trigger, const char[] key, const char[] value)
 {
-	char clean[256];
-	strcopy(clean, sizeof(clean), value);
-	Emit_Clean(clean, sizeof(clean));
 	char props[300];
-	FormatEx(props, sizeof(props), " (%s \"%s\")", key, clean);
+	Emit_Prop(props, sizeof(props), key, value);
 	Emit_Line(client, trigger, props);
 }
 
@@ -128,6 +154,39 @@ void Emit_Privilege(int client, const char[] kind)
 void Emit_Gag(int client, bool gagged)
 {
 	Emit_Text(client, "jb_gag", "state", gagged ? "on" : "off");
+}
+
+// --- admin actions (extensions: the README's table) ------------------------------------------
+
+void Emit_Pardon(int admin, const char[] id, const char[] reason)
+{
+	char props[320];
+	Emit_Prop(props, sizeof(props), "id", id);
+	Emit_Prop(props, sizeof(props), "reason", reason);
+	Emit_Line(admin, "jb_pardon", props);
+}
+
+void Emit_FkChoice(int client, const char[] choice)
+{
+	char props[64];
+	Emit_Prop(props, sizeof(props), "choice", choice);
+	Emit_Line(client, "jb_fk_choice", props);
+}
+
+void Emit_CtBan(int admin, int target, const char[] length, const char[] reason)
+{
+	char props[320];
+	FormatEx(props, sizeof(props), " (target \"#%d\")", GetClientUserId(target));
+	Emit_Prop(props, sizeof(props), "length", length);
+	Emit_Prop(props, sizeof(props), "reason", reason);
+	Emit_Line(admin, "jb_ctban", props);
+}
+
+void Emit_UnCtBan(int admin, int target)
+{
+	char props[32];
+	FormatEx(props, sizeof(props), " (target \"#%d\")", GetClientUserId(target));
+	Emit_Line(admin, "jb_unctban", props);
 }
 
 public int Native_ReportPrivilege(Handle plugin, int numParams)

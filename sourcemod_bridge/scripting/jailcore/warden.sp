@@ -99,7 +99,7 @@ public void Warden_OnPlayerTeam(Event event, const char[] name, bool dontBroadca
 	}
 }
 
-public void OnClientDisconnect(int client)
+void Warden_OnDisconnect(int client)
 {
 	if (Warden_Is(client))
 	{

@@ -1,0 +1,76 @@
+"""The daemon's own settings, checked before it runs: ports, the listen address, the allow
+list, the RCON timeout, the MQTT URL. Part of loading a config (`config.load`): a value
+`run` could not use is refused with its key and line, and a secret is never repeated."""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from urllib.parse import urlsplit
+
+
+def check_settings(values: dict, from_env: dict, fail, problems: list[str]) -> None:
+    """The daemon's own settings ([rcon], [log], [mqtt], and their environment overrides):
+    refused here rather than failing later inside `run`. A secret is never repeated."""
+
+    def bad(section: str, key: str, why: str) -> None:
+        var = from_env.get((section, key))
+        if var:
+            problems.append(f"environment: {var}: {why}")
+        else:
+            fail((section, key), why)
+
+    rcon = values["rcon"]
+    if rcon["port"] == 0 or rcon["port"] > 65535:
+        bad("rcon", "port", f"must be a port number from 1 to 65535, got {rcon['port']}")
+    if not (math.isfinite(rcon["timeout"]) and 0 < rcon["timeout"] <= 300):
+        bad("rcon", "timeout", f"must be a number of seconds above 0 and at most 300, got {rcon['timeout']}")
+    if not rcon["host"].strip():
+        bad("rcon", "host", "must name the game server (an address or a host name)")
+    why = _listen_error(values["log"]["listen"])
+    if why:
+        bad("log", "listen", why)
+    for entry in values["log"]["allow"]:
+        try:
+            ipaddress.ip_network(entry.strip(), strict=False)
+        except ValueError:
+            bad("log", "allow", f"{entry!r} is not an IP address or network (like 10.0.0.5 or 10.0.0.0/24)")
+    if values["mqtt"]["url"]:
+        why = _mqtt_url_error(values["mqtt"]["url"])
+        if why:
+            bad("mqtt", "url", why)
+
+
+def _listen_error(listen: str) -> str | None:
+    host, colon, port = listen.rpartition(":")
+    if not colon:
+        return f"expected host:port (like 0.0.0.0:27500), got {listen!r}"
+    if not port.isdigit() or int(port) > 65535:
+        return f"the port must be a number from 0 to 65535, got {port!r}"
+    host = host.strip()
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if bare and bare != "localhost":
+        try:
+            ipaddress.ip_address(bare)
+        except ValueError:
+            return f"the host must be an IP address of this machine (like 0.0.0.0, 127.0.0.1 or [::]), got {host!r}"
+    return None
+
+
+def _mqtt_url_error(url: str) -> str | None:
+    """Why an MQTT URL cannot be used; the URL itself is never quoted, it may hold a password."""
+    if "://" not in url:
+        return "expected mqtt://user:password@host:port or mqtts://... (the value is not repeated: it may hold a password)"
+    scheme = url.split("://", 1)[0]
+    if scheme not in ("mqtt", "mqtts"):
+        shown = scheme if re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]{0,15}", scheme) else "?"
+        return f"unknown scheme {shown!r}: use mqtt:// or mqtts:// (TLS)"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port out of range
+    except ValueError:
+        return "the port must be a number from 1 to 65535"
+    if not parts.hostname:
+        return "no broker host in the URL"
+    return None

