@@ -164,9 +164,12 @@ class Engine:
         key = ev.player_key(record.steamid, 0)
         self.state.ctbans[key] = record
         for seat in self.state.players.values():
-            if seat.key == key and seat.team == CT and self.config.on("ctban"):
-                reason = self.ctx.quoting(record.ref, self.ctx.text("ctban", left=time_left(self.ctx, record)))
-                return self._shown(move_to_t(self.ctx, seat, "ctban", record.ref, reason, block=False))
+            if seat.key == key:  # online here: the shim holds it at the door, and a guard goes to T
+                out = [admin.door_action(self.ctx, seat, record)]
+                if seat.team == CT and self.config.on("ctban"):
+                    reason = self.ctx.quoting(record.ref, self.ctx.text("ctban", left=time_left(self.ctx, record)))
+                    out += move_to_t(self.ctx, seat, "ctban", record.ref, reason, block=False)
+                return self._shown(out)
         return []
 
     # -- inside --------------------------------------------------------------------------
