@@ -130,7 +130,7 @@ def _door(action: Action) -> str | None:
     if action.target is None:
         return None
     seconds = int(action.minutes or 0) * 60
-    return f"jb_ctban_set #{action.target.userid} {seconds} {_q(action.reason)} {_q(action.by or '')}"
+    return f"jb_ctban_set #{action.target.userid} {seconds} {_q(action.reason)} {_q(action.by or 'jailcore')}"
 
 
 def _cancel(action: Action) -> str | None:

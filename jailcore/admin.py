@@ -16,9 +16,8 @@ import attrs
 
 from .actions import Action
 from .events import player_key
-from .logtime import seconds_between
-from .punish import active_ban, ban_from_ct
-from .state import CtBan, Seat
+from .punish import active_ban, ban_from_ct, door_action
+from .state import Seat
 
 if TYPE_CHECKING:
     from .context import Context
@@ -82,15 +81,6 @@ def door(ctx: Context) -> list[Action]:
         if ban is not None:
             out.append(door_action(ctx, seat, ban))
     return out
-
-
-def door_action(ctx: Context, seat: Seat, ban: CtBan) -> Action:
-    """`door`: the shim's copy of one ban (minutes left, rounded up; none for a ban in
-    rounds or for ever, which the daemon lifts itself)."""
-    minutes = None
-    if ban.until is not None and ban.rounds is None:
-        minutes = max(1, -(-int(seconds_between(ctx.state.time, ban.until)) // 60))
-    return ctx.action("door", seat, ban.rule, ban.ref, ban.reason, minutes=minutes, rounds=ban.rounds, by=ban.by)
 
 
 def _online(ctx: Context, key: str) -> Seat | None:

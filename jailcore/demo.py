@@ -93,7 +93,8 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
                 await step("Round 4: a new warden: an unknown game, then «Король» and «Повар»: warning, then teamswap", lambda: (
                     new_round(guard), says(guard, "!game Бадминтон", "!game Король", "!game Повар")))
                 await step("The moved guard tries to go back to CT at once (001 guards 11)", lambda: (
-                    sim.join(guard, "CT"),))
+                    print(f"  {'the shim refuses him at the door' if not sim.join(guard, 'CT') else 'he gets in'}: "
+                          f"{(guard.chat or [''])[-1].replace(chr(1), '').replace(chr(4), '').replace(chr(7), '')}"),))
             if rounds >= 5:
                 prisoners = [p for p in sim.players.values() if p.team == "TERRORIST" and p.alive][:2]
                 await step("Round 5: «Математика»: the referee names the first right answer, with the proof", lambda: (

@@ -107,9 +107,20 @@ def move_to_t(ctx: Context, seat: Seat, key: str, ref: str, reason: str, block: 
         ctx.warden_gone(orders_end=True)
     blocker = ctx.config.rules["ctban.return_block"]
     if block and was_ct and blocker.enabled and key in blocker.after and seat.key not in ctx.state.ctbans:
-        ctx.state.ctbans[seat.key] = ban_record(ctx, seat.steamid, seat.name, "ctban.return_block", blocker.ref, reason,
-                                                rounds=blocker.rounds)
+        told = ctx.quoting(blocker, ctx.text("ctban.return_block", left=blocker.rounds))
+        ban = ctx.state.ctbans[seat.key] = ban_record(ctx, seat.steamid, seat.name, "ctban.return_block", blocker.ref, told,
+                                                      rounds=blocker.rounds)
+        out.append(door_action(ctx, seat, ban))  # the shim refuses his return at once
     return out
+
+
+def door_action(ctx: Context, seat: Seat, ban: CtBan) -> Action:
+    """`door`: the shim's copy of one ban (minutes left, rounded up; none for a ban in
+    rounds or for ever, which the daemon lifts itself)."""
+    minutes = None
+    if ban.until is not None and ban.rounds is None:
+        minutes = max(1, -(-int(seconds_between(ctx.state.time, ban.until)) // 60))
+    return ctx.action("door", seat, ban.rule, ban.ref, ban.reason, minutes=minutes, rounds=ban.rounds, by=ban.by)
 
 
 def ban_record(ctx: Context, steamid: str, name: str, rule: str, ref: str, reason: str,

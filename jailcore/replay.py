@@ -1,7 +1,7 @@
 """`jailcore replay`: log files through the same parser and engine, actions as JSON lines.
 
-Nothing is sent anywhere. The display line (`hud`) is not an enforcement, so it is left
-out unless asked for.
+Nothing is sent anywhere. What is not an enforcement (the display line, the shim's copy of
+a CT ban, a choice offered) is left out unless asked for with `--hud`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,10 @@ from .actions import Action
 from .config import Config
 from .engine import Engine
 from .parse import LogParser, records
+
+# What protocol section 3 lists as an action; the display line, the door's copy of a CT ban
+# and a freekilled prisoner's offer come with `--hud`.
+ENFORCEMENT = frozenset(("warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay", "money", "respawn", "freeday", "cancel", "say"))
 
 
 def replay_records(engine: Engine, parser: LogParser, recs: Iterable[bytes | str]) -> Iterator[Action]:
@@ -32,7 +36,7 @@ def replay_files(config: Config, paths: list[str], out: TextIO, state: bool, sta
     for path in paths:
         with Path(path).open("rb") as fh:
             for action in replay_records(engine, parser, records(fh)):
-                if action.action == "hud" and not hud:
+                if action.action not in ENFORCEMENT and not hud:
                     continue
                 out.write(dumps(action.to_json(), ensure_ascii=False) + "\n")
     if state:

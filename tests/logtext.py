@@ -37,7 +37,7 @@ def restored(engine: Engine) -> Engine:
 
 
 def run(cfg: Config | str, log: Log | str, engine: Engine | None = None) -> tuple[list[Action], Engine]:
-    """The scenario's actions (HUD left out) and the engine after it. Beside it, every
+    """The scenario's actions (the HUD and the door's copies of CT bans left out) and the engine after it. Beside it, every
     scenario also runs an engine that is saved and restored before every line, and must
     decide exactly the same: a restart at any moment changes nothing."""
     cfg = config(cfg) if isinstance(cfg, str) else cfg
@@ -56,7 +56,7 @@ def run(cfg: Config | str, log: Log | str, engine: Engine | None = None) -> tupl
             if i >= mark:
                 out += actions
     assert parser.stats.malformed == 0, parser.stats
-    return [a for a in out if a.action != "hud"], engine
+    return [a for a in out if a.action not in ("hud", "door")], engine
 
 
 def team_of(n: int, team: str, start: int = 10, prefix: str = "T") -> list[P]:

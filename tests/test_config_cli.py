@@ -97,7 +97,7 @@ def test_demo_runs_by_itself_and_enforces():
     result = jailcore("demo", "--lang", "en")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    for needle in ("jb_cancel_prohibition 3", "[specialday.cooldown 6.5]", "[games.online_limit 5.17]", "ctban.return_block", "first right answer",
+    for needle in ("jb_cancel_prohibition 3", "[specialday.cooldown 6.5]", "[games.online_limit 5.17]", "refuses him at the door", "first right answer",
                    "simulated server: the real plugin" if importlib.util.find_spec("smx") else "simulated server: the Python stand-in"):
         assert needle in out
     assert " 0 delivered" not in out

@@ -578,7 +578,7 @@ def test_a_ct_banned_players_join_to_ct_is_refused(jail):
     jail.vasya.lang = "en"
     assert sim.execute(f'jb_ctban_set #{jail.vasya.userid} 0 "Rebel" "Админ"') == "ok"
     assert not sim.join(jail.vasya, "CT")
-    assert jail.vasya.chat[-1] == "\x07[jailcore]\x01 You may not play for CT: Rebel (by Админ), until an admin lifts it."
+    assert jail.vasya.chat[-1] == "\x07[jailcore]\x01 You may not play for CT: Rebel (by Админ), until it is lifted."
     assert sim.execute(f"jb_ctban_clear #{jail.vasya.userid}") == "ok"
     assert sim.join(jail.vasya, "CT")
     assert sim.execute(f'jb_ctban_set #{jail.guard.userid} -1 "x" "y"') == "error: seconds must be a whole number from 0"

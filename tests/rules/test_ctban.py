@@ -51,6 +51,19 @@ def test_a_move_for_balance_blocks_the_return_for_three_played_rounds():
     assert not blocked(log.round_start())
 
 
+def test_the_return_block_is_handed_to_the_shim_at_once():
+    """The shim refuses his join to CT itself; the daemon's teamswap stays the fallback."""
+    from jailcore.actions import render
+    from jailcore.engine import Engine
+    from jailcore.parse import LogParser
+    from tests.logtext import config, records
+
+    log, engine, parser = moved_for_balance(), Engine(config("")), LogParser()
+    actions = [a for rec in records(log.text().splitlines()) if (e := parser.parse(rec)) for a in engine.handle(e)]
+    door = [render(a) for a in actions if a.action == "door"]
+    assert door == [f'jb_ctban_set #{EXTRA.userid} 0 "[Правило Охрана 11] Вас перевели за Т по правилам: за КТ можно через 3 р." "jailcore"']
+
+
 def test_only_the_rules_it_names_block_the_return():
     log, _ = setup(9)
     log.game(WARDEN, "короля").game(WARDEN, "Повар")  # a warning, then a move to T for 004 5.17
