@@ -103,8 +103,15 @@ class Bookkeeping:
 
     def _joined_team(self, e: ev.JoinedTeam) -> None:
         s = self.ctx.state
+        before = s.players.get(e.player.userid)
+        already = before is not None and before.team == e.new  # the engine moved him there itself
         seat = self.ctx.seat(e.player)
-        seat.team, seat.alive = e.new, False
+        if seat.userid in s.moved or already:  # our CS_SwitchTeam: he keeps his life
+            if seat.userid in s.moved:
+                s.moved.remove(seat.userid)
+            seat.team = e.new
+        else:
+            seat.team, seat.alive = e.new, False
         if seat.userid == s.warden and e.new != CT:
             self.ctx.warden_gone(orders_end=True)
         if e.new == CT:
@@ -150,7 +157,7 @@ class Bookkeeping:
         s = self.ctx.state
         s.orders, s.prohibitions, s.game = [], [], None
         s.warden, s.last_request, s.freeday, s.specialday_name = None, False, False, None
-        s.first_order, s.slain, s.last_prisoner = False, [], None
+        s.first_order, s.slain, s.moved, s.last_prisoner = False, [], [], None
         for rule in self.rules:
             rule.round_cleared(self.ctx)
 
@@ -191,6 +198,8 @@ class Bookkeeping:
             s.round_open = False
             if s.specialday is not None and s.specialday > s.round:
                 s.specialday = None
+            for ban in s.ctbans.values():
+                ban.fresh = False  # the round it was given in is void: the next one counts
         self._clear_round()
 
     def _warmup(self, e: Any) -> None:

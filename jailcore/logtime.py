@@ -16,12 +16,21 @@ def seconds_between(earlier: str, later: str) -> float:
     return (moment(later) - moment(earlier)).total_seconds()
 
 
+END_OF_TIME = "9999-12-31T23:59:59"
+
+
 def plus_minutes(iso: str, minutes: int) -> str:
-    return (moment(iso) + timedelta(minutes=minutes)).isoformat()
+    try:
+        return (moment(iso) + timedelta(minutes=minutes)).isoformat()
+    except OverflowError:  # a server clock set near the year 9999: as good as for ever
+        return END_OF_TIME
 
 
 @lru_cache(maxsize=1024)
 def plus_seconds(iso: str, seconds: float) -> str:
     """A moment later, as ISO text: compared as text with the events' own times, which
     is cheaper than subtracting datetimes on every line."""
-    return (moment(iso) + timedelta(seconds=seconds)).isoformat()
+    try:
+        return (moment(iso) + timedelta(seconds=seconds)).isoformat()
+    except OverflowError:
+        return END_OF_TIME

@@ -102,7 +102,8 @@ def move_to_t(ctx: Context, seat: Seat, key: str, ref: str, reason: str, block: 
     `ctban.return_block.after`) also blocks his return when the server has that rule."""
     out = [ctx.action("teamswap", seat, key, ref, reason, team="T")]
     was_ct = seat.team == CT
-    seat.team, seat.alive = T, False
+    seat.team = T  # the shim moves him with CS_SwitchTeam: alive, a prisoner now
+    ctx.state.moved.append(seat.userid)
     if seat.userid == ctx.state.warden:
         ctx.warden_gone(orders_end=True)
     blocker = ctx.config.rules["ctban.return_block"]
@@ -125,7 +126,8 @@ def door_action(ctx: Context, seat: Seat, ban: CtBan) -> Action:
 
 def ban_record(ctx: Context, steamid: str, name: str, rule: str, ref: str, reason: str,
                until: str | None = None, rounds: int | None = None, origin: str = "") -> CtBan:
-    return CtBan(steamid, name, until, rounds, ctx.state.round, rule, ref, reason, origin)
+    # Given while a round runs: that round does not count; given between rounds: the next does.
+    return CtBan(steamid, name, until, rounds, ctx.state.round, rule, ref, reason, origin, fresh=ctx.state.round_open)
 
 
 def ban_from_ct(ctx: Context, seat: Seat, key: str, ref: str, reason: str,

@@ -61,6 +61,7 @@ class GameRun:
     started: str
     tags: tuple[str, ...] = ()
     reminded: bool = False  # games.duration: the 5-minute reminder went out
+    reminded_at: str = ""  # and when: the host has the whole grace after it, even after a quiet log
     punished: bool = False  # games.duration: the host was punished once
 
 
@@ -121,6 +122,7 @@ class State:
     specialday: int | None = None  # the round of the last special day
     specialday_name: str | None = None  # today's special day
     slain: list[int] = attrs.Factory(list)  # our own slays, so their suicide lines are not a guard's
+    moved: list[int] = attrs.Factory(list)  # our own moves, so their team lines do not make a living player dead
     ladders: dict[str, int] = attrs.Factory(dict)  # "rule|player key" -> offences so far
     ctbans: dict[str, CtBan] = attrs.Factory(dict)
     autoslay: dict[str, Autoslay] = attrs.Factory(dict)

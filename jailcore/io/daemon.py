@@ -215,9 +215,9 @@ class Daemon:
             self.on_action(action, command, status)
         if self.mqtt is not None:
             self.mqtt.publish(f"jailcore/{self.server}/actions", {"server": self.server, "id": row_id, "status": status, **action.to_json()})
-            if action.action == "ctban" and action.target is not None and really_given(status):
-                t = action.target
-                ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid))
+            t = action.target
+            ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid)) if t is not None else None
+            if action.action == "ctban" and ban is not None and really_given(status):  # lifted meanwhile: nothing to share
                 self.mqtt.publish(CTBANS, {
                     "id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
                     "until": ban.until if ban else None, "rounds": ban.rounds if ban else None, "ref": action.ref, "reason": action.reason,

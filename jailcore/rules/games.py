@@ -181,12 +181,12 @@ class GameDuration(Rule):
             return []
         elapsed = ctx.seconds_since(game.started)
         limit = rule.minutes * 60
-        if elapsed > limit + rule.grace_seconds and game.reminded:
+        if elapsed > limit + rule.grace_seconds and game.reminded and ctx.seconds_since(game.reminded_at or game.started) > rule.grace_seconds:
             game.punished = True
             host = ctx.state.players.get(game.host)
             return ctx.punish(self.key, host, ctx.text("games.duration", game=game.name, minutes=rule.minutes)) if host else []
         if elapsed > limit and not game.reminded:
-            game.reminded = True
+            game.reminded, game.reminded_at = True, now
             return [ctx.announce(self.key, rule, ctx.text("games.duration.remind", game=game.name, minutes=rule.minutes))]
         return []
 

@@ -77,11 +77,15 @@ class HalfMayDie(Rule):
         mine.playing, mine.died, mine.punished = len(ctx.alive(T)), 0, False
         return []
 
-    @handles(ev.Killed, ev.Suicide)
-    def died(self, ctx: Context, e: ev.Killed | ev.Suicide) -> list[Action]:
+    @handles(ev.Killed)
+    def died(self, ctx: Context, e: ev.Killed) -> list[Action]:
+        """Only the guards' kills count: the game's dead are those it sends to death, not a
+        prisoner another prisoner killed, nor one jailcore slew."""
         s, mine = ctx.state, self.state
-        victim = s.players.get(e.victim.userid if isinstance(e, ev.Killed) else e.player.userid)
+        killer, victim = s.players.get(e.killer.userid), s.players.get(e.victim.userid)
         if s.game is None or "half" not in s.game.tags or victim is None or victim.team != T or mine.punished:
+            return []
+        if killer is None or killer.team != CT:
             return []
         mine.died += 1
         if mine.died <= mine.playing // 2:

@@ -27,4 +27,8 @@ class SpecialDayCooldown(Rule):
             return None
         nxt = s.specialday + rounds
         text = ctx.text("specialday.cooldown", rounds=rounds, left=nxt - s.round, next=nxt)
+        # The warden is punished, but the day is played in game all the same: the rules that
+        # spare a special day (rebellion, teamkill, the host's death) must spare it too. It
+        # does not count as the last special day for the cooldown.
+        s.specialday_name = e.day
         return ctx.punish(self.key, ctx.seat(e.player), text)

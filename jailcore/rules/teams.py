@@ -66,10 +66,12 @@ class NoWarden(Rule):
     class State:
         asked: bool = False
         punished: bool = False
+        asked_at: str = ""  # the guards get the whole time between ask and punishment, even after a quiet log
 
     @handles(ev.RoundStart)
     def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
         self.state.asked = self.state.punished = False
+        self.state.asked_at = ""
         return []
 
     def tick(self, ctx: Context, now: str) -> list[Action]:
@@ -78,7 +80,8 @@ class NoWarden(Rule):
             return []
         if now <= plus_seconds(s.round_started, rule.ask_seconds):
             return []
-        late = now > plus_seconds(s.round_started, rule.punish_seconds)
+        late = now > plus_seconds(s.round_started, rule.punish_seconds) and (
+            not mine.asked_at or now > plus_seconds(mine.asked_at, rule.punish_seconds - rule.ask_seconds))
         if mine.asked and not late:
             return []
         guards = sorted(ctx.alive(CT), key=lambda p: p.joined)
@@ -88,6 +91,6 @@ class NoWarden(Rule):
             mine.punished = True
             return ctx.punish(self.key, guards[0], ctx.text("teams.no_warden", seconds=rule.punish_seconds, name=guards[0].name))
         if not mine.asked:
-            mine.asked = True
+            mine.asked, mine.asked_at = True, now
             return [ctx.announce(self.key, rule, ctx.text("teams.no_warden.ask", seconds=rule.ask_seconds))]
         return []
