@@ -96,7 +96,8 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
         await page.locator("#live .entry.act-ctban.st-delivered").wait_for(timeout=2000)  # the answer replaces the row
         await shoot(page, "live-phone")
 
-        # the round's story, from the enforcement
+        # the round's story, from the enforcement (its lines are written within the saver's half second)
+        await until(lambda: not daemon.store._lines)
         await row.locator("a", has_text="история раунда").click()
         await page.wait_for_url("**/story?*")
         decided = page.locator(".moment.decided")

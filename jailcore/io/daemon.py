@@ -423,6 +423,7 @@ class Daemon:
             await asyncio.sleep(self.save_interval)
             if self._dirty:
                 self.save()
+            self.store.flush_lines()  # the round story's lines, even when the state did not change
             self._save_link()
 
     def _save_link(self) -> None:
