@@ -93,14 +93,19 @@ def _q(text: str) -> str:
 @attrs.frozen
 class Kind:
     """One word of the action vocabulary: what admins and players call it, how `tail`
-    colours it, whether a ladder may use it as a step, and the console command that
-    carries it out (None: the daemon keeps it, or nothing is sent)."""
+    colours it, the console command that carries it out (None: the daemon keeps it, or
+    nothing is sent), and its traits, the one place each use of the vocabulary reads:
+    `step` a ladder may use it; `enforcement` one of protocol section 3's actions (what
+    `replay` prints); `audited` written to the audit log (the rest is only shown);
+    `round` it makes sense only in the round it was decided (the outbox expires it after);
+    `pardonable` a punishment a pardon takes back; `advisory` advise mode sends it as it
+    is; `feed` the admins online are told of it."""
 
     ru: str
     en: str
     colour: str
-    step: bool
     command: Callable[[Action], str | None]
+    traits: frozenset[str] = attrs.field(converter=lambda words: frozenset(words.split()))
 
 
 def _target(action: Action) -> str:
@@ -140,27 +145,34 @@ def _cancel(action: Action) -> str | None:
 # CT bans are kept by the daemon and pushed to the shim, which refuses a banned join at
 # the door; autoslay is kept by the daemon and the player told by a warning.
 VOCABULARY: dict[str, Kind] = {
-    "warn": Kind("предупреждение", "warning", "33", True, _to_player("jb_warn {uid} {reason}")),
-    "slay": Kind("убийство", "slay", "31", True, _to_player("jb_slay {uid} {reason}")),
-    "teamswap": Kind("перевод за Т", "moved to T", "35", True, _to_player("jb_teamswap {uid} {team} {reason}")),
-    "ctban": Kind("запрет за КТ", "CT ban", "35", True, _door),
-    "kick": Kind("кик", "kick", "31", True, _to_player("jb_kick {uid} {reason}")),
-    "ban": Kind("бан", "ban", "31;1", True, _to_player("jb_ban {uid} {minutes} {reason}")),
-    "autoslay": Kind("автослей", "autoslay", "31", True, _to_player("jb_warn {uid} {reason}")),
-    "money": Kind("компенсация", "compensation", "32", True, _to_player("jb_money {uid} {amount}")),
-    "respawn": Kind("возрождение", "respawn", "32", True, _to_player("jb_respawn {uid}")),
-    "freeday": Kind("ФД", "freeday", "32", True, _to_everyone("jb_say {reason}")),
-    "cancel": Kind("отмена", "cancel", "36", True, _cancel),
-    "say": Kind("объявление", "announcement", "32", False, _to_everyone("jb_say {reason}")),
-    "hud": Kind("табло", "display", "0", False, _to_everyone("jb_hud {reason}")),
+    "warn": Kind("предупреждение", "warning", "33", _to_player("jb_warn {uid} {reason}"), "step enforcement audited round pardonable advisory feed"),
+    "slay": Kind("убийство", "slay", "31", _to_player("jb_slay {uid} {reason}"), "step enforcement audited round pardonable feed"),
+    "teamswap": Kind("перевод за Т", "moved to T", "35", _to_player("jb_teamswap {uid} {team} {reason}"), "step enforcement audited round pardonable feed"),
+    "ctban": Kind("запрет за КТ", "CT ban", "35", _door, "step enforcement audited pardonable feed"),
+    "kick": Kind("кик", "kick", "31", _to_player("jb_kick {uid} {reason}"), "step enforcement audited pardonable feed"),
+    "ban": Kind("бан", "ban", "31;1", _to_player("jb_ban {uid} {minutes} {reason}"), "step enforcement audited pardonable feed"),
+    "autoslay": Kind("автослей", "autoslay", "31", _to_player("jb_warn {uid} {reason}"), "step enforcement audited pardonable feed"),
+    "money": Kind("компенсация", "compensation", "32", _to_player("jb_money {uid} {amount}"), "step enforcement audited round feed"),
+    "respawn": Kind("возрождение", "respawn", "32", _to_player("jb_respawn {uid}"), "step enforcement audited round feed"),
+    "freeday": Kind("ФД", "freeday", "32", _to_everyone("jb_say {reason}"), "step enforcement audited round feed"),
+    "cancel": Kind("отмена", "cancel", "36", _cancel, "step enforcement audited round advisory"),
+    "say": Kind("объявление", "announcement", "32", _to_everyone("jb_say {reason}"), "enforcement audited round advisory"),
+    "hud": Kind("табло", "display", "0", _to_everyone("jb_hud {reason}"), "round advisory"),
     # What admins and the door need: not enforcements themselves.
-    "unctban": Kind("снятие запрета за КТ", "CT ban lifted", "32", False, _to_player("jb_ctban_clear {uid}")),
-    "unban": Kind("разбан", "unban", "32", False, lambda a: f"jb_unban {_q(a.target.steamid)}" if a.target else None),
-    "offer": Kind("выбор", "choice", "36", False, _to_player("jb_fk_offer {uid} {reason}")),
-    "door": Kind("запрет за КТ в игре", "CT ban at the door", "0", False, _door),
+    "unctban": Kind("снятие запрета за КТ", "CT ban lifted", "32", _to_player("jb_ctban_clear {uid}"), "audited"),
+    "unban": Kind("разбан", "unban", "32", lambda a: f"jb_unban {_q(a.target.steamid)}" if a.target else None, "audited"),
+    "offer": Kind("выбор", "choice", "36", _to_player("jb_fk_offer {uid} {reason}"), "audited round"),
+    "door": Kind("запрет за КТ в игре", "CT ban at the door", "0", _door, ""),
 }
 KINDS = tuple(VOCABULARY)
-STEPS = tuple(k for k, kind in VOCABULARY.items() if kind.step)
+
+
+def kinds_that(trait: str) -> frozenset[str]:
+    """The kinds of action with this trait (see `Kind`)."""
+    return frozenset(k for k, kind in VOCABULARY.items() if trait in kind.traits)
+
+
+STEPS = tuple(k for k, kind in VOCABULARY.items() if "step" in kind.traits)
 
 
 def kind_name(lang: str, kind: str) -> str:

@@ -37,9 +37,9 @@ def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Ac
         s.ladders[counter] -= 1
         if not s.ladders[counter]:
             del s.ladders[counter]
-    seat = _online(ctx, key) or Seat(userid, steamid, str(target.get("name", "")))
+    seat = ctx.online(key) or Seat(userid, steamid, str(target.get("name", "")))
     text = ctx.text("pardon", by=by, reason=reason or "-", what=ctx.text("pardon.what", action=kind, ref=entry.get("ref", "")))
-    out = [ctx.action("warn", seat, PARDON, str(entry.get("ref", "")), text)] if _online(ctx, key) else []
+    out = [ctx.action("warn", seat, PARDON, str(entry.get("ref", "")), text)] if ctx.online(key) else []
     ban = s.ctbans.get(key)
     gave_ban = kind == "ctban" and ban is not None and ban.rule == rule
     gave_block = kind == "teamswap" and ban is not None and ban.rule == "ctban.return_block" and ban.since == entry.get("round")
@@ -67,7 +67,7 @@ def lift_ctban(ctx: Context, key: str, by: str, reason: str = "") -> list[Action
     ban = ctx.state.ctbans.pop(key, None)
     if ban is None:
         return []
-    seat = _online(ctx, key) or Seat(0, ban.steamid, ban.name)
+    seat = ctx.online(key) or Seat(0, ban.steamid, ban.name)
     text = ctx.text("ctban.lifted", by=by, reason=reason or "-")
     return [ctx.action("unctban", seat, ADMIN, ban.ref, text)] if seat.userid else []
 
@@ -81,8 +81,4 @@ def door(ctx: Context) -> list[Action]:
         if ban is not None:
             out.append(door_action(ctx, seat, ban))
     return out
-
-
-def _online(ctx: Context, key: str) -> Seat | None:
-    return next((p for p in ctx.state.players.values() if p.key == key), None)
 

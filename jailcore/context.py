@@ -47,7 +47,11 @@ class Context:
         return seat
 
     def count(self, team: str, alive_only: bool = False) -> int:
-        return sum(1 for p in self.state.players.values() if p.team == team and (p.alive or not alive_only))
+        return len(self.state.seats(team, alive_only))
+
+    def online(self, key: str) -> Seat | None:
+        """The seat of the player with this key (steamid), if he is on the server."""
+        return next((p for p in self.state.players.values() if p.key == key), None)
 
     def alive(self, team: str) -> list[Seat]:
         return self.state.seats(team, alive_only=True)

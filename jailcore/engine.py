@@ -28,7 +28,7 @@ from .actions import Action
 from .bookkeeping import STOP, Bookkeeping
 from .config import Config
 from .context import Context
-from .punish import move_to_t, network_ban, time_left
+from .punish import door_action, move_to_t, network_ban, time_left
 from .rules import ORDER
 from .rules.base import Rule
 from .state import CT, Seat, State, dump, restore
@@ -144,7 +144,7 @@ class Engine:
     def give_ctban(self, steamid: str, name: str, minutes: int | None, rounds: int | None, reason: str, by: str) -> list[Action]:
         """An admin's CT ban from outside the game (`jailcore ctban add`)."""
         key = ev.player_key(steamid, 0)
-        seat = next((p for p in self.state.players.values() if p.key == key), None) or Seat(0, steamid, name)
+        seat = self.ctx.online(key) or Seat(0, steamid, name)
         out = admin.give_ctban(self.ctx, seat, minutes, rounds, reason, by)
         return self._shown([a for a in out if a.target is None or a.target.userid])
 
@@ -163,14 +163,14 @@ class Engine:
             return []
         key = ev.player_key(record.steamid, 0)
         self.state.ctbans[key] = record
-        for seat in self.state.players.values():
-            if seat.key == key:  # online here: the shim holds it at the door, and a guard goes to T
-                out = [admin.door_action(self.ctx, seat, record)]
-                if seat.team == CT and self.config.on("ctban"):
-                    reason = self.ctx.quoting(record.ref, self.ctx.text("ctban", left=time_left(self.ctx, record)))
-                    out += move_to_t(self.ctx, seat, "ctban", record.ref, reason, block=False)
-                return self._shown(out)
-        return []
+        seat = self.ctx.online(key)
+        if seat is None:
+            return []
+        out = [door_action(self.ctx, seat, record)]  # online here: the shim holds it at the door
+        if seat.team == CT and self.config.on("ctban"):
+            reason = self.ctx.quoting(record.ref, self.ctx.text("ctban", left=time_left(self.ctx, record)))
+            out += move_to_t(self.ctx, seat, "ctban", record.ref, reason, block=False)
+        return self._shown(out)
 
     # -- inside --------------------------------------------------------------------------
 

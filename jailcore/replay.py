@@ -11,14 +11,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
 
-from .actions import Action
+from .actions import Action, kinds_that
 from .config import Config
 from .engine import Engine
 from .parse import LogParser, records
 
 # What protocol section 3 lists as an action; the display line, the door's copy of a CT ban
 # and a freekilled prisoner's offer come with `--hud`.
-ENFORCEMENT = frozenset(("warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay", "money", "respawn", "freeday", "cancel", "say"))
+ENFORCEMENT = kinds_that("enforcement")
 
 
 def replay_records(engine: Engine, parser: LogParser, recs: Iterable[bytes | str]) -> Iterator[Action]:

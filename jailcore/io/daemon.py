@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import events as ev
-from ..actions import Action, render, with_id
+from ..actions import Action, kinds_that, render, with_id
 from ..actions import kind_name as step_name
 from ..config import Config, ConfigError
 from ..engine import Engine
@@ -50,10 +50,10 @@ from .store import Store, StoreError
 
 log = logging.getLogger("jailcore")
 
-_ADVISORY = ("warn", "say", "hud", "cancel")
-_UNRECORDED = ("hud", "door")
+_ADVISORY = kinds_that("advisory")
+_RECORDED = kinds_that("audited")
 # Commands for one round: sent late they would punish for another day's doing.
-ROUND_BOUND = frozenset(("slay", "warn", "teamswap", "money", "respawn", "hud", "say", "cancel", "freeday", "offer"))
+ROUND_BOUND = kinds_that("round")
 # Settings the running daemon cannot change; the RCON ones apply at once.
 _RESTART_ONLY = ("log_listen", "log_file", "state_path", "mqtt_url", "server_name")
 
@@ -168,7 +168,7 @@ class Daemon:
             return
 
     def dispatch(self, action: Action) -> None:
-        if action.action in _UNRECORDED:  # what is shown, not decided: the display, the door's copy of a ban
+        if action.action not in _RECORDED:  # what is shown, not decided: the display, the door's copy of a ban
             command = render(action)
             key = "hud" if action.action == "hud" else f"door:{action.target.userid if action.target else 0}"
             if self.config.mode != "observe" and command is not None:

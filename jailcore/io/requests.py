@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .. import events as ev
-from ..actions import Action, clean_text, kind_name
+from ..actions import Action, clean_text, kind_name, kinds_that
 from .mqtt import CTBANS
 from .store import PardonError
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("jailcore")
 
 # What the admins online are told of: decisions about a player, not announcements.
-FEED = frozenset(("warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay", "money", "respawn", "freeday"))
+FEED = kinds_that("feed")
 
 
 class Requests:

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
-from ..actions import Action
+from ..actions import Action, kinds_that
 from ..logtime import plus_minutes
 
 SCHEMA = """
@@ -292,7 +292,7 @@ class PardonError(ValueError):
 
 # What a pardon can take back: the ladder step, the CT ban, the ban. Announcements,
 # compensation and cancelled prohibitions are not punishments.
-PARDONABLE = ("warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay")
+PARDONABLE = tuple(sorted(kinds_that("pardonable")))
 PRUNE_EVERY = 3600.0
 
 STORY_SCHEMA = """
