@@ -139,5 +139,3 @@ class Context:
             if s.game is not None and not s.specialday_name:
                 s.game = None
 
-
-__all__ = ["CT", "Context", "T"]

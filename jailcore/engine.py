@@ -30,7 +30,6 @@ from .config import Config
 from .context import Context
 from .punish import door_action, move_to_t, network_ban, time_left
 from .rules import ORDER
-from .rules.base import Rule
 from .state import CT, Seat, State, dump, restore
 
 SEQ_WINDOW = 256  # shim lines remembered to recognise one that arrives twice
@@ -223,5 +222,3 @@ class Engine:
             out.append(ctx.action("hud", None, "hud", "", text))
         return out
 
-
-__all__ = ["Engine", "Rule"]
