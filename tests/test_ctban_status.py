@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from jailcore.engine import Engine
+from jailcore.engine.engine import Engine
 from jailcore.io.store import Store
-from jailcore.logtime import plus_minutes
+from jailcore.log.logtime import plus_minutes
 from tests.logtext import run
 from tests.scenes import GUARD, WARDEN, setup
 from tests.test_tail import jc, rows

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from jailcore.config import Config
-from jailcore.replay import replay_files
+from jailcore.cli.replay import replay_files
+from jailcore.config.config import Config
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = sorted((ROOT.parent / "shared" / "corpus").glob("*.log"))

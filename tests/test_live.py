@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from jailcore.config import Config, load
+from jailcore.config.config import Config, load
 from jailcore.io.daemon import Daemon
 from jailcore.io.rcon import RconAuthError, RconClient, RconUnavailable
 from jailcore.io.rconproto import encode
-from jailcore.io.simserver import SimServer, split_commands
+from jailcore.sim.simserver import SimServer, split_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from jailcore.config import load
-from jailcore.io.simserver import SimServer
+from jailcore.config.config import load
+from jailcore.sim.simserver import SimServer
 from tests.test_live import config_text, populate, running, sent, until
 
 MOSQUITTO = shutil.which("mosquitto") or next((p for p in ("/usr/sbin/mosquitto",) if Path(p).exists()), None)

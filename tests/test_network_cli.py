@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 
 import aiomqtt
 
-from jailcore.actions import Action, Target
+from jailcore.engine.actions import Action, Target
 from tests import test_mqtt
 from tests.test_mqtt import free_port, needs_broker
 from tests.test_tail import ROOT

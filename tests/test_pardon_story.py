@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from jailcore.actions import Action, Target
-from jailcore.config import ConfigError, load
+from jailcore.config.config import ConfigError, load
+from jailcore.engine.actions import Action, Target
 from jailcore.io.store import PardonError, Store
 from jailcore.web.auth import LoginLimit, Sessions, check_password, csrf_ok, hash_password
 from jailcore.web.story import tell

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from jailcore import events as ev
-from jailcore import lines
-from jailcore.parse import ALL_KINDS, SHIM_TRIGGERS, LogParser, decode, records
+from jailcore.log import events as ev
+from jailcore.log import lines
+from jailcore.log.parse import ALL_KINDS, SHIM_TRIGGERS, LogParser, decode, records
 from tests import reference_parse
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -396,8 +396,8 @@ def test_truncated_and_spliced_lines_never_raise(line, cut, junk):
 def test_a_time_the_calendar_lacks_is_a_malformed_line_and_the_engine_carries_on(stamp):
     """A date the calendar does not have made the engine fail on every later line of the
     round; such a line is counted malformed, and the lines after it are read and judged."""
-    from jailcore.config import load
-    from jailcore.engine import Engine
+    from jailcore.config.config import load
+    from jailcore.engine.engine import Engine
 
     parser, engine = LogParser(), Engine(load('[server]\nrulebook = "all"\n', "<t>", {}))
     good = ['L 11/30/2026 - 20:00:00: World triggered "Round_Start"',

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from jailcore.config import Config, load
+from jailcore.config.config import Config, load
 from jailcore.io.daemon import Daemon
-from jailcore.io.simserver import SimServer
 from jailcore.io.store import Store
+from jailcore.sim.simserver import SimServer
 from tests.test_live import ROOT, config_text, live, populate, running, sent, settled, until
 
 
@@ -249,7 +249,7 @@ async def test_a_round_bound_command_expires_with_its_round(tmp_path):
         assert not sent(sim, "jb_slay")
         slay = daemon.store.entries("action = 'slay'")[0]
         assert slay["reply"] == "round 2 ended before it could be sent"
-    from jailcore.tail import human
+    from jailcore.cli.tail import human
 
     assert human(slay, colour=False).endswith("expired (round 2 ended before it could be sent)")
 
@@ -351,7 +351,7 @@ async def test_a_new_password_in_the_config_is_tried_at_once(tmp_path):
     ],
 )
 def test_settings_that_would_break_run_are_refused(text, problem):
-    from jailcore.config import ConfigError
+    from jailcore.config.config import ConfigError
 
     with pytest.raises(ConfigError) as err:
         load(text, "f.toml", {})
@@ -360,7 +360,7 @@ def test_settings_that_would_break_run_are_refused(text, problem):
 
 
 def test_environment_overrides_are_validated_without_printing_secrets():
-    from jailcore.config import ConfigError
+    from jailcore.config.config import ConfigError
 
     with pytest.raises(ConfigError) as err:
         load('[server]\nname = "x"\n', "f.toml", {"JAILCORE_RCON_PORT": "99999", "JAILCORE_MQTT_URL": "ftp://u:hunter2@h"})
@@ -371,7 +371,7 @@ def test_environment_overrides_are_validated_without_printing_secrets():
 
 
 def test_empty_and_non_utf8_configs_are_refused(tmp_path):
-    from jailcore.config import ConfigError
+    from jailcore.config.config import ConfigError
 
     empty = tmp_path / "empty.toml"
     empty.write_text("# all commented out\n\n", encoding="utf-8")
@@ -442,7 +442,7 @@ def bad_files(tmp_path) -> dict[str, Path]:
     ],
 )
 def test_bad_files_are_one_clear_line(bad_files, args, needle, capsys):
-    from jailcore.cli import main
+    from jailcore.cli.cli import main
 
     code = main([a.format(**bad_files) for a in args])  # a traceback would be an exception here
     err = capsys.readouterr().err
@@ -458,7 +458,7 @@ def test_run_refuses_a_bad_state_file_untouched(tmp_path, bad_files, kind):
 
 
 def test_tail_and_history_escape_control_characters(tmp_path, capsys):
-    from jailcore.actions import Action, Target
+    from jailcore.engine.actions import Action, Target
 
     db = tmp_path / "audit.sqlite3"
     store = Store(db)
@@ -469,7 +469,7 @@ def test_tail_and_history_escape_control_characters(tmp_path, capsys):
     result = run_cli("tail", "--state-db", str(db), env={"NO_COLOR": "1"})  # one real process, the rest in this one
     outputs = [result.stdout]
     assert result.returncode == 0, result.stderr
-    from jailcore.cli import main
+    from jailcore.cli.cli import main
 
     for args in (["history", "Вася", "--state-db", str(db)], ["tail", "--json", "--state-db", str(db)], ["history", "5", "--json", "--state-db", str(db)]):
         assert main(args) == 0

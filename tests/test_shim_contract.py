@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from jailcore.actions import KINDS, Action, Target, render
-from jailcore.io.simserver import SimServer
-from jailcore.io.standin import GENERIC
-from jailcore.parse import EXTENSION_TRIGGERS, SHIM_TRIGGERS
+from jailcore.engine.actions import KINDS, Action, Target, render
+from jailcore.log.parse import EXTENSION_TRIGGERS, SHIM_TRIGGERS
+from jailcore.sim.simserver import SimServer
+from jailcore.sim.standin import GENERIC
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTING = ROOT / "sourcemod_bridge" / "scripting"

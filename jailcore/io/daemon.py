@@ -36,17 +36,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .. import events as ev
-from ..actions import Action, kinds_that, render, with_id
-from ..actions import kind_name as step_name
-from ..config import Config, ConfigError
-from ..engine import Engine
-from ..parse import LogParser
-from .logsource import AllowList, UdpLog, follow_file, listen_udp
-from .mqtt import CTBANS, MqttLink
-from .rcon import Item, Outbox, RconClient, RconUnavailable
-from .requests import Requests
-from .store import Store, StoreError
+from jailcore.config.config import Config, ConfigError
+from jailcore.engine.actions import Action, kinds_that, render, with_id
+from jailcore.engine.actions import kind_name as step_name
+from jailcore.engine.engine import Engine
+from jailcore.io.logsource import AllowList, UdpLog, follow_file, listen_udp
+from jailcore.io.mqtt import CTBANS, MqttLink
+from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
+from jailcore.io.requests import Requests
+from jailcore.io.store import Store, StoreError
+from jailcore.log import events as ev
+from jailcore.log.parse import LogParser
 
 log = logging.getLogger("jailcore")
 

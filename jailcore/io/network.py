@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import aiomqtt
 
-from .mqtt import parse_url
+from jailcore.io.mqtt import parse_url
 
 # A message handler returns True when it has seen enough (`tail --count`).
 Handler = Callable[[str, bytes], bool]

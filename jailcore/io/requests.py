@@ -14,20 +14,38 @@ import asyncio
 import json
 import logging
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from .. import events as ev
-from ..actions import Action, clean_text, kind_name, kinds_that
-from .mqtt import CTBANS
-from .store import PardonError
+from jailcore.engine.actions import Action, clean_text, kind_name, kinds_that
+from jailcore.io.mqtt import CTBANS
+from jailcore.io.store import PardonError
+from jailcore.log import events as ev
 
 if TYPE_CHECKING:
-    from .daemon import Daemon
+    from jailcore.config.config import Config
+    from jailcore.engine.engine import Engine
+    from jailcore.io.mqtt import MqttLink
+    from jailcore.io.rcon import Outbox
+    from jailcore.io.store import Store
 
 log = logging.getLogger("jailcore")
 
 # What the admins online are told of: decisions about a player, not announcements.
 FEED = kinds_that("feed")
+
+
+class Daemon(Protocol):
+    """The parts of the running daemon that admins' requests go through."""
+
+    server: str
+    config: Config
+    engine: Engine
+    store: Store
+    outbox: Outbox
+    mqtt: MqttLink | None
+    _dirty: bool
+
+    def _carry_out(self, actions: list[Action], sweep: bool = False) -> None: ...
 
 
 class Requests:

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
-from ..actions import Action, kinds_that
-from ..logtime import plus_minutes
+from jailcore.engine.actions import Action, kinds_that
+from jailcore.log.logtime import plus_minutes
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS state (

@@ -26,14 +26,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from ..config import WebConfig
-from ..io.store import PardonError
-from ..tail import TailError
-from . import data
-from .auth import LoginLimit, Session, Sessions, check_password, csrf_ok
-from .charts import hbars, stacked
-from .i18n import LANGS, Words
-from .story import tell
+from jailcore.config.config import WebConfig
+from jailcore.io.audit import AuditError
+from jailcore.io.store import PardonError
+from jailcore.web import data
+from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok
+from jailcore.web.charts import hbars, stacked
+from jailcore.web.i18n import LANGS, Words
+from jailcore.web.story import tell
 
 HERE = Path(__file__).parent
 COOKIE = "jc_session"
@@ -209,7 +209,7 @@ class Web:
         try:
             entries = data.latest(self.sources, filters)
             problem = ""
-        except TailError as exc:
+        except AuditError as exc:
             entries, problem = [], str(exc)
         return self.render(request, "live.html", entries=entries, filters=filters, problem=problem, cursor=cursor,
                            servers=self.sources.servers(), query=urlencode(filters.query()))
@@ -220,7 +220,7 @@ class Web:
         filters = self.filters(request)
         try:
             filters.sql()
-        except TailError as exc:
+        except AuditError as exc:
             return Response(str(exc), 400)
         cursor = request.headers.get("last-event-id") or request.query_params.get("cursor", "")
         watch = data.start_watch(self.sources, filters, cursor)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import attrs
 
-from ..config import PASSWORD_HASH
+from jailcore.config.config import PASSWORD_HASH
 
 SCRYPT = (2**14, 8, 1)  # n, r, p: 16 MiB and about 50 ms a check on this machine
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import attrs
 
-from ..config import Config
-from ..engine import Engine
-from ..events import player_key
-from ..io.store import PARDONABLE, Store, pardons_for
-from ..logtime import moment
-from ..tail import standing, where
+from jailcore.config.config import Config
+from jailcore.engine.engine import Engine
+from jailcore.io.audit import standing, where
+from jailcore.io.store import PARDONABLE, Store, pardons_for
+from jailcore.log.events import player_key
+from jailcore.log.logtime import moment
 
 _PERSONAL = ("STEAM_", "[U:")
 
@@ -112,7 +112,7 @@ class Filters:
     since: str = ""
 
     def sql(self) -> tuple[str, list]:
-        """The WHERE clause; raises TailError for a `since` that is not a time."""
+        """The WHERE clause; raises AuditError for a `since` that is not a time."""
         clause, params = where(argparse.Namespace(**{k: v or None for k, v in attrs.asdict(self).items()}))
         if self.player and not self.player.lstrip("#").isdigit() and not _personal(self.player):
             clause, params = f"{clause} AND jc_has(name, ?)", [*params, self.player.casefold()]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..actions import kind_name as step_name
-from ..tail import DAYS
+from jailcore.engine.actions import kind_name as step_name
+from jailcore.io.audit import DAYS
 
 LANGS = ("ru", "en")
 

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 import attrs
 import uvicorn
 
-from ..config import Config, ConfigError, WebConfig
-from .app import Web
-from .auth import hash_password
-from .data import SourceError, Sources
+from jailcore.config.config import Config, ConfigError, WebConfig
+from jailcore.web.app import Web
+from jailcore.web.auth import hash_password
+from jailcore.web.data import SourceError, Sources
 
 
 class Server(uvicorn.Server):

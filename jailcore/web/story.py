@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import attrs
 
-from .. import events as ev
-from ..parse import LogParser
+from jailcore.log import events as ev
+from jailcore.log.parse import LogParser
 
 # What a line is, for the page: (category, minor). Minor lines are hidden unless asked for.
 _KIND: dict[type, tuple[str, bool]] = {

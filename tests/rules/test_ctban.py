@@ -53,9 +53,9 @@ def test_a_move_for_balance_blocks_the_return_for_three_played_rounds():
 
 def test_the_return_block_is_handed_to_the_shim_at_once():
     """The shim refuses his join to CT itself; the daemon's teamswap stays the fallback."""
-    from jailcore.actions import render
-    from jailcore.engine import Engine
-    from jailcore.parse import LogParser
+    from jailcore.engine.actions import render
+    from jailcore.engine.engine import Engine
+    from jailcore.log.parse import LogParser
     from tests.logtext import config, records
 
     log, engine, parser = moved_for_balance(), Engine(config("")), LogParser()

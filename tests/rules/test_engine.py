@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from jailcore.engine import Engine
+from jailcore.engine.engine import Engine
 from tests.logtext import Log, config, run
 from tests.scenes import GUARD, WARDEN, setup
 

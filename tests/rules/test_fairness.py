@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jailcore.actions import render
+from jailcore.engine.actions import render
 from tests.logtext import run
 from tests.scenes import ADMIN, WARDEN, setup
 

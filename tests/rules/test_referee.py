@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jailcore.referee import NotArithmetic, evaluate
+from jailcore.engine.referee import NotArithmetic, evaluate
 from tests.logtext import run
 from tests.scenes import WARDEN, setup
 

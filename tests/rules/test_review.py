@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from jailcore import events as ev
-from jailcore.config import Config
-from jailcore.engine import Engine
+from jailcore.config.config import Config
+from jailcore.engine.engine import Engine
+from jailcore.log import events as ev
 from tests.logtext import Log, P, config, run, team_of
 from tests.scenes import GUARD, WARDEN, setup
 

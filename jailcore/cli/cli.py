@@ -1,0 +1,262 @@
+"""The command line (protocol section 3)."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from pathlib import Path
+
+from jailcore.config.config import Config, ConfigError
+
+
+def _config(path: str | None) -> Config:
+    if path is None:
+        return Config.default()
+    return Config.from_toml(path)
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    try:
+        config = Config.from_toml(args.file)
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        print(f"{args.file}: {len(exc.problems)} error(s); config refused", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
+        return 1
+    on = [(k, r) for k, r in config.rules.items() if r.enabled]
+    print(f"{args.file}: ok ({config.server_name}, {config.language}, mode {config.mode}; {len(on)} rules on)")
+    print(rule_table(on))
+    return 0
+
+
+def rule_table(rules: list) -> str:
+    """The rules a server will enforce, as an admin checks them against his rulebook."""
+    rows = [("rule", "ref", "ladder")] + [(k, r.ref or "-", " → ".join(map(str, getattr(r, "ladder", ()))) or "-") for k, r in rules]
+    widths = [max(len(row[i]) for row in rows) for i in range(2)]
+    return "\n".join(f"  {a:<{widths[0]}}  {b:<{widths[1]}}  {c}".rstrip() for a, b, c in rows)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from jailcore.cli.replay import replay_files
+
+    for path in args.logs:
+        if not Path(path).is_file():
+            print(f"replay: no such log file: {path}", file=sys.stderr)
+            return 2
+    return replay_files(_config(args.config), args.logs, sys.stdout, args.state, args.stats, args.hud)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from jailcore.io.daemon import main_run
+
+    return main_run(_config(args.config), args.config)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from jailcore.cli.demo import main_demo
+
+    return main_demo(args)
+
+
+def cmd_tail(args: argparse.Namespace) -> int:
+    from jailcore.cli.tail import main_tail
+
+    return main_tail(args)
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from jailcore.cli.tail import main_history
+
+    return main_history(args)
+
+
+def cmd_pardon(args: argparse.Namespace) -> int:
+    import getpass
+
+    from jailcore.cli.tail import human
+    from jailcore.io.audit import AuditError, database
+    from jailcore.io.store import PardonError, Store
+
+    try:
+        path = database(args)
+    except (AuditError, ConfigError) as exc:
+        print(f"jailcore pardon: {exc}", file=sys.stderr)
+        return 1
+    store = Store(path)
+    try:
+        pardon_id = store.request_pardon(args.id, args.by or getpass.getuser(), args.reason)
+        (row,) = store.entries("id = ?", (args.id,))
+        print(human(row, False, "en", store.pardons_for([args.id])[args.id]))
+    except PardonError as exc:
+        print(f"jailcore pardon: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    print(f"pardon {pardon_id} written; the running daemon applies it within a second")
+    return 0
+
+
+def cmd_ctban(args: argparse.Namespace) -> int:
+    from jailcore.cli.ctbans import main_ctban
+
+    return main_ctban(args)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from jailcore.cli.status import main_status
+
+    return main_status(args)
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    try:
+        from jailcore.web.serve import main_web
+    except ImportError as exc:
+        print(f"jailcore web needs the web extra (pip install 'jailcore[web]'): {exc}", file=sys.stderr)
+        return 1
+    return main_web(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="jailcore", description="Live rule enforcement for CS:S/CS:GO jail servers.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="the daemon: listen for the log, enforce, send commands")
+    p.add_argument("--config", required=True)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("replay", help="run log files through the engine, print actions as JSON")
+    p.add_argument("--config")
+    p.add_argument("--state", action="store_true", help="print the engine's state at the end")
+    p.add_argument("--stats", action="store_true", help="print parser statistics at the end")
+    p.add_argument("--hud", action="store_true", help="include the display line updates")
+    p.add_argument("logs", nargs="+", metavar="LOG")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("check-config", help="validate a config file")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_check_config)
+
+    p = sub.add_parser("tail", help="the enforcement audit log; -f keeps following")
+    p.add_argument("-f", "--follow", action="store_true", help="keep printing new entries as they happen")
+    p.add_argument("--json", action="store_true", help="one JSON object per entry, for scripts")
+    p.add_argument("-n", "--lines", type=int, default=20, help="how many of the latest entries (default 20)")
+    _audit_filters(p)
+    _mqtt(p, "follow every server of the network live from the broker (jailcore/+/actions) instead of a state database")
+    p.add_argument("--count", type=int, help="with --mqtt: stop after this many entries")
+    p.add_argument("--seconds", type=float, help="with -f: stop after this many seconds")
+    p.set_defaults(func=cmd_tail)
+
+    p = sub.add_parser("history", help="one player's record and where he stands on each ladder")
+    p.add_argument("player", help="name (part of it), steamid or userid")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--config", help="the server's config, to name each ladder's next step")
+    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, jailcore.sqlite3)")
+    p.add_argument("--server", help="only this server's entries")
+    p.add_argument("--lang", choices=("ru", "en"), default="ru")
+    p.set_defaults(func=cmd_history)
+
+    p = sub.add_parser("demo", help="the daemon against a built-in simulated server")
+    p.add_argument("--rounds", type=int, default=5, help="how many rounds to play (3 to 5)")
+    p.add_argument("--lang", choices=("ru", "en"), default="ru")
+    p.add_argument("--web", action="store_true", help="then serve the web page on the demo until Ctrl-C")
+    p.add_argument("--seconds", type=float, help="with --web: stop serving after this many seconds")
+    p.add_argument("--listen", default="127.0.0.1:0", help="with --web: host:port (default: a free port on loopback)")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("pardon", help="pardon an enforcement by its id: the running daemon takes it back")
+    p.add_argument("id", type=int, help="the enforcement's id (jailcore tail --json shows it)")
+    p.add_argument("--reason", default="", help="why, for the log")
+    p.add_argument("--by", help="who pardons (default: your login name)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    where.add_argument("--config", help="the server's config (for its state database)")
+    p.set_defaults(func=cmd_pardon)
+
+    p = sub.add_parser("ctban", help="the CT bans: list them, give one, lift one (the running daemon applies it)")
+    do = p.add_subparsers(dest="do", required=True)
+    q = do.add_parser("list", help="every server's CT bans: who, what is left, why, by whom")
+    q.add_argument("--json", action="store_true", help="one JSON object per ban")
+    q.add_argument("--server", help="only this server's bans")
+    _where(q)
+    q = do.add_parser("add", help="ban a player from CT: the server's daemon applies it within a second")
+    q.add_argument("steamid", help="STEAM_0:X:Y, STEAM_1:X:Y or [U:1:N]")
+    length = q.add_mutually_exclusive_group()
+    length.add_argument("--minutes", type=int, help="for this many minutes (0: permanent)")
+    length.add_argument("--rounds", type=int, help="for this many rounds")
+    _request(q)
+    q = do.add_parser("lift", help="lift a player's CT ban: the server's daemon applies it within a second")
+    q.add_argument("steamid", help="STEAM_0:X:Y, STEAM_1:X:Y or [U:1:N]")
+    _request(q)
+    p.set_defaults(func=cmd_ctban)
+
+    p = sub.add_parser("status", help="per server: day, warden, orders, prohibitions, game, CT bans; RCON, outbox, last line")
+    p.add_argument("--config", action="append", help="a server's config (its state database and rule settings); once per server")
+    p.add_argument("--state-db", help="every server of this state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    _mqtt(p, "every server's retained state on the broker (jailcore/+/state)")
+    p.add_argument("--server", help="only this server")
+    p.add_argument("--json", action="store_true", help="one JSON object per server")
+    p.add_argument("--lang", choices=("ru", "en"), default="ru", help="day names")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("web", help="the admin web page over the servers' state databases; `web adduser NAME` makes a login")
+    p.add_argument("action", nargs="?", choices=("serve", "adduser"), default="serve")
+    p.add_argument("name", nargs="?", help="with adduser: the admin's name")
+    p.add_argument("--config", action="append", help="a server's config; once per server")
+    p.add_argument("--listen", help="host:port (default: [web] listen, 127.0.0.1:8080)")
+    p.add_argument("--public", action="store_true", help="show the live log read-only without a login")
+    p.add_argument("--password-stdin", action="store_true", help="with adduser: read the password from standard input")
+    p.set_defaults(func=cmd_web)
+    return parser
+
+
+def _where(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    where.add_argument("--config", help="the server's config (its state database, its server name)")
+
+
+def _request(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--reason", default="", help="why, for the player and the log")
+    p.add_argument("--by", help="who (default: your login name)")
+    p.add_argument("--server", help="which server (default: the config's, or the only one in the database)")
+    _where(p)
+
+
+def _mqtt(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--mqtt", nargs="?", const="", metavar="URL",
+                   help=f"{what}; URL mqtt://host:port or mqtts://, else JAILCORE_MQTT_URL or the config's [mqtt] url")
+
+
+def _audit_filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="the server's config (for its state database)")
+    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, jailcore.sqlite3)")
+    p.add_argument("--player", help="name (part of it), steamid or userid")
+    p.add_argument("--rule", help="a rule key, or its first part (games)")
+    p.add_argument("--action", help="warn, slay, teamswap, ctban, ...")
+    p.add_argument("--since", help="ISO time, or a duration back from now: 30m, 2h, 1d")
+    p.add_argument("--server", help="only this server's entries")
+    p.add_argument("--lang", choices=("ru", "en"), default="ru", help="day names")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    except (OSError, sqlite3.DatabaseError, UnicodeError) as exc:  # a bad file is one line, never a traceback
+        print(f"jailcore {args.command}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

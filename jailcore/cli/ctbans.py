@@ -1,0 +1,187 @@
+"""`jailcore ctban list|add|lift`: the CT bans, the same records the game (`!ctbans`) and
+the network see.
+
+`list` reads each server's saved engine; `add` and `lift` write a request row
+(`ctban_requests`) that the server's running daemon applies within a second, so an admin
+on the box needs neither RCON nor the game. A request is checked here first: a steamid
+that is not one, a length missing, a server the database does not know are refused with
+a clear line, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import re
+import sqlite3
+import sys
+from pathlib import Path
+
+from jailcore.cli.status import Saved, expired, saved_servers, server_names
+from jailcore.cli.tail import coloured, json_line, paint, safe
+from jailcore.config.config import Config, ConfigError
+from jailcore.io.audit import AuditError, ban_left, connect, database
+from jailcore.io.store import Store, StoreError
+
+STEAMID = re.compile(r"STEAM_[01]:[01]:\d{1,10}|\[U:1:\d{1,10}\]")
+
+
+class CtbanError(Exception):
+    pass
+
+
+def main_ctban(args: argparse.Namespace) -> int:
+    try:
+        config = Config.from_toml(args.config) if args.config else None
+        path = database(args)
+        return {"list": _list, "add": _request, "lift": _request}[args.do](args, path, config)
+    except (AuditError, CtbanError, StoreError, ConfigError) as exc:
+        print(f"jailcore ctban {args.do}: {exc}", file=sys.stderr)
+        return 1
+
+
+def check_steamid(text: str) -> str:
+    steamid = text.strip()
+    if not STEAMID.fullmatch(steamid):
+        raise CtbanError(f"{safe(text)!r} is not a steamid: give STEAM_0:X:Y, STEAM_1:X:Y or [U:1:N] (jailcore history NAME shows a player's)")
+    return steamid
+
+
+# -- list -------------------------------------------------------------------------------------
+
+
+def bans(saved: Saved) -> list[dict]:
+    """The server's bans that still hold, by name, with what is left as of its last log line."""
+    engine = saved.engine
+    assert engine is not None
+    now = engine.state.time or None
+    online = {seat.key for seat in engine.state.players.values()}
+    out = []
+    for key, ban in sorted(engine.state.ctbans.items(), key=lambda kv: (kv[1].name.casefold(), kv[0])):
+        if expired(ban.until, ban.rounds, now):
+            continue
+        out.append({"server": saved.server, "steamid": ban.steamid, "name": ban.name, "until": ban.until, "rounds": ban.rounds,
+                    "left": ban_left(ban.until, ban.rounds, now), "rule": ban.rule, "ref": ban.ref, "reason": ban.reason,
+                    "by": ban.by, "origin": ban.origin, "online": key in online, "pending": False})
+    return out
+
+
+def waiting(db: sqlite3.Connection, server: str | None) -> list[dict]:
+    """Requests the daemon has not applied yet (it is not running, or it is about to)."""
+    try:
+        rows = db.execute("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND (? IS NULL OR server = ?) ORDER BY id", (server, server))
+    except sqlite3.OperationalError:  # a database from before requests
+        return []
+    return [{"server": r["server"], "request": r["id"], "steamid": r["steamid"], "name": r["name"], "lift": bool(r["lift"]),
+             "minutes": r["minutes"], "rounds": r["rounds"], "reason": r["reason"], "by": r["by"], "time": r["time"], "pending": True}
+            for r in rows]
+
+
+def _list(args: argparse.Namespace, path: Path, config: Config | None) -> int:
+    colour = coloured(args.json)
+    db = connect(path)
+    try:
+        saved = saved_servers(db, {config.server_name: config} if config else {}, {args.server} if args.server else None)
+        if args.server and not saved:
+            raise CtbanError(_unknown(args.server, server_names(db), path))
+        found = [b for s in saved if s.engine is not None for b in bans(s)] + waiting(db, args.server)
+    finally:
+        db.close()
+    for s in saved:
+        if s.error:
+            print(f"jailcore ctban list: {s.server}: {s.error}", file=sys.stderr)
+    for item in found:
+        print(json_line(item) if args.json else _line(item, colour))
+    if not found and not args.json:
+        print("no CT bans" + (f" on {safe(args.server)}" if args.server else ""))
+    return 1 if any(s.error for s in saved) else 0
+
+
+def _line(item: dict, colour: bool) -> str:
+    who = paint(safe(f"{item['name'] or '?'} {item['steamid']}"), "1", colour)
+    if item["pending"]:
+        what = "lift" if item["lift"] else f"ban {_length(item['minutes'], item['rounds'])}"
+        return safe(f"{item['server']}  ") + who + paint(safe(f"  requested: {what} by {item['by']} at {item['time']}: {item['reason'] or '-'}"
+                                                             f" (not applied yet: is the daemon running?)"), "33", colour)
+    by = f"by {item['by']}" if item["by"] else "by the rules"
+    origin = f", from {item['origin']}" if item["origin"] else ""
+    online = paint("  online", "32", colour) if item["online"] else ""
+    return (safe(f"{item['server']}  ") + who + safe(f"  {item['left']}  [{item['ref'] or '-'} {item['rule']}] {item['reason'] or '-'}  {by}{origin}")
+            + online)
+
+
+def _length(minutes: int | None, rounds: int | None) -> str:
+    return f"{rounds} round(s)" if rounds is not None else f"{minutes} min" if minutes else "permanent"
+
+
+# -- add / lift -------------------------------------------------------------------------------
+
+
+def _unknown(server: str, known: list[str], path: Path) -> str:
+    return f"no server {server!r} in {path}" + (f": it has {', '.join(known)}" if known else ": no daemon has saved its state there yet")
+
+
+def which_server(asked: str | None, known: list[str], config: Config | None, path: Path) -> str:
+    """`--server`, else the config's server, else the only server of the database."""
+    if asked:
+        if asked in known or (config is not None and asked == config.server_name):
+            return asked
+        raise CtbanError(_unknown(asked, known, path))
+    if config is not None:
+        return config.server_name
+    if len(known) == 1:
+        return known[0]
+    if not known:
+        raise CtbanError(f"no server has saved its state in {path} yet: start its daemon, or give --server with --config")
+    raise CtbanError(f"{path} holds several servers ({', '.join(known)}): say which with --server")
+
+
+def _request(args: argparse.Namespace, path: Path, config: Config | None) -> int:
+    steamid = check_steamid(args.steamid)
+    lift = args.do == "lift"
+    if not lift and args.minutes is None and args.rounds is None:
+        raise CtbanError("how long? give --minutes N (0: permanent) or --rounds N")
+    if not lift and ((args.minutes is not None and args.minutes < 0) or (args.rounds is not None and args.rounds < 1)):
+        raise CtbanError("--minutes takes 0 (permanent) or more, --rounds 1 or more")
+    store = Store(path)
+    try:
+        server = which_server(args.server, server_names(store.db), config, path)
+        (saved,) = saved_servers(store.db, {config.server_name: config} if config else {}, {server}) or (None,)
+        holds = {b["steamid"]: b for b in bans(saved)} if saved is not None and saved.engine is not None else {}
+        asked = {r["steamid"]: r for r in waiting(store.db, server)}
+        if lift and steamid not in holds and not (steamid in asked and not asked[steamid]["lift"]):
+            raise CtbanError(f"{steamid} has no CT ban on {server} (jailcore ctban list shows them)")
+        name = _name(store.db, steamid, holds)
+        _other_universe(store.db, steamid, server, holds)
+        by = args.by or getpass.getuser()
+        minutes, rounds = (None, None) if lift else (args.minutes if args.rounds is None else None, args.rounds)
+        row = store.request_ctban(server, steamid, name, minutes, rounds, args.reason, by, lift=lift)
+    finally:
+        store.close()
+    who = f"{name} {steamid}" if name else steamid
+    if lift:
+        print(safe(f"CT ban lift {row} written for {who} on {server} by {by}"))
+    else:
+        replaces = f" (replaces: {holds[steamid]['left']})" if steamid in holds else ""
+        print(safe(f"CT ban {row} written for {who} on {server}: {_length(minutes, rounds)}{replaces}, by {by}: {args.reason or '-'}"))
+    print("the running daemon applies it within a second (jailcore ctban list shows it then)")
+    return 0
+
+
+def _name(db: sqlite3.Connection, steamid: str, holds: dict[str, dict]) -> str:
+    """The player's name as last seen: his ban, else the newest entry of the audit log."""
+    if steamid in holds:
+        return holds[steamid]["name"]
+    row = db.execute("SELECT name FROM audit WHERE steamid = ? AND name IS NOT NULL ORDER BY id DESC LIMIT 1", (steamid,)).fetchone()
+    return row[0] if row else ""
+
+
+def _other_universe(db: sqlite3.Connection, steamid: str, server: str, holds: dict[str, dict]) -> None:
+    """CS:S logs STEAM_0:, CS:GO STEAM_1: for the same account, and bans match the text as
+    the log writes it: say so when only the other form is known here."""
+    if not steamid.startswith("STEAM_") or steamid in holds:
+        return
+    other = ("STEAM_1" if steamid.startswith("STEAM_0") else "STEAM_0") + steamid[7:]
+    seen = "SELECT COUNT(*) FROM audit WHERE server = ? AND steamid = ?"
+    if db.execute(seen, (server, other)).fetchone()[0] and not db.execute(seen, (server, steamid)).fetchone()[0]:
+        print(f"note: {server}'s log names this player {other}; a ban on {steamid} will not match him there", file=sys.stderr)

@@ -1,0 +1,275 @@
+"""`jailcore status`: per server, the standing state (day, warden, orders, prohibitions,
+game, special-day cooldown, CT bans) and how its daemon stands (RCON link, outbox, the
+last log line and its age, mode).
+
+From the state database (each server's saved engine, and the `link` row its daemon keeps)
+or from the MQTT broker (each daemon's retained `jailcore/<server>/state`). Read only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from collections.abc import Mapping
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+
+import attrs
+from cattrs.errors import BaseValidationError
+
+from jailcore.cli.tail import coloured, json_line, json_object, mqtt_target, paint, safe
+from jailcore.config.config import Config, ConfigError, load
+from jailcore.engine.engine import Engine
+from jailcore.io.audit import DAYS, AuditError, ban_left, connect, database
+from jailcore.log.logtime import moment
+
+STATES = "jailcore/+/state"
+RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
+STALE = 120.0  # seconds without a log line before the age is shown as a warning
+
+
+@cache
+def default_config() -> Config:
+    """For a server without a config of its own: every rule on, with the rulebooks' defaults."""
+    return load('[server]\nrulebook = "all"\n', "<status>", {})
+
+
+@attrs.frozen
+class Saved:
+    """One server's saved engine in a state database (or why it cannot be read)."""
+
+    server: str
+    config: Config
+    engine: Engine | None
+    error: str | None = None
+
+
+def saved_servers(db: sqlite3.Connection, configs: Mapping[str, Config], only: set[str] | None = None) -> list[Saved]:
+    """Each server of the database with its engine as the daemon saved it, under its config
+    when one is given (else `default_config()`)."""
+    out = []
+    for row in db.execute("SELECT server, snapshot FROM state WHERE server != '' ORDER BY server"):
+        server = row["server"]
+        if only is not None and server not in only:
+            continue
+        config = configs.get(server) or default_config()
+        try:
+            out.append(Saved(server, config, Engine(config, json.loads(row["snapshot"]))))
+        except (ValueError, TypeError, KeyError, AttributeError, BaseValidationError) as exc:  # one line, never a traceback
+            why = exc.exceptions[0] if isinstance(exc, BaseValidationError) else exc
+            out.append(Saved(server, config, None, f"its saved state cannot be read ({exc}: {why!r})"))
+    return out
+
+
+def server_names(db: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in db.execute("SELECT server FROM state WHERE server != '' ORDER BY server")]
+
+
+def expired(until: str | None, rounds: int | None, now: str | None) -> bool:
+    """A ban that ran out but is still in the snapshot (the engine drops it at its next look)."""
+    return (until is not None and bool(now) and until <= now) or (rounds is not None and rounds <= 0)
+
+
+# -- gathering --------------------------------------------------------------------------------
+
+
+def from_database(path: Path, configs: Mapping[str, Config], only: set[str] | None) -> list[dict]:
+    db = connect(path)
+    try:
+        out = []
+        saved = saved_servers(db, configs, only)
+        for s in saved:
+            if s.engine is None:
+                out.append({"server": s.server, "error": s.error})
+                continue
+            state = s.engine.public_state()
+            online = {seat.key for seat in s.engine.state.players.values()}
+            for ban in state["ctbans"]:
+                ban["online"] = ban["key"] in online
+            state["time"] = s.engine.state.time or None
+            out.append(standing(s.server, state, s.config, _link(db, s.server), str(path)))
+        missing = sorted((only or set()) - {s.server for s in saved})
+        if missing:
+            known = server_names(db)
+            has = f"it has {', '.join(known)}" if known else "it has no server yet"
+            out += [{"server": server, "error": f"no saved state in {path} ({has}; has its daemon run?)"} for server in missing]
+        return out
+    finally:
+        db.close()
+
+
+def _link(db: sqlite3.Connection, server: str) -> dict | None:
+    try:
+        row = db.execute("SELECT rcon, outbox, last_line, mode, updated FROM link WHERE server = ?", (server,)).fetchone()
+    except sqlite3.OperationalError:  # a database from before the link was kept
+        row = None
+    if row is not None:
+        return dict(row)
+    pending = db.execute("SELECT COUNT(*) FROM audit WHERE server = ? AND status = 'pending'", (server,)).fetchone()[0]
+    return {"rcon": None, "outbox": pending, "last_line": None, "mode": None, "updated": None}
+
+
+def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[str] | None) -> tuple[list[dict], int]:
+    """The retained states, and how many messages were not a state's JSON."""
+    from jailcore.io.network import retained
+
+    out, skipped = [], 0
+    for topic, payload in retained(url, STATES, tls):
+        if not payload:  # a cleared retained message
+            continue
+        try:
+            state = json_object(payload)
+        except ValueError:
+            skipped += 1
+            continue
+        server = str(state.get("server") or topic.split("/")[1])
+        if only is not None and server not in only:
+            continue
+        link = state.get("link") if isinstance(state.get("link"), dict) else None
+        out.append(standing(server, state, configs.get(server) or default_config(), link, "mqtt"))
+    return sorted(out, key=lambda s: s["server"]), skipped
+
+
+def standing(server: str, state: dict, config: Config, link: dict | None, source: str, now: datetime | None = None) -> dict:
+    """A server's status: its public state, the special-day cooldown under its config, its
+    link, and the age of its last log line."""
+    now = now or datetime.now()
+    out = {**state, "server": server, "source": source, "link": link}
+    rnd, special = state.get("round"), state.get("specialday")
+    rule = config.rules["specialday.cooldown"]
+    if rule.enabled and isinstance(rnd, int) and isinstance(special, int):
+        out["cooldown"] = {"rounds": rule.rounds, "next": special + rule.rounds, "left": max(0, special + rule.rounds - rnd)}
+    else:
+        out["cooldown"] = None
+    last = (link or {}).get("last_line") or state.get("time")
+    out["last_line"] = last
+    try:
+        out["age"] = round((now - moment(last)).total_seconds(), 1) if last else None
+    except (TypeError, ValueError):
+        out["age"] = None
+    return out
+
+
+# -- showing ---------------------------------------------------------------------------------
+
+
+def block(s: dict, colour: bool, lang: str = "ru") -> str:
+    """One server at a glance; every value a player or a broker could have written is escaped."""
+    head = paint(safe(s["server"]), "1", colour)
+    if s.get("error"):
+        return f"{head}  {paint(safe(s['error']), '31;1', colour)}"
+    link = s.get("link") or {}
+    rcon = link.get("rcon")
+    parts = [f"rcon {paint(safe(rcon), RCON_COLOURS.get(str(rcon)), colour)}" if rcon else "rcon ?"]
+    parts.append(f"outbox {safe(link['outbox'])}" if link.get("outbox") is not None else "outbox ?")
+    age = s.get("age")
+    if s.get("last_line"):
+        ago = f" ({_ago(age)})" if isinstance(age, int | float) else ""
+        parts.append(paint(safe(f"last line {str(s['last_line']).replace('T', ' ')}{ago}"),
+                           "33" if isinstance(age, int | float) and age > STALE else None, colour))
+    else:
+        parts.append("no line yet")
+    mode = link.get("mode")
+    if mode:
+        parts.append(f"mode {safe(mode)}")
+    lines = [f"{head}  " + " · ".join(parts)]
+    day = s.get("day")
+    dayname = DAYS[lang][(day - 1) % 7] if isinstance(day, int) and day > 0 else "-"
+    online = s.get("online") if isinstance(s.get("online"), dict) else {}
+    freeday = ", freeday" if s.get("freeday") else ""
+    lines.append(safe(f"  day {day} ({dayname}), week {s.get('week')}, round {s.get('round')}, map {s.get('map') or '-'}{freeday}; "
+                      f"online T {online.get('T', '?')} / CT {online.get('CT', '?')}"))
+    warden = s.get("warden")
+    lines.append("  warden: " + (safe(f"{warden.get('name')} #{warden.get('userid')} {warden.get('steamid')}") if isinstance(warden, dict) else "none"))
+    for label, key in (("orders", "orders"), ("prohibitions", "prohibitions")):
+        items = [str(i.get("text", "")) if isinstance(i, dict) else str(i) for i in s.get(key) or []]
+        lines.append(f"  {label} ({len(items)})" + (": " + "; ".join(safe(f"{n}. {t}") for n, t in enumerate(items, 1)) if items else ""))
+    game = s.get("game")
+    lines.append("  game: " + (safe(f"{game.get('name')}" + (f" (host {game['host']})" if game.get("host") else "")) if isinstance(game, dict) else "none"))
+    lines.append("  special day: " + _cooldown(s))
+    lines.append(_bans(s, colour))
+    return "\n".join(lines)
+
+
+def _ago(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    if seconds < 120:
+        return f"{seconds} s ago"
+    if seconds < 7200:
+        return f"{seconds // 60} min ago"
+    return f"{seconds // 3600} h ago"
+
+
+def _cooldown(s: dict) -> str:
+    special, cool = s.get("specialday"), s.get("cooldown")
+    if special is None:
+        return "none yet"
+    if not cool:
+        return safe(f"last in round {special}")
+    wait = f"allowed now (cooldown {cool['rounds']} rounds)" if cool["left"] == 0 else f"next from round {cool['next']} ({cool['left']} round(s) to go)"
+    return safe(f"last in round {special}; {wait}")
+
+
+def _bans(s: dict, colour: bool) -> str:
+    bans = [b for b in s.get("ctbans") or [] if isinstance(b, dict) and not expired(b.get("until"), b.get("rounds"), s.get("last_line"))]
+    known = all("online" in b for b in bans)
+    shown = [b for b in bans if b.get("online")] if known else bans
+    head = f"  CT bans: {len(bans)}" + (f", {len(shown)} online" if known else "")
+    rows = [paint(safe(f"    {b.get('name')} {b.get('steamid')}: {ban_left(b.get('until'), b.get('rounds'), s.get('last_line'))}"
+                       f" [{b.get('ref') or '-'} {b.get('rule')}]"), "35", colour) for b in shown[:10]]
+    if len(shown) > 10:
+        rows.append(f"    ... and {len(shown) - 10} more (jailcore ctban list)")
+    return "\n".join([head, *rows])
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+def main_status(args: argparse.Namespace) -> int:
+    colour = coloured(args.json)
+    try:
+        servers, where, skipped = _gather(args)
+    except (AuditError, ConfigError) as exc:
+        print(f"jailcore status: {exc}", file=sys.stderr)
+        return 1
+    if skipped:
+        print(f"{skipped} retained message(s) that were not a state's JSON were skipped", file=sys.stderr)
+    if not servers:
+        print(f"jailcore status: no server found in {where}" + (f" named {args.server!r}" if args.server else ""), file=sys.stderr)
+        return 1
+    for i, s in enumerate(servers):
+        if args.json:
+            print(json_line(s))
+        else:
+            print(("\n" if i else "") + block(s, colour, args.lang))
+    return 1 if any(s.get("error") for s in servers) else 0
+
+
+def _gather(args: argparse.Namespace) -> tuple[list[dict], str, int]:
+    """The servers asked for: with --mqtt all that retain a state; with --state-db (or
+    JAILCORE_STATE) all in that file; with configs only theirs, each from its own [state] path.
+    Configs always lend their rule settings to the servers they name."""
+    configs = [Config.from_toml(path) for path in args.config or []]
+    by_name = {c.server_name: c for c in configs}
+    only = {args.server} if args.server else None
+    if args.mqtt is not None:
+        from jailcore.io.network import NetworkError
+
+        try:
+            servers, skipped = from_broker(*mqtt_target(args, "status"), by_name, only)
+        except (NetworkError, ValueError) as exc:
+            raise AuditError(str(exc)) from None
+        return servers, "the MQTT broker's retained jailcore/+/state", skipped
+    if configs and not args.state_db:
+        servers = []
+        for path in dict.fromkeys(Path(c.state_path) for c in configs):
+            if not path.is_file():
+                raise AuditError(f"no state database at {path} (has the daemon run? see [state] path in the config)")
+            names = {c.server_name for c in configs if Path(c.state_path) == path}
+            servers += from_database(path, by_name, names & only if only else names)
+        return servers, "the configs' state databases", 0
+    path = database(args)
+    return from_database(path, by_name, only), str(path), 0

@@ -1,0 +1,264 @@
+"""`jailcore tail` and `jailcore history`: the enforcement audit log, for admins.
+
+Reads the state database the daemon writes (`JAILCORE_STATE`, `--state-db` or the
+config's `[state] path`); never writes to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+import sys
+import time
+
+from jailcore.config.config import Config, ConfigError
+from jailcore.engine.actions import VOCABULARY
+from jailcore.io.audit import DAYS, AuditError, as_json, ban_left, connect, database, max_id, name_matches, pardons, rows_since, standing, where
+from jailcore.log.events import player_key
+
+COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
+STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90"}
+# What a player may put in a name or chat that would move, recolour or retitle an admin's
+# terminal: control characters (C0, DEL, C1) and the bidirectional overrides.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def safe(value: object) -> str:
+    """Text for a terminal: every control character shown escaped, never executed."""
+    text = str(value)
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+
+
+def json_line(data: object) -> str:
+    """One JSON object per line; json escapes C0 itself, the rest is escaped here."""
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(data, ensure_ascii=False))
+
+
+def coloured(json_out: bool = False) -> bool:
+    """Colours for a person at a terminal: not in JSON, a pipe, or under NO_COLOR."""
+    return sys.stdout.isatty() and not json_out and not os.environ.get("NO_COLOR")
+
+
+def paint(text: str, code: str | None, colour: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
+
+
+def human(row: sqlite3.Row, colour: bool, lang: str = "ru", pardon: sqlite3.Row | None = None) -> str:
+    when = safe(row["time"].replace("T", " "))
+    day = row["day"]
+    dayname = DAYS[lang][(day - 1) % 7] if day else "-"
+    who = safe(f"{row['name']} #{row['userid']} {row['steamid']}") if row["userid"] is not None else ("всем" if lang == "ru" else "everyone")
+    action = paint(safe(f"{row['action']:<8}"), COLOURS.get(row["action"]), colour)
+    status = paint(safe(row["status"]), STATUS_COLOURS.get(row["status"]), colour)
+    rule = paint(safe(f"[{row['ref']} {row['rule']}]"), "1", colour)
+    reply = f" ({safe(row['reply'])})" if row["status"] in ("failed", "expired") and row["reply"] else ""
+    pardoned = paint(safe(f"  pardoned by {pardon['by']}: {pardon['reason']}"), "32", colour) if pardon else ""
+    return f"#{row['id']} {when}  {safe(row['server'])} r{row['round']} {dayname}  {rule} {action} {who}: {safe(row['reason'])}  {status}{reply}{pardoned}"
+
+
+def main_tail(args: argparse.Namespace) -> int:
+    if getattr(args, "mqtt", None) is not None:
+        return _tail_network(args)
+    try:
+        path = database(args)
+        clause, params = where(args)
+        return _tail(args, connect(path), clause, params)
+    except (AuditError, ConfigError) as exc:
+        print(f"jailcore tail: {exc}", file=sys.stderr)
+        return 1
+    except (sqlite3.DatabaseError, ValueError, KeyError) as exc:
+        print(f"jailcore tail: the state database cannot be read: {exc}", file=sys.stderr)
+        return 1
+
+
+def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params: list) -> int:
+    colour = coloured(args.json)
+    rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
+    last = rows[-1]["id"] if rows else max_id(db)
+
+    def emit(row: sqlite3.Row, pardon: sqlite3.Row | None = None) -> None:
+        print(json_line(as_json(row, pardon)) if args.json else human(row, colour, args.lang, pardon))
+
+    shown = rows[-args.lines :] if args.lines > 0 else []
+    given = pardons(db, shown)
+    for row in shown:
+        emit(row, given.get(row["id"]))
+    sys.stdout.flush()
+    if not args.follow:
+        return 0
+    last_pardon = max_id(db, "pardons")
+    deadline = time.monotonic() + args.seconds if getattr(args, "seconds", None) else None
+    try:
+        while deadline is None or time.monotonic() < deadline:
+            time.sleep(0.3)
+            for row in db.execute(f"SELECT * FROM audit WHERE id > ? AND {clause} ORDER BY id", [last, *params]):
+                last = row["id"]
+                if name_matches(row, args.player):
+                    emit(row)
+            # A pardon given since: the original entry again, with who pardoned it and why.
+            new = {p["action_id"]: p for p in rows_since(db, "pardons", last_pardon)}
+            for row in db.execute(f"SELECT * FROM audit WHERE id IN ({','.join('?' * len(new))}) AND {clause} ORDER BY id",
+                                  [*new, *params]) if new else ():
+                if name_matches(row, args.player):
+                    emit(row, new[row["id"]])
+            last_pardon = max((p["id"] for p in new.values()), default=last_pardon)
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def main_history(args: argparse.Namespace) -> int:
+    try:
+        path = database(args)
+        config = Config.from_toml(args.config) if args.config else Config.default()
+        return _history(args, connect(path), config)
+    except (AuditError, ConfigError) as exc:
+        print(f"jailcore history: {exc}", file=sys.stderr)
+        return 1
+    except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as exc:
+        print(f"jailcore history: the state database cannot be read: {exc!r}", file=sys.stderr)
+        return 1
+
+
+def _history(args: argparse.Namespace, db: sqlite3.Connection, config: Config) -> int:
+    args.rule = args.action = args.since = None
+    clause, params = where(args)
+    rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
+    keys = {player_key(r["steamid"] or "", r["userid"] or 0) for r in rows if r["steamid"]}
+    if args.player.startswith(("STEAM_", "[U:")):
+        keys.add(args.player)
+    given = pardons(db, rows)
+    if args.json:
+        print(json_line({"player": args.player, "entries": [as_json(r, given.get(r["id"])) for r in rows],
+                         "standing": standing(db, keys, config)}))
+        return 0
+    colour = coloured()
+    print(paint(f"{safe(args.player)}: {len(rows)} enforcement(s)", "1", colour))
+    for row in rows:
+        print("  " + human(row, colour, args.lang, given.get(row["id"])))
+    for line in standing_lines(standing(db, keys, config)):
+        print(safe(line))
+    return 0 if rows or keys else 1
+
+
+def standing_lines(items: list[dict]) -> list[str]:
+    lines = ["ladders:" if items else "ladders: clean"]
+    for item in items:
+        if "ctban" in item:
+            left = ban_left(item["ctban"]["until"], item["ctban"]["rounds"])
+            lines.append(f"  {item['server']}: CT ban ({item['rule']}), {left}")
+        else:
+            nxt = f", next step: {item['next']}" if item["next"] else ""
+            lines.append(f"  {item['server']}: {item['rule']}: {item['offences']} offence(s){nxt}")
+    return lines
+
+
+# -- the network over MQTT (`tail -f --mqtt`) ---------------------------------------------------
+
+ACTIONS = "jailcore/+/actions"
+_COLUMNS = ("id", "server", "time", "round", "day", "action", "rule", "ref", "userid", "steamid", "name", "reason", "detail",
+            "command", "status", "reply")
+_NOT_ACTION = frozenset(("server", "id", "status", "pardon", "reply", "command", "day"))
+
+
+def mqtt_target(args: argparse.Namespace, who: str) -> tuple[str, dict]:
+    """The broker's URL (`--mqtt URL`, else JAILCORE_MQTT_URL, else the config's [mqtt] url)
+    and its TLS files (the config's). A URL in the environment keeps its password out of `ps`."""
+    configs = getattr(args, "config", None) or []
+    config = Config.from_toml(configs if isinstance(configs, str) else configs[0]) if configs else None
+    url = args.mqtt or os.environ.get("JAILCORE_MQTT_URL") or (config.mqtt_url if config else "")
+    if not url:
+        raise AuditError(f"{who} --mqtt needs the broker: --mqtt mqtt://host:port, JAILCORE_MQTT_URL, or a --config with [mqtt] url")
+    return url, dict(config.mqtt_tls) if config else {}
+
+
+def json_object(payload: bytes) -> dict:
+    """A message's JSON object; ValueError for anything else (a broker carries what anyone publishes)."""
+    data = json.loads(payload)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    return data
+
+
+class Network:
+    """The actions of every server as they arrive, through the same filters and lines as the
+    audit log: each message becomes one audit row (a one-row table in memory) for `where`."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.clause, self.params = where(args)
+        self.db = sqlite3.connect(":memory:")
+        self.db.row_factory = sqlite3.Row
+        self.query = f"WITH audit({', '.join(_COLUMNS)}) AS (VALUES ({', '.join('?' * len(_COLUMNS))})) SELECT * FROM audit WHERE {self.clause}"
+        # What each entry was last seen as (its status, its pardon): a later message may carry
+        # only the news. Bounded: a network runs for months.
+        self.seen: dict[tuple, tuple[str, dict | None]] = {}
+        self.skipped = 0
+
+    def row(self, topic: str, payload: bytes) -> tuple[sqlite3.Row, dict | None] | None:
+        """The message as an audit row and its pardon, or None when the filters leave it out
+        or it is not an action's JSON. The server is the message's, else the topic's."""
+        try:
+            msg = json_object(payload)
+            key = (str(msg.get("server") or topic.split("/")[1]), msg.get("id"))
+            before, pardon = self.seen.pop(key, (None, None))
+            status = str(msg.get("status") or before or "-")
+            if isinstance(msg.get("pardon"), dict):
+                pardon = {"id": None, "time": None, "applied_at": None, "by": "", "reason": "", **msg["pardon"]}
+                status = before or status
+            self.seen[key] = (status, pardon)
+            if len(self.seen) > 10_000:
+                del self.seen[next(iter(self.seen))]
+            target = msg.get("target") or {}
+            detail = json.dumps({k: v for k, v in msg.items() if k not in _NOT_ACTION}, ensure_ascii=False)
+            values = (msg.get("id"), key[0], str(msg.get("time", "")), msg.get("round"), msg.get("day"), str(msg.get("action", "")),
+                      str(msg.get("rule", "")), str(msg.get("ref", "")), target.get("userid"), target.get("steamid"), target.get("name"),
+                      str(msg.get("reason", "")), detail, msg.get("command"), status, msg.get("reply"))
+            found = self.db.execute(self.query, (*values, *self.params)).fetchone()
+        except (ValueError, TypeError, AttributeError, sqlite3.Error):
+            self.skipped += 1
+            return None
+        if found is None or not name_matches(found, self.args.player):
+            return None
+        return found, pardon
+
+
+def _tail_network(args: argparse.Namespace) -> int:
+    from jailcore.io.network import NetworkError, follow
+
+    colour = coloured(args.json)
+    try:
+        url, tls = mqtt_target(args, "tail")
+        network = Network(args)
+    except (AuditError, ConfigError) as exc:
+        print(f"jailcore tail: {exc}", file=sys.stderr)
+        return 1
+    shown = 0
+
+    def handle(topic: str, payload: bytes) -> bool:
+        nonlocal shown
+        found = network.row(topic, payload)
+        if found is None:
+            return False
+        row, pardon = found
+        print(json_line(as_json(row, pardon)) if args.json else human(row, colour, args.lang, pardon), flush=True)
+        shown += 1
+        return bool(args.count) and shown >= args.count
+
+    def ready(where: str) -> None:
+        print(f"following {ACTIONS} on {where} (Ctrl-C stops)", file=sys.stderr, flush=True)
+
+    try:
+        follow(url, ACTIONS, handle, tls, args.seconds, ready)
+    except (NetworkError, ValueError) as exc:
+        print(f"jailcore tail: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    if network.skipped:
+        print(f"{network.skipped} message(s) that were not an action's JSON were skipped", file=sys.stderr)
+    return 0

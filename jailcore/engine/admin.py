@@ -1,0 +1,84 @@
+"""What admins do to the engine's decisions: pardon one, give or lift a CT ban, and the
+list of bans the game's door must hold.
+
+Contract: pure functions over the engine's `Context`, like the rules, returning the
+actions that carry the admin's word into the game. A pardon undoes what one enforcement
+did to the state (the offender's ladder step, a CT ban or return block it gave, an
+autoslay) and says what must be undone in the game (`unctban`, `unban`, money back);
+a slay or a kick cannot be undone and is only taken off the ladder.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from jailcore.engine.actions import Action
+from jailcore.engine.punish import active_ban, ban_from_ct, door_action
+from jailcore.engine.state import Seat
+from jailcore.log.events import player_key
+
+if TYPE_CHECKING:
+    from jailcore.engine.context import Context
+
+PARDON = "pardon"
+ADMIN = "admin"
+
+
+def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Action]:
+    """Undo one enforcement; `entry` is its action as `Action.to_json()` wrote it."""
+    target = entry.get("target") or {}
+    steamid, userid = str(target.get("steamid", "")), int(target.get("userid", 0) or 0)
+    key, rule, kind = player_key(steamid, userid), str(entry.get("rule", "")), str(entry.get("action", ""))
+    s = ctx.state
+    counter = f"{rule}|{key}"
+    if s.ladders.get(counter, 0) > 0:
+        s.ladders[counter] -= 1
+        if not s.ladders[counter]:
+            del s.ladders[counter]
+    seat = ctx.online(key) or Seat(userid, steamid, str(target.get("name", "")))
+    text = ctx.text("pardon", by=by, reason=reason or "-", what=ctx.text("pardon.what", action=kind, ref=entry.get("ref", "")))
+    out = [ctx.action("warn", seat, PARDON, str(entry.get("ref", "")), text)] if ctx.online(key) else []
+    ban = s.ctbans.get(key)
+    gave_ban = kind == "ctban" and ban is not None and ban.rule == rule
+    gave_block = kind == "teamswap" and ban is not None and ban.rule == "ctban.return_block" and ban.since == entry.get("round")
+    if gave_ban or gave_block:
+        del s.ctbans[key]
+        out.append(ctx.action("unctban", seat, PARDON, ban.ref, text))
+    if kind == "autoslay":
+        s.autoslay.pop(key, None)
+    if kind == "ban":
+        out.append(ctx.action("unban", seat, PARDON, str(entry.get("ref", "")), text))
+    if kind == "money" and int(entry.get("amount") or 0) < 0:
+        out.append(ctx.action("money", seat, PARDON, str(entry.get("ref", "")), text, amount=-int(entry["amount"])))
+    return out
+
+
+def give_ctban(ctx: Context, seat: Seat, minutes: int | None, rounds: int | None, reason: str, by: str) -> list[Action]:
+    """An admin's CT ban (`!ctban`, `jailcore ctban add`): the same record a rule gives."""
+    text = ctx.text("ctban.admin", by=by, reason=reason or "-")
+    out = ban_from_ct(ctx, seat, ADMIN, "", text, minutes=minutes, rounds=rounds)
+    ctx.state.ctbans[seat.key].by = by
+    return [attrs.evolve(a, by=by) if a.action == "ctban" else a for a in out]
+
+
+def lift_ctban(ctx: Context, key: str, by: str, reason: str = "") -> list[Action]:
+    ban = ctx.state.ctbans.pop(key, None)
+    if ban is None:
+        return []
+    seat = ctx.online(key) or Seat(0, ban.steamid, ban.name)
+    text = ctx.text("ctban.lifted", by=by, reason=reason or "-")
+    return [ctx.action("unctban", seat, ADMIN, ban.ref, text)] if seat.userid else []
+
+
+def door(ctx: Context) -> list[Action]:
+    """The bans of the players on the server, for the shim to refuse their join to CT even
+    while the daemon is away (sent after `jb_hello` and a resync)."""
+    out = []
+    for seat in ctx.state.players.values():
+        ban = active_ban(ctx, seat)
+        if ban is not None:
+            out.append(door_action(ctx, seat, ban))
+    return out
+

@@ -1,0 +1,302 @@
+"""The shared facts every rule reads, kept up to date from the log before the rules run.
+
+Contract: for each event type, `before` brings players, teams, the round, the warden and
+the round's orders, prohibitions, game and special day up to date; `after` does what must
+wait until the rules have seen the event as it was (the warden's death ends his game only
+after the teamkill rule looked at that game; an autoslay comes after the round's
+announcements). A `before` that returns `STOP` swallows the event (warm-up rounds).
+Calendar moments (a round cleared, a new week, a calendar reset) are passed on to every
+rule through the hooks of `rules.base.Rule`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from jailcore.engine import admin
+from jailcore.engine.actions import Action
+from jailcore.engine.context import Context
+from jailcore.engine.punish import autoslay_at_round_start, count_down_bans
+from jailcore.engine.rules.base import Rule
+from jailcore.engine.state import CT, PLAYING, GameRun, LastPrisoner, Prohibition, Seat, T
+from jailcore.log import events as ev
+
+STOP = object()
+
+
+class Bookkeeping:
+    def __init__(self, ctx: Context, rules: Iterable[Rule]):
+        self.ctx = ctx
+        self.rules = list(rules)
+        self.before: dict[type, Callable[[Any], Any]] = {
+            ev.Connected: self._connected,
+            ev.Validated: self._seen,
+            ev.Entered: self._seen,
+            ev.NameChanged: self._name_changed,
+            ev.Chat: self._seen,
+            ev.Threw: self._seen,
+            ev.PrivilegeUsed: self._seen,
+            ev.Disconnected: self._disconnected,
+            ev.JoinedTeam: self._joined_team,
+            ev.Killed: self._killed,
+            ev.Attacked: self._attacked,
+            ev.Suicide: self._suicide,
+            ev.GagChanged: self._gag,
+            ev.RoundStart: self._round_start,
+            ev.RoundEnd: self._round_end,
+            ev.RestartRound: self._restart,
+            ev.GameCommencing: self._restart,
+            ev.WarmupStart: self._warmup,
+            ev.WarmupEnd: self._warmup,
+            ev.MapLoading: self._map,
+            ev.MapStarted: self._map,
+            ev.WardenSet: self._warden_set,
+            ev.WardenRemoved: self._warden_removed,
+            ev.ProhibitionSet: self._prohibit,
+            ev.ProhibitionLifted: self._prohibit_lift,
+            ev.GameStarted: self._game_start,
+            ev.GameEnded: self._game_end,
+            ev.SpecialDay: self._specialday,
+            ev.FreedayGranted: self._freeday,
+            ev.LastRequest: self._last_request,
+        }
+        self.after: dict[type, Callable[[Any], list[Action] | None]] = {
+            ev.Killed: self._killed_after,
+            ev.Suicide: self._suicide_after,
+            ev.RoundStart: self._round_start_after,
+            ev.CtBanGiven: self._ctban_given,
+            ev.CtBanLifted: self._ctban_lifted,
+        }
+
+    # -- players -------------------------------------------------------------------------
+
+    def _seen(self, e: Any) -> None:
+        self.ctx.seat(e.player)
+
+    def _connected(self, e: ev.Connected) -> None:
+        seat = self.ctx.seat(e.player)
+        seat.team, seat.alive = ev.UNASSIGNED, False
+
+    def _name_changed(self, e: ev.NameChanged) -> None:
+        self.ctx.seat(e.player).name = e.new_name
+
+    def _disconnected(self, e: ev.Disconnected) -> None:
+        if e.player.userid == self.ctx.state.warden:
+            self.ctx.warden_gone(orders_end=True)
+        self.ctx.state.players.pop(e.player.userid, None)
+        self._one_left()
+
+    def _one_left(self) -> None:
+        """The moment one prisoner is left (001 ПЗ 1), however the one before him went:
+        killed, slain, gone from the server or moved to another team."""
+        s = self.ctx.state
+        if s.round_open and s.last_prisoner is None:
+            alive = self.ctx.alive(T)
+            if len(alive) == 1:
+                s.last_prisoner = LastPrisoner(alive[0].userid, alive[0].name, s.time)
+
+    def _rebel(self, attacker: ev.Player, victim: ev.Player) -> None:
+        last = self.ctx.state.last_prisoner
+        if last is not None and attacker.userid == last.uid and self.ctx.state.players[victim.userid].team == CT:
+            last.rebelled = True
+
+    def _joined_team(self, e: ev.JoinedTeam) -> None:
+        s = self.ctx.state
+        before = s.players.get(e.player.userid)
+        already = before is not None and before.team == e.new  # the engine moved him there itself
+        seat = self.ctx.seat(e.player)
+        if seat.userid in s.moved or already:  # our CS_SwitchTeam: he keeps his life
+            if seat.userid in s.moved:
+                s.moved.remove(seat.userid)
+            seat.team = e.new
+        else:
+            seat.team, seat.alive = e.new, False
+        if seat.userid == s.warden and e.new != CT:
+            self.ctx.warden_gone(orders_end=True)
+        if e.new == CT:
+            s.joins += 1
+            seat.joined = s.joins
+        self._one_left()
+
+    def _killed(self, e: ev.Killed) -> None:
+        self.ctx.seat(e.killer)
+        victim = self.ctx.seat(e.victim)
+        victim.alive = False
+        self._rebel(e.killer, e.victim)
+        self._one_left()
+
+    def _killed_after(self, e: ev.Killed) -> None:
+        if e.victim.userid == self.ctx.state.warden:
+            self.ctx.warden_gone(orders_end=True)
+
+    def _attacked(self, e: ev.Attacked) -> None:
+        self.ctx.seat(e.attacker)
+        victim = self.ctx.seat(e.victim)
+        if e.health <= 0:
+            victim.alive = False
+        self._rebel(e.attacker, e.victim)
+
+    def _suicide(self, e: ev.Suicide) -> None:
+        self.ctx.seat(e.player).alive = False
+        self._one_left()
+
+    def _suicide_after(self, e: ev.Suicide) -> None:
+        s = self.ctx.state
+        if e.player.userid in s.slain:
+            s.slain.remove(e.player.userid)  # our own slay has been seen through
+        if e.player.userid == s.warden:
+            self.ctx.warden_gone(orders_end=True)
+
+    def _gag(self, e: ev.GagChanged) -> None:
+        self.ctx.seat(e.player).gagged = e.gagged
+
+    # -- rounds, days, maps --------------------------------------------------------------
+
+    def _clear_round(self) -> None:
+        s = self.ctx.state
+        s.orders, s.prohibitions, s.game = [], [], None
+        s.warden, s.last_request, s.freeday, s.specialday_name = None, False, False, None
+        s.first_order, s.slain, s.moved, s.last_prisoner = False, [], [], None
+        for rule in self.rules:
+            rule.round_cleared(self.ctx)
+
+    def _round_start(self, e: ev.RoundStart) -> object:
+        s = self.ctx.state
+        if s.warmup:
+            return STOP
+        if s.round_open:
+            count_down_bans(self.ctx)  # a Round_End line was lost: close the day before opening one
+        s.round += 1
+        s.round_open = True
+        self._clear_round()
+        s.round_started = e.time
+        for seat in s.players.values():
+            seat.alive = seat.team in PLAYING
+        if self.ctx.day == 1 and s.round > 1:
+            if self.ctx.config.ladder_reset == "week":
+                s.ladders = {}
+            for rule in self.rules:
+                rule.week_started(self.ctx)
+        return None
+
+    def _round_start_after(self, e: ev.RoundStart) -> list[Action]:
+        return autoslay_at_round_start(self.ctx)
+
+    def _round_end(self, e: ev.RoundEnd) -> None:
+        s = self.ctx.state
+        if s.round_open:
+            s.round_open = False
+            count_down_bans(self.ctx)
+            self._clear_round()
+
+    def _restart(self, e: Any) -> None:
+        """`Restart_Round` and `Game_Commencing` void the round in progress: not a day."""
+        s = self.ctx.state
+        if s.round_open:
+            s.round -= 1
+            s.round_open = False
+            if s.specialday is not None and s.specialday > s.round:
+                s.specialday = None
+            for ban in s.ctbans.values():
+                ban.fresh = False  # the round it was given in is void: the next one counts
+        self._clear_round()
+
+    def _warmup(self, e: Any) -> None:
+        if isinstance(e, ev.WarmupStart):
+            self._restart(e)
+        self.ctx.state.warmup = isinstance(e, ev.WarmupStart)
+
+    def _map(self, e: ev.MapLoading | ev.MapStarted) -> object:
+        s = self.ctx.state
+        if isinstance(e, ev.MapStarted) and s.map == e.map:
+            return STOP
+        s.map = e.map
+        s.round_open = False  # a round cut short by the map change was not played out: bans do not count it
+        s.warmup = False
+        self._clear_round()
+        for seat in s.players.values():
+            seat.alive = False
+        if self.ctx.config.reset_on_map_change:
+            s.round, s.specialday = 0, None
+            for rule in self.rules:
+                rule.calendar_reset(self.ctx)
+        if self.ctx.config.ladder_reset == "map":
+            s.ladders = {}
+        return None
+
+    # -- the shim: warden, prohibitions, games, special days -----------------------------
+
+    def _warden_set(self, e: ev.WardenSet) -> None:
+        seat = self.ctx.seat(e.player)
+        seat.team = CT
+        self.ctx.state.warden = seat.userid
+
+    def _warden_removed(self, e: ev.WardenRemoved) -> None:
+        if self.ctx.state.warden in (None, e.player.userid):
+            self.ctx.warden_gone(orders_end=e.reason in ("died", "left"))
+
+    def _prohibit(self, e: ev.ProhibitionSet) -> None:
+        self.ctx.seat(e.player)
+        self.ctx.state.prohibitions.append(Prohibition(e.text, e.time))
+
+    def _prohibit_lift(self, e: ev.ProhibitionLifted) -> None:
+        if 1 <= e.index <= len(self.ctx.state.prohibitions):
+            del self.ctx.state.prohibitions[e.index - 1]
+
+    def _game_start(self, e: ev.GameStarted) -> None:
+        seat = self.ctx.seat(e.player)
+        game = self.ctx.offered_game(e.game)
+        name, tags = (game.name, tuple(sorted(game.tags))) if game else (e.game, ())
+        self.ctx.state.game = GameRun(name, seat.userid, self.ctx.state.time, tags)
+
+    def _game_end(self, e: ev.GameEnded) -> object:
+        if self.ctx.state.game is None:
+            return STOP
+        self.ctx.state.game = None
+        return None
+
+    def _specialday(self, e: ev.SpecialDay) -> None:
+        s = self.ctx.state
+        self.ctx.seat(e.player)
+        s.specialday = s.round
+        s.specialday_name = e.day
+
+    def _freeday(self, e: ev.FreedayGranted) -> None:
+        self.ctx.seat(e.player)
+        if e.scope == "all":
+            self.ctx.state.freeday = True
+
+    def _last_request(self, e: ev.LastRequest) -> None:
+        self.ctx.state.last_request = True
+
+    def reconcile(self, status: dict) -> None:
+        """The players, teams and warden as the shim's `jb_status` reply has them (after a
+        restart or lost lines)."""
+        s = self.ctx.state
+        seen = {}
+        for p in status.get("players", []):
+            uid = int(p["userid"])
+            team = {"TERRORIST": T, "CT": CT}.get(p.get("team"), p.get("team") or ev.UNASSIGNED)
+            seat = s.players.get(uid) or Seat(uid, str(p.get("steamid", "")), str(p.get("name", "")))
+            seat.steamid = str(p.get("steamid", seat.steamid))
+            seat.name = str(p.get("name", seat.name))
+            seat.team, seat.alive, seat.gagged = team, bool(p.get("alive")), bool(p.get("gagged"))
+            seen[uid] = seat
+        s.players = seen
+        warden = status.get("warden")
+        s.warden = int(warden) if warden is not None and int(warden) in seen else None
+        if status.get("map"):
+            s.map = str(status["map"])
+
+    # -- admins in game --------------------------------------------------------------------
+
+    def _ctban_given(self, e: ev.CtBanGiven) -> list[Action]:
+        target = self.ctx.state.players.get(e.target)
+        if target is None:
+            return []
+        return admin.give_ctban(self.ctx, target, e.minutes, e.rounds, e.reason, self.ctx.seat(e.player).name)
+
+    def _ctban_lifted(self, e: ev.CtBanLifted) -> list[Action]:
+        target = self.ctx.state.players.get(e.target)
+        return admin.lift_ctban(self.ctx, target.key, self.ctx.seat(e.player).name) if target else []

@@ -1,0 +1,126 @@
+"""The game catalogue: the rulebooks' mini-games with their names, aliases and tags.
+
+Seed 000 section VI is the source, plus the games that 004 5.17 names. Tags:
+`chat` (won by writing in chat), `turn_based` (prisoners one at a time, in turn, more
+than one attempt: what 004 5.18 limits), `global` (a whole-map game, 001 global 1),
+`host_kills` (000 «Убивает только Начальник»: Саймон, Злой Саймон, Реакция), `half` (at
+most half the prisoners may die: 000 Король, Морской бой).
+A warden types a game's name however he likes ("Играем в Математику", "кнб", "rps"),
+so names are compared in a folded form: lower case, ё as е, letters and digits only,
+and a Russian case ending is allowed to differ.
+
+Checked against 004 5.17 and 5.18: «Первая-последняя реакция» contains both reactions of
+5.17 and carries their limit. No game of 000 has prisoners play one at a time, in turn,
+with more than one attempt (5.18): «Метание дигла» is one throw each, «Накорми
+надзирателей» and the good «Король» one answer each; the tag stays on 5.17's own
+«Дальность дропа», «Спичечный коробок», «3-литровая банка», which 000 does not describe.
+«Мёртвый король» and «Коммунизм» open with «Король»'s choice of a king but are other
+games, which 5.17 does not name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import attrs
+
+
+@attrs.frozen
+class Game:
+    name: str
+    aliases: tuple[str, ...] = ()
+    tags: frozenset[str] = frozenset()
+    min_players: int = 0
+    # Games of a rulebook's own lists that this one contains: 000's «Первая-последняя
+    # реакция» is both of 004 5.17's «Первая реакция» and «Последняя реакция».
+    contains: tuple[str, ...] = ()
+
+    def named(self, names: frozenset[str]) -> bool:
+        return self.name in names or any(n in names for n in self.contains)
+
+
+def _g(name: str, aliases: str = "", tags: str = "", min_players: int = 0, contains: str = "") -> Game:
+    split = lambda text: tuple(x for x in text.split("|") if x)  # noqa: E731
+    return Game(name, split(aliases), frozenset(t for t in tags.split() if t), min_players, split(contains))
+
+
+DEFAULT_CATALOGUE = (
+    _g("Саймон говорит", "саймон|simon says|simon", "host_kills"),
+    _g("Злой Саймон говорит", "злой саймон|evil simon", "host_kills"),
+    _g("А-б", "аб|а б|a-b|ab", "chat"),
+    _g("Алфавит", "alphabet", "chat"),
+    _g("Диктант", "dictation", "chat"),
+    _g("Математика", "матан|math|maths", "chat"),
+    _g("Светофор", "traffic light|red light green light"),
+    _g("Накорми надзирателей", "накорми кт|feed the guards"),
+    _g("Король", "king", "chat half"),
+    _g("Шарады", "charades", "chat"),
+    _g("Реакция", "reaction", "host_kills"),
+    _g("Интуиция", "intuition", "chat"),
+    _g("Третий лишний", "third wheel", "chat"),
+    _g("Первая-последняя реакция", "первая последняя реакция|first last reaction", contains="Первая реакция|Последняя реакция"),
+    _g("Первая реакция", "first reaction"),
+    _g("Последняя реакция", "last reaction"),
+    _g("Сталин", "stalin"),
+    _g("Камень-ножницы-бумага", "камень ножницы бумага|кнб|rock paper scissors|rps", "chat"),
+    _g("Метание дигла", "дигл|deagle throw"),  # 000: one throw each, not 004 5.18's «более одной попытки»
+    _g("Мёртвый король", "мертвый король|dead king"),
+    _g("Американец", "american"),
+    _g("Коммунизм", "communism", "", 7),
+    _g("Морской бой", "battleship", "chat half"),
+    _g("Коко-Шанель", "коко шанель|coco chanel"),
+    _g("Повар", "cook"),
+    _g("Дальность дропа", "дроп|drop distance", "turn_based"),
+    _g("Спичечный коробок", "коробок|matchbox", "turn_based"),
+    _g("3-литровая банка", "банка|трехлитровая банка|3 litre jar|jar", "turn_based"),
+    _g("Оборона", "defence|defense", "global"),
+    _g("Прятки", "hide and seek|hns", "global"),
+    _g("Голодные игры", "hunger games", "global"),
+    _g("Чай-чай выручай", "чай чай|tea tea", "global"),
+)
+
+_NOT_WORD = re.compile(r"[\W_]+")
+_LEAD = re.compile(r"^(?:играем|играть|игра|начинаем|game|play)\s+(?:в|во|in)?\s*", re.I)
+
+
+def fold(name: str) -> str:
+    name = _LEAD.sub("", name.strip().lower().replace("ё", "е"))
+    return _NOT_WORD.sub("", name)
+
+
+class Catalogue:
+    def __init__(self, games: Iterable[Game]):
+        self.games = tuple(games)
+        self._exact: dict[str, Game] = {}
+        for game in self.games:
+            for label in (game.name, *game.aliases):
+                self._exact.setdefault(fold(label), game)
+
+    def find(self, typed: str) -> Game | None:
+        key = fold(typed)
+        if not key:
+            return None
+        game = self._exact.get(key)
+        if game is not None:
+            return game
+        # Russian case endings: "Математику", "Короля", "Интуицию", "Реакцию".
+        if len(key) >= 4:
+            for label, game in self._exact.items():
+                stem = label[:-1] if len(label) >= 5 else label
+                if key.startswith(stem) and len(key) - len(label) <= 2 and len(label) >= 4:
+                    return game
+        return None
+
+    def __iter__(self):
+        return iter(self.games)
+
+
+@attrs.frozen
+class OnlineLimit:
+    """A server's online-based game restriction: above `more_than` players only `games` (its clause `ref`)."""
+
+    more_than: int
+    ref: str
+    games: frozenset[str]
+    tag: str

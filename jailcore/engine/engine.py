@@ -1,0 +1,224 @@
+"""The rule engine: events in, actions out. Sans-IO.
+
+Contract: `Engine.handle(event) -> list[Action]`. Everything that affects a decision lives
+in `State` (`state.py`), which `snapshot()` turns into JSON and `Engine(config, snapshot)`
+takes back exactly; time comes only from the events' own timestamps. No sockets, no
+clock, no globals: the same engine serves `run`, `replay` and the tests.
+
+For each event the engine, in this order:
+1. drops a line it has already handled (UDP duplicates, a log read twice);
+2. lets the rules with a clock tick to the event's time;
+3. offers a proposal (a game, a prohibition, a special day) to the rules that may refuse
+   it: the first refusal is the answer, and the proposal is not recorded;
+4. brings the shared facts up to date (`bookkeeping.py`);
+5. passes the event to the enabled rules that handle its type, in `rules.ORDER`;
+6. finishes the bookkeeping that must wait for the rules, and shows the HUD again when
+   what it shows has changed.
+The table of who handles what is built at construction and on every reload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jailcore.engine import admin
+from jailcore.engine.actions import Action
+from jailcore.engine.bookkeeping import STOP, Bookkeeping
+from jailcore.engine.context import Context
+from jailcore.engine.punish import door_action, move_to_t, network_ban, time_left
+from jailcore.engine.rules import ORDER
+from jailcore.engine.settings import ServerRules
+from jailcore.engine.state import CT, Seat, State, dump, restore
+from jailcore.log import events as ev
+
+SEQ_WINDOW = 256  # shim lines remembered to recognise one that arrives twice
+# Events that never change what the HUD shows unless a rule acted on them.
+QUIET = frozenset({ev.Attacked, ev.Chat, ev.Threw, ev.Validated, ev.Entered, ev.Connected, ev.GagChanged})
+
+Handler = Callable[[Context, Any], list[Action]]
+Veto = Callable[[Context, Any], "list[Action] | None"]
+
+
+class Engine:
+    def __init__(self, config: ServerRules, snapshot: dict | None = None):
+        states = {rule.key: rule.State for rule in ORDER if rule.State is not None}
+        self.state = restore(snapshot, states) if snapshot else State()
+        for key, cls in states.items():
+            self.state.rules.setdefault(key, cls())
+        self.ctx = Context(config, self.state)
+        # Set when the shim's seq jumps or it says hello: the daemon asks `jb_status`.
+        self.resync_wanted = False
+        self._last: Any = None
+        self._hud_key: tuple | None = None  # what the HUD showed, cheaper to compare than its text
+        self.reconfigure(config)
+
+    # -- public --------------------------------------------------------------------------
+
+    def reconfigure(self, config: ServerRules) -> None:
+        """A new rule set for the same server; the state (calendar, ladders, bans) stays."""
+        self.config = self.ctx.config = config
+        self.ctx.lang = config.language
+        self.rules = [rule(config.rules[rule.key], self.state.rules.get(rule.key)) for rule in ORDER]
+        self.books = Bookkeeping(self.ctx, self.rules)
+        enabled = [rule for rule in self.rules if rule.settings.enabled]
+        self._tickers = [rule.tick for rule in enabled if rule.ticks]
+        routes: dict[type, tuple[list[Veto], Callable | None, list[Handler], Callable | None]] = {}
+        types = {t for rule in enabled for t in (*rule.handlers, *rule.vetoers)} | set(self.books.before) | set(self.books.after) | {ev.ShimHello}
+        for t in types:
+            vetoes = [getattr(r, name) for r in enabled for name in r.vetoers.get(t, ())]
+            handlers = [getattr(r, name) for r in enabled for name in r.handlers.get(t, ())]
+            routes[t] = (vetoes, self.books.before.get(t), handlers, self.books.after.get(t))
+        self._routes = routes
+
+    def needed_kinds(self) -> frozenset[str]:
+        """The event kinds that some enabled rule or the bookkeeping reads: the parser
+        need not build the others."""
+        return frozenset(t.kind for t in self._routes)
+
+    def handle(self, event: Any) -> list[Action]:
+        route = self._routes.get(type(event))
+        if route is None:
+            return []
+        # A line that arrives twice (UDP may duplicate, a restart may replay) must not
+        # punish twice: an event equal to the one before it is the same line again.
+        if event == self._last or (self._last is None and self.state.last_line is not None and self._same_as_saved(event)):
+            return []
+        self._last = event
+        s = self.state
+        if isinstance(event, ev.ShimEvent) and self._already_handled(event):
+            return []
+        s.time = event.time
+        out: list[Action] = []
+        if s.round_open:
+            for tick in self._tickers:
+                out += tick(self.ctx, event.time)
+        if type(event) is ev.ShimHello:
+            s.seq = event.seq
+            self.resync_wanted = True
+            return out
+        vetoes, before, handlers, after = route
+        for veto in vetoes:
+            refused = veto(self.ctx, event)
+            if refused is not None:
+                return self._shown(out + refused)
+        if before is not None and before(event) is STOP:
+            return out
+        for handler in handlers:
+            out += handler(self.ctx, event)
+        if after is not None:
+            out += after(event) or []
+        if not out and type(event) in QUIET:
+            return out
+        return self._shown(out)
+
+    def snapshot(self) -> dict:
+        self.state.last_line = repr(self._last) if self._last is not None else self.state.last_line
+        return dump(self.state)
+
+    @property
+    def day(self) -> int:
+        return self.ctx.day
+
+    @property
+    def week(self) -> int:
+        return self.ctx.week
+
+    def public_state(self) -> dict:
+        """The standing state as `replay --state`, MQTT and the web page show it."""
+        return self.ctx.public()
+
+    def apply_status(self, status: dict) -> list[Action]:
+        """Reconcile with the shim's `jb_status` reply (after a restart or lost lines)."""
+        self.books.reconcile(status)
+        self.resync_wanted = False
+        self.state.hud, self._hud_key = "", None
+        return self._shown([])
+
+    def pardon(self, entry: dict, by: str, reason: str) -> list[Action]:
+        """An admin undoes one enforcement (`entry`: its action's JSON)."""
+        self.state.time = max(self.state.time, str(entry.get("time", "")))
+        return self._shown(admin.pardon(self.ctx, entry, by, reason))
+
+    def give_ctban(self, steamid: str, name: str, minutes: int | None, rounds: int | None, reason: str, by: str) -> list[Action]:
+        """An admin's CT ban from outside the game (`jailcore ctban add`)."""
+        key = ev.player_key(steamid, 0)
+        seat = self.ctx.online(key) or Seat(0, steamid, name)
+        out = admin.give_ctban(self.ctx, seat, minutes, rounds, reason, by)
+        return self._shown([a for a in out if a.target is None or a.target.userid])
+
+    def lift_ctban(self, steamid: str, by: str, reason: str = "") -> list[Action]:
+        return admin.lift_ctban(self.ctx, ev.player_key(steamid, 0), by, reason)
+
+    def door(self) -> list[Action]:
+        """The CT bans of the players online, for the shim to hold (after hello and resync)."""
+        return admin.door(self.ctx)
+
+    def import_ctban(self, ban: dict) -> list[Action]:
+        """A CT ban made on another server of the network: kept here too, and a guard it
+        names is moved off CT at once."""
+        record = network_ban(self.ctx, ban)
+        if record is None:
+            return []
+        key = ev.player_key(record.steamid, 0)
+        self.state.ctbans[key] = record
+        seat = self.ctx.online(key)
+        if seat is None:
+            return []
+        out = [door_action(self.ctx, seat, record)]  # online here: the shim holds it at the door
+        if seat.team == CT and self.config.on("ctban"):
+            reason = self.ctx.quoting(record.ref, self.ctx.text("ctban", left=time_left(self.ctx, record)))
+            out += move_to_t(self.ctx, seat, "ctban", record.ref, reason, block=False)
+        return self._shown(out)
+
+    # -- inside --------------------------------------------------------------------------
+
+    def _same_as_saved(self, event: Any) -> bool:
+        """The first line after a restore, compared with the last one before the snapshot."""
+        same = repr(event) == self.state.last_line
+        self.state.last_line = None
+        if same:
+            self._last = event  # a third copy is still the same line
+        return same
+
+    def _already_handled(self, event: ev.ShimEvent) -> bool:
+        """True for a shim line already handled (the same seq with the same content). A
+        gap in seq means lines were lost, and a seq that goes back with new content means
+        the plugin reloaded without its hello reaching us: both ask for a resync."""
+        s = self.state
+        if s.recent.get(event.seq) == repr(event):
+            return True
+        last = s.seq
+        if last is not None and event.seq <= last and event.time < s.time:
+            return True  # an old line again (a log read twice across a restart), not a reload
+        if last is not None and event.seq != last + 1:
+            self.resync_wanted = True
+        s.seq = event.seq
+        s.recent[event.seq] = repr(event)
+        if len(s.recent) > SEQ_WINDOW:
+            del s.recent[next(iter(s.recent))]
+        return False
+
+    def _shown(self, out: list[Action]) -> list[Action]:
+        """The actions, and the HUD line once more if what it shows has changed."""
+        s, ctx = self.state, self.ctx
+        warden = ctx.warden
+        key = (warden and warden.name, s.round, tuple(o.text for o in s.orders), tuple(p.text for p in s.prohibitions), s.game and s.game.name)
+        if key == self._hud_key:
+            return out
+        self._hud_key = key
+        none = ctx.text("none")
+        text = ctx.text(
+            "hud",
+            warden=warden.name if warden else none,
+            day=ctx.day,
+            dayname=ctx.text("days").split("|")[ctx.day - 1] if self.config.week_length == 7 else ctx.day,
+            orders=", ".join(o.text for o in s.orders) or none,
+            prohibitions=", ".join(p.text for p in s.prohibitions) or none,
+            game=s.game.name if s.game else none,
+        )
+        if text != s.hud:
+            s.hud = text
+            out.append(ctx.action("hud", None, "hud", "", text))
+        return out
+

@@ -1,0 +1,211 @@
+"""Punishment ladders carried out, in one place.
+
+Contract: `punish(ctx, rule key, offender, text)` climbs the offender's ladder for that
+rule and turns the step he reached into actions; `STEPS` says what each step does. CT bans
+(timed or counted in rounds), the return block after a rule's move to T, and autoslays
+are kept here, in the shared state, because several rules give them and the door to CT
+(`rules/ctban.py`), pardons and the network all read the same records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from jailcore.engine.actions import Action, kind_name
+from jailcore.engine.ladder import Step
+from jailcore.engine.state import CT, Autoslay, CtBan, Seat, T
+from jailcore.log.events import player_key
+from jailcore.log.logtime import plus_minutes, seconds_between
+
+if TYPE_CHECKING:
+    from jailcore.engine.scene import Scene
+
+_WARN = (Step("warn"),)
+
+
+def punish(ctx: Scene, key: str, seat: Seat, text: str, ref: str | None = None) -> list[Action]:
+    rule = ctx.config.rules[key]
+    if not rule.enabled:
+        return []
+    ref = rule.ref if ref is None else ref
+    ladders = ctx.state.ladders
+    counter = f"{key}|{seat.key}"
+    reached = ladders.get(counter, 0)
+    ladders[counter] = reached + 1
+    ladder = getattr(rule, "ladder", ()) or _WARN
+    step = ladder[min(reached, len(ladder) - 1)]
+    reason = ctx.quoting(ref, ctx.text("penalty", text=text, step=kind_name(ctx.lang, step.action)))
+    return STEPS[step.action](ctx, step, seat, key, ref, reason)
+
+
+# -- the steps -------------------------------------------------------------------------
+
+
+def _plain(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
+    return [ctx.action(step.action, seat, key, ref, reason)]
+
+
+def _cancel(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
+    return []  # the rule itself says what to cancel
+
+
+def _slay(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
+    seat.alive = False
+    ctx.state.slain.append(seat.userid)
+    return [ctx.action("slay", seat, key, ref, reason)]
+
+
+def _teamswap(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
+    return move_to_t(ctx, seat, key, ref, reason, block=True)
+
+
+def _ctban(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
+    return ban_from_ct(ctx, seat, key, ref, reason, minutes=step.minutes, rounds=step.rounds)
+
+
+def _autoslay(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
+    rounds = step.amount or 1
+    ctx.state.autoslay[seat.key] = Autoslay(rounds, key, ref, reason)
+    return [ctx.action("autoslay", seat, key, ref, ctx.text("autoslay.given", rounds=rounds, text=reason), rounds=rounds)]
+
+
+def _ban(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
+    return [ctx.action("ban", seat, key, ref, reason, minutes=step.minutes)]
+
+
+def _money(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
+    return [ctx.action("money", seat, key, ref, reason, amount=step.amount)]
+
+
+STEPS: dict[str, Callable[..., list[Action]]] = {
+    "warn": _plain,
+    "kick": _plain,
+    "respawn": _plain,
+    "freeday": _plain,
+    "cancel": _cancel,
+    "slay": _slay,
+    "teamswap": _teamswap,
+    "ctban": _ctban,
+    "autoslay": _autoslay,
+    "ban": _ban,
+    "money": _money,
+}
+
+
+# -- moves, CT bans, autoslay ----------------------------------------------------------
+
+
+def move_to_t(ctx: Scene, seat: Seat, key: str, ref: str, reason: str, block: bool) -> list[Action]:
+    """Move a guard to the prisoners; a move under one of the rules that 001 guards 11
+    names (balance, not knowing the rules, bad command, bad microphone: the rule keys in
+    `ctban.return_block.after`) also blocks his return when the server has that rule."""
+    out = [ctx.action("teamswap", seat, key, ref, reason, team="T")]
+    was_ct = seat.team == CT
+    seat.team = T  # the shim moves him with CS_SwitchTeam: alive, a prisoner now
+    ctx.state.moved.append(seat.userid)
+    if seat.userid == ctx.state.warden:
+        ctx.warden_gone(orders_end=True)
+    blocker = ctx.config.rules["ctban.return_block"]
+    if block and was_ct and blocker.enabled and key in blocker.after and seat.key not in ctx.state.ctbans:
+        told = ctx.quoting(blocker, ctx.text("ctban.return_block", left=blocker.rounds))
+        ban = ctx.state.ctbans[seat.key] = ban_record(ctx, seat.steamid, seat.name, "ctban.return_block", blocker.ref, told,
+                                                      rounds=blocker.rounds)
+        out.append(door_action(ctx, seat, ban))  # the shim refuses his return at once
+    return out
+
+
+def door_action(ctx: Scene, seat: Seat, ban: CtBan) -> Action:
+    """`door`: the shim's copy of one ban (minutes left, rounded up; none for a ban in
+    rounds or for ever, which the daemon lifts itself)."""
+    minutes = None
+    if ban.until is not None and ban.rounds is None:
+        minutes = max(1, -(-int(seconds_between(ctx.state.time, ban.until)) // 60))
+    return ctx.action("door", seat, ban.rule, ban.ref, ban.reason, minutes=minutes, rounds=ban.rounds, by=ban.by)
+
+
+def ban_record(ctx: Scene, steamid: str, name: str, rule: str, ref: str, reason: str,
+               until: str | None = None, rounds: int | None = None, origin: str = "") -> CtBan:
+    # Given while a round runs: that round does not count; given between rounds: the next does.
+    return CtBan(steamid, name, until, rounds, ctx.state.round, rule, ref, reason, origin, fresh=ctx.state.round_open)
+
+
+def ban_from_ct(ctx: Scene, seat: Seat, key: str, ref: str, reason: str,
+                minutes: int | None = None, rounds: int | None = None) -> list[Action]:
+    until = plus_minutes(ctx.state.time, minutes) if minutes else None
+    ban = ban_record(ctx, seat.steamid, seat.name, key, ref, reason, until=until, rounds=rounds)
+    ctx.state.ctbans[seat.key] = ban
+    text = ctx.text("ctban.given", left=time_left(ctx, ban), text=reason)
+    out = [ctx.action("ctban", seat, key, ref, text, minutes=minutes, rounds=rounds)]
+    if seat.team == CT:
+        out += move_to_t(ctx, seat, key, ref, reason, block=False)
+    return out
+
+
+def time_left(ctx: Scene, ban: CtBan) -> str:
+    if ban.rounds is not None:
+        return ctx.text("left.rounds", n=ban.rounds)
+    if ban.until is None:
+        return ctx.text("left.forever")
+    left = int(seconds_between(ctx.state.time, ban.until))
+    return ctx.text("left.minutes", n=max(1, -(-left // 60)))
+
+
+def active_ban(ctx: Scene, seat: Seat) -> CtBan | None:
+    """The player's CT ban if it still holds; one that ran out is dropped here."""
+    bans = ctx.state.ctbans
+    ban = bans.get(seat.key)
+    if ban is None:
+        return None
+    if (ban.until is not None and ban.until <= ctx.state.time) or (ban.rounds is not None and ban.rounds <= 0):
+        del bans[seat.key]
+        return None
+    return ban
+
+
+def count_down_bans(ctx: Scene) -> None:
+    """A round was played to its end: bans counted in rounds lose one, except in the round
+    they were given. Rounds are counted as played, not by the round number, which a map
+    change may start again. A round restarted, or cut short by a map change (often the
+    moment it began), was not played out and counts for nothing. Timed bans that ran out are dropped, so players who never
+    come back cost nothing."""
+    s = ctx.state
+    for key, ban in list(s.ctbans.items()):
+        if ban.rounds is not None:
+            if ban.fresh:
+                ban.fresh = False
+                continue
+            ban.rounds -= 1
+            if ban.rounds <= 0:
+                del s.ctbans[key]
+        elif ban.until is not None and ban.until <= s.time:
+            del s.ctbans[key]
+
+
+def autoslay_at_round_start(ctx: Scene) -> list[Action]:
+    s = ctx.state
+    if not s.autoslay:
+        return []
+    out = []
+    by_key = {seat.key: seat for seat in s.players.values()}
+    for key, entry in list(s.autoslay.items()):
+        seat = by_key.get(key)
+        if seat is None or not seat.alive:
+            continue
+        entry.rounds -= 1
+        if entry.rounds <= 0:
+            del s.autoslay[key]
+        seat.alive = False
+        reason = ctx.quoting(entry.ref, ctx.text("autoslay.slay", left=max(entry.rounds, 0)))
+        out.append(ctx.action("slay", seat, entry.rule, entry.ref, reason))
+    return out
+
+
+def network_ban(ctx: Scene, ban: dict) -> CtBan | None:
+    """A CT ban made on another server of the network, as a record of ours."""
+    steamid = str(ban.get("steamid", ""))
+    if player_key(steamid, 0).startswith("#"):
+        return None
+    return ban_record(ctx, steamid, str(ban.get("name", "")), "ctban", str(ban.get("ref", "")), str(ban.get("reason", "")),
+                      until=ban.get("until"), rounds=ban.get("rounds"), origin=str(ban.get("origin", "")))
+

@@ -1,0 +1,97 @@
+"""The game week: one round is one day, round 1 of the week is Monday (its freedays are
+in `freedays.py`).
+
+- `calendar.global_games`: 001 global 1: a global game at most twice a game week.
+- `calendar.rebellion`: 001 prisoners 5 «Запрещено бунтовать 2 раза подряд за игровую
+  неделю»: a prisoner who damages or kills a guard on two days in a row of one week.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from jailcore.engine.actions import Action
+from jailcore.engine.context import Context
+from jailcore.engine.rules.base import Rule, handles, vetoes
+from jailcore.engine.settings import Ladder, RuleSettings, steps
+from jailcore.engine.state import CT, Seat, T
+from jailcore.log import events as ev
+
+
+class GlobalGames(Rule):
+    key = "calendar.global_games"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "Глобальные 1"
+        per_week: int = 2
+        ladder: Ladder = steps("teamswap", "ctban 30m")
+
+    @attrs.define
+    class State:
+        played: int = 0  # global games this game week
+
+    @staticmethod
+    def _global(ctx: Context, e: ev.GameStarted) -> bool:
+        game = ctx.offered_game(e.game)
+        return game is not None and "global" in game.tags
+
+    @vetoes(ev.GameStarted)
+    def third(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
+        if not self._global(ctx, e) or self.state.played < self.settings.per_week:
+            return None
+        text = ctx.text("calendar.global_games", limit=self.settings.per_week, count=self.state.played)
+        return ctx.punish(self.key, ctx.seat(e.player), text)
+
+    @handles(ev.GameStarted)
+    def played(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
+        if self._global(ctx, e):
+            self.state.played += 1
+        return []
+
+    def week_started(self, ctx: Context) -> None:
+        self.state.played = 0
+
+    calendar_reset = week_started
+
+
+class Rebellion(Rule):
+    key = "calendar.rebellion"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "Заключённые 5"
+        ladder: Ladder = steps("ban 10m")
+
+    @attrs.define
+    class State:
+        rebels: dict[str, int] = attrs.Factory(dict)  # player key -> the last round he rebelled
+
+    @handles(ev.Killed)
+    def killed(self, ctx: Context, e: ev.Killed) -> list[Action]:
+        if e.killer.userid == e.victim.userid:
+            return []
+        return self._rebel(ctx, ctx.state.players[e.killer.userid], ctx.state.players[e.victim.userid])
+
+    @handles(ev.Attacked)
+    def attacked(self, ctx: Context, e: ev.Attacked) -> list[Action]:
+        return self._rebel(ctx, ctx.state.players[e.attacker.userid], ctx.state.players[e.victim.userid])
+
+    def _rebel(self, ctx: Context, prisoner: Seat, guard: Seat) -> list[Action]:
+        s = ctx.state
+        if prisoner.team != T or guard.team != CT or s.last_request or not s.round_open:
+            return []
+        if s.specialday_name or (s.game is not None and "global" in s.game.tags):
+            return []  # a special day or a global game sets prisoners against guards: not a rebellion
+        last = self.state.rebels.get(prisoner.key)
+        self.state.rebels[prisoner.key] = s.round
+        if last is None or last == s.round:
+            return []
+        if last == s.round - 1 and ctx.same_week(last, s.round):
+            return ctx.punish(self.key, prisoner, ctx.text("calendar.rebellion"))
+        return []
+
+    def week_started(self, ctx: Context) -> None:
+        self.state.rebels = {}
+
+    calendar_reset = week_started

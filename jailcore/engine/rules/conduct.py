@@ -1,0 +1,148 @@
+"""How players behave (rulebook 001, general and privileges).
+
+- `conduct.privileges`: privileges 1 «Любые привилегии до 1 приказа Начальника» (money,
+  voice and freeday allowed).
+- `conduct.teamkill`: general 17 «Намеренно убивать членов команды» (not on special days
+  and in global games, where teammates may be set against each other).
+- `conduct.advertising`: general 19 «Рекламировать что либо».
+- `conduct.names`: general 16: unreadable, admin-like or copied names.
+- `conduct.grenade_spam`: general 22 «"Спамить" любыми гранатами»: more than 3 in 10 s.
+"""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+
+from jailcore.engine.actions import Action
+from jailcore.engine.context import Context
+from jailcore.engine.rules.base import Rule, handles
+from jailcore.engine.settings import Ladder, RuleSettings, steps
+from jailcore.engine.state import CT, Seat, T
+from jailcore.log import events as ev
+
+# A name wearing a staff tag: "[ADMIN] Вася", "(Админ)Петя", "|Модер| X", "Admin | Y".
+ADMIN_TAG = r"(?i)(?:^|[\[\(\{<|])\s*(?:admin|админ|модер|moder|staff|owner|владелец)\w*\s*(?:[\]\)\}>|]|$)"
+
+
+class Privileges(Rule):
+    key = "conduct.privileges"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "Привилегии 1"
+        allowed: tuple[str, ...] = ("money", "voice", "freeday")
+        ladder: Ladder = steps("slay")
+
+    @handles(ev.PrivilegeUsed)
+    def used(self, ctx: Context, e: ev.PrivilegeUsed) -> list[Action]:
+        s = ctx.state
+        if not s.round_open or s.first_order or e.privilege in self.settings.allowed:
+            return []
+        return ctx.punish(self.key, ctx.seat(e.player), ctx.text("conduct.privileges", kind=e.privilege))
+
+
+class Teamkill(Rule):
+    key = "conduct.teamkill"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "Общие 17"
+        ladder: Ladder = steps("slay", "kick", "ban 15m")
+
+    @handles(ev.Killed)
+    def killed(self, ctx: Context, e: ev.Killed) -> list[Action]:
+        s = ctx.state
+        killer, victim = s.players[e.killer.userid], s.players[e.victim.userid]
+        if killer.userid == victim.userid or killer.team != victim.team or killer.team not in (CT, T):
+            return []
+        if s.specialday_name or (s.game is not None and "global" in s.game.tags):
+            return []
+        return ctx.punish(self.key, killer, ctx.text("conduct.teamkill", victim=victim.name))
+
+
+class Advertising(Rule):
+    key = "conduct.advertising"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "Общие 19"
+        patterns: tuple[str, ...] = (
+            r"(?i)\b(?:https?://|www\.)\S+",
+            r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b",
+            r"(?i)\b[\w-]+\.(?:ru|com|net|org|su|pro|gg)\b",
+        )
+        ladder: Ladder = steps("ban 0")
+
+    @handles(ev.Chat)
+    def chat(self, ctx: Context, e: ev.Chat) -> list[Action]:
+        if e.player.userid == 0:
+            return []
+        for pattern in self.settings.patterns:
+            m = re.search(pattern, e.text)
+            if m:
+                return ctx.punish(self.key, ctx.seat(e.player), ctx.text("conduct.advertising", text=m.group(0)))
+        return []
+
+
+class Names(Rule):
+    key = "conduct.names"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "Общие 16"
+        patterns: tuple[str, ...] = (ADMIN_TAG, r"(?i)^\s*console\s*$")
+        ladder: Ladder = steps("kick")
+
+    @handles(ev.Connected, ev.NameChanged)
+    def named(self, ctx: Context, e: ev.Connected | ev.NameChanged) -> list[Action]:
+        seat = ctx.state.players[e.player.userid]
+        why = self._why(ctx, seat)
+        return ctx.punish(self.key, seat, why) if why else []
+
+    def _why(self, ctx: Context, seat: Seat) -> str | None:
+        if seat.userid == 0 or seat.steamid == "BOT":
+            return None
+        name = seat.name
+        if not any(ch.isalnum() for ch in name):
+            return ctx.text("conduct.names.unreadable", name=name)
+        if any(re.search(p, name) for p in self.settings.patterns):
+            return ctx.text("conduct.names.admin", name=name)
+        folded = name.casefold().strip()
+        others = (p for p in ctx.state.players.values() if p.userid != seat.userid and p.steamid != seat.steamid)
+        if any(p.name.casefold().strip() == folded for p in others):
+            return ctx.text("conduct.names.copy", name=name)
+        return None
+
+
+class GrenadeSpam(Rule):
+    key = "conduct.grenade_spam"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "Общие 22"
+        count: int = 3
+        seconds: int = 10
+        ladder: Ladder = steps("slay", "ban 10m")
+
+    @attrs.define
+    class State:
+        thrown: dict[str, list[str]] = attrs.Factory(dict)  # player key -> times of his recent grenades
+
+    @handles(ev.Threw)
+    def threw(self, ctx: Context, e: ev.Threw) -> list[Action]:
+        seat, rule = ctx.seat(e.player), self.settings
+        times = [t for t in self.state.thrown.get(seat.key, ()) if ctx.seconds_since(t) <= rule.seconds]
+        times.append(e.time)
+        if len(times) > rule.count:
+            self.state.thrown.pop(seat.key, None)
+            return ctx.punish(self.key, seat, ctx.text("conduct.grenade_spam", count=len(times), seconds=rule.seconds))
+        self.state.thrown[seat.key] = times
+        return []
+
+    def round_cleared(self, ctx: Context) -> None:
+        # Only throws inside the window can count again: the rest is forgotten, so the
+        # table stays as small as the players throwing right now.
+        window = self.settings.seconds
+        self.state.thrown = {k: v for k, v in self.state.thrown.items() if v and ctx.seconds_since(v[-1]) <= window}

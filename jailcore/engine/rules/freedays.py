@@ -1,0 +1,145 @@
+"""Freedays (ФД): a day, or a prisoner, free of the warden's orders.
+
+- `calendar.freeday`: 001 ФД 1 «Понедельник - всегда ФД!»: Monday is announced as a freeday;
+  an order or a game on it climbs the warden's ladder.
+- `calendar.personal_freeday`: 001 ФД 8: a personal freeday at most once a week.
+- `calendar.freeday_end`: 001 ФД 4 «Персональное ФД забирается, если осталось 2 и менее
+  простых заключенных» and ФД 5 «Общее ФД можно забрать, если Половина/Большинство
+  игроков - Мертвы»: everyone is told the moment it happens.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from jailcore.engine.actions import Action
+from jailcore.engine.context import Context
+from jailcore.engine.rules.base import Rule, handles, vetoes
+from jailcore.engine.settings import Ladder, RuleSettings, steps
+from jailcore.engine.state import CT, T
+from jailcore.log import events as ev
+
+
+class MondayFreeday(Rule):
+    key = "calendar.freeday"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "ФД 1"
+        ladder: Ladder = steps("warn", "teamswap", "ctban 30m")
+
+    def _today(self, ctx: Context) -> bool:
+        return ctx.state.freeday and ctx.day == 1
+
+    @handles(ev.RoundStart)
+    def monday(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
+        if ctx.day != 1:
+            return []
+        ctx.state.freeday = True
+        return [ctx.announce(self.key, self.settings, ctx.text("calendar.freeday.say", day=ctx.day, week=ctx.week))]
+
+    @handles(ev.OrderGiven)
+    def order(self, ctx: Context, e: ev.OrderGiven) -> list[Action]:
+        return ctx.punish(self.key, ctx.seat(e.player), ctx.text("calendar.freeday")) if self._today(ctx) else []
+
+    @vetoes(ev.GameStarted)
+    def game(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
+        if ctx.offered_game(e.game) is None or not self._today(ctx):
+            return None
+        return ctx.punish(self.key, ctx.seat(e.player), ctx.text("calendar.freeday"))
+
+
+class PersonalFreeday(Rule):
+    """001 ФД 8 «Приобретать ФД чаще, чем раз в неделю» is among what takes a freeday away
+    («ФД забирается, если игрок сделал то, что ЗАПРЕЩЕНО»): the second personal freeday of
+    a week is taken from the prisoner, unless he won it in a duel («Исключение: выигрыш в
+    дуэли»): a prisoner who chose his last request this round or the last one and lived."""
+
+    key = "calendar.personal_freeday"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "ФД 8"
+
+    @attrs.define
+    class State:
+        granted: dict[str, int] = attrs.Factory(dict)  # player key -> the week of his freeday
+        duels: dict[str, int] = attrs.Factory(dict)  # player key -> the round of his last request
+
+    @handles(ev.LastRequest)
+    def duel(self, ctx: Context, e: ev.LastRequest) -> list[Action]:
+        self.state.duels[ctx.seat(e.player).key] = ctx.state.round
+        return []
+
+    @handles(ev.FreedayGranted)
+    def granted(self, ctx: Context, e: ev.FreedayGranted) -> list[Action]:
+        target = ctx.state.players.get(e.target) if e.scope == "personal" and e.target is not None else None
+        if target is None:
+            return []
+        won = self.state.duels.get(target.key, -9) >= ctx.state.round - 1
+        if self.state.granted.get(target.key) == ctx.week and not won:
+            # Taking it back is no punishment: everyone is told, the guards above all.
+            text = ctx.quoting(self.settings, ctx.text("calendar.personal_freeday", name=target.name))
+            return [ctx.action("say", None, self.key, self.ref, text), ctx.action("warn", target, self.key, self.ref, text)]
+        if not won:
+            self.state.granted[target.key] = ctx.week
+        return []
+
+    def week_started(self, ctx: Context) -> None:
+        self.state.granted = {}  # last week's freedays count for nothing now
+        self.state.duels = {k: r for k, r in self.state.duels.items() if r >= ctx.state.round - 1}
+
+    calendar_reset = week_started
+
+
+class FreedayEnd(Rule):
+    key = "calendar.freeday_end"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "ФД 4"
+        general_ref: str = "ФД 5"
+        plain_left: int = 2  # «если осталось 2 и менее простых заключенных»
+
+    @attrs.define
+    class State:
+        personal: list[int] = attrs.Factory(list)  # prisoners with a personal freeday this round
+        playing: int = 0  # players alive when the round began
+        told: list[str] = attrs.Factory(list)  # "personal", "general": said once a round
+
+    @handles(ev.RoundStart)
+    def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
+        self.state.playing = len(ctx.alive(T)) + len(ctx.alive(CT))
+        return []
+
+    @handles(ev.FreedayGranted)
+    def granted(self, ctx: Context, e: ev.FreedayGranted) -> list[Action]:
+        if e.scope == "personal" and e.target is not None and e.target not in self.state.personal:
+            self.state.personal.append(e.target)
+        return self._check(ctx)
+
+    @handles(ev.Killed, ev.Suicide, ev.Disconnected, ev.JoinedTeam)
+    def fewer(self, ctx: Context, e: ev.Event) -> list[Action]:
+        return self._check(ctx)
+
+    def _check(self, ctx: Context) -> list[Action]:
+        s, mine, rule = ctx.state, self.state, self.settings
+        if not s.round_open or (not mine.personal and not s.freeday):
+            return []
+        out: list[Action] = []
+        alive = ctx.alive(T)
+        free = [p for p in alive if p.userid in mine.personal]
+        plain = len(alive) - len(free)
+        if free and plain <= rule.plain_left and "personal" not in mine.told:
+            mine.told.append("personal")
+            text = ctx.text("calendar.freeday_end.personal", names=", ".join(p.name for p in free), left=plain)
+            out.append(ctx.announce(self.key, rule, text))
+        dead = mine.playing - len(alive) - len(ctx.alive(CT))
+        if s.freeday and mine.playing and dead * 2 >= mine.playing and "general" not in mine.told:
+            mine.told.append("general")
+            text = ctx.quoting(rule.general_ref, ctx.text("calendar.freeday_end.general", dead=dead, playing=mine.playing))
+            out.append(ctx.action("say", None, self.key, rule.general_ref, text))
+        return out
+
+    def round_cleared(self, ctx: Context) -> None:
+        self.state.personal, self.state.told = [], []

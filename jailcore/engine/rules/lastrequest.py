@@ -1,0 +1,70 @@
+"""The last prisoner.
+
+- `lastrequest.timeout`: 001 ПЗ 1 «ПЗ имеет 10 секунд на выбор желания»: the moment one
+  prisoner is left his clock starts; without a request in time everyone is told the guards
+  may kill him.
+- `lastrequest.guard_suicide`: 004 4.12 «…охраннику запрещается намеренно погибать.
+  Наказание: компенсация заключённому в размере 100$».
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from jailcore.engine.actions import Action
+from jailcore.engine.context import Context
+from jailcore.engine.rules.base import Rule, handles
+from jailcore.engine.settings import RuleSettings
+from jailcore.engine.state import CT, T
+from jailcore.log import events as ev
+
+
+class LastRequestTimeout(Rule):
+    key = "lastrequest.timeout"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "ПЗ 1"
+        seconds: int = 10
+
+    @attrs.define
+    class State:
+        done: bool = False  # chosen in time, or everyone was told
+
+    @handles(ev.LastRequest)
+    def chosen(self, ctx: Context, e: ev.LastRequest) -> list[Action]:
+        if ctx.state.last_prisoner is not None:
+            self.state.done = True  # chosen in time: the clock stops
+        return []
+
+    def tick(self, ctx: Context, now: str) -> list[Action]:
+        last = ctx.state.last_prisoner
+        if last is None or self.state.done or ctx.seconds_since(last.since) <= self.settings.seconds:
+            return []
+        self.state.done = True
+        text = ctx.text("lastrequest.timeout", name=last.name, seconds=self.settings.seconds)
+        return [ctx.announce(self.key, self.settings, text)]
+
+    def round_cleared(self, ctx: Context) -> None:
+        self.state.done = False
+
+
+class GuardSuicide(Rule):
+    key = "lastrequest.guard_suicide"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "4.12"
+        amount: int = 100
+
+    @handles(ev.Suicide)
+    def suicide(self, ctx: Context, e: ev.Suicide) -> list[Action]:
+        s = ctx.state
+        seat = s.players[e.player.userid]
+        if seat.userid in s.slain or seat.team != CT or not s.round_open:
+            return []  # our own slay is not a guard dying on purpose
+        alive = ctx.alive(T)
+        if len(alive) != 1:
+            return []
+        text = ctx.text("lastrequest.guard_suicide", guard=seat.name, amount=self.settings.amount)
+        return [ctx.action("money", alive[0], self.key, self.ref, ctx.quoting(self.settings, text), amount=self.settings.amount)]

@@ -1,0 +1,36 @@
+"""The warden's orders (001 general 3 «Каждый новый приказ Начальника отменяет
+предыдущий»; 004 5.3: orders stack unless they contradict). The list is shown on the HUD;
+the warden's death and the round's end clear it (bookkeeping)."""
+
+from __future__ import annotations
+
+import attrs
+
+from jailcore.engine.actions import Action
+from jailcore.engine.context import Context
+from jailcore.engine.rules.base import Rule, handles
+from jailcore.engine.settings import RuleSettings, choice
+from jailcore.engine.state import Order
+from jailcore.log import events as ev
+
+
+class Orders(Rule):
+    key = "orders"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "3"
+        mode: str = choice("replace", "stack")
+
+    @handles(ev.OrderGiven)
+    def given(self, ctx: Context, e: ev.OrderGiven) -> list[Action]:
+        s = ctx.state
+        s.first_order = True
+        order = Order(e.text, e.time, ctx.seat(e.player).userid)
+        s.orders = [order] if self.settings.mode == "replace" else [*s.orders, order]
+        return []
+
+    @handles(ev.OrdersCancelled)
+    def cancelled(self, ctx: Context, e: ev.OrdersCancelled) -> list[Action]:
+        ctx.state.orders = []
+        return []

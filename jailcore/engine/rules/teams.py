@@ -1,0 +1,97 @@
+"""Team sizes and the warden's seat.
+
+- `teams.balance`: 001 general 5 «Идеальный баланс 1 к 5. Минимальный баланс 1 к 3»: the
+  surplus guard goes back to T, the newest first, never the warden.
+- `teams.no_warden`: 004 4.4 «При отсутствии желающих КТ обязаны взять на себя роль
+  Начальника тюрьмы»: asked after 30 s; after 60 s the longest-serving guard climbs the ladder.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from jailcore.engine.actions import Action
+from jailcore.engine.context import Context
+from jailcore.engine.punish import move_to_t
+from jailcore.engine.rules.base import Rule, handles
+from jailcore.engine.settings import Ladder, RuleSettings, steps
+from jailcore.engine.state import CT, Seat, T
+from jailcore.log import events as ev
+from jailcore.log.logtime import plus_seconds
+
+
+class Balance(Rule):
+    key = "teams.balance"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "Общие 5"
+        ratio: int = 3
+
+    @handles(ev.RoundStart)
+    def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
+        return self._balance(ctx, None)
+
+    @handles(ev.JoinedTeam)
+    def joined(self, ctx: Context, e: ev.JoinedTeam) -> list[Action]:
+        seat = ctx.state.players[e.player.userid]
+        return self._balance(ctx, seat) if e.new == CT and seat.team == CT else []
+
+    def _balance(self, ctx: Context, joined: Seat | None) -> list[Action]:
+        """On a join only the one who joined is moved."""
+        ratio = self.settings.ratio
+        prisoners = ctx.count(T)
+        if prisoners < ratio:
+            return []  # an emptying or filling server: nothing to balance yet
+        guards = sorted(ctx.state.seats(CT), key=lambda p: p.joined, reverse=True)
+        surplus = len(guards) - max(1, prisoners // ratio)
+        movable = [g for g in guards if g.userid != ctx.state.warden and (joined is None or g is joined)]
+        out: list[Action] = []
+        for seat in movable[: max(0, surplus)]:
+            text = ctx.text("teams.balance", guards=len(guards), prisoners=prisoners, ratio=ratio)
+            out += move_to_t(ctx, seat, self.key, self.ref, ctx.quoting(self.settings, text), block=True)
+        return out
+
+
+class NoWarden(Rule):
+    key = "teams.no_warden"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "4.4"
+        ask_seconds: int = 30
+        punish_seconds: int = 60
+        ladder: Ladder = steps("teamswap")
+
+    @attrs.define
+    class State:
+        asked: bool = False
+        punished: bool = False
+        asked_at: str = ""  # the guards get the whole time between ask and punishment, even after a quiet log
+
+    @handles(ev.RoundStart)
+    def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
+        self.state.asked = self.state.punished = False
+        self.state.asked_at = ""
+        return []
+
+    def tick(self, ctx: Context, now: str) -> list[Action]:
+        s, mine, rule = ctx.state, self.state, self.settings
+        if s.warden is not None or mine.punished or not s.round_started or s.freeday:
+            return []
+        if now <= plus_seconds(s.round_started, rule.ask_seconds):
+            return []
+        late = now > plus_seconds(s.round_started, rule.punish_seconds) and (
+            not mine.asked_at or now > plus_seconds(mine.asked_at, rule.punish_seconds - rule.ask_seconds))
+        if mine.asked and not late:
+            return []
+        guards = sorted(ctx.alive(CT), key=lambda p: p.joined)
+        if not guards:
+            return []
+        if late and mine.asked:
+            mine.punished = True
+            return ctx.punish(self.key, guards[0], ctx.text("teams.no_warden", seconds=rule.punish_seconds, name=guards[0].name))
+        if not mine.asked:
+            mine.asked, mine.asked_at = True, now
+            return [ctx.announce(self.key, rule, ctx.text("teams.no_warden.ask", seconds=rule.ask_seconds))]
+        return []

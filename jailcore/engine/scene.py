@@ -1,0 +1,135 @@
+"""What every rule may read and do, short of punishing (that is `Context`, over `punish.py`).
+
+Contract: a rule sees the server only through a `Context`: the players and teams, the
+round, day and week, the warden, the round's orders, prohibitions and game (`state`, read
+only for rules), the config, and the few things it may do: build an action, announce,
+punish (climb the offender's ladder, in `punish.py`), end the warden's term. The engine
+owns one `Context` and updates it; rules never keep it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from jailcore.engine.actions import Action, Target
+from jailcore.engine.catalogue import Game
+from jailcore.engine.messages import say
+from jailcore.engine.state import CT, Seat, State, T
+from jailcore.log import events as ev
+from jailcore.log.logtime import seconds_between
+
+if TYPE_CHECKING:
+    from jailcore.engine.settings import RuleSettings, ServerRules
+
+_UNSEEN = ("", "STEAM_ID_PENDING")
+
+
+class Scene:
+    def __init__(self, config: ServerRules, state: State):
+        self.config = config
+        self.lang = config.language
+        self.state = state
+
+    # -- players -------------------------------------------------------------------------
+
+    def seat(self, p: ev.Player) -> Seat:
+        """The seat of the player a line names, brought up to date with what it says."""
+        seat = self.state.players.get(p.userid)
+        if seat is None or (seat.steamid != p.steamid and p.steamid not in _UNSEEN):
+            seat = self.state.players[p.userid] = Seat(p.userid, p.steamid, p.name)
+        if p.team:
+            seat.team = p.team
+        seat.name = p.name
+        if p.steamid not in _UNSEEN:
+            seat.steamid = p.steamid
+        return seat
+
+    def count(self, team: str, alive_only: bool = False) -> int:
+        return len(self.state.seats(team, alive_only))
+
+    def online(self, key: str) -> Seat | None:
+        """The seat of the player with this key (steamid), if he is on the server."""
+        return next((p for p in self.state.players.values() if p.key == key), None)
+
+    def alive(self, team: str) -> list[Seat]:
+        return self.state.seats(team, alive_only=True)
+
+    @property
+    def warden(self) -> Seat | None:
+        s = self.state
+        return s.players.get(s.warden) if s.warden is not None else None
+
+    def offered_game(self, typed: str) -> Game | None:
+        """The catalogue's game for what the warden typed, or None for one it lacks."""
+        return self.config.catalogue.find(typed)
+
+    # -- the calendar --------------------------------------------------------------------
+
+    @property
+    def day(self) -> int:
+        return (max(self.state.round, 1) - 1) % self.config.week_length + 1
+
+    @property
+    def week(self) -> int:
+        return (max(self.state.round, 1) - 1) // self.config.week_length + 1
+
+    def same_week(self, round_a: int, round_b: int) -> bool:
+        week = self.config.week_length
+        return (round_a - 1) // week == (round_b - 1) // week
+
+    def seconds_since(self, moment: str) -> float:
+        return seconds_between(moment, self.state.time)
+
+    # -- saying and doing ----------------------------------------------------------------
+
+    def text(self, key: str, **values: Any) -> str:
+        return say(self.lang, key, **values)
+
+    def quoting(self, rule: RuleSettings | str, text: str) -> str:
+        """A message that quotes the server's own rule number: what players argue with."""
+        ref = rule if isinstance(rule, str) else rule.ref
+        return say(self.lang, "rule", ref=ref, text=text)
+
+    def action(self, kind: str, seat: Seat | None, rule: str, ref: str, reason: str, **extra: Any) -> Action:
+        target = Target(seat.userid, seat.steamid, seat.name) if seat else None
+        return Action(self.state.time, self.state.round, kind, target, rule, ref, reason, **extra)
+
+    def announce(self, key: str, rule: RuleSettings, text: str) -> Action:
+        """A message to everyone under a rule (`jb_say`)."""
+        return self.action("say", None, key, rule.ref, self.quoting(rule, text))
+
+    def public(self) -> dict:
+        """The standing state as `replay --state`, MQTT and the web page show it."""
+        s, ctx = self.state, self
+        warden = ctx.warden
+        return {
+            "map": s.map,
+            "round": s.round,
+            "day": ctx.day,
+            "week": ctx.week,
+            "freeday": s.freeday,
+            "warden": {"userid": warden.userid, "steamid": warden.steamid, "name": warden.name} if warden else None,
+            "orders": [{"text": o.text} for o in s.orders],
+            "prohibitions": [{"text": p.text} for p in s.prohibitions],
+            "game": {"name": s.game.name, "host": s.game.host} if s.game else None,
+            "specialday": s.specialday,
+            "global_games": s.rules["calendar.global_games"].played,
+            "ctbans": [{"key": k, "steamid": b.steamid, "name": b.name, "until": b.until, "rounds": b.rounds, "rule": b.rule,
+                        "ref": b.ref} for k, b in sorted(s.ctbans.items())],
+            "online": {"T": ctx.count(T), "CT": ctx.count(CT)},
+        }
+
+    def warden_gone(self, orders_end: bool) -> None:
+        """001 general 7 «После смерти начальника все приказы отменяются, игры
+        заканчиваются»: his death, and his leaving the server or the guards (which ends his
+        command as surely), cancel every order and end the game (a special day's goes on).
+        A warden who hands over command (resigns, or an admin moves it) leaves both standing."""
+        s = self.state
+        if s.warden is None:
+            return
+        s.warden = None
+        if orders_end:
+            s.orders = []
+            if s.game is not None and not s.specialday_name:
+                s.game = None
+

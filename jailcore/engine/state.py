@@ -1,0 +1,208 @@
+"""Everything the engine decides with, as typed values.
+
+Contract: `State` holds the shared facts of the server (players, round, warden, the round's
+orders, prohibitions, game and special day, the ladders, CT bans and autoslays) and, under
+`rules`, each rule's own small state (one attrs class per rule that needs one).
+`dump(state)` gives plain JSON and `restore(data, rule_states)` takes it back exactly: a
+daemon that restarts, or a test that restores in the middle of a log, carries on as if
+nothing happened. Snapshots written before this layout (version 1) are read too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import cattrs
+
+from jailcore.log import events as ev
+
+CT, T = ev.CT, ev.T
+PLAYING = (CT, T)
+VERSION = 2
+
+
+@attrs.define(slots=True)
+class Seat:
+    """A player as the engine knows him now."""
+
+    userid: int
+    steamid: str
+    name: str
+    team: str = ev.UNASSIGNED
+    alive: bool = False
+    gagged: bool = False
+    joined: int = 0  # order of joining CT: the newest guard is the first moved for balance
+
+    @property
+    def key(self) -> str:
+        return ev.player_key(self.steamid, self.userid)
+
+
+@attrs.frozen(slots=True)
+class Order:
+    text: str
+    time: str
+    by: int
+
+
+@attrs.frozen(slots=True)
+class Prohibition:
+    text: str
+    time: str
+
+
+@attrs.define(slots=True)
+class GameRun:
+    """The game being played this round."""
+
+    name: str
+    host: int
+    started: str
+    tags: tuple[str, ...] = ()
+    reminded: bool = False  # games.duration: the 5-minute reminder went out
+    reminded_at: str = ""  # and when: the host has the whole grace after it, even after a quiet log
+    punished: bool = False  # games.duration: the host was punished once
+
+
+@attrs.define(slots=True)
+class CtBan:
+    """A ban from the guards' team: until a time, or for a number of rounds, or forever."""
+
+    steamid: str
+    name: str
+    until: str | None
+    rounds: int | None
+    since: int  # the round it was given in
+    rule: str
+    ref: str
+    reason: str
+    origin: str = ""  # the server of the network that gave it, for a ban that came over MQTT
+    by: str = ""  # the admin who gave it; empty for a rule's ladder
+    fresh: bool = True  # still in the round it was given in, which does not count
+
+
+@attrs.define(slots=True)
+class LastPrisoner:
+    """The one prisoner left alive this round, from the moment he was left."""
+
+    uid: int
+    name: str
+    since: str
+    rebelled: bool = False  # he attacked a guard since: 001 ПЗ 4 lets the guards kill him
+
+
+@attrs.define(slots=True)
+class Autoslay:
+    rounds: int
+    rule: str
+    ref: str
+    reason: str
+
+
+@attrs.define
+class State:
+    map: str = ""
+    round: int = 0
+    round_open: bool = False
+    round_started: str = ""
+    warmup: bool = False
+    time: str = ""
+    seq: int | None = None
+    players: dict[int, Seat] = attrs.Factory(dict)
+    joins: int = 0
+    warden: int | None = None
+    orders: list[Order] = attrs.Factory(list)
+    prohibitions: list[Prohibition] = attrs.Factory(list)
+    game: GameRun | None = None
+    freeday: bool = False  # the whole round is a freeday (Monday, or granted to all)
+    first_order: bool = False
+    last_request: bool = False  # the last prisoner chose his request: fights are his game now
+    last_prisoner: LastPrisoner | None = None
+    specialday: int | None = None  # the round of the last special day
+    specialday_name: str | None = None  # today's special day
+    slain: list[int] = attrs.Factory(list)  # our own slays, so their suicide lines are not a guard's
+    moved: list[int] = attrs.Factory(list)  # our own moves, so their team lines do not make a living player dead
+    ladders: dict[str, int] = attrs.Factory(dict)  # "rule|player key" -> offences so far
+    ctbans: dict[str, CtBan] = attrs.Factory(dict)
+    autoslay: dict[str, Autoslay] = attrs.Factory(dict)
+    rules: dict[str, Any] = attrs.Factory(dict)  # rule key -> that rule's own state
+    # The duplicate window: the last line handled and the recent shim lines by seq, as
+    # their text, so a line that arrives again after a restart is still recognised.
+    last_line: str | None = None
+    recent: dict[int, str] = attrs.Factory(dict)
+    hud: str = ""  # the display line last shown: sent again only when it changes
+
+    def seats(self, team: str, alive_only: bool = False) -> list[Seat]:
+        return [p for p in self.players.values() if p.team == team and (p.alive or not alive_only)]
+
+
+_convert = cattrs.Converter()
+_SEATS = dict[int, Seat]
+# Seats are written as a list (each carries its userid), as version 1 wrote them.
+_convert.register_unstructure_hook_func(lambda t: t == _SEATS, lambda d: [_convert.unstructure(s, Seat) for s in d.values()])
+_convert.register_structure_hook_func(lambda t: t == _SEATS, lambda items, _: {s["userid"]: _convert.structure(s, Seat) for s in items})
+
+
+def dump(state: State) -> dict:
+    data = _convert.unstructure(state)
+    data["rules"] = {key: _convert.unstructure(value) for key, value in state.rules.items()}
+    data["version"] = VERSION
+    return data
+
+
+def restore(data: dict, rule_states: dict[str, type]) -> State:
+    """A snapshot back into a `State`; `rule_states` names each rule's state class.
+    Raises ValueError, naming what is wrong, for a snapshot that is not one of ours."""
+    try:
+        return _restore(data, rule_states)
+    except (cattrs.BaseValidationError, TypeError, KeyError, AttributeError) as exc:
+        notes = "; ".join(cattrs.transform_error(exc)) if isinstance(exc, cattrs.BaseValidationError) else repr(exc)
+        raise ValueError(f"not a jailcore state snapshot: {notes}") from None
+
+
+def _restore(data: dict, rule_states: dict[str, type]) -> State:
+    data = dict(data)
+    if data.pop("version", 1) < VERSION:
+        data = _from_v1(data)
+    rules = data.pop("rules", {}) or {}
+    known = {a.name for a in attrs.fields(State)}
+    state = _convert.structure({k: v for k, v in data.items() if k in known}, State)
+    state.rules = {key: _convert.structure(rules[key], cls) for key, cls in rule_states.items() if key in rules}
+    return state
+
+
+# Where each rule kept its state in the one flat layout of version 1.
+_V1_RULES = {
+    "calendar.global_games": {"global_games": "played"},
+    "calendar.rebellion": {"rebels": "rebels"},
+    "calendar.personal_freeday": {"personal_freedays": "granted"},
+    "warden.immortality": {"immortality": "used"},
+    "conduct.grenade_spam": {"grenades": "thrown"},
+    "games.unknown": {"approved": "approved"},
+    "games.repeat": {"game_history": "played"},
+    "fairness.freekill": {"next_freedays": "next_round"},
+    "teams.no_warden": {"warden_asked": "asked", "warden_punished": "punished"},
+}
+
+
+def _from_v1(data: dict) -> dict:
+    rules: dict[str, dict] = {}
+    for key, fields in _V1_RULES.items():
+        for old, new in fields.items():
+            if old in data:
+                rules.setdefault(key, {})[new] = data.pop(old)
+    lr = data.pop("lr", None)
+    if lr:
+        data["last_prisoner"] = {"uid": lr["uid"], "name": lr["name"], "since": lr["start"]}
+        rules["lastrequest.timeout"] = {"done": bool(lr.get("done"))}
+    if isinstance(data.get("game"), dict):
+        game = data["game"]
+        data["game"] = {k: game[k] for k in ("name", "host", "started", "tags", "reminded", "punished") if k in game}
+    for ban in data.get("ctbans", {}).values():
+        ban.setdefault("origin", "")
+        ban["fresh"] = ban.get("since", 0) >= data.get("round", 0)
+    data["orders"] = [{"text": o["text"], "time": o.get("time", ""), "by": o.get("by", 0)} for o in data.get("orders", [])]
+    data["prohibitions"] = [{"text": p["text"], "time": p.get("time", "")} for p in data.get("prohibitions", [])]
+    data["rules"] = rules
+    return data

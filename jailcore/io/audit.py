@@ -1,0 +1,165 @@
+"""The audit log's reader: the read-side queries over a state database that `jailcore tail`,
+`history`, `status`, `ctban` and the web page share. Opens the database read-only; never writes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from jailcore.config.config import Config
+from jailcore.io.store import check_ours, pardons_for
+from jailcore.log.logtime import seconds_between
+
+DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
+
+
+
+_DURATION = re.compile(r"(\d+)\s*([smhdw])")
+
+
+
+class AuditError(Exception):
+    """The state database cannot be read as asked: the message says why, for an admin."""
+
+    pass
+
+
+
+def database(args: argparse.Namespace) -> Path:
+    path = getattr(args, "state_db", None) or os.environ.get("JAILCORE_STATE")
+    if not path and getattr(args, "config", None):
+        path = Config.from_toml(args.config).state_path
+    path = Path(path or "jailcore.sqlite3")
+    if not path.is_file():
+        raise AuditError(f"no state database at {path} (give --state-db, JAILCORE_STATE or --config)")
+    return path
+
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    try:
+        check_ours(db)
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise AuditError(f"{path}: not a jailcore state database ({exc})") from None
+    return db
+
+
+
+def since_time(text: str, now: datetime | None = None) -> str:
+    m = _DURATION.fullmatch(text.strip())
+    if m:
+        n, unit = int(m.group(1)), m.group(2)
+        delta = timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: n})
+        return ((now or datetime.now()) - delta).isoformat(timespec="seconds")
+    try:
+        return datetime.fromisoformat(text.strip()).isoformat(timespec="seconds")
+    except ValueError:
+        raise AuditError(f"--since takes an ISO time (2026-11-30T20:00) or a duration (30m, 2h, 1d), not {text!r}") from None
+
+
+
+def where(args: argparse.Namespace) -> tuple[str, list]:
+    clauses, params = [], []
+    player = getattr(args, "player", None)
+    if player:
+        bare = player.lstrip("#")
+        if bare.isdigit():
+            clauses.append("userid = ?")
+            params.append(int(bare))
+        elif player.startswith(("STEAM_", "[U:")):
+            clauses.append("steamid = ?")
+            params.append(player)
+    if getattr(args, "rule", None):
+        clauses.append("(rule = ? OR rule LIKE ?)")
+        params += [args.rule, args.rule + ".%"]
+    if getattr(args, "action", None):
+        clauses.append("action = ?")
+        params.append(args.action)
+    if getattr(args, "since", None):
+        clauses.append("time >= ?")
+        params.append(since_time(args.since))
+    if getattr(args, "server", None):
+        clauses.append("server = ?")
+        params.append(args.server)
+    return (" AND ".join(clauses) or "1"), params
+
+
+
+def name_matches(row: sqlite3.Row, player: str | None) -> bool:
+    """Names are matched here, not in SQL: SQLite folds only ASCII case, names are Cyrillic."""
+    if not player or player.lstrip("#").isdigit() or player.startswith(("STEAM_", "[U:")):
+        return True
+    return player.casefold() in (row["name"] or "").casefold()
+
+
+
+def as_json(row: sqlite3.Row, pardon: sqlite3.Row | None = None) -> dict:
+    out = json.loads(row["detail"])
+    out.update({"id": row["id"], "server": row["server"], "day": row["day"], "status": row["status"], "reply": row["reply"]})
+    out["command"] = row["command"]
+    out["pardon"] = {k: pardon[k] for k in ("id", "by", "reason", "time", "applied_at")} if pardon else None
+    return out
+
+
+
+def pardons(db: sqlite3.Connection, rows: list[sqlite3.Row]) -> dict[int, sqlite3.Row]:
+    """The pardons of these entries (none in a database from before pardons existed)."""
+    try:
+        return pardons_for(db, [r["id"] for r in rows])
+    except sqlite3.OperationalError:
+        return {}
+
+
+
+def max_id(db: sqlite3.Connection, table: str = "audit") -> int:
+    try:
+        return db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0]
+    except sqlite3.OperationalError:  # no pardons table yet
+        return 0
+
+
+
+def rows_since(db: sqlite3.Connection, table: str, last: int) -> list[sqlite3.Row]:
+    try:
+        return list(db.execute(f"SELECT * FROM {table} WHERE id > ? ORDER BY id", (last,)))
+    except sqlite3.OperationalError:
+        return []
+
+
+
+def standing(db: sqlite3.Connection, keys: set[str], config: Config, server: str | None = None) -> list[dict]:
+    """Where the player stands on each ladder, and his CT ban, per server (or on one)."""
+    out = []
+    for row in db.execute("SELECT server, snapshot FROM state WHERE ? IS NULL OR server = ? ORDER BY server", (server, server)):
+        snap = json.loads(row["snapshot"])
+        for counter, reached in sorted(snap.get("ladders", {}).items()):
+            rule, _, key = counter.partition("|")
+            if key in keys:
+                ladder = config.rules[rule].ladder if rule in config.rules else ()
+                nxt = str(ladder[min(reached, len(ladder) - 1)]) if ladder else None
+                out.append({"server": row["server"], "rule": rule, "offences": reached, "next": nxt})
+        for key, ban in sorted(snap.get("ctbans", {}).items()):
+            if key in keys:
+                out.append({"server": row["server"], "rule": ban["rule"], "ctban": {"until": ban["until"], "rounds": ban["rounds"]}})
+    return out
+
+
+
+def ban_left(until: str | None, rounds: int | None, now: str | None = None) -> str:
+    """A CT ban's length as admins read it; `now` (the server's log time) adds what is left."""
+    if rounds is not None:
+        return f"{rounds} round(s)"
+    if not until:
+        return "permanent"
+    if not now:
+        return f"until {until}"
+    minutes = max(1, -(-int(seconds_between(now, until)) // 60))
+    return f"until {until.replace('T', ' ')[:16]} ({minutes} min left)"
