@@ -211,6 +211,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public", action="store_true", help="show the live log read-only without a login")
     p.add_argument("--password-stdin", action="store_true", help="with adduser: read the password from standard input")
     p.set_defaults(func=cmd_web)
+
+    from jailcore.cli.proposals import add_parsers as proposal_parsers
+
+    proposal_parsers(sub)
     return parser
 
 

@@ -40,6 +40,7 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.engine.actions import Action, kinds_that, render, with_id
 from jailcore.engine.actions import kind_name as step_name
 from jailcore.engine.engine import Engine
+from jailcore.io.answers import KINDS as PROPOSALS
 from jailcore.io.logsource import AllowList, UdpLog, follow_file, listen_udp
 from jailcore.io.mqtt import CTBANS, MqttLink
 from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
@@ -122,7 +123,7 @@ class Daemon:
     # -- the data path -----------------------------------------------------------------------
 
     def _needed(self) -> frozenset[str]:
-        return self.engine.needed_kinds() | {ev.PardonAsked.kind}
+        return self.engine.needed_kinds() | {ev.PardonAsked.kind, ev.ConfirmAsked.kind, ev.DismissAsked.kind}
 
     def feed(self, record: bytes) -> None:
         """One log record in; whatever the engine decides goes to the outbox and out."""
@@ -133,6 +134,9 @@ class Daemon:
             return
         if type(event) is ev.PardonAsked:
             self.requests.asked_in_game(event)
+            return
+        if type(event) in (ev.ConfirmAsked, ev.DismissAsked):
+            self.requests.answers.asked_in_game(event)
             return
         try:
             actions = self.engine.handle(event)
@@ -168,6 +172,9 @@ class Daemon:
             return
 
     def dispatch(self, action: Action) -> None:
+        if action.action in PROPOSALS:  # waits for an admin: nothing goes to the game
+            self.requests.answers.decided(action)
+            return
         if action.action not in _RECORDED:  # what is shown, not decided: the display, the door's copy of a ban
             command = render(action)
             key = "hud" if action.action == "hud" else f"door:{action.target.userid if action.target else 0}"

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from jailcore.engine.actions import Action, clean_text, kind_name, kinds_that
+from jailcore.io.answers import Answers
 from jailcore.io.mqtt import CTBANS
 from jailcore.io.store import PardonError
 from jailcore.log import events as ev
@@ -46,12 +47,14 @@ class Daemon(Protocol):
     _dirty: bool
 
     def _carry_out(self, actions: list[Action], sweep: bool = False) -> None: ...
+    def _tell(self, action: Action, command: str | None, status: str, row_id: int) -> None: ...
 
 
 class Requests:
     def __init__(self, daemon: Daemon, interval: float = 0.5):
         self.daemon = daemon
         self.interval = interval
+        self.answers = Answers(daemon)  # proposals: confirm / dismiss rows
 
     async def run(self) -> None:
         while True:
@@ -80,6 +83,7 @@ class Requests:
                 self._network_lift(row["steamid"], row["by"], f"request {row['id']}")
         if pardons or bans:
             d._dirty = True
+        self.answers.apply()
 
     def asked_in_game(self, event: ev.PardonAsked) -> None:
         """`!jcpardon ID [reason]`: the same row the command line writes."""

@@ -1,0 +1,91 @@
+"""A punishment an admin must confirm (`confirm = "admin"`), end to end: real UDP, real RCON
+to the simulated server running the shim's stand-in, a real SQLite file. A prisoner's link
+(001 Общие 19 «Рекламировать что либо [Бан Навсегда]») is proposed, not punished; the
+admins online are told with its id; `!jcconfirm ID` in game or `jailcore confirm ID` on
+the command line carries out the ban; `jailcore dismiss` and `tail` show the rest."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from jailcore.config.config import load
+from jailcore.sim.simserver import SimServer
+from tests.test_admin_live import jailcore
+from tests.test_live import config_text, running, sent, settled, until
+
+RULE = '[conduct.advertising]\nref = "Общие 19"\nconfirm = "admin"\nladder = ["ban 0"]\n'
+
+
+async def proposed(sim: SimServer, daemon, who):
+    sim.say(who, "заходите к нам: 212.129.25.133:27015")
+    sim.flush()
+    await until(lambda: daemon.store.entries("action = 'propose'"), timeout=5)
+    (row,) = daemon.store.entries("action = 'propose'")
+    return row
+
+
+def started(tmp_path):
+    class Live:
+        async def __aenter__(self):
+            self.sim = SimServer(password="pw")
+            port = await self.sim.start()
+            self.ctx = running(load(config_text(port, tmp_path / "state.sqlite3", rest=RULE), "<test>", {}), self.sim)
+            return self.sim, await self.ctx.__aenter__()
+
+        async def __aexit__(self, *exc):
+            await self.ctx.__aexit__(*exc)
+            assert not self.sim.shim.errors, self.sim.shim.errors
+
+    return Live()
+
+
+async def test_an_admin_confirms_a_proposed_ban_in_game(tmp_path):
+    async with started(tmp_path) as (sim, daemon):
+        admin = sim.add_player("Смотритель", "T", admin="b")
+        _, ts = await settled(sim, daemon)
+        row = await proposed(sim, daemon, ts[0])
+        assert row["status"] == "proposed" and row["command"] is None
+        await until(lambda: any(f"!jcconfirm {row['id']}" in text for text in admin.chat), timeout=3)
+        assert not sent(sim, "jb_ban")  # nothing happened to the prisoner yet
+        assert not [text for text in ts[1].chat if "!jcconfirm" in text]  # the feed is for admins only
+        sim.say(admin, f"!jcconfirm {row['id']}")
+        sim.flush()
+        await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 0"), timeout=3)
+        (done,) = daemon.store.entries("id = ?", (row["id"],))
+        assert (done["status"], done["reply"]) == ("confirmed", "by Смотритель")
+        (ban,) = daemon.store.entries("action = 'ban'")
+        assert ban["rule"] == "conduct.advertising" and "Общие 19" in ban["reason"]
+        assert daemon.engine.state.ladders[f"conduct.advertising|{ts[0].steamid}"] == 1
+        sim.say(admin, f"!jcconfirm {row['id']}")  # a second answer is refused and said so
+        sim.flush()
+        await until(lambda: any("already answered" in text for text in admin.chat), timeout=3)
+        assert len(sent(sim, "jb_ban")) == 1
+
+
+async def test_jailcore_confirm_and_dismiss_on_the_command_line(tmp_path):
+    async with started(tmp_path) as (sim, daemon):
+        _, ts = await settled(sim, daemon)
+        db = str(tmp_path / "state.sqlite3")
+        first = await proposed(sim, daemon, ts[0])
+        out = jailcore("tail", "--state-db", db, "--action", "propose")
+        assert f"#{first['id']}" in out.stdout and "proposed (ban 0: awaiting an admin" in out.stdout
+        run = asyncio.get_running_loop().run_in_executor
+        done = await run(None, jailcore, "confirm", str(first["id"]), "--by", "Админ", "--state-db", db)
+        assert done.returncode == 0, done.stderr
+        t0 = time.monotonic()
+        await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 0"), timeout=3)
+        assert time.monotonic() - t0 < 1.5
+        sim.say(ts[1], "а мой сайт www.example.ru")
+        sim.flush()
+        await until(lambda: len(daemon.store.entries("action = 'propose'")) == 2, timeout=5)
+        second = daemon.store.entries("action = 'propose'")[1]
+        done = await run(None, jailcore, "dismiss", str(second["id"]), "--reason", "это не реклама", "--by", "Админ", "--state-db", db)
+        assert done.returncode == 0, done.stderr
+        await until(lambda: daemon.store.entries("id = ?", (second["id"],))[0]["status"] == "dismissed", timeout=3)
+        assert not sent(sim, f"jb_ban #{ts[1].userid}")
+        assert daemon.engine.state.proposals == [] and f"conduct.advertising|{ts[1].steamid}" not in daemon.engine.state.ladders
+        again = jailcore("dismiss", str(second["id"]), "--state-db", db)
+        assert again.returncode == 1 and "already answered" in again.stderr
+        out = jailcore("tail", "--state-db", db, "--action", "propose")
+        assert "confirmed (by Админ)" in out.stdout and "dismissed (by Админ: это не реклама)" in out.stdout
