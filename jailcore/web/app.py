@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
@@ -29,7 +30,7 @@ from starlette.templating import Jinja2Templates
 from jailcore.config.config import WebConfig
 from jailcore.io.audit import AuditError
 from jailcore.io.store import PardonError
-from jailcore.web import data
+from jailcore.web import data, proposals
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok
 from jailcore.web.charts import hbars, stacked
 from jailcore.web.i18n import LANGS, Words
@@ -98,6 +99,8 @@ class Web:
             Route("/servers", self.servers),
             Route("/charts", self.charts),
             Route("/pardon", self.pardon, methods=["POST"]),
+            Route("/proposals", partial(proposals.page, self)),
+            Route("/answer", partial(proposals.answer, self), methods=["POST"]),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
         app = Starlette(routes=routes, exception_handlers={Forbidden: self.forbidden})
