@@ -25,12 +25,12 @@ async def proposed(sim: SimServer, daemon, who):
     return row
 
 
-def started(tmp_path):
+def started(tmp_path, sim: SimServer | None = None, stop_sim: bool = True):
     class Live:
         async def __aenter__(self):
-            self.sim = SimServer(password="pw")
-            port = await self.sim.start()
-            self.ctx = running(load(config_text(port, tmp_path / "state.sqlite3", rest=RULE), "<test>", {}), self.sim)
+            self.sim = sim or SimServer(password="pw")
+            port = self.sim.port or await self.sim.start()
+            self.ctx = running(load(config_text(port, tmp_path / "state.sqlite3", rest=RULE), "<test>", {}), self.sim, stop_sim)
             return self.sim, await self.ctx.__aenter__()
 
         async def __aexit__(self, *exc):
@@ -89,3 +89,18 @@ async def test_jailcore_confirm_and_dismiss_on_the_command_line(tmp_path):
         assert again.returncode == 1 and "already answered" in again.stderr
         out = jailcore("tail", "--state-db", db, "--action", "propose")
         assert "confirmed (by Админ)" in out.stdout and "dismissed (by Админ: это не реклама)" in out.stdout
+
+
+async def test_a_restart_loses_no_proposal(tmp_path):
+    sim = SimServer(password="pw")
+    async with started(tmp_path, sim, stop_sim=False) as (_, daemon):
+        _, ts = await settled(sim, daemon)
+        row = await proposed(sim, daemon, ts[0])
+        await until(lambda: "proposals" in str(daemon.store.load_state("t")) and daemon.store.load_state("t")["proposals"])
+    async with started(tmp_path, sim) as (_, again):
+        assert [p.number for p in again.engine.state.proposals] == [1]
+        done = await asyncio.get_running_loop().run_in_executor(
+            None, jailcore, "confirm", str(row["id"]), "--by", "Админ", "--state-db", str(tmp_path / "state.sqlite3"))
+        assert done.returncode == 0, done.stderr
+        await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 0"), timeout=3)
+        assert again.store.entries("id = ?", (row["id"],))[0]["status"] == "confirmed"
