@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("jailcore")
 
 KINDS = frozenset({"propose", "lapse"})
+GONE = "no longer waits: it lapsed or was answered"
 PROPOSED = "proposed"
 
 
@@ -109,6 +110,8 @@ class Answers:
                     self._published(proposal, "dismissed", reply)
                     self._feed(f"[jailcore #{proposal}] dismissed by {row['by']}")
                     log.info("proposal #%s dismissed by %s: %s", proposal, row["by"], row["reason"])
+                else:
+                    self._feed(f"[jailcore #{proposal}] {GONE}")
                 continue
             actions, why = d.engine.confirm(number, row["by"])
             if why is not None and why != "gone":  # the player is away: the answer waits for him
@@ -118,6 +121,7 @@ class Answers:
                 continue
             d.store.applied("answers", row["id"], now)
             if why == "gone":
+                self._feed(f"[jailcore #{proposal}] {GONE}")
                 continue
             reply = f"by {row['by']}"
             d.store.mark(proposal, "confirmed", reply)
