@@ -30,7 +30,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("jailcore")
 
 KINDS = frozenset({"propose", "lapse"})
-GONE = "no longer waits: it lapsed or was answered"
+# What the admins online read, in the server's language.
+SAID = {
+    "ru": {"gone": "больше не ждёт решения: истекло или уже решено", "dismissed": "отклонено: {by}"},
+    "en": {"gone": "no longer waits: it lapsed or was answered", "dismissed": "dismissed by {by}"},
+}
 PROPOSED = "proposed"
 
 
@@ -108,10 +112,10 @@ class Answers:
                     reply = f"by {row['by']}: {row['reason'] or '-'}"
                     d.store.mark(proposal, "dismissed", reply)
                     self._published(proposal, "dismissed", reply)
-                    self._feed(f"[jailcore #{proposal}] dismissed by {row['by']}")
+                    self._feed(f"[jailcore #{proposal}] {self._said('dismissed', by=row['by'])}")
                     log.info("proposal #%s dismissed by %s: %s", proposal, row["by"], row["reason"])
                 else:
-                    self._feed(f"[jailcore #{proposal}] {GONE}")
+                    self._feed(f"[jailcore #{proposal}] {self._said('gone')}")
                 continue
             actions, why = d.engine.confirm(number, row["by"])
             if why is not None and why != "gone":  # the player is away: the answer waits for him
@@ -121,7 +125,7 @@ class Answers:
                 continue
             d.store.applied("answers", row["id"], now)
             if why == "gone":
-                self._feed(f"[jailcore #{proposal}] {GONE}")
+                self._feed(f"[jailcore #{proposal}] {self._said('gone')}")
                 continue
             reply = f"by {row['by']}"
             d.store.mark(proposal, "confirmed", reply)
@@ -133,6 +137,9 @@ class Answers:
             d._dirty = True
 
     # -- telling ------------------------------------------------------------------------------
+
+    def _said(self, key: str, **values: str) -> str:
+        return SAID.get(self.daemon.config.language, SAID["ru"])[key].format(**values)
 
     def _feed(self, text: str) -> None:
         d = self.daemon
