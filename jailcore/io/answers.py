@@ -77,12 +77,12 @@ class Answers:
             self._feed(f"[jailcore #{row_id}] ? {step_text(d.config.language, action.step or '')} {action.target.name if action.target else ''} "
                        f"({action.ref} {action.rule}) — !jcconfirm {row_id} / !jcdismiss {row_id}")
             return
-        row_id = d.store.proposal_row(d.server, action.index or 0)
-        if row_id is not None:
-            d.store.mark(row_id, "expired", action.reason)
-            self._published(row_id, "expired", action.reason)
-        log.info("proposal #%s (%s %s) expired: %s", row_id, action.rule, action.step, action.reason)
-        self._feed(f"[jailcore #{row_id}] {action.reason}")
+        lapsed = d.store.proposal_row(d.server, action.index or 0)
+        if lapsed is not None:
+            d.store.mark(lapsed, "expired", action.reason)
+            self._published(lapsed, "expired", action.reason)
+        log.info("proposal #%s (%s %s) expired: %s", lapsed, action.rule, action.step, action.reason)
+        self._feed(f"[jailcore #{lapsed}] {action.reason}")
 
     # -- from the admins ----------------------------------------------------------------------
 
