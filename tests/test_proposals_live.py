@@ -104,3 +104,25 @@ async def test_a_restart_loses_no_proposal(tmp_path):
         assert done.returncode == 0, done.stderr
         await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 0"), timeout=3)
         assert again.store.entries("id = ?", (row["id"],))[0]["status"] == "confirmed"
+
+
+async def test_a_proposed_slay_nobody_answers_expires_with_its_round(tmp_path):
+    sim = SimServer(password="pw")
+    port = await sim.start()
+    rest = RULE + '[conduct.teamkill]\nconfirm = "admin"\nladder = ["slay"]\n'
+    async with running(load(config_text(port, tmp_path / "state.sqlite3", rest=rest), "<test>", {}), sim) as daemon:
+        _, ts = await settled(sim, daemon)
+        sim.kill(ts[0], ts[1])
+        sim.flush()
+        await until(lambda: daemon.store.entries("action = 'propose'"), timeout=5)
+        (row,) = daemon.store.entries("action = 'propose'")
+        assert row["rule"] == "conduct.teamkill" and not sent(sim, "jb_slay")
+        sim.round_end()
+        sim.round_start()
+        sim.flush()
+        await until(lambda: daemon.store.entries("id = ?", (row["id"],))[0]["status"] == "expired", timeout=5)
+        assert "раунд закончился" in daemon.store.entries("id = ?", (row["id"],))[0]["reply"]
+        assert not sent(sim, "jb_slay") and daemon.engine.state.ladders.get(f"conduct.teamkill|{ts[0].steamid}") is None
+        out = jailcore("confirm", str(row["id"]), "--state-db", str(tmp_path / "state.sqlite3"))
+        assert out.returncode == 1 and "expired" in out.stderr
+    assert not sim.shim.errors, sim.shim.errors
