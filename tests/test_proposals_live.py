@@ -50,8 +50,10 @@ async def test_an_admin_confirms_a_proposed_ban_in_game(tmp_path):
         assert not sent(sim, "jb_ban")  # nothing happened to the prisoner yet
         assert not [text for text in ts[1].chat if "!jcconfirm" in text]  # the feed is for admins only
         sim.say(admin, f"!jcconfirm {row['id']}")
+        t0 = time.monotonic()
         sim.flush()
         await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 0"), timeout=3)
+        print(f"!jcconfirm: the ban reached the server {time.monotonic() - t0:.3f} s after the chat line")
         (done,) = daemon.store.entries("id = ?", (row["id"],))
         assert (done["status"], done["reply"]) == ("confirmed", "by Смотритель")
         (ban,) = daemon.store.entries("action = 'ban'")
@@ -75,6 +77,7 @@ async def test_jailcore_confirm_and_dismiss_on_the_command_line(tmp_path):
         assert done.returncode == 0, done.stderr
         t0 = time.monotonic()
         await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 0"), timeout=3)
+        print(f"jailcore confirm: the ban reached the server {time.monotonic() - t0:.3f} s after the command returned")
         assert time.monotonic() - t0 < 1.5
         sim.say(ts[1], "а мой сайт www.example.ru")
         sim.flush()
