@@ -20,6 +20,7 @@ from pathlib import Path
 from jailcore.cli.status import Saved, expired, saved_servers, server_names
 from jailcore.cli.tail import coloured, json_line, paint, safe
 from jailcore.config.config import Config, ConfigError
+from jailcore.engine.admin import MAX_MINUTES, MAX_ROUNDS
 from jailcore.io.audit import AuditError, ban_left, connect, database
 from jailcore.io.store import Store, StoreError
 
@@ -141,8 +142,10 @@ def _request(args: argparse.Namespace, path: Path, config: Config | None) -> int
     lift = args.do == "lift"
     if not lift and args.minutes is None and args.rounds is None:
         raise CtbanError("how long? give --minutes N (0: permanent) or --rounds N")
-    if not lift and ((args.minutes is not None and args.minutes < 0) or (args.rounds is not None and args.rounds < 1)):
-        raise CtbanError("--minutes takes 0 (permanent) or more, --rounds 1 or more")
+    if not lift and args.minutes is not None and not 0 <= args.minutes <= MAX_MINUTES:
+        raise CtbanError(f"--minutes takes 0 (permanent) to {MAX_MINUTES} (a year; the plugin keeps a ban's end in a 32-bit cell)")
+    if not lift and args.rounds is not None and not 1 <= args.rounds <= MAX_ROUNDS:
+        raise CtbanError(f"--rounds takes 1 to {MAX_ROUNDS}")
     store = Store(path)
     try:
         server = which_server(args.server, server_names(store.db), config, path)

@@ -99,7 +99,9 @@ class Kind:
     `replay` prints); `audited` written to the audit log (the rest is only shown);
     `round` it makes sense only in the round it was decided (the outbox expires it after);
     `pardonable` a punishment a pardon takes back; `advisory` advise mode sends it as it
-    is; `feed` the admins online are told of it."""
+    is; `feed` the admins online are told of it; `offline` it acts on a steamid, not on a
+    player online, so his absence does not expire it (an unban: a banned player is never
+    on the server)."""
 
     ru: str
     en: str
@@ -160,7 +162,9 @@ VOCABULARY: dict[str, Kind] = {
     "hud": Kind("табло", "display", "0", _to_everyone("jb_hud {reason}"), "round advisory"),
     # What admins and the door need: not enforcements themselves.
     "unctban": Kind("снятие запрета за КТ", "CT ban lifted", "32", _to_player("jb_ctban_clear {uid}"), "audited"),
-    "unban": Kind("разбан", "unban", "32", lambda a: f"jb_unban {_q(a.target.steamid)}" if a.target else None, "audited"),
+    "unban": Kind("разбан", "unban", "32", lambda a: f"jb_unban {_q(a.target.steamid)}" if a.target else None, "audited offline"),
+    # A pardon told to the player: its own word, never counted as a punishment nor pardoned.
+    "pardon": Kind("помилование", "pardon", "32", _to_player("jb_warn {uid} {reason}"), "audited"),
     "offer": Kind("выбор", "choice", "36", _to_player("jb_fk_offer {uid} {reason}"), "audited round"),
     "door": Kind("запрет за КТ в игре", "CT ban at the door", "0", _door, ""),
 }

@@ -88,6 +88,8 @@ class Scene:
     def quoting(self, rule: RuleSettings | str, text: str) -> str:
         """A message that quotes the server's own rule number: what players argue with."""
         ref = rule if isinstance(rule, str) else rule.ref
+        if not ref.strip():  # no number to quote: «[Правило ]» would only puzzle players
+            return text
         return say(self.lang, "rule", ref=ref, text=text)
 
     def action(self, kind: str, seat: Seat | None, rule: str, ref: str, reason: str, **extra: Any) -> Action:

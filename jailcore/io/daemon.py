@@ -54,6 +54,7 @@ _ADVISORY = kinds_that("advisory")
 _RECORDED = kinds_that("audited")
 # Commands for one round: sent late they would punish for another day's doing.
 ROUND_BOUND = kinds_that("round")
+_OFFLINE = kinds_that("offline")  # by steamid: whoever is online
 # Settings the running daemon cannot change; the RCON ones apply at once.
 _RESTART_ONLY = ("log_listen", "log_file", "state_path", "mqtt_url", "server_name")
 
@@ -147,6 +148,7 @@ class Daemon:
         if ended:
             self.epoch += 1
         self._carry_out(actions, sweep=ended)
+        self.requests.after_event(event, actions)
         if event.time:  # kept for the web page's round story ([web] story_days); not the cheap `Noted` lines
             self.store.keep_line(self.server, self.engine.state.round, event.time, record, self.config.web.story_days)
         if self.engine.resync_wanted:
@@ -204,7 +206,7 @@ class Daemon:
         if action.action in ROUND_BOUND and self.epoch > epoch:
             return f"round {action.round} ended before it could be sent"
         t = action.target
-        if t is not None:
+        if t is not None and action.action not in _OFFLINE:
             seat = self.engine.state.players.get(t.userid)
             if seat is None or seat.steamid != t.steamid:
                 return f"{t.name} #{t.userid} is no longer on the server"
@@ -236,6 +238,9 @@ class Daemon:
         except sqlite3.Error as exc:
             self.store_failed(exc)
             return
+        if self.mqtt is not None and item.meta is not None:  # `tail -f --mqtt` shows the entry again, with its outcome
+            self.mqtt.publish(f"jailcore/{self.server}/actions",
+                              {"server": self.server, "id": item.tag, "status": status, "reply": reply, **item.meta[0].to_json()})
         if not self._commit_due:  # one commit for all the answers of one loop turn
             self._commit_due = True
             asyncio.get_running_loop().call_soon(self._commit)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from jailcore.engine.actions import Action, kinds_that
 from jailcore.log.logtime import plus_minutes
+from jailcore.log.numbers import SQLITE_MAX
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS state (
@@ -180,7 +181,8 @@ class Store:
     def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None) -> int:
         """A pardon an admin asked for (web page, `jailcore pardon`); the running daemon
         applies it and sets `applied_at`. Refuses an unknown id and a second pardon."""
-        row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone()
+        fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
+        row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
         if row is None:
             raise PardonError(f"no enforcement with id {action_id} in {self.path}")
         if row["action"] not in PARDONABLE:
