@@ -143,7 +143,7 @@ def test_add_names_the_player_from_the_log_and_takes_rounds_or_forever(db):
         (["Вася", "--minutes", "5", "--server", "north"], ["is not a steamid"]),
         (["STEAM_1:0:1;quit", "--minutes", "5", "--server", "north"], ["is not a steamid"]),
         (["STEAM_1:0:1", "--server", "north"], ["--minutes N (0: permanent) or --rounds N"]),
-        (["STEAM_1:0:1", "--rounds", "0", "--server", "north"], ["--rounds 1 or more"]),
+        (["STEAM_1:0:1", "--rounds", "0", "--server", "north"], ["--rounds takes 1 to 10000"]),
         (["STEAM_1:0:1", "--minutes", "5"], ["several servers (north, south)", "--server"]),
         (["STEAM_1:0:1", "--minutes", "5", "--server", "west"], ["no server 'west'", "it has north, south"]),
     ],

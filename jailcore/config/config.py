@@ -216,9 +216,9 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         if env.get(var):
             raw = env[var]
             if kind is int:
-                number = whole(raw, 0, 65535)
+                number = whole(raw, 0, 10**9)  # bounded and ASCII ('²' is no digit here); the range is checked below
                 if number is None:
-                    problems.append(f"environment: {var}: expected a whole number from 0 to 65535, got {raw!r}")
+                    problems.append(f"environment: {var}: expected a whole number in digits 0-9, got {raw[:40]!r}")
                     continue
                 values[section][key] = number
             else:

@@ -30,6 +30,7 @@ import logging
 import signal
 import sqlite3
 import sys
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -40,6 +41,7 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.engine.actions import Action, kinds_that, render, with_id
 from jailcore.engine.actions import kind_name as step_name
 from jailcore.engine.engine import Engine
+from jailcore.io.lock import LockedError, StateLock
 from jailcore.io.logsource import AllowList, UdpLog, follow_file, listen_udp
 from jailcore.io.mqtt import CTBANS, MqttLink
 from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
@@ -56,6 +58,7 @@ _RECORDED = kinds_that("audited")
 ROUND_BOUND = kinds_that("round")
 _OFFLINE = kinds_that("offline")  # by steamid: whoever is online
 # Settings the running daemon cannot change; the RCON ones apply at once.
+LINK_HEARTBEAT = 5.0  # seconds between link rows while nothing changes: `status` reads their age
 _RESTART_ONLY = ("log_listen", "log_file", "state_path", "mqtt_url", "server_name")
 
 
@@ -86,6 +89,10 @@ class Daemon:
         self.server = config.server_name
         self.store = store or Store(config.state_path)
         try:
+            self.lock = StateLock(self.store.path, self.server)  # before anything is re-sent or written
+        except (LockedError, OSError) as exc:
+            raise StoreError(str(exc)) from None
+        try:
             self.engine = Engine(config, self.store.load_state(self.server))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise StoreError(f"state database {self.store.path}: the saved state of server {self.server!r} cannot be read "
@@ -97,6 +104,8 @@ class Daemon:
         self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
         self.on_action = on_action
         self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban, tls=dict(config.mqtt_tls)) if config.mqtt_url else None
+        if self.mqtt is not None:
+            self.mqtt.restore(self.store.kept_messages(self.server))  # what the broker never took before the last stop
         self.log_port = 0
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
@@ -108,6 +117,8 @@ class Daemon:
         self._dirty = False
         self._saved = ""
         self._link: tuple | None = None
+        self._link_written = 0.0  # monotonic time of the last link row
+        self._stopped_said = False
         self._commit_due = False
         self._resync_task: asyncio.Task | None = None
         self.store.skip_ids(1000)
@@ -116,9 +127,15 @@ class Daemon:
         self._round = (self.engine.state.round, self.engine.state.round_open)
         for row in self.store.pending_rows(self.server):
             action = Action.from_json(json.loads(row["detail"]))
+            why = self._not_allowed(action)
+            if why is not None:  # the config in force no longer wants it sent
+                self.store.mark(row["id"], "dropped", why)
+                log.info("command #%s dropped: %s", row["id"], why)
+                continue
             # After a restart only the round the engine stands in is still the same round.
             epoch = 0 if action.round == self.engine.state.round else -1
             self.outbox.put(row["id"], with_id(row["command"], row["id"]), meta=(action, epoch))
+        self.store.commit()
 
     # -- the data path -----------------------------------------------------------------------
 
@@ -198,13 +215,38 @@ class Daemon:
         self.outbox.put(row_id, with_id(command, row_id), meta=(action, self.epoch))  # type: ignore[arg-type]
         self.requests.feed(action, row_id)
 
+    def _not_allowed(self, action: Action) -> str | None:
+        """Why the config in force would not send this command (decided under another one:
+        before a restart or a live reload), or None."""
+        mode = self.config.mode
+        if mode == "observe":
+            return "not sent: the server is in observe mode now"
+        rule = self.config.rules.get(action.rule)
+        if rule is not None and not rule.enabled:
+            return f"not sent: rule {action.rule} is off (or gone) in the config now"
+        if mode == "advise" and action.action not in _ADVISORY and action.rule in self.config.rules:
+            return f"not sent: the server is in advise mode now ({action.action} would only be advised)"
+        return None
+
+    def _rejudge(self) -> None:
+        """After a live reload: what waits to be sent is judged again under the new config."""
+        def why(item: Item) -> str | None:
+            if item.meta is None:
+                return None
+            if item.tag is None:  # the display line and the door's copies: nothing to send in observe mode
+                return "observe" if self.config.mode == "observe" else None
+            return self._not_allowed(item.meta[0])
+        if self.outbox.drop(why):
+            self._commit()
+
     def _expired(self, item: Item) -> str | None:
         """Why a command may no longer be sent, or None while it still makes sense."""
         if item.meta is None:
             return None  # a note to the admins online: late is still worth saying
         action, epoch = item.meta
+        when = f"sent at least once, its answer never came; round {action.round} ended, so it is not sent again" if item.sent_at else None
         if action.action in ROUND_BOUND and self.epoch > epoch:
-            return f"round {action.round} ended before it could be sent"
+            return when or f"round {action.round} ended before it could be sent"
         t = action.target
         if t is not None and action.action not in _OFFLINE:
             seat = self.engine.state.players.get(t.userid)
@@ -231,8 +273,8 @@ class Daemon:
     def _answered(self, item: Item, status: str, reply: str | None) -> None:
         if item.tag is None:
             return
-        if status == "expired":
-            log.info("command #%s expired: %s", item.tag, reply)
+        if status in ("expired", "dropped", "unanswered"):
+            log.info("command #%s %s: %s", item.tag, status, reply)
         try:
             self.store.mark(int(item.tag), status, reply)  # type: ignore[call-overload]
         except sqlite3.Error as exc:
@@ -264,7 +306,11 @@ class Daemon:
             self.mqtt.publish_state(self._public())
 
     def _public(self) -> dict:
+        daemon = "stopped" if self._stopped_said else "running"
         link = dict(zip(("rcon", "outbox", "last_line", "mode"), self._link, strict=True)) if self._link else None
+        if link is not None:
+            link["daemon"] = daemon
+            link["updated"] = datetime.now().isoformat(timespec="seconds")
         return {**self.engine.public_state(), "link": link}
 
     def network_ctban(self, ban: dict) -> None:
@@ -396,6 +442,7 @@ class Daemon:
         self.parser.need(self._needed())
         self.udp.secret, self.udp.allow = new.log_secret, allow
         self.client.rearm(new.rcon_host, new.rcon_port, new.rcon_password, new.rcon_timeout)
+        self._rejudge()
         note = f"config {path} reloaded ({why}): mode {new.mode}, language {new.language}; rules changed: {', '.join(changed) or 'none'}"
         log.info("%s", note)
         self.reloads.append(note)
@@ -434,12 +481,46 @@ class Daemon:
     def _save_link(self) -> None:
         """How the daemon stands, for `jailcore status`, the web page and MQTT: RCON, outbox, last line."""
         link = (self.client.state, len(self.outbox), self.engine.state.time or None, self.config.mode)
-        if link != self._link:
-            self._link = link
+        now = time.monotonic()
+        if link != self._link or now - self._link_written >= LINK_HEARTBEAT:  # its age says the daemon lives
+            changed = link != self._link
+            self._link, self._link_written = link, now
             self.store.save_link(self.server, *link, datetime.now().isoformat(timespec="seconds"))
             self.store.commit()
-            if self.mqtt is not None:
+            if self.mqtt is not None and changed:
                 self.mqtt.publish_state(self._public())
+
+    async def _goodbye(self) -> None:
+        """A clean stop says so: the link row and the retained state read `stopped`, and a
+        connected broker gets a moment to take what is queued."""
+        self._stopped_said = True
+        if self._link is None:
+            self._link = (self.client.state, len(self.outbox), self.engine.state.time or None, self.config.mode)
+        try:
+            if self.stop_reason is None:
+                self.save()
+            self.store.save_link(self.server, *self._link, datetime.now().isoformat(timespec="seconds"), daemon="stopped")
+            self.store.commit()
+        except sqlite3.Error as exc:
+            log.error("the link could not be saved at stop: %s", exc)
+        if self.mqtt is not None:
+            self.mqtt.publish_state(self._public())
+            await self.mqtt.drain(1.0)
+
+    def _keep_mqtt(self) -> None:
+        """What the broker has not taken is kept in the state database and published after
+        the next start; said in one line, so nothing is dropped without a word."""
+        if self.mqtt is None:
+            return
+        waiting = self.mqtt.waiting_messages()
+        try:
+            self.store.keep_messages(self.server, waiting)
+        except sqlite3.Error as exc:
+            log.error("%d MQTT message(s) the broker never took are lost: the state database cannot be written (%s)", len(waiting), exc)
+            return
+        if waiting:
+            log.warning("%d MQTT message(s) the broker never took are kept in %s and published after the next start",
+                        len(waiting), self.store.path)
 
     async def _checkpointer(self) -> None:
         loop = asyncio.get_running_loop()
@@ -484,6 +565,7 @@ class Daemon:
             await self.stopping.wait()
         finally:
             self.ready.set()
+            await self._goodbye()
             running = [t for t in [*tasks, self._resync_task] if t is not None]
             for task in running:
                 task.cancel()
@@ -498,7 +580,9 @@ class Daemon:
                 self.store.commit()
             except sqlite3.Error as exc:
                 log.error("the state could not be saved at stop: %s", exc)
+            self._keep_mqtt()
             await self.client.close()
+            self.lock.release()
             for sig in handlers:
                 try:
                     loop.remove_signal_handler(sig)

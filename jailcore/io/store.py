@@ -80,6 +80,7 @@ class Store:
             self.db.execute("PRAGMA wal_autocheckpoint=0")
             self.db.executescript(SCHEMA)
             self.db.executescript(STORY_SCHEMA)
+            _add_column(self.db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")
             self._probe()
         except sqlite3.Error as exc:
             raise StoreError(f"state database {self.path}: {exc}") from None
@@ -224,13 +225,31 @@ class Store:
         assert table in ("pardons", "ctban_requests")
         self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
 
-    def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str) -> None:
-        """How the daemon stands (for `jailcore status` and the web page's servers)."""
+    def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str,
+                  daemon: str = "running") -> None:
+        """How the daemon stands (for `jailcore status` and the web page's servers); `daemon`
+        is `running` (rewritten every few seconds, so its age tells a daemon that died) or
+        `stopped` (written at a clean stop)."""
         self._write(
-            "INSERT INTO link (server, rcon, outbox, last_line, mode, updated) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(server) DO UPDATE "
-            "SET rcon = excluded.rcon, outbox = excluded.outbox, last_line = excluded.last_line, mode = excluded.mode, updated = excluded.updated",
-            (server, rcon, outbox, last_line, mode, when),
+            "INSERT INTO link (server, rcon, outbox, last_line, mode, updated, daemon) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(server) DO UPDATE "
+            "SET rcon = excluded.rcon, outbox = excluded.outbox, last_line = excluded.last_line, mode = excluded.mode, "
+            "updated = excluded.updated, daemon = excluded.daemon",
+            (server, rcon, outbox, last_line, mode, when, daemon),
         )
+
+    # -- MQTT messages the broker never took (kept across a stop) ------------------------------
+
+    def keep_messages(self, server: str, messages: list[tuple[str, str, bool]]) -> None:
+        self._write("DELETE FROM mqtt_outbox WHERE server = ?", (server,))
+        self.db.executemany("INSERT INTO mqtt_outbox (server, topic, payload, retain) VALUES (?, ?, ?, ?)",
+                            [(server, t, p, int(r)) for t, p, r in messages])
+        self.commit()
+
+    def kept_messages(self, server: str) -> list[tuple[str, str, bool]]:
+        """The messages kept at the last stop, oldest first; they leave the file when the
+        broker has taken them (the next stop keeps what is still waiting)."""
+        rows = self.db.execute("SELECT topic, payload, retain FROM mqtt_outbox WHERE server = ? ORDER BY id", (server,))
+        return [(r["topic"], r["payload"], bool(r["retain"])) for r in rows]
 
     def keep_line(self, server: str, round: int, time: str, line: bytes | str, keep_days: int) -> None:
         """A log line the engine has handled, kept `keep_days` for the round's story. Written
@@ -275,6 +294,12 @@ def _create_private(path: Path) -> None:
         pass
     except OSError as exc:
         raise StoreError(f"state database {path}: cannot be created: {exc.strerror}") from None
+
+
+def _add_column(db: sqlite3.Connection, table: str, column: str, spec: str) -> None:
+    """A column added since: a file from before gets it, its rows the default."""
+    if column not in {r[1] for r in db.execute(f"PRAGMA table_info({table})")}:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {spec}")
 
 
 def check_ours(db: sqlite3.Connection) -> None:
@@ -335,6 +360,13 @@ CREATE TABLE IF NOT EXISTS link (
     last_line TEXT,
     mode TEXT NOT NULL,
     updated TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS mqtt_outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    retain INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS loglines_round ON loglines (server, round);
 CREATE INDEX IF NOT EXISTS loglines_time ON loglines (time);
