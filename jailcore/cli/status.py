@@ -104,7 +104,7 @@ def from_database(path: Path, configs: Mapping[str, Config], only: set[str] | No
 
 def _link(db: sqlite3.Connection, server: str) -> dict | None:
     row = None
-    for columns in ("rcon, outbox, last_line, mode, updated, daemon", "rcon, outbox, last_line, mode, updated"):
+    for columns in ("rcon, outbox, last_line, mode, updated, daemon, dropped", "rcon, outbox, last_line, mode, updated"):
         try:
             row = db.execute(f"SELECT {columns} FROM link WHERE server = ?", (server,)).fetchone()
             break
@@ -206,6 +206,8 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     mode = link.get("mode")
     if mode:
         parts.append(f"mode {safe(mode)}")
+    if link.get("dropped"):  # a mis-set sv_logsecret or [log] allow: lines that never reach the rules
+        parts.append(paint(safe(f"dropped datagrams: {link['dropped']}"), "31;1", colour))
     if daemon.get("word") in ("stopped", "stale"):  # unknown: "rcon ?" already says the daemon never spoke
         parts.insert(0, paint(safe(f"daemon {daemon['word']}: {daemon['why']}"), "31;1" if daemon["word"] == "stale" else "33", colour))
     lines = [f"{head}  " + " · ".join(parts)]

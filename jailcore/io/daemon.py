@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
-from jailcore.engine.actions import Action, kinds_that, render, with_id
+from jailcore.engine.actions import Action, clean_text, kinds_that, render, with_id
 from jailcore.engine.actions import kind_name as step_name
 from jailcore.engine.engine import Engine
 from jailcore.io.lock import LockedError, StateLock
@@ -119,6 +119,7 @@ class Daemon:
         self._link: tuple | None = None
         self._link_written = 0.0  # monotonic time of the last link row
         self._stopped_said = False
+        self._drops = ""
         self._commit_due = False
         self._resync_task: asyncio.Task | None = None
         self.store.skip_ids(1000)
@@ -310,6 +311,7 @@ class Daemon:
         link = dict(zip(("rcon", "outbox", "last_line", "mode"), self._link, strict=True)) if self._link else None
         if link is not None:
             link["daemon"] = daemon
+            link["dropped"] = self._drops
             link["updated"] = datetime.now().isoformat(timespec="seconds")
         return {**self.engine.public_state(), "link": link}
 
@@ -476,16 +478,23 @@ class Daemon:
             if self._dirty:
                 self.save()
             self.store.flush_lines()  # the round story's lines, even when the state did not change
+            gone = self.store.still_there()  # deleted under us: every audit row would go at stop
+            if gone:
+                log.error("%s", gone)
             self._save_link()
 
     def _save_link(self) -> None:
         """How the daemon stands, for `jailcore status`, the web page and MQTT: RCON, outbox, last line."""
         link = (self.client.state, len(self.outbox), self.engine.state.time or None, self.config.mode)
+        drops = self.udp.drops()
         now = time.monotonic()
-        if link != self._link or now - self._link_written >= LINK_HEARTBEAT:  # its age says the daemon lives
-            changed = link != self._link
-            self._link, self._link_written = link, now
-            self.store.save_link(self.server, *link, datetime.now().isoformat(timespec="seconds"))
+        changed = link != self._link or drops != self._drops
+        if changed or now - self._link_written >= LINK_HEARTBEAT:  # its age says the daemon lives
+            if drops != self._drops:  # the admins online read it in !jcstatus
+                said = "отброшено датаграмм лога" if self.config.language == "ru" else "dropped log datagrams"
+                self.outbox.put(None, f'jb_note "{clean_text(f"{said}: {drops}")}"', key="note")
+            self._link, self._drops, self._link_written = link, drops, now
+            self.store.save_link(self.server, *link, datetime.now().isoformat(timespec="seconds"), dropped=drops)
             self.store.commit()
             if self.mqtt is not None and changed:
                 self.mqtt.publish_state(self._public())
@@ -499,7 +508,8 @@ class Daemon:
         try:
             if self.stop_reason is None:
                 self.save()
-            self.store.save_link(self.server, *self._link, datetime.now().isoformat(timespec="seconds"), daemon="stopped")
+            self.store.save_link(self.server, *self._link, datetime.now().isoformat(timespec="seconds"), daemon="stopped",
+                                 dropped=self._drops)
             self.store.commit()
         except sqlite3.Error as exc:
             log.error("the link could not be saved at stop: %s", exc)

@@ -81,14 +81,52 @@ class Store:
             self.db.executescript(SCHEMA)
             self.db.executescript(STORY_SCHEMA)
             _add_column(self.db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")
+            _add_column(self.db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
             self._probe()
         except sqlite3.Error as exc:
             raise StoreError(f"state database {self.path}: {exc}") from None
         self._checkpointer: sqlite3.Connection | None = None
         self._checkpoint_lock = threading.Lock()
+        self._file = _identity(self.path)
         self._lines: list[tuple] = []
         self._audit_seen = (-1, 0)  # (total_changes, newest audit id) when last asked
         self._prune_due = 0.0
+
+    def _open(self) -> None:
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=5000")
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+
+    def still_there(self) -> str | None:
+        """None while the file is the one opened. Deleted under the running daemon (an
+        admin's `rm`, a clean-up script), every row would go with the process: a fresh file
+        is written at the same path from the open (unlinked) database, whole, and used from
+        then on; the returned line says so. A file put in its place is left alone (said once)."""
+        if self._file is None:
+            return None
+        now = _identity(self.path)
+        if now == self._file:
+            return None
+        if now is not None:
+            self._file = now  # someone else's file now: not ours to overwrite; say it once
+            return (f"state database {self.path} was replaced by another file while running; "
+                    "jailcore goes on writing to the file it opened: restart it to use the new one")
+        self.flush_lines()
+        self.commit()
+        with self._checkpoint_lock:
+            if self._checkpointer is not None:
+                self._checkpointer.close()
+                self._checkpointer = None
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # everything into the open file
+            _create_private(Path(self.path))
+            self.db.execute("VACUUM INTO ?", (self.path,))
+            self.db.close()  # removes the old -wal and -shm beside the path
+            self._open()
+        self._file = _identity(self.path)
+        return f"state database {self.path} was deleted while running; a fresh one was written from the open database (nothing lost)"
 
     def _probe(self) -> None:
         """A write that is rolled back: a read-only file fails here, at start, not later."""
@@ -120,6 +158,8 @@ class Store:
         """Copy the WAL into the database file; on the caller's (worker) thread, with its own
         connection, so the loop's writes never wait for the fsync."""
         with self._checkpoint_lock:
+            if self._file is not None and _identity(self.path) != self._file:
+                return  # the file was deleted or replaced: opening the path would create or take another
             if self._checkpointer is None:
                 self._checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
                 self._checkpointer.execute("PRAGMA busy_timeout=5000")
@@ -226,15 +266,15 @@ class Store:
         self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
 
     def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str,
-                  daemon: str = "running") -> None:
+                  daemon: str = "running", dropped: str = "") -> None:
         """How the daemon stands (for `jailcore status` and the web page's servers); `daemon`
         is `running` (rewritten every few seconds, so its age tells a daemon that died) or
-        `stopped` (written at a clean stop)."""
+        `stopped` (written at a clean stop); `dropped` the log datagrams dropped by cause."""
         self._write(
-            "INSERT INTO link (server, rcon, outbox, last_line, mode, updated, daemon) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(server) DO UPDATE "
-            "SET rcon = excluded.rcon, outbox = excluded.outbox, last_line = excluded.last_line, mode = excluded.mode, "
-            "updated = excluded.updated, daemon = excluded.daemon",
-            (server, rcon, outbox, last_line, mode, when, daemon),
+            "INSERT INTO link (server, rcon, outbox, last_line, mode, updated, daemon, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(server) DO UPDATE SET rcon = excluded.rcon, outbox = excluded.outbox, last_line = excluded.last_line, "
+            "mode = excluded.mode, updated = excluded.updated, daemon = excluded.daemon, dropped = excluded.dropped",
+            (server, rcon, outbox, last_line, mode, when, daemon, dropped),
         )
 
     # -- MQTT messages the broker never took (kept across a stop) ------------------------------
@@ -284,6 +324,16 @@ class Store:
     def prune_lines(self, before: str) -> int:
         """Drop kept log lines older than `before` (log time, ISO)."""
         return self.db.execute("DELETE FROM loglines WHERE time < ?", (before,)).rowcount
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    if path == ":memory:":
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _create_private(path: Path) -> None:
