@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
-from pathlib import Path
 
 from jailcore.config.config import Config, ConfigError
 from jailcore.log.numbers import is_digits
@@ -42,11 +41,14 @@ def rule_table(rules: list) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from jailcore.cli.logfiles import LogFileError, check
     from jailcore.cli.replay import replay_files
 
     for path in args.logs:
-        if not Path(path).is_file():
-            print(f"replay: no such log file: {path}", file=sys.stderr)
+        try:
+            check(path)
+        except LogFileError as exc:
+            print(f"replay: {exc}", file=sys.stderr)
             return 2
     return replay_files(_config(args.config), args.logs, sys.stdout, args.state, args.stats, args.hud)
 
