@@ -180,11 +180,12 @@ def _name(db: sqlite3.Connection, steamid: str, holds: dict[str, dict]) -> str:
 
 
 def _other_universe(db: sqlite3.Connection, steamid: str, server: str, holds: dict[str, dict]) -> None:
-    """CS:S logs STEAM_0:, CS:GO STEAM_1: for the same account, and bans match the text as
-    the log writes it: say so when only the other form is known here."""
+    """CS:S logs STEAM_0:, CS:GO STEAM_1: for the same account: the daemon matches bans by
+    account, and says which form the server's log uses when only the other is known here."""
     if not steamid.startswith("STEAM_") or steamid in holds:
         return
     other = ("STEAM_1" if steamid.startswith("STEAM_0") else "STEAM_0") + steamid[7:]
     seen = "SELECT COUNT(*) FROM audit WHERE server = ? AND steamid = ?"
     if db.execute(seen, (server, other)).fetchone()[0] and not db.execute(seen, (server, steamid)).fetchone()[0]:
-        print(f"note: {server}'s log names this player {other}; a ban on {steamid} will not match him there", file=sys.stderr)
+        print(f"note: {server}'s log names this player {other}; the ban holds for the account and is kept as {other} "
+              "once he is seen", file=sys.stderr)

@@ -17,7 +17,7 @@ import attrs
 from jailcore.engine.actions import Action
 from jailcore.engine.punish import active_ban, ban_from_ct, door_action
 from jailcore.engine.state import Seat
-from jailcore.log.events import player_key
+from jailcore.log.events import player_key, same_account
 
 if TYPE_CHECKING:
     from jailcore.engine.context import Context
@@ -72,10 +72,13 @@ def give_ctban(ctx: Context, seat: Seat, minutes: int | None, rounds: int | None
 
 
 def lift_ctban(ctx: Context, key: str, by: str, reason: str = "") -> list[Action]:
-    ban = ctx.state.ctbans.pop(key, None)
+    bans = ctx.state.ctbans
+    ban = bans.pop(key, None)
+    for other in same_account(key):  # the same account under another form (STEAM_0/STEAM_1/[U:1:N])
+        ban = bans.pop(other, None) or ban
     if ban is None:
         return []
-    seat = ctx.online(key) or Seat(0, ban.steamid, ban.name)
+    seat = next((s for k in (key, *same_account(key)) if (s := ctx.online(k))), None) or Seat(0, ban.steamid, ban.name)
     text = ctx.text("ctban.lifted", by=by, reason=reason or "-")
     return [ctx.action("unctban", seat, ADMIN, ban.ref, text)] if seat.userid else []
 
