@@ -284,7 +284,7 @@ def test_replay_reads_gzip_and_refuses_binary_and_directories(tmp_path):
 
 
 def _stray_quote_log(path: Path, megabytes: int) -> None:
-    body = 'L 11/30/2026 - 20:00:00: "Зек<3><STEAM_1:0:7><TERRORIST>" say "он сказал "привет\n'
+    body = 'L 11/30/2026 - 20:00:00: "Зек<3><STEAM_1:0:7><TERRORIST>" say "он сказал "привет"\n'  # five quotes: one stays open
     filler = "строка без времени, просто текст из чата\n"
     count = megabytes * 1024 * 1024 // len(filler.encode())
     path.write_text(body + filler * count + LOG, encoding="utf-8")
