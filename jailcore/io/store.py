@@ -55,8 +55,10 @@ CREATE INDEX IF NOT EXISTS audit_player ON audit (steamid);
 
 # An audit row's status: pending (written, not yet answered), delivered / failed (the
 # server's ok / error: reply, or an answer that is not the shim's), expired (its round
-# ended, or its target left, before it could be sent), observed (observe mode), advised
-# (advise mode).
+# ended, or its target left, before it could be sent), unanswered (sent, its answer lost
+# with the session, and then its moment passed: the server may have run it), dropped (the
+# config in force after a restart or a reload would not send it: observe or advise mode,
+# its rule off), observed (observe mode), advised (advise mode). The reply says why.
 
 _OURS = {"state": {"server", "snapshot", "updated"}, "audit": {"id", "server", "action", "status", "command", "detail"}}
 
