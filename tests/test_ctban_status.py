@@ -184,7 +184,9 @@ def test_the_only_server_is_the_default_and_a_missing_database_is_named(tmp_path
 def test_the_other_steamid_form_is_pointed_out(db):
     other = "STEAM_0" + WARDEN.steamid[7:]
     result = jc("ctban", "add", other, "--minutes", "5", "--server", "north", "--state-db", str(db), "--by", "A")
-    assert result.returncode == 0 and f"north's log names this player {WARDEN.steamid}" in result.stderr
+    # One account, one ban: the ban he holds as north's log writes him is the one replaced.
+    assert result.returncode == 0 and f"written for {WARDEN.name} {WARDEN.steamid} on north" in result.stdout and "replaces" in result.stdout
+    assert requests(db)[0]["steamid"] == WARDEN.steamid
 
 
 def test_the_config_names_the_server_and_the_database(db, tmp_path):

@@ -23,8 +23,9 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.engine.admin import MAX_MINUTES, MAX_ROUNDS
 from jailcore.io.audit import AuditError, ban_left, connect, database
 from jailcore.io.store import Store, StoreError
+from jailcore.log.events import account, same_account
 
-STEAMID = re.compile(r"STEAM_[01]:[01]:\d{1,10}|\[U:1:\d{1,10}\]")
+STEAMID = re.compile(r"STEAM_[01]:[01]:[0-9]{1,10}|\[U:1:[0-9]{1,10}\]|7656119[0-9]{10}")
 
 
 class CtbanError(Exception):
@@ -43,8 +44,11 @@ def main_ctban(args: argparse.Namespace) -> int:
 
 def check_steamid(text: str) -> str:
     steamid = text.strip()
-    if not STEAMID.fullmatch(steamid):
-        raise CtbanError(f"{safe(text)!r} is not a steamid: give STEAM_0:X:Y, STEAM_1:X:Y or [U:1:N] (jailcore history NAME shows a player's)")
+    if not STEAMID.fullmatch(steamid) or account(steamid) is None:
+        raise CtbanError(f"{safe(text)!r} is not a steamid: give STEAM_0:X:Y, STEAM_1:X:Y, [U:1:N] or a SteamID64 "
+                         "(jailcore history NAME shows a player's)")
+    if steamid.startswith("7656119"):  # a profile's SteamID64: kept as [U:1:N], which every game's ban matches
+        return f"[U:1:{account(steamid)}]"
     return steamid
 
 
@@ -151,6 +155,8 @@ def _request(args: argparse.Namespace, path: Path, config: Config | None) -> int
         server = which_server(args.server, server_names(store.db), config, path)
         (saved,) = saved_servers(store.db, {config.server_name: config} if config else {}, {server}) or (None,)
         holds = {b["steamid"]: b for b in bans(saved)} if saved is not None and saved.engine is not None else {}
+        # The same account held under the form this server's log writes (STEAM_0 / STEAM_1 / [U:1:N]).
+        steamid = next((other for other in same_account(steamid) if other in holds), steamid) if steamid not in holds else steamid
         asked = {r["steamid"]: r for r in waiting(store.db, server)}
         if lift and steamid not in holds and not (steamid in asked and not asked[steamid]["lift"]):
             raise CtbanError(f"{steamid} has no CT ban on {server} (jailcore ctban list shows them)")

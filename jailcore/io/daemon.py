@@ -126,13 +126,18 @@ class Daemon:
         # Round ends this process has seen: a round-bound command expires once one passed.
         self.epoch = 0
         self._round = (self.engine.state.round, self.engine.state.round_open)
+        self._restored: set[int] = set()  # rows pending at start: a process before this one may have sent them
         for row in self.store.pending_rows(self.server):
             action = Action.from_json(json.loads(row["detail"]))
             why = self._not_allowed(action)
             if why is not None:  # the config in force no longer wants it sent
                 self.store.mark(row["id"], "dropped", why)
                 log.info("command #%s dropped: %s", row["id"], why)
+                if self.mqtt is not None:
+                    self.mqtt.publish(f"jailcore/{self.server}/actions",
+                                      {"server": self.server, "id": row["id"], "status": "dropped", "reply": why, **action.to_json()})
                 continue
+            self._restored.add(row["id"])
             # After a restart only the round the engine stands in is still the same round.
             epoch = 0 if action.round == self.engine.state.round else -1
             self.outbox.put(row["id"], with_id(row["command"], row["id"]), meta=(action, epoch))
@@ -246,6 +251,8 @@ class Daemon:
             return None  # a note to the admins online: late is still worth saying
         action, epoch = item.meta
         when = f"sent at least once, its answer never came; round {action.round} ended, so it is not sent again" if item.sent_at else None
+        if when is None and item.tag in self._restored:  # what the last process did with it is not known here
+            when = f"round {action.round} ended before the restart; not sent again (if it was sent before, its answer never came)"
         if action.action in ROUND_BOUND and self.epoch > epoch:
             return when or f"round {action.round} ended before it could be sent"
         t = action.target
