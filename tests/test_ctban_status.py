@@ -56,7 +56,8 @@ def db(tmp_path) -> Path:
     for action in actions:
         store.record("north", action, engine.day, "cmd", "delivered")
     store.save_state("north", engine.snapshot(), NOW)
-    store.save_link("north", "open", 0, engine.state.time, "enforce", NOW)
+    # written now, as a running daemon rewrites it every 5 s (older than 30 s reads "stale")
+    store.save_link("north", "open", 0, engine.state.time, "enforce", datetime.now().isoformat(timespec="seconds"))
     _, other = south()
     store.save_state("south", other.snapshot(), NOW)
     store.commit()
