@@ -15,6 +15,7 @@ import attrs
 
 MAX_COMMAND = 511
 MAX_TEXT = 360  # bytes of UTF-8 in one quoted argument
+DOOR_MAX_SECONDS = 366 * 86400
 
 
 @attrs.frozen(slots=True)
@@ -136,7 +137,9 @@ def _door(action: Action) -> str | None:
     """The shim's copy of a CT ban: seconds left, 0 for one in rounds or for ever."""
     if action.target is None:
         return None
-    seconds = int(action.minutes or 0) * 60
+    # The shim keeps GetTime() + seconds in a 32-bit cell: a longer ban is held for a year
+    # at a time (the daemon, which keeps the ban, hands it over again at every connect).
+    seconds = min(int(action.minutes or 0) * 60, DOOR_MAX_SECONDS)
     return f"jb_ctban_set #{action.target.userid} {seconds} {_q(action.reason)} {_q(action.by or 'jailcore')}"
 
 
