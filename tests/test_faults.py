@@ -127,6 +127,30 @@ async def test_a_command_sent_and_never_answered_before_its_round_ended_says_so(
         assert status == "unanswered" and "answer never came" in reply and "before it could be sent" not in reply
 
 
+async def test_a_command_sent_before_a_restart_and_never_answered_says_so_after_it(tmp_path):
+    from jailcore.io.store import SENT
+
+    sim = SimServer(password="pw")
+    sim.never_answer = lambda c: c.startswith("jb_warn")
+    port = await sim.start()
+    text = config_text(port, tmp_path / "s.sqlite3").replace("timeout = 1.0", "timeout = 5.0")
+    async with running(load(text, "<t>", {}), sim, stop_sim=False) as daemon:
+        warden, _ = populate(sim, prisoners=9)
+        sim.flush()
+        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        sim.say(warden, "!game Король")
+        sim.flush()
+        await until(lambda: statuses(daemon, "rule = 'games.online_limit'") == [("warn", "pending", SENT)])
+    await sim.stop_rcon()  # the server is away when the daemon comes back
+    async with running(load(text, "<t>", {}), sim) as daemon:
+        sim.round_end()
+        sim.round_start()
+        sim.flush()
+        await until(lambda: statuses(daemon, "rule = 'games.online_limit'")[0][1] != "pending")
+        ((_, status, reply),) = statuses(daemon, "rule = 'games.online_limit'")
+        assert status == "unanswered" and reply.startswith("sent before the restart, its answer never came"), reply
+
+
 # -- 13. MQTT messages survive a stop while the broker is down --------------------------------------------------
 
 

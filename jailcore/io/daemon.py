@@ -46,7 +46,7 @@ from jailcore.io.logsource import AllowList, UdpLog, follow_file, listen_udp
 from jailcore.io.mqtt import CTBANS, MqttLink
 from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
 from jailcore.io.requests import Requests
-from jailcore.io.store import Store, StoreError
+from jailcore.io.store import SENT, Store, StoreError
 from jailcore.log import events as ev
 from jailcore.log.parse import LogParser
 
@@ -100,7 +100,7 @@ class Daemon:
         self.parser = LogParser(self._needed())  # lines no enabled rule reads are only counted
         self.requests = Requests(self)
         self.client = RconClient(config.rcon_host, config.rcon_port, config.rcon_password, config.rcon_timeout, rcon_backoff, auth_backoff)
-        self.outbox = Outbox(self.client, on_result=self._answered, expired=self._expired, after_send=self.store.commit)
+        self.outbox = Outbox(self.client, on_result=self._answered, expired=self._expired, after_send=self._sent)
         self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
         self.on_action = on_action
         self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban, tls=dict(config.mqtt_tls)) if config.mqtt_url else None
@@ -126,7 +126,6 @@ class Daemon:
         # Round ends this process has seen: a round-bound command expires once one passed.
         self.epoch = 0
         self._round = (self.engine.state.round, self.engine.state.round_open)
-        self._restored: set[int] = set()  # rows pending at start: a process before this one may have sent them
         for row in self.store.pending_rows(self.server):
             action = Action.from_json(json.loads(row["detail"]))
             why = self._not_allowed(action)
@@ -137,10 +136,11 @@ class Daemon:
                     self.mqtt.publish(f"jailcore/{self.server}/actions",
                                       {"server": self.server, "id": row["id"], "status": "dropped", "reply": why, **action.to_json()})
                 continue
-            self._restored.add(row["id"])
             # After a restart only the round the engine stands in is still the same round.
             epoch = 0 if action.round == self.engine.state.round else -1
             self.outbox.put(row["id"], with_id(row["command"], row["id"]), meta=(action, epoch))
+            if row["reply"] == SENT:  # sent by the last process, never answered
+                self.outbox.last().sent_at = -1.0
         self.store.commit()
 
     # -- the data path -----------------------------------------------------------------------
@@ -221,6 +221,12 @@ class Daemon:
         self.outbox.put(row_id, with_id(command, row_id), meta=(action, self.epoch))  # type: ignore[arg-type]
         self.requests.feed(action, row_id)
 
+    def _sent(self, batch: list[Item]) -> None:
+        """Right after a batch is written: its rows say they were sent (in the same commit, so
+        the disk never delays a command), so a restart knows a row whose answer was lost."""
+        self.store.mark_sent([item.tag for item in batch if item.tag is not None and not item.attempts])
+        self.store.commit()
+
     def _not_allowed(self, action: Action) -> str | None:
         """Why the config in force would not send this command (decided under another one:
         before a restart or a live reload), or None."""
@@ -250,9 +256,8 @@ class Daemon:
         if item.meta is None:
             return None  # a note to the admins online: late is still worth saying
         action, epoch = item.meta
-        when = f"sent at least once, its answer never came; round {action.round} ended, so it is not sent again" if item.sent_at else None
-        if when is None and item.tag in self._restored:  # what the last process did with it is not known here
-            when = f"round {action.round} ended before the restart; not sent again (if it was sent before, its answer never came)"
+        before = " before the restart" if item.sent_at < 0 else ""
+        when = f"sent{before}, its answer never came; round {action.round} ended, so it is not sent again" if item.sent_at else None
         if action.action in ROUND_BOUND and self.epoch > epoch:
             return when or f"round {action.round} ended before it could be sent"
         t = action.target

@@ -285,7 +285,7 @@ class Outbox:
     shim's `ok` / `ok dup`), `failed` (`error:`, an answer that is not the shim's, or no
     answer after `tries` sendings), `expired` (`expired(item)` gave a reason before it
     was sent) or `unanswered` (it gave one after the command was sent and its answer was
-    lost with the session). `after_send()` runs right after each batch is written, in the same step (the
+    lost with the session). `after_send(batch)` runs right after each batch is written, in the same step (the
     daemon commits the audit rows there: the disk never delays a command)."""
 
     def __init__(
@@ -293,7 +293,7 @@ class Outbox:
         client: RconClient,
         on_result: Callable[[Item, str, str | None], None] | None = None,
         expired: Callable[[Item], str | None] | None = None,
-        after_send: Callable[[], None] | None = None,
+        after_send: Callable[[list[Item]], None] | None = None,
         tries: int = 3,
         window: int = 64,
     ):
@@ -324,6 +324,9 @@ class Outbox:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def last(self) -> Item:
+        return self._queue[-1]
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -356,7 +359,7 @@ class Outbox:
             item.future, item.sent_at = future, now
             future.add_done_callback(lambda f, item=item: self._answered(item, f))
         if self.after_send is not None:
-            self.after_send()
+            self.after_send(batch)
 
     def sweep(self) -> None:
         """Drop the waiting commands whose moment has passed (a round ended, a player left)."""

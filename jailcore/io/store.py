@@ -60,6 +60,7 @@ CREATE INDEX IF NOT EXISTS audit_player ON audit (steamid);
 # config in force after a restart or a reload would not send it: observe or advise mode,
 # its rule off), observed (observe mode), advised (advise mode). The reply says why.
 
+SENT = "sent, no answer yet"  # a pending row's reply once its command went out
 _OURS = {"state": {"server", "snapshot", "updated"}, "audit": {"id", "server", "action", "status", "command", "detail"}}
 
 
@@ -197,6 +198,13 @@ class Store:
             ),
         )
         return int(cur.lastrowid)
+
+    def mark_sent(self, row_ids: list[int]) -> None:
+        """Rows whose command went out (still pending): their reply says `sent` until the answer."""
+        if row_ids:
+            if not self.db.in_transaction:
+                self.db.execute("BEGIN")
+            self.db.executemany(f"UPDATE audit SET reply = '{SENT}' WHERE id = ? AND status = 'pending'", [(i,) for i in row_ids])
 
     def mark(self, row_id: int, status: str, reply: str | None) -> None:
         self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (status, reply, row_id))
