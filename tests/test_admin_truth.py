@@ -287,3 +287,22 @@ async def test_a_css_ban_holds_the_same_account_on_a_csgo_server(tmp_path, broke
         assert sim_b.join(on_b, "CT") is False
         assert list(b.engine.state.ctbans) == ["STEAM_1:1:777"]  # kept as CS:GO writes him
         assert b.engine.state.ctbans["STEAM_1:1:777"].steamid == "STEAM_1:1:777"
+
+
+async def test_a_ctban_given_as_another_form_of_the_steamid_holds_the_player_online(tmp_path):
+    async with live(tmp_path) as (sim, daemon):
+        await settled(sim, daemon, prisoners=6)  # room for a second guard (1 to 3)
+        guard = sim.add_player("Охранник", "CT", steamid="STEAM_1:0:5150")
+        sim.flush()
+        await until(lambda: guard.userid in daemon.engine.state.players and daemon.store.load_state("t") is not None)
+        for form in ("STEAM_0:0:5150", "[U:1:10300]", "76561197960276028"):
+            assert jailcore("ctban", "lift", form, "--state-db", str(tmp_path / "state.sqlite3")).returncode == 1  # nothing yet
+        done = await cli("ctban", "add", "76561197960276028", "--minutes", "30", "--by", "Админ", "--state-db", str(tmp_path / "state.sqlite3"))
+        assert done.returncode == 0, done.stderr
+        await until(lambda: sent(sim, f"jb_teamswap #{guard.userid} T") and sent(sim, f"jb_ctban_set #{guard.userid}"), timeout=5)
+        assert list(daemon.engine.state.ctbans) == ["STEAM_1:0:5150"]
+        await until(lambda: "STEAM_1:0:5150" in str(daemon.store.load_state("t")["ctbans"]))
+        lift = await cli("ctban", "lift", "STEAM_0:0:5150", "--by", "Админ", "--state-db", str(tmp_path / "state.sqlite3"))
+        assert lift.returncode == 0, lift.stderr
+        await until(lambda: sent(sim, f"jb_ctban_clear #{guard.userid}"), timeout=5)
+        assert not daemon.engine.state.ctbans

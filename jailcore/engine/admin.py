@@ -66,6 +66,8 @@ def give_ctban(ctx: Context, seat: Seat, minutes: int | None, rounds: int | None
     rounds = None if rounds is None else max(1, min(int(rounds), MAX_ROUNDS))
     text = ctx.text("ctban.admin", by=by, reason=reason or "-")
     ref = ctx.config.rules["ctban"].ref  # the server's own number for CT bans ([ctban] ref)
+    for other in same_account(seat.key):  # one account, one ban: a new one replaces any form of the old
+        ctx.state.ctbans.pop(other, None)
     out = ban_from_ct(ctx, seat, ADMIN, ref, text, minutes=minutes, rounds=rounds)
     ctx.state.ctbans[seat.key].by = by
     return [attrs.evolve(a, by=by) if a.action == "ctban" else a for a in out]
@@ -78,7 +80,7 @@ def lift_ctban(ctx: Context, key: str, by: str, reason: str = "") -> list[Action
         ban = bans.pop(other, None) or ban
     if ban is None:
         return []
-    seat = next((s for k in (key, *same_account(key)) if (s := ctx.online(k))), None) or Seat(0, ban.steamid, ban.name)
+    seat = ctx.online(key) or Seat(0, ban.steamid, ban.name)
     text = ctx.text("ctban.lifted", by=by, reason=reason or "-")
     return [ctx.action("unctban", seat, ADMIN, ban.ref, text)] if seat.userid else []
 

@@ -164,7 +164,7 @@ class Engine:
         # One account, one ban, under the form this game writes (a CS:S ban seen on CS:GO).
         for other in ev.same_account(key):
             self.state.ctbans.pop(other, None)
-        seat = next((s for k in (key, *ev.same_account(key)) if (s := self.ctx.online(k))), None)
+        seat = self.ctx.online(key)
         if seat is not None:
             key, record.steamid = seat.key, seat.steamid
         self.state.ctbans[key] = record

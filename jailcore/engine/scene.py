@@ -48,8 +48,11 @@ class Scene:
         return len(self.state.seats(team, alive_only))
 
     def online(self, key: str) -> Seat | None:
-        """The seat of the player with this key (steamid), if he is on the server."""
-        return next((p for p in self.state.players.values() if p.key == key), None)
+        """The seat of the player with this key (steamid), if he is on the server: under
+        this form, else under another form of the same account (STEAM_0/STEAM_1/[U:1:N])."""
+        seat = next((p for p in self.state.players.values() if p.key == key), None)
+        others = ev.same_account(key) if seat is None else ()
+        return next((p for p in self.state.players.values() if p.key in others), None) if others else seat
 
     def alive(self, team: str) -> list[Seat]:
         return self.state.seats(team, alive_only=True)
