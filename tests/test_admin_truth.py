@@ -306,3 +306,19 @@ async def test_a_ctban_given_as_another_form_of_the_steamid_holds_the_player_onl
         assert lift.returncode == 0, lift.stderr
         await until(lambda: sent(sim, f"jb_ctban_clear #{guard.userid}"), timeout=5)
         assert not daemon.engine.state.ctbans
+
+
+@needs_broker
+async def test_tail_f_mqtt_shows_an_entry_again_as_it_is_delivered(tmp_path, broker):  # noqa: F811
+    from tests.test_network_cli import line, tail
+
+    sim = SimServer(password="pw")
+    async with tail(broker.port, "--json", "--rule", "specialday", "--action", "slay") as proc:
+        async with daemon_on(tmp_path, broker, "a", sim):
+            warden, _ = populate(sim)
+            sim.say(warden, "!sd Прятки")
+            sim.say(warden, "!sd Прятки")
+            sim.flush()
+            first, second = json.loads(await line(proc.stdout)), json.loads(await line(proc.stdout))
+    assert (first["id"], first["status"]) == (second["id"], "pending")
+    assert (second["status"], second["reply"], second["server"]) == ("delivered", "ok", "a")
