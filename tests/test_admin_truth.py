@@ -313,12 +313,11 @@ async def test_tail_f_mqtt_shows_an_entry_again_as_it_is_delivered(tmp_path, bro
     from tests.test_network_cli import line, tail
 
     sim = SimServer(password="pw")
-    async with tail(broker.port, "--json", "--rule", "specialday", "--action", "slay") as proc:
-        async with daemon_on(tmp_path, broker, "a", sim):
-            warden, _ = populate(sim)
-            sim.say(warden, "!sd Прятки")
-            sim.say(warden, "!sd Прятки")
-            sim.flush()
-            first, second = json.loads(await line(proc.stdout)), json.loads(await line(proc.stdout))
+    async with tail(broker.port, "--json", "--rule", "specialday", "--action", "slay") as proc, daemon_on(tmp_path, broker, "a", sim):
+        warden, _ = populate(sim)
+        sim.say(warden, "!sd Прятки")
+        sim.say(warden, "!sd Прятки")
+        sim.flush()
+        first, second = json.loads(await line(proc.stdout)), json.loads(await line(proc.stdout))
     assert (first["id"], first["status"]) == (second["id"], "pending")
     assert (second["status"], second["reply"], second["server"]) == ("delivered", "ok", "a")
