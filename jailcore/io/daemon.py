@@ -57,8 +57,8 @@ _RECORDED = kinds_that("audited")
 # Commands for one round: sent late they would punish for another day's doing.
 ROUND_BOUND = kinds_that("round")
 _OFFLINE = kinds_that("offline")  # by steamid: whoever is online
-# Settings the running daemon cannot change; the RCON ones apply at once.
 LINK_HEARTBEAT = 5.0  # seconds between link rows while nothing changes: `status` reads their age
+# Settings the running daemon cannot change; the RCON ones apply at once.
 _RESTART_ONLY = ("log_listen", "log_file", "state_path", "mqtt_url", "server_name")
 
 
@@ -256,15 +256,15 @@ class Daemon:
         if item.meta is None:
             return None  # a note to the admins online: late is still worth saying
         action, epoch = item.meta
-        before = " before the restart" if item.sent_at < 0 else ""
-        when = f"sent{before}, its answer never came; round {action.round} ended, so it is not sent again" if item.sent_at else None
+        # Sent and unanswered (the server may have run it), or never sent: the row says which.
+        sent = f"sent{' before the restart' if item.sent_at < 0 else ''}, its answer never came; " if item.sent_at else ""
         if action.action in ROUND_BOUND and self.epoch > epoch:
-            return when or f"round {action.round} ended before it could be sent"
+            return f"{sent}round {action.round} ended, so it is not sent again" if sent else f"round {action.round} ended before it could be sent"
         t = action.target
         if t is not None and action.action not in _OFFLINE:
             seat = self.engine.state.players.get(t.userid)
             if seat is None or seat.steamid != t.steamid:
-                return f"{t.name} #{t.userid} is no longer on the server"
+                return f"{sent}{t.name} #{t.userid} is no longer on the server"
         return None
 
     def _tell(self, action: Action, command: str | None, status: str, row_id: int) -> None:
