@@ -428,6 +428,7 @@ class Daemon:
             # The players as they are now, then their CT bans into the shim's hands: it
             # refuses a banned join to CT even while the daemon is away.
             self._carry_out(self.engine.apply_status(status) + self.engine.door(), sweep=True)
+            self._note_drops()
             self._dirty = True
             return True
 
@@ -502,14 +503,20 @@ class Daemon:
         now = time.monotonic()
         changed = link != self._link or drops != self._drops
         if changed or now - self._link_written >= LINK_HEARTBEAT:  # its age says the daemon lives
-            if drops != self._drops:  # the admins online read it in !jcstatus
-                said = "отброшено датаграмм лога" if self.config.language == "ru" else "dropped log datagrams"
-                self.outbox.put(None, f'jb_note "{clean_text(f"{said}: {drops}")}"', key="note")
-            self._link, self._drops, self._link_written = link, drops, now
+            if drops != self._drops:
+                self._drops = drops
+                self._note_drops()
+            self._link, self._link_written = link, now
             self.store.save_link(self.server, *link, datetime.now().isoformat(timespec="seconds"), dropped=drops)
             self.store.commit()
             if self.mqtt is not None and changed:
                 self.mqtt.publish_state(self._public())
+
+    def _note_drops(self) -> None:
+        """The admins online read the drops in !jcstatus (the shim's `jb_note`; again after a reload of it)."""
+        if self._drops:
+            said = "отброшено датаграмм лога" if self.config.language == "ru" else "dropped log datagrams"
+            self.outbox.put(None, f'jb_note "{clean_text(f"{said}: {self._drops}")}"', key="note")
 
     async def _goodbye(self) -> None:
         """A clean stop says so: the link row and the retained state read `stopped`, and a
