@@ -21,9 +21,9 @@ from jailcore.log.events import player_key
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90",
-                  "proposed": "35;1", "confirmed": "32", "dismissed": "90"}
-# A proposal's status says how it ended; its reply, by whom or why.
-_WITH_REPLY = ("failed", "expired", "confirmed", "dismissed")
+                  "unanswered": "33;1", "dropped": "90", "proposed": "35;1", "confirmed": "32", "dismissed": "90"}
+# A row whose status ends a story shows why (a proposal: by whom, or why it lapsed).
+_WITH_REPLY = ("failed", "expired", "unanswered", "dropped", "confirmed", "dismissed")
 # What a player may put in a name or chat that would move, recolour or retitle an admin's
 # terminal: control characters (C0, DEL, C1) and the bidirectional overrides.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
