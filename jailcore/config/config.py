@@ -9,6 +9,7 @@ config in one pass. Secrets and per-machine settings can come from the environme
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
@@ -385,6 +386,7 @@ _WEB = {
     "public": (bool, False),
     "language": (("ru", "en"), "ru"),
     "story_days": (int, 14),
+    "trusted_proxies": (_STR_LIST, []),
 }
 
 
@@ -399,6 +401,7 @@ class WebConfig:
     language: str = "ru"
     story_days: int = 14
     users: Mapping[str, str] = attrs.field(factory=dict, repr=False)
+    trusted_proxies: tuple[str, ...] = ()
 
 
 def _web(given: Any, fail) -> WebConfig:
@@ -417,5 +420,11 @@ def _web(given: Any, fail) -> WebConfig:
     for name, hashed in users.items():
         if not isinstance(hashed, str) or not PASSWORD_HASH.fullmatch(hashed):
             fail(("web", "users", name), "expected a password hash from `jailcore web adduser`, never the password itself")
+    proxies = []
+    for i, net in enumerate(v["trusted_proxies"]):
+        try:
+            proxies.append(str(ipaddress.ip_network(net, strict=False)))
+        except (TypeError, ValueError):
+            fail(("web", "trusted_proxies", str(i)), f"expected an address or network (10.0.0.5, 10.0.0.0/8), got {net!r}")
     return WebConfig(v["listen"], v["public"], v["language"], v["story_days"],
-                     {k: x for k, x in users.items() if isinstance(x, str)})
+                     {k: x for k, x in users.items() if isinstance(x, str)}, tuple(proxies))

@@ -19,7 +19,8 @@ DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["
 
 
 
-_DURATION = re.compile(r"(\d+)\s*([smhdw])")
+_DURATION = re.compile(r"([0-9]+)\s*([smhdw])", re.ASCII)
+USERID = re.compile(r"#?([0-9]{1,9})", re.ASCII)  # a #userid: ASCII digits, never a number SQLite cannot hold
 
 
 
@@ -55,13 +56,13 @@ def connect(path: Path) -> sqlite3.Connection:
 
 def since_time(text: str, now: datetime | None = None) -> str:
     m = _DURATION.fullmatch(text.strip())
-    if m:
-        n, unit = int(m.group(1)), m.group(2)
-        delta = timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: n})
-        return ((now or datetime.now()) - delta).isoformat(timespec="seconds")
     try:
+        if m:
+            n, unit = int(m.group(1)), m.group(2)
+            delta = timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: n})
+            return ((now or datetime.now()) - delta).isoformat(timespec="seconds")
         return datetime.fromisoformat(text.strip()).isoformat(timespec="seconds")
-    except ValueError:
+    except (ValueError, OverflowError):  # a time SQLite's text cannot hold, or a duration past year 1
         raise AuditError(f"--since takes an ISO time (2026-11-30T20:00) or a duration (30m, 2h, 1d), not {text!r}") from None
 
 
@@ -70,10 +71,10 @@ def where(args: argparse.Namespace) -> tuple[str, list]:
     clauses, params = [], []
     player = getattr(args, "player", None)
     if player:
-        bare = player.lstrip("#")
-        if bare.isdigit():
+        userid = USERID.fullmatch(player)
+        if userid:
             clauses.append("userid = ?")
-            params.append(int(bare))
+            params.append(int(userid.group(1)))
         elif player.startswith(("STEAM_", "[U:")):
             clauses.append("steamid = ?")
             params.append(player)
@@ -95,7 +96,7 @@ def where(args: argparse.Namespace) -> tuple[str, list]:
 
 def name_matches(row: sqlite3.Row, player: str | None) -> bool:
     """Names are matched here, not in SQL: SQLite folds only ASCII case, names are Cyrillic."""
-    if not player or player.lstrip("#").isdigit() or player.startswith(("STEAM_", "[U:")):
+    if not player or USERID.fullmatch(player) or player.startswith(("STEAM_", "[U:")):
         return True
     return player.casefold() in (row["name"] or "").casefold()
 

@@ -3,23 +3,31 @@ every name and chat line a player wrote is text, never markup), the live log as
 server-sent events, and the one change an admin makes here, a pardon.
 
 Security: sessions are server-side (the cookie holds a random id; HttpOnly,
-SameSite=Strict); every POST needs a logged-in session (the login form its visitor
-session) and that session's CSRF token, or it is refused with 403; failed logins are
-limited per address and per name; a Content-Security-Policy allows only this page's
-own script and style.
+SameSite=Strict); who may see a page is decided in one place, the route table (`guard`);
+every POST needs a logged-in session (the login form its visitor session) and that
+session's CSRF token, or it is refused with 403, and its body is cut off at 16 KB while
+it is read; logins are counted before their password is hashed, hashed two at a time off
+the event loop, limited per address (a forwarded address is believed only from
+`[web] trusted_proxies`) and slowed per name without locking the name's owner out (see
+auth.LoginLimit); a live stream ends when its session does; the public sees what a
+public ban list shows (public.py); every text a player wrote is shown without the
+characters that hide or reorder it (log/invisible.py); a Content-Security-Policy allows
+only this page's own script and style.
 """
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
 import anyio
+from markupsafe import Markup
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -29,16 +37,22 @@ from starlette.templating import Jinja2Templates
 from jailcore.config.config import WebConfig
 from jailcore.io.audit import AuditError
 from jailcore.io.store import PardonError
+from jailcore.log.invisible import visible
 from jailcore.web import data
-from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok
+from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
 from jailcore.web.charts import hbars, stacked
 from jailcore.web.i18n import LANGS, Words
+from jailcore.web.public import public_entry
 from jailcore.web.story import tell
 
 HERE = Path(__file__).parent
 COOKIE = "jc_session"
 LANG_COOKIE = "jc_lang"
+DEVICE_COOKIE = "jc_device"
 MAX_FORM = 16 * 1024
+HASHERS = 2  # scrypt takes 16 MiB and 50 ms: two at a time, whatever the number of tries
+HASH_QUEUE = 16  # tries waiting for a hasher; more are told to come back
+READERS = 4  # threads reading the databases at once
 _HEADERS = [
     (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                                  b"frame-ancestors 'none'; form-action 'self'; base-uri 'none'"),
@@ -70,6 +84,26 @@ class Forbidden(Exception):
     pass
 
 
+class TooLarge(Exception):
+    pass
+
+
+OPEN, WATCH, ADMIN = "open", "watch", "admin"  # who may see a route: anyone, the public in public mode, an admin
+
+
+def _shown(value: object) -> object:
+    """Every {{ value }} of every template: text without what hides or reorders it."""
+    return visible(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
+def number(text: str | None, digits: int = 18) -> int | None:
+    """A whole number from a query or form field: ASCII digits only ('²' is a digit to
+    Python, not to int()), and never one SQLite cannot hold."""
+    if text and text.isascii() and text.isdigit() and len(text) <= digits:
+        return int(text)
+    return None
+
+
 class Web:
     def __init__(self, sources: data.Sources, settings: WebConfig, poll: float = 0.25,
                  clock: Callable[[], datetime] = datetime.now):
@@ -78,30 +112,54 @@ class Web:
         self.poll = poll
         self.clock = clock
         self.sessions = Sessions()
-        self.limit = LoginLimit()
+        self.by_address = LoginLimit()
+        self.by_name = LoginLimit(slow=30.0)
+        self.hashing = anyio.CapacityLimiter(HASHERS)
+        self.readers = anyio.CapacityLimiter(READERS)
+        self.proxies = [ipaddress.ip_network(n) for n in settings.trusted_proxies]
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.globals["urlencode"] = urlencode
+        self.templates.env.finalize = _shown
         self.stopping = False
 
     def app(self) -> Starlette:
+        page = self.guard
         routes = [
             Route("/", lambda r: RedirectResponse("/live", 303)),
-            Route("/login", self.login_page, methods=["GET"]),
-            Route("/login", self.login, methods=["POST"]),
-            Route("/logout", self.logout, methods=["POST"]),
-            Route("/lang", self.lang),
-            Route("/live", self.live),
-            Route("/live/events", self.live_events),
-            Route("/story", self.story),
-            Route("/players", self.players),
-            Route("/player", self.player),
-            Route("/servers", self.servers),
-            Route("/charts", self.charts),
-            Route("/pardon", self.pardon, methods=["POST"]),
+            Route("/login", page(OPEN, self.login_page), methods=["GET"]),
+            Route("/login", page(OPEN, self.login), methods=["POST"]),
+            Route("/logout", page(OPEN, self.logout), methods=["POST"]),
+            Route("/lang", page(OPEN, self.lang)),
+            Route("/live", page(WATCH, self.live)),
+            Route("/live/events", page(WATCH, self.live_events)),
+            Route("/story", page(ADMIN, self.story)),
+            Route("/players", page(ADMIN, self.players)),
+            Route("/player", page(ADMIN, self.player)),
+            Route("/servers", page(ADMIN, self.servers)),
+            Route("/charts", page(ADMIN, self.charts)),
+            Route("/pardon", page(ADMIN, self.pardon), methods=["POST"]),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
-        app = Starlette(routes=routes, exception_handlers={Forbidden: self.forbidden})
+        app = Starlette(routes=routes, exception_handlers={Forbidden: self.forbidden, TooLarge: self.too_large})
         return _SecurityHeaders(app)
+
+    def guard(self, level: str, handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        """The one place that decides who may see a route: a visitor without the right is
+        sent to the login page (a GET), or refused (a POST, the live stream)."""
+
+        async def guarded(request: Request) -> Response:
+            allowed = level == OPEN or self.admin(request) is not None or (level == WATCH and self.settings.public)
+            if allowed:
+                return await handler(request)
+            if request.method != "GET" or request.url.path == "/live/events":
+                raise Forbidden("no session")
+            return self.to_login(request)
+
+        return guarded
+
+    async def read(self, fn: Callable, *args):
+        """A read of the databases, in a worker thread: the event loop keeps serving."""
+        return await anyio.to_thread.run_sync(lambda: fn(*args), limiter=self.readers)
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -143,9 +201,7 @@ class Web:
         origin = request.headers.get("origin")
         if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
             raise Forbidden("cross-origin form")
-        body = await request.body()
-        if len(body) > MAX_FORM:
-            raise Forbidden("form too large")
+        body = await _capped_body(request, MAX_FORM)
         fields = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
         if not csrf_ok(session, fields.get("csrf")):
             raise Forbidden("no session or no CSRF token")
@@ -153,6 +209,28 @@ class Web:
 
     async def forbidden(self, request: Request, exc: Exception) -> Response:
         return self.render(request, "error.html", status=403, message=self.words(request)("forbidden"))
+
+    async def too_large(self, request: Request, exc: Exception) -> Response:
+        return Response("request body too large\n", 413, headers={"connection": "close"})
+
+    def address(self, request: Request) -> str:
+        """The visitor's address: the peer's, or, when the peer is a trusted proxy, the
+        nearest address in X-Forwarded-For that is not one (anyone can write the header)."""
+        peer = request.client.host if request.client else "?"
+        if not self.proxies or not self._trusted(peer):
+            return peer
+        hops = [h.strip() for h in request.headers.get("x-forwarded-for", "").split(",") if h.strip()]
+        for hop in reversed(hops[-16:]):
+            if not self._trusted(hop):
+                return hop[:64]
+        return peer
+
+    def _trusted(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.proxies)
 
     def to_login(self, request: Request) -> Response:
         return RedirectResponse("/login?" + urlencode({"next": _local(str(request.url.path) + ("?" + request.url.query if request.url.query else ""))}), 303)
@@ -168,18 +246,29 @@ class Web:
         session = self.session(request)
         fields = await self.form(request, session)
         t = self.words(request)
-        name = fields.get("name", "").strip()
-        address = request.client.host if request.client else "?"
-        keys = (f"address:{address}", f"name:{name.casefold()}")
-        wait = self.limit.wait(*keys)
+        name = fields.get("name", "").strip()[:64]
+        hashed = self.settings.users.get(name)
+        device = known_device(name, hashed)
+        known = bool(device) and hmac.compare_digest(request.cookies.get(DEVICE_COOKIE, ""), device)
+        by_address = (f"address:{self.address(request)}",)
+        by_name = () if known else (f"name:{name.casefold()}",)  # his own browser is not slowed by another's guesses
+        wait = max(self.by_address.wait(*by_address), self.by_name.wait(*by_name))
+        if not wait and self.hashing.statistics().tasks_waiting >= HASH_QUEUE:
+            wait = 1.0
         if wait:
             return await self.login_page(request, t("login.wait", n=int(wait) + 1), 429)
-        if not await run_in_threadpool(check_password, fields.get("password", ""), self.settings.users.get(name)):
-            self.limit.failed(*keys)
+        self.by_address.attempt(*by_address)  # counted now, before the hash: parallel tries cannot slip past
+        self.by_name.attempt(*by_name)
+        password = fields.get("password", "")
+        if not await anyio.to_thread.run_sync(check_password, password, hashed, limiter=self.hashing):
             return await self.login_page(request, t("login.bad"), 401)
-        self.limit.succeeded(*keys)
+        self.by_address.succeeded(*by_address)
+        self.by_name.refund(*by_name)
         request.state.new_session = self.sessions.login(session, name)
-        return self.finish(request, RedirectResponse(_local(fields.get("next", "/live")), 303))
+        response = self.finish(request, RedirectResponse(_local(fields.get("next", "/live")), 303))
+        response.set_cookie(DEVICE_COOKIE, device, max_age=365 * 86400, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https", path="/login")
+        return response
 
     async def logout(self, request: Request) -> Response:
         session = self.admin(request)
@@ -201,39 +290,45 @@ class Web:
         q = request.query_params
         return data.Filters(**{k: q.get(k, "").strip()[:100] for k in ("server", "player", "rule", "action", "since")})
 
+    def shown(self, admin: Session | None, entries: list[dict]) -> list[dict]:
+        """An admin sees everything; the public what a public ban list shows."""
+        return entries if admin is not None else [public_entry(e) for e in entries]
+
     async def live(self, request: Request) -> Response:
-        if self.admin(request) is None and not self.settings.public:
-            return self.to_login(request)
         filters = self.filters(request)
-        cursor = data.newest(self.sources).dump()  # before reading: an entry written between is sent, not lost
+        before = request.query_params.get("before", "")[:400]
+        cursor = (await self.read(data.newest, self.sources)).dump()  # before reading: an entry written between is sent, not lost
         try:
-            entries = data.latest(self.sources, filters)
+            entries, older = await self.read(data.latest, self.sources, filters, data.PAGE, before)
             problem = ""
         except AuditError as exc:
-            entries, problem = [], str(exc)
-        return self.render(request, "live.html", entries=entries, filters=filters, problem=problem, cursor=cursor,
-                           servers=self.sources.servers(), query=urlencode(filters.query()))
+            entries, older, problem = [], "", str(exc)
+        query = filters.query()
+        return self.render(request, "live.html", entries=self.shown(self.admin(request), entries), filters=filters, problem=problem,
+                           cursor=cursor, servers=self.sources.servers(), query=urlencode(query), paged=bool(before),
+                           older=urlencode({**query, "before": older}) if older else "")
 
     async def live_events(self, request: Request) -> Response:
-        if self.admin(request) is None and not self.settings.public:
-            raise Forbidden("no session")
         filters = self.filters(request)
         try:
             filters.sql()
         except AuditError as exc:
             return Response(str(exc), 400)
-        cursor = request.headers.get("last-event-id") or request.query_params.get("cursor", "")
-        watch = data.start_watch(self.sources, filters, cursor)
+        cursor = (request.headers.get("last-event-id") or request.query_params.get("cursor", ""))[:400]
+        watch = await self.read(data.start_watch, self.sources, filters, cursor)
         t = self.words(request)
         row = self.templates.get_template("_entry.html").module.entry  # the same markup as the page's
+        admin = self.admin(request)
 
         async def stream():
             yield "retry: 1000\n\n"
             quiet = 0.0
             while not self.stopping and not await request.is_disconnected():
-                fresh = data.changes(self.sources, filters, watch)
+                if admin is not None and not self.sessions.alive(admin.sid):
+                    yield "event: end\ndata: logged out\n\n"  # logged out or expired: what it showed an admin stops here
+                    return
+                fresh = self.shown(admin, await self.read(data.changes, self.sources, filters, watch))
                 for i, e in enumerate(fresh):
-                    admin = self.admin(request)
                     html = str(row(e, t, admin.user if admin else None, admin.csrf if admin else ""))
                     mark = f"id: {watch.dump()}\n" if i == len(fresh) - 1 else ""
                     yield f"{mark}event: entry\ndata: {json.dumps({'dom': e['dom'], 'html': html})}\n\n"
@@ -248,48 +343,44 @@ class Web:
     # -- pages for admins ------------------------------------------------------------------------
 
     async def story(self, request: Request) -> Response:
-        if self.admin(request) is None:
-            return self.to_login(request)
         q = request.query_params
         servers = self.sources.servers()
         server = q.get("server") or (servers[0] if servers else "")
         focus = None
-        if q.get("id", "").isdigit():
-            found = data.find(self.sources, server, int(q["id"]))
+        action_id = number(q.get("id"))
+        if action_id is not None:
+            found = await self.read(data.find, self.sources, server, action_id)
             if found is not None:
                 focus, round_no = found["dom"], found["round"]
-        rounds = data.rounds(self.sources, server)
+        rounds = await self.read(data.rounds, self.sources, server)
         if focus is None:
-            round_no = int(q["round"]) if q.get("round", "").isdigit() else (rounds[0] if rounds else 0)
-        lines, decisions = data.round_material(self.sources, server, round_no)
+            asked = number(q.get("round"), 9)
+            round_no = asked if asked is not None else (rounds[0] if rounds else 0)
+        lines, decisions = await self.read(data.round_material, self.sources, server, round_no)
         story = tell(lines, decisions, self.words(request).lang)
         day = (max(round_no, 1) - 1) % self.sources.config(server).week_length + 1
         return self.render(request, "story.html", servers=servers, server=server, rounds=rounds, round=round_no, story=story,
                            focus=focus, day=day, decisions=decisions)
 
     async def players(self, request: Request) -> Response:
-        if self.admin(request) is None:
-            return self.to_login(request)
         query = request.query_params.get("q", "").strip()[:100]
-        return self.render(request, "players.html", query=query, found=data.find_players(self.sources, query))
+        return self.render(request, "players.html", query=query, found=await self.read(data.find_players, self.sources, query))
 
     async def player(self, request: Request) -> Response:
-        if self.admin(request) is None:
-            return self.to_login(request)
         key = request.query_params.get("key", "").strip()[:100]
-        return self.render(request, "player.html", p=data.player(self.sources, key))
+        p = await self.read(data.player, self.sources, key)
+        if not (p["entries"] or p["ladders"] or p["ctbans"]):
+            t = self.words(request)
+            return self.render(request, "error.html", status=404, message=t("player.unknown", key=key or "-"))
+        return self.render(request, "player.html", p=p)
 
     async def servers(self, request: Request) -> Response:
-        if self.admin(request) is None:
-            return self.to_login(request)
-        return self.render(request, "servers.html", servers=data.servers(self.sources, self.clock()))
+        return self.render(request, "servers.html", servers=await self.read(data.servers, self.sources, self.clock()))
 
     async def charts(self, request: Request) -> Response:
-        if self.admin(request) is None:
-            return self.to_login(request)
-        weeks = request.query_params.get("weeks", "4")
-        weeks_n = min(int(weeks), 26) if weeks.isdigit() and int(weeks) > 0 else 4
-        counts = data.per_day(self.sources, weeks_n * 7, self.clock())
+        weeks = number(request.query_params.get("weeks", "4"), 3)
+        weeks_n = min(weeks, 26) if weeks else 4
+        counts = await self.read(data.per_day, self.sources, weeks_n * 7, self.clock())
         return self.render(request, "charts.html", weeks=weeks_n, counts=counts,
                            by_rule=stacked(counts["dates"], counts["by_rule"]),
                            by_server=stacked(counts["dates"], counts["by_server"]),
@@ -300,10 +391,10 @@ class Web:
     async def pardon(self, request: Request) -> Response:
         session = self.admin(request)
         fields = await self.form(request, session)
-        server, action_id = fields.get("server", ""), fields.get("id", "")
-        entry = data.find(self.sources, server, int(action_id)) if action_id.isdigit() else None
+        server, action_id = fields.get("server", "")[:100], number(fields.get("id"))
+        entry = await self.read(data.find, self.sources, server, action_id) if action_id is not None else None
         if entry is None:
-            return self.render(request, "error.html", status=404, message=f"{server} #{action_id}: ?")
+            return self.render(request, "error.html", status=404, message=f"{server} #{fields.get('id', '')[:20]}: ?")
         source = self.sources.of(server)
         try:
             source.store.request_pardon(entry["id"], session.user, fields.get("reason", "").strip()[:300])
@@ -311,6 +402,20 @@ class Web:
             return self.render(request, "error.html", status=409, message=str(exc))
         back = _local(fields.get("next", "")) if fields.get("next") else "/story?" + urlencode({"server": server, "id": entry["id"]})
         return RedirectResponse(f"{back}#{entry['dom']}", 303)
+
+
+async def _capped_body(request: Request, cap: int) -> bytes:
+    """The body, read no further than `cap` bytes: a huge POST is refused as it arrives,
+    not after it has filled the memory."""
+    declared = request.headers.get("content-length", "")
+    if declared and (not declared.isascii() or not declared.isdigit() or int(declared) > cap):
+        raise TooLarge(declared)
+    got = bytearray()
+    async for chunk in request.stream():
+        got += chunk
+        if len(got) > cap:
+            raise TooLarge(len(got))
+    return bytes(got)
 
 
 def _local(target: str) -> str:

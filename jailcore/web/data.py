@@ -3,6 +3,11 @@
 Each `[state] path` of the configs given is one `Source`; WAL lets the page read while the
 daemons write. An enforcement is named by its server and its audit id (ids are per
 database), and in the page by `e<source>-<id>`. Filters are `jailcore tail`'s.
+
+Every function here may run in a worker thread (the page never reads on its event loop):
+each thread reads through its own read-only connection. Every list is bounded: a page of
+the log looks at no more than `SCAN` audit ids per database, however selective its filter,
+so a page costs the same at a thousand rows and at a million.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -18,12 +24,15 @@ import attrs
 
 from jailcore.config.config import Config
 from jailcore.engine.engine import Engine
-from jailcore.io.audit import standing, where
+from jailcore.io.audit import USERID, standing, where
 from jailcore.io.store import PARDONABLE, Store, pardons_for
 from jailcore.log.events import player_key
 from jailcore.log.logtime import moment
 
 _PERSONAL = ("STEAM_", "[U:")
+SCAN = 20_000  # audit ids one page of a list looks at, per database
+PAGE = 100  # entries on one page of the live log
+KEEP = 500  # entries a live view keeps; a stream never starts further back than this
 
 
 class SourceError(ValueError):
@@ -32,14 +41,40 @@ class SourceError(ValueError):
 
 @attrs.define
 class Source:
+    """One state database. `store` writes (pardons, requests); `db` reads, through a
+    read-only connection of the calling thread's own."""
+
     index: int
     path: str
     store: Store
     servers: set[str] = attrs.field(factory=set)
+    _local: threading.local = attrs.field(factory=threading.local)
+    _readers: list[tuple[threading.Thread, sqlite3.Connection]] = attrs.field(factory=list)
+    _lock: threading.Lock = attrs.field(factory=threading.Lock)
 
     @property
     def db(self) -> sqlite3.Connection:
-        return self.store.db
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA busy_timeout=5000")
+            db.create_function("jc_has", 2, _contains, deterministic=True)
+            self._local.db = db
+            with self._lock:  # worker threads come and go: close the readers of those gone
+                gone = [(t, c) for t, c in self._readers if not t.is_alive()]
+                for pair in gone:
+                    self._readers.remove(pair)
+                    pair[1].close()
+                self._readers.append((threading.current_thread(), db))
+        return db
+
+    def close(self) -> None:
+        with self._lock:
+            for _, db in self._readers:
+                db.close()
+            self._readers.clear()
+        self.store.close()
 
 
 class Sources:
@@ -59,7 +94,6 @@ class Sources:
             source = by_path.get(str(path))
             if source is None:
                 source = by_path[str(path)] = Source(len(self.sources), str(path), Store(path))
-                source.db.create_function("jc_has", 2, _contains, deterministic=True)
                 self.sources.append(source)
             source.servers.add(config.server_name)
         self.refresh()
@@ -85,7 +119,7 @@ class Sources:
 
     def close(self) -> None:
         for source in self.sources:
-            source.store.close()
+            source.close()
 
 
 _DEFAULT = Config.default()
@@ -114,7 +148,7 @@ class Filters:
     def sql(self) -> tuple[str, list]:
         """The WHERE clause; raises AuditError for a `since` that is not a time."""
         clause, params = where(argparse.Namespace(**{k: v or None for k, v in attrs.asdict(self).items()}))
-        if self.player and not self.player.lstrip("#").isdigit() and not _personal(self.player):
+        if self.player and not USERID.fullmatch(self.player) and not _personal(self.player):
             clause, params = f"{clause} AND jc_has(name, ?)", [*params, self.player.casefold()]
         return clause, params
 
@@ -137,15 +171,43 @@ def _entries(source: Source, rows: Iterable[sqlite3.Row]) -> list[dict]:
     return [entry(source, r, given.get(r["id"])) for r in rows]
 
 
-def latest(sources: Sources, filters: Filters, limit: int = 100) -> list[dict]:
-    """The newest enforcements of every server, newest first."""
+def latest(sources: Sources, filters: Filters, limit: int = PAGE, before: str = "") -> tuple[list[dict], str]:
+    """One page of enforcements of every server, newest first, and the cursor of the page
+    after it ('' at the oldest). `before` is such a cursor: `source:id,...`, each source's
+    entries older than its id. Each source looks at no more than SCAN ids."""
     clause, params = filters.sql()
-    out: list[dict] = []
+    upto = _load_ids(before)
+    fetched: dict[int, tuple[list[dict], int]] = {}
     for source in sources.sources:
-        rows = source.db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id DESC LIMIT ?", [*params, limit])
-        out += _entries(source, rows)
-    out.sort(key=lambda e: (e["time"], e["id"]), reverse=True)
-    return out[:limit]
+        i = source.index
+        hi = upto.get(i, _max(source.db, "audit") + 1) - 1
+        if hi < 1:
+            continue
+        low = max(hi - SCAN, 0)
+        rows = source.db.execute(f"SELECT * FROM audit WHERE id <= ? AND id > ? AND {clause} ORDER BY id DESC LIMIT ?",
+                                 [hi, low, *params, limit])
+        fetched[i] = (_entries(source, rows), low + 1)
+    merged = sorted((e for got, _ in fetched.values() for e in got), key=lambda e: (e["time"], e["id"]), reverse=True)[:limit]
+    shown = {(e["src"], e["id"]) for e in merged}
+    cursor: dict[int, int] = {}
+    for i, (got, bottom) in fetched.items():
+        kept = [e["id"] for e in got if (i, e["id"]) in shown]
+        if len(kept) < len(got) or len(got) == limit:
+            cursor[i] = min(kept) if kept else got[0]["id"] + 1
+        else:
+            cursor[i] = bottom
+    cursor = {**{i: n for i, n in upto.items() if i not in fetched}, **cursor}
+    more = any(n > 1 for n in cursor.values())
+    return merged, (",".join(f"{i}:{n}" for i, n in sorted(cursor.items())) if more else "")
+
+
+def _load_ids(text: str) -> dict[int, int]:
+    out = {}
+    for part in text.split(",")[:64]:
+        a, _, b = part.partition(":")
+        if a.isdigit() and b.isdigit() and len(a) < 6 and len(b) < 19:
+            out[int(a)] = int(b)
+    return out
 
 
 @attrs.define
@@ -165,7 +227,7 @@ class Watch:
         watch = cls()
         for part in text.split(","):
             bits = part.split(":")
-            if len(bits) == 3 and all(b.isdigit() for b in bits):
+            if len(bits) == 3 and all(b.isdigit() and len(b) < 19 for b in bits):
                 i, a, p = map(int, bits)
                 watch.audit[i], watch.pardons[i] = a, p
         return watch
@@ -184,8 +246,9 @@ def newest(sources: Sources) -> Watch:
 
 
 def start_watch(sources: Sources, filters: Filters, cursor: str = "") -> Watch:
-    """From the cursor the page was rendered with (or now); the entries it may show still
-    pending are watched for their answer."""
+    """From the cursor the page was rendered with (or now), but never more than KEEP
+    entries back: a stream is not a way to read the whole table. The entries it may show
+    still pending are watched for their answer."""
     watch = Watch.load(cursor)
     now = newest(sources)
     clause, params = filters.sql()
@@ -193,24 +256,29 @@ def start_watch(sources: Sources, filters: Filters, cursor: str = "") -> Watch:
         i = source.index
         if i not in watch.audit:
             watch.audit[i], watch.pardons[i] = now.audit[i], now.pardons[i]
-        rows = source.db.execute(f"SELECT id, status FROM audit WHERE id <= ? AND status IN ({_OPEN_MARKS}) AND {clause} "
-                                 "ORDER BY id DESC LIMIT 500", [watch.audit[i], *_OPEN, *params])
+        watch.audit[i] = min(max(watch.audit[i], now.audit[i] - KEEP), now.audit[i])
+        watch.pardons[i] = min(max(watch.pardons[i], now.pardons[i] - KEEP), now.pardons[i])
+        rows = source.db.execute(f"SELECT id, status FROM audit WHERE id <= ? AND id > ? AND status IN ({_OPEN_MARKS}) AND {clause} "
+                                 "ORDER BY id DESC LIMIT ?", [watch.audit[i], watch.audit[i] - SCAN, *_OPEN, *params, KEEP])
         watch.open[i] = {r["id"]: r["status"] for r in rows}
     return watch
 
 
-def changes(sources: Sources, filters: Filters, watch: Watch) -> list[dict]:
+def changes(sources: Sources, filters: Filters, watch: Watch, limit: int = PAGE) -> list[dict]:
     """Entries new since the watch, and shown ones whose status changed or that were
-    pardoned; oldest first. Moves the watch on."""
+    pardoned; oldest first, at most `limit` new ones a source. Moves the watch on."""
     clause, params = filters.sql()
     out: list[dict] = []
     for source in sources.sources:
         i, db = source.index, source.db
-        fresh = list(db.execute(f"SELECT * FROM audit WHERE id > ? AND {clause} ORDER BY id", [watch.audit[i], *params]))
-        if fresh:
-            watch.audit[i] = fresh[-1]["id"]
-        pardoned = [p["action_id"] for p in db.execute("SELECT id, action_id FROM pardons WHERE id > ? ORDER BY id", (watch.pardons[i],))]
-        watch.pardons[i] = _max(db, "pardons")
+        top = _max(db, "audit")
+        fresh = list(db.execute(f"SELECT * FROM audit WHERE id > ? AND id <= ? AND {clause} ORDER BY id LIMIT ?",
+                                [watch.audit[i], min(top, watch.audit[i] + SCAN), *params, limit]))
+        watch.audit[i] = fresh[-1]["id"] if len(fresh) == limit else min(top, watch.audit[i] + SCAN)
+        given = list(db.execute("SELECT id, action_id FROM pardons WHERE id > ? ORDER BY id LIMIT ?", (watch.pardons[i], KEEP)))
+        pardoned = [p["action_id"] for p in given]
+        if given:
+            watch.pardons[i] = given[-1]["id"]
         opened = watch.open.setdefault(i, {})
         again = [*pardoned, *opened]
         marks = ",".join("?" * len(again))
@@ -223,6 +291,8 @@ def changes(sources: Sources, filters: Filters, watch: Watch) -> list[dict]:
                 opened[row["id"]] = row["status"]
             else:
                 opened.pop(row["id"], None)
+        while len(opened) > KEEP:
+            opened.pop(min(opened))
         out += _entries(source, sorted([*fresh, *changed], key=lambda r: r["id"]))
     return out
 
@@ -247,10 +317,11 @@ def rounds(sources: Sources, server: str, limit: int = 60) -> list[int]:
     source = sources.of(server)
     if source is None:
         return []
-    rows = source.db.execute(
-        "SELECT round FROM (SELECT DISTINCT round FROM loglines WHERE server = ? UNION SELECT DISTINCT round FROM audit WHERE server = ?) "
-        "ORDER BY round DESC LIMIT ?", (server, server, limit))
-    return [r["round"] for r in rows]
+    found: set[int] = set()
+    for table in ("loglines", "audit"):  # apart: each walks its (server, round) index from the top
+        found |= {r[0] for r in source.db.execute(f"SELECT DISTINCT round FROM {table} WHERE server = ? ORDER BY round DESC LIMIT ?",
+                                                  (server, limit))}
+    return sorted(found, reverse=True)[:limit]
 
 
 def round_material(sources: Sources, server: str, round: int) -> tuple[list[sqlite3.Row], list[dict]]:
@@ -272,23 +343,25 @@ def find_players(sources: Sources, query: str, limit: int = 50) -> list[dict]:
     query = query.strip()
     if not query:
         return []
-    bare = query.lstrip("#")
-    if bare.isdigit():
-        clause, params = "userid = ?", [int(bare)]
+    userid = USERID.fullmatch(query)
+    if userid:
+        clause, params = "userid = ?", [int(userid.group(1))]
     elif _personal(query):
         clause, params = "steamid = ?", [query]
     else:
         clause, params = "jc_has(name, ?)", [query.casefold()]
     found: dict[str, dict] = {}
     for source in sources.sources:
+        # a steamid is found in the whole log (its index); a name or #userid among the newest SCAN * 5 entries
+        low = 0 if clause.startswith("steamid") else _max(source.db, "audit") - SCAN * 5
         for row in source.db.execute(
-            f"SELECT steamid, userid, name, server, COUNT(*) AS n, MAX(time) AS last FROM audit WHERE {clause} AND steamid IS NOT NULL "
-            "GROUP BY steamid, name, server ORDER BY last", params):
+            f"SELECT steamid, userid, name, server, COUNT(*) AS n, MAX(time) AS last FROM audit WHERE id > ? AND {clause} "
+            "AND steamid IS NOT NULL GROUP BY steamid, name, server ORDER BY last", [low, *params]):
             _seen(found, row["steamid"], row["userid"], row["name"], row["server"], row["n"], row["last"])
         for row in source.db.execute("SELECT server, snapshot FROM state"):
             for p in json.loads(row["snapshot"]).get("players", []):
-                hit = (p["userid"] == int(bare)) if bare.isdigit() else (p["steamid"] == query if _personal(query) else _contains(p["name"], query.casefold()))
-                if hit:
+                by_name = p["steamid"] == query if _personal(query) else _contains(p["name"], query.casefold())
+                if (p["userid"] == int(userid.group(1))) if userid else by_name:
                     _seen(found, p["steamid"], p["userid"], p["name"], row["server"], 0, "", online=True)
     return sorted(found.values(), key=lambda p: (-p["count"], p["name"].casefold()))[:limit]
 
@@ -307,17 +380,19 @@ def _seen(found: dict, steamid: str, userid: int, name: str, server: str, n: int
         p["online"].add(server)
 
 
-def player(sources: Sources, key: str) -> dict:
-    """A player's record on every server, where he stands on each ladder, his CT bans."""
+def player(sources: Sources, key: str, limit: int = PAGE * 2) -> dict:
+    """A player's record on every server (the newest `limit` entries of each), where he
+    stands on each ladder, his CT bans."""
     entries: list[dict] = []
     stand: list[dict] = []
     names: list[str] = []
     for source in sources.sources:
-        if key.startswith("#"):
-            rows = source.db.execute("SELECT * FROM audit WHERE userid = ? AND (steamid IS NULL OR steamid NOT LIKE 'STEAM_%') ORDER BY id",
-                                     (int(key[1:]) if key[1:].isdigit() else -1,))
+        if key.startswith("#"):  # a bot or a player without a steamid: among the newest entries only
+            userid = int(key[1:]) if USERID.fullmatch(key) else -1
+            rows = source.db.execute("SELECT * FROM audit WHERE id > ? AND userid = ? AND (steamid IS NULL OR steamid NOT LIKE 'STEAM_%') "
+                                     "ORDER BY id DESC LIMIT ?", (_max(source.db, "audit") - SCAN * 5, userid, limit))
         else:
-            rows = source.db.execute("SELECT * FROM audit WHERE steamid = ? ORDER BY id", (key,))
+            rows = source.db.execute("SELECT * FROM audit WHERE steamid = ? ORDER BY id DESC LIMIT ?", (key, limit))
         entries += _entries(source, rows)
         for server in sorted(source.servers):
             stand += standing(source.db, {key}, sources.config(server), server)

@@ -41,7 +41,7 @@ def build(configs: Sequence[Config], settings: WebConfig | None = None, poll: fl
 def server(web: Web, listen: str, kind: type[uvicorn.Server] = Server) -> uvicorn.Server:
     host, port = host_port(listen)
     config = uvicorn.Config(web.app(), host=host, port=port, log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=1)  # X-Forwarded-* trusted from 127.0.0.1 only (uvicorn default)
+                            timeout_graceful_shutdown=1, proxy_headers=False)  # the page reads X-Forwarded-For itself: [web] trusted_proxies
     return kind(config)
 
 
