@@ -115,6 +115,7 @@ class Web:
         self.by_address = LoginLimit()
         self.by_name = LoginLimit(slow=30.0)
         self.hashing = anyio.CapacityLimiter(HASHERS)
+        self.hashes_due = 0  # tries hashing or waiting to
         self.readers = anyio.CapacityLimiter(READERS)
         self.proxies = [ipaddress.ip_network(n) for n in settings.trusted_proxies]
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -253,14 +254,19 @@ class Web:
         by_address = (f"address:{self.address(request)}",)
         by_name = () if known else (f"name:{name.casefold()}",)  # his own browser is not slowed by another's guesses
         wait = max(self.by_address.wait(*by_address), self.by_name.wait(*by_name))
-        if not wait and self.hashing.statistics().tasks_waiting >= HASH_QUEUE:
+        if not wait and self.hashes_due >= HASH_QUEUE + HASHERS:
             wait = 1.0
         if wait:
             return await self.login_page(request, t("login.wait", n=int(wait) + 1), 429)
         self.by_address.attempt(*by_address)  # counted now, before the hash: parallel tries cannot slip past
         self.by_name.attempt(*by_name)
         password = fields.get("password", "")
-        if not await anyio.to_thread.run_sync(check_password, password, hashed, limiter=self.hashing):
+        self.hashes_due += 1
+        try:
+            ok = await anyio.to_thread.run_sync(check_password, password, hashed, limiter=self.hashing)
+        finally:
+            self.hashes_due -= 1
+        if not ok:
             return await self.login_page(request, t("login.bad"), 401)
         self.by_address.succeeded(*by_address)
         self.by_name.refund(*by_name)

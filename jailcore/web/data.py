@@ -218,6 +218,7 @@ class Watch:
     audit: dict[int, int] = attrs.field(factory=dict)
     pardons: dict[int, int] = attrs.field(factory=dict)
     open: dict[int, dict[int, str]] = attrs.field(factory=dict)
+    floor: dict[int, int] = attrs.field(factory=dict)  # older entries are not on the view: their changes are not sent
 
     def dump(self) -> str:
         return ",".join(f"{i}:{self.audit.get(i, 0)}:{self.pardons.get(i, 0)}" for i in sorted(self.audit))
@@ -257,6 +258,7 @@ def start_watch(sources: Sources, filters: Filters, cursor: str = "") -> Watch:
         if i not in watch.audit:
             watch.audit[i], watch.pardons[i] = now.audit[i], now.pardons[i]
         watch.audit[i] = min(max(watch.audit[i], now.audit[i] - KEEP), now.audit[i])
+        watch.floor[i] = max(watch.audit[i] - KEEP, 0)
         watch.pardons[i] = min(max(watch.pardons[i], now.pardons[i] - KEEP), now.pardons[i])
         rows = source.db.execute(f"SELECT id, status FROM audit WHERE id <= ? AND id > ? AND status IN ({_OPEN_MARKS}) AND {clause} "
                                  "ORDER BY id DESC LIMIT ?", [watch.audit[i], watch.audit[i] - SCAN, *_OPEN, *params, KEEP])
@@ -283,8 +285,8 @@ def changes(sources: Sources, filters: Filters, watch: Watch, limit: int = PAGE)
         again = [*pardoned, *opened]
         marks = ",".join("?" * len(again))
         seen = {r["id"] for r in fresh}
-        changed = [r for r in db.execute(f"SELECT * FROM audit WHERE id IN ({marks}) AND id <= ? AND {clause}",
-                                         [*again, watch.audit[i], *params])
+        changed = [r for r in db.execute(f"SELECT * FROM audit WHERE id IN ({marks}) AND id <= ? AND id > ? AND {clause}",
+                                         [*again, watch.audit[i], watch.floor.get(i, 0), *params])
                    if r["id"] not in seen and (r["id"] in pardoned or opened.get(r["id"]) != r["status"])] if again else []
         for row in [*fresh, *changed]:
             if row["status"] in _OPEN:
