@@ -154,7 +154,8 @@ async def call(app, method: str, target: str, headers: dict[str, str] | None = N
 
 @asynccontextmanager
 async def stream(app, target: str, headers: dict[str, str] | None = None) -> AsyncIterator[tuple[asyncio.Queue, asyncio.Task]]:
-    """A streaming GET: its body parts arrive on the queue (None once it ended)."""
+    """A streaming GET: its body parts arrive on the queue (None once it ended); the
+    queue's `status` is the response's."""
     parts: asyncio.Queue = asyncio.Queue()
     gone = asyncio.Event()
 
@@ -163,6 +164,8 @@ async def stream(app, target: str, headers: dict[str, str] | None = None) -> Asy
         return {"type": "http.disconnect"}
 
     async def send(message):
+        if message["type"] == "http.response.start":
+            parts.status = message["status"]  # type: ignore[attr-defined]
         if message["type"] == "http.response.body":
             await parts.put(message.get("body", b""))
             if not message.get("more_body", False):

@@ -377,7 +377,7 @@ class Web:
         p = await self.read(data.player, self.sources, key)
         if not (p["entries"] or p["ladders"] or p["ctbans"]):
             t = self.words(request)
-            return self.render(request, "error.html", status=404, message=t("player.unknown", key=key or "-"))
+            return self.render(request, "error.html", status=404, message=t("player.unknown", who=key or "-"))
         return self.render(request, "player.html", p=p)
 
     async def servers(self, request: Request) -> Response:

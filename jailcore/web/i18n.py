@@ -91,7 +91,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "charts.none": ("За это время наказаний не было.", "No punishments in this time."),
     "public": ("Только чтение", "Read-only"),
     "error": ("Ошибка", "Error"),
-    "player.unknown": ("Игрок {key} не найден: о нём нет ни одной записи.", "No player {key}: there is no record of him."),
+    "player.unknown": ("Игрок {who} не найден: о нём нет ни одной записи.", "No player {who}: there is no record of him."),
     "page.older": ("Старше →", "Older →"),
     "page.newest": ("← К новым", "← Newest"),
     "back": ("Назад", "Back"),
