@@ -6,7 +6,9 @@ import argparse
 import contextlib
 import getpass
 import sys
+import threading
 from collections.abc import Sequence
+from datetime import datetime
 
 import attrs
 import uvicorn
@@ -14,7 +16,7 @@ import uvicorn
 from jailcore.config.config import Config, ConfigError, WebConfig
 from jailcore.web.app import Web
 from jailcore.web.auth import hash_password
-from jailcore.web.data import SourceError, Sources
+from jailcore.web.data import SourceError, Sources, warm
 
 
 class Server(uvicorn.Server):
@@ -87,6 +89,7 @@ def main_web(args: argparse.Namespace) -> int:
         web.settings = attrs.evolve(web.settings, listen=args.listen or web.settings.listen, public=web.settings.public or args.public)
     if not web.settings.users:
         print("jailcore web: no admins in [web.users]; add one with `jailcore web adduser NAME`", file=sys.stderr)
+    threading.Thread(target=warm, args=(web.sources, datetime.now()), name="jailcore-web-warm", daemon=True).start()
     host, port = host_port(web.settings.listen)
     print(f"jailcore web: http://{host}:{port}/ ({', '.join(web.sources.servers()) or 'no servers yet'})", file=sys.stderr)
     try:
