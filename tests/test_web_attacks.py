@@ -20,7 +20,7 @@ from jailcore.log.invisible import INVISIBLE
 from jailcore.web import app as web_app
 from jailcore.web.auth import hash_password
 from jailcore.web.serve import bound_port, server
-from tests.webkit import Browser, call, fill, http, stream, web
+from tests.webkit import Browser, call, fill, http, login_over_http, stream, web
 
 PASSWORD = "correct horse battery"
 HASH = hash_password(PASSWORD)
@@ -107,14 +107,7 @@ async def stop(page, srv, task):
 
 
 async def try_login(port: int, password: str, headers: dict[str, str], cookies: str = "", name: str = "admin") -> tuple[int, dict]:
-    """A login as a browser makes it: the form (its visitor cookie, its token), then the post."""
-    form = await http(port, "GET", "/login", {**headers, **({"cookie": cookies} if cookies else {})})
-    jar = dict(x.split("=", 1) for x in cookies.split("; ") if x) | form.cookies()
-    token = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
-    body = f"name={name}&password={password}&csrf={token}&next=/live".encode()
-    answer = await http(port, "POST", "/login", {**headers, "cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
-                                                  "content-type": "application/x-www-form-urlencoded"}, body)
-    return answer.status, jar | answer.cookies()
+    return await login_over_http(port, name, password, headers, cookies)
 
 
 async def test_a_forged_forwarded_address_does_not_dodge_the_address_limit(db):

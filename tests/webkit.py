@@ -231,3 +231,18 @@ async def http(port: int, method: str, target: str, headers: dict[str, str] | No
     status = int(lines[0].split()[1])
     pairs = [tuple(x.strip() for x in line.split(b":", 1)) for line in lines[1:]]
     return Answer(status, [(k.lower(), v) for k, v in pairs], rest)
+
+
+async def login_over_http(port: int, name: str, password: str, headers: dict[str, str] | None = None,
+                          cookies: str = "") -> tuple[int, dict[str, str]]:
+    """A login as a browser makes it: the form (its visitor cookie, its token), then the post."""
+    headers = headers or {}
+    form = await http(port, "GET", "/login", {**headers, **({"cookie": cookies} if cookies else {})})
+    jar = dict(x.split("=", 1) for x in cookies.split("; ") if x) | form.cookies()
+    text = form.text
+    marker = 'name="csrf" value="'
+    token = text[text.index(marker) + len(marker):].split('"', 1)[0]
+    body = urlencode({"name": name, "password": password, "csrf": token, "next": "/live"}).encode()
+    answer = await http(port, "POST", "/login", {**headers, "cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
+                                                  "content-type": "application/x-www-form-urlencoded"}, body)
+    return answer.status, jar | answer.cookies()

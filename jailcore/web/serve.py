@@ -56,6 +56,10 @@ def adduser(name: str, password: str | None) -> int:
         print("jailcore web adduser: a name without spaces, quotes, dots or brackets, please", file=sys.stderr)
         return 2
     if password is None:
+        if not sys.stdin.isatty():
+            print("jailcore web adduser: no terminal to ask the password on; give it on standard input: "
+                  f"echo 'PASSWORD' | jailcore web adduser {name} --password-stdin", file=sys.stderr)
+            return 2
         password = getpass.getpass(f"password for {name}: ")
         if getpass.getpass("again: ") != password:
             print("jailcore web adduser: the two passwords differ", file=sys.stderr)
