@@ -36,11 +36,12 @@ HOSTILE = "<script>window.pwned=1</script>\x1b[2J"
 
 
 @asynccontextmanager
-async def page_beside_daemon(tmp_path, web: str = ""):
-    """Simulated server, daemon, web page (port 0) and a headless Chromium; all stopped after."""
+async def page_beside_daemon(tmp_path, web: str = "", users: str = ""):
+    """Simulated server, daemon, web page (port 0) and a headless Chromium; all stopped after.
+    `users` adds lines under [web.users] (and may open [web.roles] after them)."""
     sim = SimServer(password="pw")
     port = await sim.start()
-    rest = f'[specialday.cooldown]\nladder = ["ctban 30m"]\n[web]\n{web}[web.users]\nadmin = "{HASH}"\n'
+    rest = f'[specialday.cooldown]\nladder = ["ctban 30m"]\n[web]\n{web}[web.users]\nadmin = "{HASH}"\n{users}'
     config = load(config_text(port, tmp_path / "state.sqlite3", rest=rest), "<test>", {})
     async with running(config, sim) as daemon:
         web_page = build([config])
@@ -58,11 +59,11 @@ async def page_beside_daemon(tmp_path, web: str = ""):
                 web_page.sources.close()
 
 
-async def log_in(browser, base: str, viewport: dict):
+async def log_in(browser, base: str, viewport: dict, name: str = "admin"):
     context = await browser.new_context(viewport=viewport, locale="ru-RU")
     page = await context.new_page()
     await page.goto(f"{base}/login?next=/live")
-    await page.fill("input[name=name]", "admin")
+    await page.fill("input[name=name]", name)
     await page.fill("input[name=password]", PASSWORD)
     await page.click("form.login button")
     await page.wait_for_url(f"{base}/live")

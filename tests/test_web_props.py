@@ -30,6 +30,10 @@ ROUTES = {  # path: its parameters
     ("GET", "/charts"): ("weeks",),
     ("POST", "/pardon"): ("server", "id", "reason", "next"),
     ("POST", "/login"): ("name", "password", "next"),
+    ("GET", "/live.csv"): ("server", "player", "rule", "action", "since", "before"),
+    ("GET", "/ctbans"): ("server", "q", "by"),
+    ("GET", "/activity"): ("by",),
+    ("POST", "/ctbans"): ("do", "server", "steamid", "minutes", "rounds", "reason"),
 }
 ODD = ["", "²", "٣", "0", "-1", "1e309", "99999999999999999999", "#99999999999999999999", "99999999999999999999d", "9" * 400,
        "0:0:0", "0:99999999999999999999:0", "0:-1", "STEAM_1:0:1", "[U:1:2]", "#2", "%", "'", '"', "\\", "//evil.example", "\x00",

@@ -402,6 +402,15 @@ class WebConfig:
     story_days: int = 14
     users: Mapping[str, str] = attrs.field(factory=dict, repr=False)
     trusted_proxies: tuple[str, ...] = ()
+    roles: Mapping[str, str] = attrs.field(factory=dict)  # name: viewer, moderator, admin or owner (ROLES); admin if not given
+
+    def role(self, user: str | None) -> str | None:
+        return None if user is None or user not in self.users else self.roles.get(user, "admin")
+
+
+# What each role may do, each one all the one before may: viewer reads every page;
+# moderator pardons and gives and lifts CT bans; admin edits the config; owner, accounts.
+ROLES = ("viewer", "moderator", "admin", "owner")
 
 
 def _web(given: Any, fail) -> WebConfig:
@@ -410,6 +419,15 @@ def _web(given: Any, fail) -> WebConfig:
         return WebConfig()
     given = dict(given)
     users = given.pop("users", {})
+    roles = given.pop("roles", {})
+    if not isinstance(roles, dict):
+        fail(("web", "roles"), 'expected a table ([web.roles]: name = "moderator")')
+        roles = {}
+    for name, role in roles.items():
+        if role not in ROLES:
+            fail(("web", "roles", name), f"expected one of {', '.join(ROLES)}, got {role!r}")
+        elif name not in (users if isinstance(users, dict) else {}):
+            fail(("web", "roles", name), "no such user in [web.users]")
     v = _check_table(("web",), given, _WEB, fail)
     host, _, port = v["listen"].rpartition(":")
     if not host or not port.isdigit() or int(port) > 65535:
@@ -427,4 +445,5 @@ def _web(given: Any, fail) -> WebConfig:
         except (TypeError, ValueError):
             fail(("web", "trusted_proxies", str(i)), f"expected an address or network (10.0.0.5, 10.0.0.0/8), got {net!r}")
     return WebConfig(v["listen"], v["public"], v["language"], v["story_days"],
-                     {k: x for k, x in users.items() if isinstance(x, str)}, tuple(proxies))
+                     {k: x for k, x in users.items() if isinstance(x, str)}, tuple(proxies),
+                     {k: r for k, r in roles.items() if r in ROLES})

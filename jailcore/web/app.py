@@ -17,7 +17,9 @@ only this page's own script and style.
 
 from __future__ import annotations
 
+import csv
 import hmac
+import io
 import ipaddress
 import json
 from collections.abc import Awaitable, Callable
@@ -34,11 +36,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from jailcore.config.config import WebConfig
+from jailcore.config.config import ROLES, WebConfig
 from jailcore.io.audit import AuditError
 from jailcore.io.store import PardonError
 from jailcore.log.invisible import visible
-from jailcore.web import data
+from jailcore.log.logtime import seconds_between
+from jailcore.web import data, steamids
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
 from jailcore.web.charts import hbars, stacked
 from jailcore.web.i18n import LANGS, Words
@@ -88,7 +91,14 @@ class TooLarge(Exception):
     pass
 
 
-OPEN, WATCH, ADMIN = "open", "watch", "admin"  # who may see a route: anyone, the public in public mode, an admin
+# Who may use a route: anyone; the public in public mode (and every admin); an admin of
+# at least this role (config.ROLES, from viewer to owner).
+OPEN, WATCH = "open", "watch"
+VIEWER, MODERATOR, ADMIN, OWNER = ROLES
+
+
+class NotAllowed(Exception):
+    pass
 
 
 def _shown(value: object) -> object:
@@ -133,15 +143,19 @@ class Web:
             Route("/lang", page(OPEN, self.lang)),
             Route("/live", page(WATCH, self.live)),
             Route("/live/events", page(WATCH, self.live_events)),
-            Route("/story", page(ADMIN, self.story)),
-            Route("/players", page(ADMIN, self.players)),
-            Route("/player", page(ADMIN, self.player)),
-            Route("/servers", page(ADMIN, self.servers)),
-            Route("/charts", page(ADMIN, self.charts)),
-            Route("/pardon", page(ADMIN, self.pardon), methods=["POST"]),
+            Route("/live.csv", page(VIEWER, self.live_csv)),
+            Route("/story", page(VIEWER, self.story)),
+            Route("/players", page(VIEWER, self.players)),
+            Route("/player", page(VIEWER, self.player)),
+            Route("/servers", page(VIEWER, self.servers)),
+            Route("/charts", page(VIEWER, self.charts)),
+            Route("/ctbans", page(VIEWER, self.ctbans)),
+            Route("/activity", page(VIEWER, self.activity)),
+            Route("/pardon", page(MODERATOR, self.pardon), methods=["POST"]),
+            Route("/ctbans", page(MODERATOR, self.ctban_request), methods=["POST"]),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
-        app = Starlette(routes=routes, exception_handlers={Forbidden: self.forbidden, TooLarge: self.too_large})
+        app = Starlette(routes=routes, exception_handlers={Forbidden: self.forbidden, TooLarge: self.too_large, NotAllowed: self.not_allowed})
         return _SecurityHeaders(app)
 
     def guard(self, level: str, handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
@@ -149,14 +163,22 @@ class Web:
         sent to the login page (a GET), or refused (a POST, the live stream)."""
 
         async def guarded(request: Request) -> Response:
-            allowed = level == OPEN or self.admin(request) is not None or (level == WATCH and self.settings.public)
-            if allowed:
+            if level == OPEN or (level == WATCH and self.settings.public):
                 return await handler(request)
+            admin = self.admin(request)
+            if admin is not None and (level == WATCH or self.may(admin, level)):
+                return await handler(request)
+            if admin is not None:
+                raise NotAllowed(level)
             if request.method != "GET" or request.url.path == "/live/events":
                 raise Forbidden("no session")
             return self.to_login(request)
 
         return guarded
+
+    def may(self, session: Session | None, level: str) -> bool:
+        role = self.settings.role(session.user) if session is not None else None
+        return role is not None and ROLES.index(role) >= ROLES.index(level)
 
     async def read(self, fn: Callable, *args):
         """A read of the databases, in a worker thread: the event loop keeps serving."""
@@ -185,8 +207,10 @@ class Web:
 
     def render(self, request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
         session = self.session(request) or getattr(request.state, "new_session", None)
-        context.update(request=request, t=self.words(request), session=session,
-                       admin=session.user if session is not None else None, public=self.settings.public, path=request.url.path)
+        admin = session if session is not None and session.user is not None else None
+        context.update(request=request, t=self.words(request), session=session, admin=admin.user if admin else None,
+                       role=self.settings.role(admin.user) if admin else None, can=lambda level: self.may(admin, level),
+                       public=self.settings.public, path=request.url.path)
         response = self.templates.TemplateResponse(request, template, context, status_code=status)
         return self.finish(request, response)
 
@@ -210,6 +234,11 @@ class Web:
 
     async def forbidden(self, request: Request, exc: Exception) -> Response:
         return self.render(request, "error.html", status=403, message=self.words(request)("forbidden"))
+
+    async def not_allowed(self, request: Request, exc: Exception) -> Response:
+        t = self.words(request)
+        return self.render(request, "error.html", status=403, message=t("role.refused", role=t(f"role.{self.settings.role(self.admin(request).user)}"),
+                                                                           needed=t(f"role.{exc.args[0]}")))
 
     async def too_large(self, request: Request, exc: Exception) -> Response:
         return Response("request body too large\n", 413, headers={"connection": "close"})
@@ -325,6 +354,7 @@ class Web:
         t = self.words(request)
         row = self.templates.get_template("_entry.html").module.entry  # the same markup as the page's
         admin = self.admin(request)
+        back = "/live?" + urlencode(filters.query())  # where a pardon made in the stream's rows comes back to
 
         async def stream():
             yield "retry: 1000\n\n"
@@ -335,7 +365,7 @@ class Web:
                     return
                 fresh = self.shown(admin, await self.read(data.changes, self.sources, filters, watch))
                 for i, e in enumerate(fresh):
-                    html = str(row(e, t, admin.user if admin else None, admin.csrf if admin else ""))
+                    html = str(row(e, t, admin.user if admin else None, admin.csrf if admin else "", back if self.may(admin, MODERATOR) else None))
                     mark = f"id: {watch.dump()}\n" if i == len(fresh) - 1 else ""
                     yield f"{mark}event: entry\ndata: {json.dumps({'dom': e['dom'], 'html': html})}\n\n"
                 quiet = 0.0 if fresh else quiet + self.poll
@@ -378,7 +408,7 @@ class Web:
         if not (p["entries"] or p["ladders"] or p["ctbans"]):
             t = self.words(request)
             return self.render(request, "error.html", status=404, message=t("player.unknown", who=key or "-"))
-        return self.render(request, "player.html", p=p)
+        return self.render(request, "player.html", p=p, profile=steamids.profile(key))
 
     async def servers(self, request: Request) -> Response:
         return self.render(request, "servers.html", servers=await self.read(data.servers, self.sources, self.clock()))
@@ -392,7 +422,49 @@ class Web:
                            by_server=stacked(counts["dates"], counts["by_server"]),
                            top=hbars([(f"{ref} {rule}".strip(), n) for rule, ref, n in counts["top"][:12]]))
 
-    # -- the one change --------------------------------------------------------------------------
+    async def live_csv(self, request: Request) -> Response:
+        """The live log's filtered entries as a spreadsheet: one page of up to 1,000, newest first."""
+        try:
+            entries, _ = await self.read(data.latest, self.sources, self.filters(request), 1000, request.query_params.get("before", "")[:400])
+        except AuditError as exc:
+            return Response(str(exc), 400)
+        return Response(to_csv(entries), media_type="text/csv; charset=utf-8",
+                        headers={"content-disposition": 'attachment; filename="jailcore-log.csv"', "cache-control": "no-store"})
+
+    async def ctbans(self, request: Request, problem: str = "", status: int = 200) -> Response:
+        q = request.query_params
+        server, query, by = (q.get(k, "").strip()[:100] for k in ("server", "q", "by"))
+        found = await self.read(data.ctbans, self.sources, server, query, by)
+        return self.render(request, "ctbans.html", status=status, found=found, server=server, query=query, by=by, problem=problem,
+                           servers=self.sources.servers(), profile=steamids.profile, ban_left=_ban_left)
+
+    async def activity(self, request: Request) -> Response:
+        by = request.query_params.get("by", "").strip()[:100]
+        return self.render(request, "activity.html", rows=await self.read(data.activity, self.sources, by), by=by)
+
+    # -- changes ---------------------------------------------------------------------------------
+
+    async def ctban_request(self, request: Request) -> Response:
+        """A CT ban given, changed or lifted: the same request row `jailcore ctban add|lift`
+        writes; the server's running daemon applies it within a second."""
+        session = self.admin(request)
+        fields = await self.form(request, session)
+        t = self.words(request)
+        server, lift = fields.get("server", "")[:100], fields.get("do") == "lift"
+        number_ = steamids.account(fields.get("steamid", "")[:100])
+        minutes, rounds = number(fields.get("minutes"), 7), number(fields.get("rounds"), 4)
+        source = self.sources.of(server) if server else None
+        one_length = (minutes is not None) != (rounds is not None and rounds >= 1)
+        problem = ("ctban.no_server" if source is None else "ctban.no_steamid" if number_ is None
+                   else "ctban.no_length" if not lift and not one_length else "")
+        if problem:
+            return await self.ctbans(request, t(problem), 400)
+        steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
+        name = await self.read(data.last_name, self.sources, server, steamid)
+        reason = fields.get("reason", "").strip()[:200]
+        source.store.request_ctban(server, steamid, name, None if lift or rounds else minutes, None if lift else rounds, reason, session.user,
+                                   lift=lift)
+        return RedirectResponse("/ctbans?" + urlencode({"server": server}), 303)
 
     async def pardon(self, request: Request) -> Response:
         session = self.admin(request)
@@ -422,6 +494,37 @@ async def _capped_body(request: Request, cap: int) -> bytes:
         if len(got) > cap:
             raise TooLarge(len(got))
     return bytes(got)
+
+
+def _ban_left(ban: dict, t: Words) -> str:
+    """What is left of a CT ban, in the page's language, as of its server's last log line."""
+    if ban.get("rounds") is not None:
+        return t("ctban.rounds", n=ban["rounds"])
+    if not ban.get("until"):
+        return t("ctban.forever")
+    until = t("ctban.until", t=ban["until"].replace("T", " ")[:16])
+    now = ban.get("now")
+    return f"{until} ({t('ctban.left', n=max(1, -(-int(seconds_between(now, ban['until'])) // 60)))})" if now else until
+
+
+_CSV = ("time", "server", "round", "day", "action", "rule", "ref", "userid", "steamid", "name", "reason", "status", "reply")
+
+
+def to_csv(entries: list[dict]) -> str:
+    """A spreadsheet cannot run a cell a player wrote: one that starts like a formula is quoted."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([*_CSV, "pardoned_by", "pardon_reason"])
+    for e in entries:
+        pardon = e.get("pardon") or {}
+        cells = [*(e.get(k) for k in _CSV), pardon.get("by"), pardon.get("reason")]
+        writer.writerow([_cell(c) for c in cells])
+    return out.getvalue()
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else visible(str(value))
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _local(target: str) -> str:

@@ -500,3 +500,80 @@ def _days(first: str, end: str) -> list[str]:
         out.append(day.isoformat())
         day += timedelta(days=1)
     return out
+
+
+# -- CT bans ----------------------------------------------------------------------------------
+
+
+def ctbans(sources: Sources, server: str = "", query: str = "", by: str = "", limit: int = PAGE * 2) -> dict:
+    """The CT bans that hold on each server (from its last saved state), the requests its
+    daemon has not applied yet, and the requests of the past (who gave or lifted what, from
+    the page or the command line), newest first. `query` is part of a name or a steamid."""
+    want = query.casefold()
+
+    def shown(item: dict) -> bool:
+        return ((not server or item["server"] == server) and (not by or item.get("by") == by)
+                and (not want or want in (item.get("name") or "").casefold() or want in (item.get("steamid") or "").casefold()))
+
+    active, waiting, past = [], [], []
+    for source in sources.sources:
+        for row in source.db.execute("SELECT server, snapshot FROM state ORDER BY server"):
+            snap = json.loads(row["snapshot"])
+            now = snap.get("time") or ""
+            online = {p.get("steamid") for p in snap.get("players", [])}
+            for ban in snap.get("ctbans", {}).values():
+                if (ban.get("until") and now and ban["until"] <= now) or (ban.get("rounds") is not None and ban["rounds"] <= 0):
+                    continue
+                item = {**ban, "server": row["server"], "online": ban.get("steamid") in online, "now": now}
+                if shown(item):
+                    active.append(item)
+        rows = source.db.execute("SELECT * FROM ctban_requests ORDER BY id DESC LIMIT ?", (limit * 5,))
+        for r in rows:
+            item = {**dict(r), "src": source.index, "lift": bool(r["lift"])}
+            if shown(item):
+                (waiting if r["applied_at"] is None else past).append(item)
+    active.sort(key=lambda b: ((b.get("name") or "").casefold(), b["steamid"]))
+    return {"active": active, "waiting": waiting[:limit], "past": past[:limit]}
+
+
+def style(sources: Sources, server: str) -> str:
+    """How this server's log writes a steamid (CS:S STEAM_0, CS:GO STEAM_1), from what it
+    has written: its players online, else its newest enforcement; STEAM_1 if nothing yet."""
+    from jailcore.web.steamids import style_of
+
+    source = sources.of(server)
+    if source is not None:
+        row = source.db.execute("SELECT snapshot FROM state WHERE server = ?", (server,)).fetchone()
+        for p in (json.loads(row["snapshot"]).get("players", []) if row else []):
+            if found := style_of(p.get("steamid") or ""):
+                return found
+        row = source.db.execute("SELECT steamid FROM audit WHERE server = ? AND steamid IS NOT NULL ORDER BY id DESC LIMIT 1",
+                                (server,)).fetchone()
+        if row and (found := style_of(row[0])):
+            return found
+    return "STEAM_1"
+
+
+def last_name(sources: Sources, server: str, steamid: str) -> str:
+    source = sources.of(server)
+    if source is None:
+        return ""
+    row = source.db.execute("SELECT name FROM audit WHERE steamid = ? AND name IS NOT NULL ORDER BY id DESC LIMIT 1", (steamid,)).fetchone()
+    return row[0] if row else ""
+
+
+# -- what admins did --------------------------------------------------------------------------
+
+
+def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict]:
+    """Who did what, newest first: pardons (from the page, the command line or in game),
+    CT bans given and lifted from outside the game, config edits made on the page."""
+    out: list[dict] = []
+    for source in sources.sources:
+        for r in source.db.execute("SELECT p.*, a.action, a.name, a.steamid, a.ref, a.rule FROM pardons p LEFT JOIN audit a ON a.id = p.action_id "
+                                   "WHERE ? = '' OR p.by = ? ORDER BY p.id DESC LIMIT ?", (by, by, limit)):
+            out.append({"kind": "pardon", **dict(r)})
+        for r in source.db.execute("SELECT * FROM ctban_requests WHERE ? = '' OR by = ? ORDER BY id DESC LIMIT ?", (by, by, limit)):
+            out.append({"kind": "ctban.lift" if r["lift"] else "ctban.give", **dict(r)})
+    out.sort(key=lambda a: a["time"] or "", reverse=True)
+    return out[:limit]

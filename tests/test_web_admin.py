@@ -1,0 +1,126 @@
+"""What admins do on the page instead of SourceBans and CT Bans (issue 20), in the real
+Chromium beside a real daemon and the simulated server: a CT ban for a player who is not
+online, given by his SteamID64, held at the game server's door when he comes, changed,
+lifted; a pardon from the live log; a moderator refused what is an admin's; the activity
+log; the live log as CSV. Screenshots at phone and desktop width go to the test's tmp dir."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
+
+from jailcore.web.steamids import BASE
+from tests.test_live import populate, sent, until
+from tests.test_web import DESKTOP, HASH, PHONE, log_in, page_beside_daemon
+
+MODERATOR = f'mod = "{HASH}"\nviewer = "{HASH}"\n[web.roles]\nmod = "moderator"\nviewer = "viewer"\n'
+
+
+async def shoot(page, tmp_path, name: str) -> None:
+    await page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=True)
+
+
+async def test_an_offline_ct_ban_by_steamid64_is_held_at_the_door_then_changed_and_lifted(tmp_path):
+    async with page_beside_daemon(tmp_path, users=MODERATOR) as (sim, daemon, base, browser, _p):
+        populate(sim, prisoners=8)  # room for a second guard under the team balance
+        sim.flush()
+        await until(lambda: daemon.engine.state.round >= 2)
+        context, page = await log_in(browser, base, PHONE, name="mod")  # a moderator gives CT bans
+        await page.goto(f"{base}/ctbans")
+        form = page.locator("form.ctban-add")
+        await form.locator("input[name=steamid]").fill(str(BASE + 2 * 777))  # STEAM_1:0:777, as a profile link gives it
+        await form.locator("input[name=minutes]").fill("30")
+        await form.locator("input[name=reason]").fill("абуз КТ")
+        await form.locator("button").click()
+        await page.wait_for_url(f"{base}/ctbans?server=t")
+        await until(lambda: "STEAM_1:0:777" in daemon.engine.state.ctbans, timeout=6)  # the daemon applied the request row
+        ban = daemon.engine.state.ctbans["STEAM_1:0:777"]
+        assert ban.by == "mod" and "абуз КТ" in ban.reason and ban.until
+        await until(lambda: "STEAM_1:0:777" in (daemon.store.load_state("t") or {}).get("ctbans", {}), timeout=6)
+        await page.goto(f"{base}/ctbans?server=t")
+        card = page.locator('.ban[data-steamid="STEAM_1:0:777"]')
+        assert "mod" in await card.locator(".by").inner_text()
+        assert await card.locator(f'a[href="https://steamcommunity.com/profiles/{BASE + 1554}"]').count() == 1
+        await shoot(page, tmp_path, "ctbans-phone")
+
+        comer = sim.add_player("Новичок", "CT", steamid="STEAM_1:0:777")  # he comes, and goes for CT
+        sim.flush()
+        await until(lambda: sent(sim, f"jb_teamswap #{comer.userid} "), timeout=6)  # the daemon moves him back to T
+        assert comer.team != "CT"
+
+        await card.locator("details.change summary").click()  # a longer ban: 5 rounds
+        change = card.locator("form.ctban-change")
+        await change.locator("input[name=rounds]").fill("5")
+        await change.locator("button").click()
+        await page.wait_for_url(f"{base}/ctbans?server=t")
+        await until(lambda: daemon.engine.state.ctbans.get("STEAM_1:0:777") and daemon.engine.state.ctbans["STEAM_1:0:777"].rounds == 5,
+                    timeout=6)
+
+        await until(lambda: (daemon.store.load_state("t") or {}).get("ctbans", {}).get("STEAM_1:0:777", {}).get("rounds") == 5, timeout=6)
+        await page.goto(f"{base}/ctbans?server=t")
+        lift = page.locator('.ban[data-steamid="STEAM_1:0:777"] form.ctban-lift')
+        await lift.locator("input[name=reason]").fill("разобрались")
+        await lift.locator("button").click()
+        await page.wait_for_url(f"{base}/ctbans?server=t")
+        await until(lambda: "STEAM_1:0:777" not in daemon.engine.state.ctbans, timeout=6)
+        moved = len(sent(sim, f"jb_teamswap #{comer.userid} "))
+        assert sim.join(comer, "CT")  # lifted: he goes for CT again...
+        sim.flush()
+        await until(lambda: daemon.outbox.idle.is_set())
+        await asyncio.sleep(0.3)
+        assert len(sent(sim, f"jb_teamswap #{comer.userid} ")) == moved and comer.team == "CT"  # ...and stays
+
+        # the activity log says who did what
+        await page.goto(f"{base}/activity")
+        text = await page.locator(".activity").inner_text()
+        assert text.count("mod") >= 3 and "снял запрет за КТ" in text and "выдал запрет за КТ" in text
+        await context.close()
+        desktop, page = await log_in(browser, base, DESKTOP, name="mod")
+        await page.goto(f"{base}/ctbans")
+        await shoot(page, tmp_path, "ctbans-desktop")
+        await page.goto(f"{base}/activity")
+        await shoot(page, tmp_path, "activity-desktop")
+        await desktop.close()
+
+
+async def test_a_pardon_from_the_live_log_and_what_a_viewer_may_not_do(tmp_path):
+    async with page_beside_daemon(tmp_path, users=MODERATOR) as (sim, daemon, base, browser, _p):
+        warden, _ = populate(sim)
+        sim.log.specialday(warden).specialday(warden)  # a CT ban by the rules (6.5)
+        sim.flush()
+        await until(lambda: daemon.store.entries("action = 'ctban' AND status = 'delivered'"))
+        (action,) = daemon.store.entries("action = 'ctban'")
+
+        viewer, page = await log_in(browser, base, PHONE, name="viewer")
+        await page.goto(f"{base}/live")
+        assert await page.locator(f"#e0-{action['id']}").count() == 1
+        assert await page.locator("form.pardon").count() == 0  # a viewer reads, no more
+        token = await page.locator("header form input[name=csrf]").get_attribute("value")
+        refused = await viewer.request.post(f"{base}/pardon", form={"csrf": token, "server": "t", "id": str(action["id"])}, max_redirects=0)
+        assert refused.status == 403 and "модератор" in await refused.text()
+        refused = await viewer.request.post(f"{base}/ctbans", form={"csrf": token, "server": "t", "do": "add", "steamid": "STEAM_1:0:5",
+                                                                    "minutes": "0"}, max_redirects=0)
+        assert refused.status == 403 and not daemon.store.db.execute("SELECT COUNT(*) FROM ctban_requests").fetchone()[0]
+        await shoot(page, tmp_path, "refused-phone")
+        await viewer.close()
+
+        moderator, page = await log_in(browser, base, DESKTOP, name="mod")
+        row = page.locator(f"#e0-{action['id']}")
+        await row.locator("input[name=reason]").fill("не его вина")
+        await row.locator("form.pardon button").click()
+        await page.wait_for_url(f"{base}/live?*")
+        await until(lambda: daemon.store.pardons_for([action["id"]]).get(action["id"]) is not None)
+        assert "помиловал mod: не его вина" in await page.locator(f"#e0-{action['id']} .status").inner_text()
+        await shoot(page, tmp_path, "live-pardoned-desktop")
+
+        # the live log as a spreadsheet, the pardon in it
+        answer = await moderator.request.get(f"{base}/live.csv?action=ctban")
+        assert answer.status == 200 and answer.headers["content-type"].startswith("text/csv")
+        (line,) = list(csv.DictReader(io.StringIO(await answer.text())))
+        assert (line["action"], line["ref"], line["pardoned_by"], line["pardon_reason"]) == ("ctban", "6.5", "mod", "не его вина")
+        await moderator.close()
