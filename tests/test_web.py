@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 playwright = pytest.importorskip("playwright.async_api", reason="Playwright is not installed: pip install -e '.[web]'")
 
-from jailcore.config.config import load  # noqa: E402
+from jailcore.config.config import Config, load  # noqa: E402
 from jailcore.sim.simserver import SimServer  # noqa: E402
 from jailcore.web.auth import hash_password  # noqa: E402
 from jailcore.web.serve import bound_port, build, server  # noqa: E402
@@ -36,14 +36,23 @@ HOSTILE = "<script>window.pwned=1</script>\x1b[2J"
 
 
 @asynccontextmanager
-async def page_beside_daemon(tmp_path, web: str = "", users: str = ""):
+async def page_beside_daemon(tmp_path, web: str = "", users: str = "", config_file: bool = False):
     """Simulated server, daemon, web page (port 0) and a headless Chromium; all stopped after.
-    `users` adds lines under [web.users] (and may open [web.roles] after them)."""
+    `users` adds lines under [web.users] (and may open [web.roles] after them); with
+    `config_file` the config is a file the daemon watches, as `jailcore run --config` does."""
     sim = SimServer(password="pw")
     port = await sim.start()
     rest = f'[specialday.cooldown]\nladder = ["ctban 30m"]\n[web]\n{web}[web.users]\nadmin = "{HASH}"\n{users}'
-    config = load(config_text(port, tmp_path / "state.sqlite3", rest=rest), "<test>", {})
-    async with running(config, sim) as daemon:
+    text = config_text(port, tmp_path / "state.sqlite3", rest=rest)
+    options = {}
+    if config_file:
+        path = tmp_path / "server.toml"
+        path.write_text(text, encoding="utf-8")
+        config = Config.from_toml(path, env={})
+        options = {"config_path": str(path), "watch_interval": 0.1}
+    else:
+        config = load(text, "<test>", {})
+    async with running(config, sim, **options) as daemon:
         web_page = build([config])
         srv = server(web_page, "127.0.0.1:0")
         task = asyncio.create_task(srv.serve())

@@ -124,3 +124,67 @@ async def test_a_pardon_from_the_live_log_and_what_a_viewer_may_not_do(tmp_path)
         (line,) = list(csv.DictReader(io.StringIO(await answer.text())))
         assert (line["action"], line["ref"], line["pardoned_by"], line["pardon_reason"]) == ("ctban", "6.5", "mod", "не его вина")
         await moderator.close()
+
+
+async def test_a_rule_edited_on_the_page_is_checked_diffed_reloaded_and_rolled_back(tmp_path):
+    async with page_beside_daemon(tmp_path, users=MODERATOR, config_file=True) as (_sim, daemon, base, browser, _p):
+        path = tmp_path / "server.toml"
+        before = path.read_text(encoding="utf-8")
+        ladder = lambda: [str(s) for s in daemon.config.rules["specialday.cooldown"].ladder]  # noqa: E731
+        assert ladder() == ["ctban 30m"]
+        context, page = await log_in(browser, base, PHONE)
+        await page.goto(f"{base}/config?server=t")
+        card = page.locator("#rule-specialday\\.cooldown")
+        assert "запрет за КТ 30 мин" in await card.inner_text()  # ladder steps in words
+        assert "Перерыв между особыми днями" in await card.inner_text()  # the rule's key in words
+        await shoot(page, tmp_path, "config-phone")
+
+        # a mistake is refused with check-config's words, and nothing is written
+        await card.locator("details.edit summary").click()
+        await card.locator("textarea").fill('ladder = ["ctbann 45m"]')
+        await card.locator("form.rule-edit button").click()
+        problems = await page.locator(".problems").inner_text()
+        assert "specialday.cooldown" in problems and "ctbann" in problems
+        assert path.read_text(encoding="utf-8") == before
+
+        # the edit: a diff first, then the file, then the daemon's live reload
+        card = page.locator("#rule-specialday\\.cooldown")
+        await card.locator("textarea").fill('ladder = ["ctban 45m"]')
+        await card.locator("form.rule-edit button").click()
+        await page.wait_for_url(f"{base}/config/preview")
+        assert await page.locator(".diff .ddel").inner_text() == '-ladder = ["ctban 30m"]'
+        assert await page.locator(".diff .dadd").inner_text() == '+ladder = ["ctban 45m"]'
+        assert path.read_text(encoding="utf-8") == before  # not yet
+        await shoot(page, tmp_path, "config-diff-phone")
+        await page.locator("form.config-save button").click()
+        await page.wait_for_url(f"{base}/config?server=t&saved=*")
+        await until(lambda: ladder() == ["ctban 45m"], timeout=6)
+        assert "reloaded" in daemon.reloads[-1] and "specialday.cooldown" in daemon.reloads[-1]
+        assert path.read_text(encoding="utf-8") == before.replace('"ctban 30m"', '"ctban 45m"')  # only that line changed
+        assert "запрет за КТ 45 мин" in await page.locator("#rule-specialday\\.cooldown").inner_text()
+
+        # roll it back: the version it replaced, by whom and when, with its own diff
+        versions = page.locator(".versions li")
+        assert await versions.count() == 1 and "admin" in await versions.first.inner_text()
+        await versions.first.locator("form.rollback button").click()
+        await page.wait_for_url(f"{base}/config/preview")
+        assert await page.locator(".diff .dadd").inner_text() == '+ladder = ["ctban 30m"]'
+        await page.locator("form.config-save button").click()
+        await page.wait_for_url(f"{base}/config?server=t&saved=*")
+        await until(lambda: ladder() == ["ctban 30m"], timeout=6)
+        assert path.read_text(encoding="utf-8") == before
+        await page.goto(f"{base}/activity")
+        assert (await page.locator(".activity").inner_text()).count("изменил конфиг") == 2
+        await context.close()
+
+        # a moderator sees the rules, and may not change them
+        moderator, page = await log_in(browser, base, DESKTOP, name="mod")
+        await page.goto(f"{base}/config?server=t")
+        assert await page.locator("form.rule-edit, form.rollback").count() == 0
+        await shoot(page, tmp_path, "config-moderator-desktop")
+        token = await page.locator("header form input[name=csrf]").get_attribute("value")
+        refused = await moderator.request.post(f"{base}/config/save", form={"csrf": token, "server": "t", "rule": "specialday.cooldown",
+                                                                            "body": 'ladder = ["ban 0"]'}, max_redirects=0)
+        assert refused.status == 403 and "администратор" in await refused.text()
+        assert path.read_text(encoding="utf-8") == before and ladder() == ["ctban 30m"]
+        await moderator.close()

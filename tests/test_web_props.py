@@ -34,6 +34,9 @@ ROUTES = {  # path: its parameters
     ("GET", "/ctbans"): ("server", "q", "by"),
     ("GET", "/activity"): ("by",),
     ("POST", "/ctbans"): ("do", "server", "steamid", "minutes", "rounds", "reason"),
+    ("GET", "/config"): ("server", "saved"),
+    ("POST", "/config/preview"): ("server", "rule", "body", "version"),
+    ("POST", "/config/save"): ("server", "rule", "body", "version", "base"),
 }
 ODD = ["", "²", "٣", "0", "-1", "1e309", "99999999999999999999", "#99999999999999999999", "99999999999999999999d", "9" * 400,
        "0:0:0", "0:99999999999999999999:0", "0:-1", "STEAM_1:0:1", "[U:1:2]", "#2", "%", "'", '"', "\\", "//evil.example", "\x00",

@@ -41,7 +41,7 @@ from jailcore.io.audit import AuditError
 from jailcore.io.store import PardonError
 from jailcore.log.invisible import visible
 from jailcore.log.logtime import seconds_between
-from jailcore.web import data, steamids
+from jailcore.web import configedit, data, steamids
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
 from jailcore.web.charts import hbars, stacked
 from jailcore.web.i18n import LANGS, Words
@@ -153,6 +153,9 @@ class Web:
             Route("/activity", page(VIEWER, self.activity)),
             Route("/pardon", page(MODERATOR, self.pardon), methods=["POST"]),
             Route("/ctbans", page(MODERATOR, self.ctban_request), methods=["POST"]),
+            Route("/config", page(VIEWER, self.config_page)),
+            Route("/config/preview", page(ADMIN, self.config_preview), methods=["POST"]),
+            Route("/config/save", page(ADMIN, self.config_save), methods=["POST"]),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
         app = Starlette(routes=routes, exception_handlers={Forbidden: self.forbidden, TooLarge: self.too_large, NotAllowed: self.not_allowed})
@@ -222,7 +225,9 @@ class Web:
         return response
 
     async def form(self, request: Request, session: Session | None) -> dict[str, str]:
-        """The posted form, once its CSRF token and origin are checked."""
+        """The posted form, once its CSRF token and origin are checked (read once, kept)."""
+        if hasattr(request.state, "fields"):
+            return request.state.fields
         origin = request.headers.get("origin")
         if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
             raise Forbidden("cross-origin form")
@@ -230,6 +235,7 @@ class Web:
         fields = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
         if not csrf_ok(session, fields.get("csrf")):
             raise Forbidden("no session or no CSRF token")
+        request.state.fields = fields
         return fields
 
     async def forbidden(self, request: Request, exc: Exception) -> Response:
@@ -440,7 +446,72 @@ class Web:
 
     async def activity(self, request: Request) -> Response:
         by = request.query_params.get("by", "").strip()[:100]
-        return self.render(request, "activity.html", rows=await self.read(data.activity, self.sources, by), by=by)
+        rows = await self.read(data.activity, self.sources, by)
+        for server in self.sources.configs:  # config edits: the versions they replaced say who and when
+            path = self.config_file(server)
+            if path:
+                rows += [{"kind": "config", "server": server, **v} for v in await anyio.to_thread.run_sync(configedit.versions, path)
+                         if not by or v["by"] == by]
+        rows.sort(key=lambda a: a["time"] or "", reverse=True)
+        return self.render(request, "activity.html", rows=rows[:data.PAGE], by=by)
+
+    def config_file(self, server: str) -> str | None:
+        """The file a server's daemon reads its config from, if the page was given one."""
+        config = self.sources.configs.get(server)
+        return config.source if config is not None and config.source and Path(config.source).is_file() else None
+
+    async def config_page(self, request: Request, problems: list[str] | None = None, status: int = 200, edited: str = "",
+                          draft: str = "") -> Response:
+        servers = sorted(self.sources.configs)
+        server = request.query_params.get("server") or (servers[0] if servers else "")
+        if request.method == "POST":
+            server = (await self.form(request, self.admin(request))).get("server", "")
+        path = self.config_file(server)
+        config = self.sources.configs.get(server)
+        text = await anyio.to_thread.run_sync(configedit.read, path) if path else ""
+        rules = configedit.rules(config) if config else []
+        for rule in rules:
+            rule["body"] = draft if rule["key"] == edited and draft else configedit.body(text, config, rule["key"])
+        return self.render(request, "config.html", status=status, servers=servers, server=server, file=path, rules=rules,
+                           versions=await anyio.to_thread.run_sync(configedit.versions, path) if path else [], problems=problems or [],
+                           edited=edited, saved=request.query_params.get("saved", "")[:100])
+
+    async def config_change(self, request: Request) -> tuple[dict, str, str, str, str]:
+        """The form of an edit or a rollback, and the file's text now and as it would be."""
+        fields = await self.form(request, self.admin(request))
+        server = fields.get("server", "")
+        path = self.config_file(server)
+        if path is None:
+            raise configedit.EditError([f"{server or '?'}: the page was not given this server's config file (jailcore web --config FILE)"])
+        old = await anyio.to_thread.run_sync(configedit.read, path)
+        if fields.get("version"):
+            new = await anyio.to_thread.run_sync(configedit.version, path, fields["version"])
+        else:
+            new = configedit.with_table(old, fields.get("rule", ""), fields.get("body", ""))
+        configedit.check(new, path, server)
+        return fields, server, path, old, new
+
+    async def config_preview(self, request: Request) -> Response:
+        """The diff of an edit or a rollback, checked, before anything is written."""
+        try:
+            fields, server, path, old, new = await self.config_change(request)
+        except configedit.EditError as exc:
+            fields = await self.form(request, self.admin(request))
+            return await self.config_page(request, exc.problems, 400, fields.get("rule", ""), fields.get("body", ""))
+        return self.render(request, "config_diff.html", server=server, file=path, diff=configedit.diff(old, new, path), fields=fields,
+                           base=configedit.fingerprint(old))
+
+    async def config_save(self, request: Request) -> Response:
+        try:
+            fields, server, path, old, new = await self.config_change(request)
+            if fields.get("base") != configedit.fingerprint(old):
+                raise configedit.EditError([f"{path} changed since the diff was shown: look at it again"])
+            kept = await anyio.to_thread.run_sync(configedit.save, path, old, new, self.admin(request).user)
+        except configedit.EditError as exc:
+            fields = await self.form(request, self.admin(request))
+            return await self.config_page(request, exc.problems, 409, fields.get("rule", ""), fields.get("body", ""))
+        self.sources.configs[server] = configedit.check(new, path, server)  # the page shows what the daemon now runs
+        return RedirectResponse("/config?" + urlencode({"server": server, "saved": kept}), 303)
 
     # -- changes ---------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "servers": ("Серверы", "Servers"),
     "charts": ("Графики", "Charts"),
     "ctbans.nav": ("Запреты КТ", "CT bans"),
+    "config.nav": ("Конфиг", "Config"),
     "login": ("Войти", "Log in"),
     "logout": ("Выйти", "Log out"),
     "name": ("Имя", "Name"),
@@ -93,6 +94,26 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "public": ("Только чтение", "Read-only"),
     "error": ("Ошибка", "Error"),
     "ctban.page": ("Запреты за КТ", "CT bans"),
+    "config": ("Конфиг", "Config"),
+    "config.rules": ("Правила сервера", "The server's rules"),
+    "config.clause": ("Пункт", "Clause"),
+    "config.ladder": ("Лестница", "Ladder"),
+    "config.waits": ("Ждёт администратора", "Waits for an admin"),
+    "config.settings": ("Настройки", "Settings"),
+    "config.on": ("вкл.", "on"),
+    "config.off": ("выкл.", "off"),
+    "config.edit": ("Изменить", "Edit"),
+    "config.preview": ("Показать изменения", "Show the change"),
+    "config.save": ("Сохранить: демон применит за секунду", "Save: the daemon applies it within a second"),
+    "config.cancel": ("Отмена", "Cancel"),
+    "config.versions": ("Прежние версии", "Earlier versions"),
+    "config.rollback": ("Вернуть эту версию", "Roll back to this version"),
+    "config.saved": ("Сохранено; прежняя версия: {name}.", "Saved; the earlier version is {name}."),
+    "config.nofile": ("Странице не дан файл конфига этого сервера (jailcore web --config ФАЙЛ): только просмотр.",
+                      "The page was not given this server's config file (jailcore web --config FILE): view only."),
+    "config.diff": ("Изменения в {path}", "The change to {path}"),
+    "config.same": ("Ничего не меняется.", "Nothing changes."),
+    "activity.config": ("изменил конфиг", "edited the config"),
     "ctban.left": ("осталось {n} мин", "{n} min left"),
     "min": ("{n} мин", "{n} min"),
     "activity": ("Действия", "Activity"),
@@ -154,6 +175,45 @@ STATUS = {
 }
 
 
+RULES: dict[str, tuple[str, str]] = {  # a rule's key in words: (Russian, English)
+    "calendar.freeday": ("ФД по дням недели", "Freedays by weekday"),
+    "calendar.freeday_end": ("Конец ФД", "End of a freeday"),
+    "calendar.global_games": ("Глобальные игры по дням", "Global games by day"),
+    "calendar.personal_freeday": ("Личный ФД", "Personal freeday"),
+    "calendar.rebellion": ("Бунт не в свой день", "Rebellion on the wrong day"),
+    "conduct.advertising": ("Реклама", "Advertising"),
+    "conduct.grenade_spam": ("Спам гранатами", "Grenade spam"),
+    "conduct.names": ("Ники", "Names"),
+    "conduct.privileges": ("Злоупотребление привилегиями", "Privilege abuse"),
+    "conduct.teamkill": ("Убийство своих", "Team kill"),
+    "ctban": ("Запрет за КТ", "CT ban"),
+    "ctban.return_block": ("Запрет вернуться за КТ", "No return to CT"),
+    "fairness.freekill": ("Компенсация за фрикилл", "Freekill compensation"),
+    "games.deaths": ("Смерти в игре", "Deaths in a game"),
+    "games.duration": ("Длительность игры", "Game length"),
+    "games.gagged": ("Игра при муте", "A game while gagged"),
+    "games.global_suicide": ("Самоубийство в глобальной игре", "Suicide in a global game"),
+    "games.host": ("Ведущий игры", "The game's host"),
+    "games.host_death": ("Смерть ведущего", "The host's death"),
+    "games.min_players": ("Минимум игроков", "Fewest players"),
+    "games.online_limit": ("Игры по онлайну", "Games by players online"),
+    "games.only_warden_kills": ("Убивает только начальник", "Only the warden kills"),
+    "games.repeat": ("Повтор игры", "A game repeated"),
+    "games.unknown": ("Неизвестная игра", "An unknown game"),
+    "lastrequest.guard_suicide": ("Самоубийство охраны при последнем желании", "A guard's suicide at the last request"),
+    "lastrequest.timeout": ("Время последнего желания", "The last request's time"),
+    "orders": ("Приказы", "Orders"),
+    "prohibitions.max": ("Число запретов", "Number of prohibitions"),
+    "referee": ("Судья игр", "Game referee"),
+    "specialday.cooldown": ("Перерыв между особыми днями", "Rounds between special days"),
+    "teams.balance": ("Баланс команд", "Team balance"),
+    "teams.no_warden": ("Без начальника", "No warden"),
+    "warden.immortality": ("Бессмертие начальника", "The warden's immortality"),
+    "warden.last_prisoner": ("Последний заключённый", "The last prisoner"),
+}
+_UNITS = {"ru": {"m": "мин", "r": "р.", "h": "ч", "d": "д"}, "en": {"m": "min", "r": "round(s)", "h": "h", "d": "d"}}
+
+
 class Words:
     """`t("key", n=3)` in the templates."""
 
@@ -167,6 +227,20 @@ class Words:
 
     def action(self, kind: str) -> str:
         return step_name(self.lang, kind)
+
+    def rule(self, key: str) -> str:
+        pair = RULES.get(key)
+        return pair[LANGS.index(self.lang)] if pair else key
+
+    def step(self, text: str) -> str:
+        """A ladder step as the config writes it ("ctban 30m", "autoslay 2") in words."""
+        kind, _, rest = str(text).partition(" ")
+        rest = rest.strip()
+        if rest[-1:] in _UNITS[self.lang] and rest[:-1].isdigit():
+            rest = f"{rest[:-1]} {_UNITS[self.lang][rest[-1]]}"
+        elif rest == "0" and kind in ("ban", "ctban"):
+            rest = "навсегда" if self.lang == "ru" else "permanent"
+        return f"{self.action(kind)} {rest}".strip()
 
     def status(self, status: str) -> str:
         return STATUS[self.lang].get(status, status)
