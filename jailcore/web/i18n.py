@@ -164,6 +164,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "cat.chat": ("чат", "chat"),
     "cat.round": ("раунд", "round"),
     "cat.conduct": ("поведение", "conduct"),
+    "cat.admin": ("администратор", "admin"),
     "cat.other": ("прочее", "other"),
 }
 
@@ -226,6 +227,8 @@ class Words:
         return text.format(**values) if values else text
 
     def action(self, kind: str) -> str:
+        if kind == "slay" and self.lang == "ru":  # «убийство» is what a player does; what an admin gives is a slay
+            return "слэй"
         return step_name(self.lang, kind)
 
     def rule(self, key: str) -> str:
