@@ -99,7 +99,7 @@ def with_table(text: str, key: str, new_body: str) -> str:
     """The file's text with `[key]`'s body replaced (or the table added at the end)."""
     if not _HEADER.match(f"[{key}]"):
         raise EditError([f"{key!r} is not a rule's name"])
-    if any(_HEADER.match(line) for line in new_body.splitlines()):
+    if any(line.lstrip().startswith("[") for line in new_body.splitlines()):  # [table] and [[array]] alike
         raise EditError(["one rule's table at a time: no [table] headers in it"])
     lines = text.splitlines()
     fresh = [line.rstrip() for line in new_body.strip("\n").splitlines()]
