@@ -188,3 +188,47 @@ async def test_a_rule_edited_on_the_page_is_checked_diffed_reloaded_and_rolled_b
         assert refused.status == 403 and "администратор" in await refused.text()
         assert path.read_text(encoding="utf-8") == before and ladder() == ["ctban 30m"]
         await moderator.close()
+
+
+async def test_the_owner_adds_an_admin_who_logs_in_with_his_role_and_removes_him(tmp_path):
+    owner = f'boss = "{HASH}"\n[web.roles]\nboss = "owner"\nadmin = "moderator"\n'
+    async with page_beside_daemon(tmp_path, users=owner, config_file=True) as (_sim, _daemon, base, browser, _p):
+        path = tmp_path / "server.toml"
+        context, page = await log_in(browser, base, PHONE, name="boss")
+        await page.goto(f"{base}/accounts")
+        form = page.locator("form.account-add")
+        await form.locator("input[name=name]").fill("Петя")
+        await form.locator("input[name=password]").fill("новый пароль 1")
+        await form.locator("select[name=role]").select_option("moderator")
+        await form.locator("button").click()
+        await page.wait_for_url(f"{base}/accounts")
+        assert "модератор" in await page.locator('.account[data-name="Петя"]').inner_text()
+        assert '"Петя" = "scrypt$' in path.read_text(encoding="utf-8") and "новый пароль" not in path.read_text(encoding="utf-8")
+        await shoot(page, tmp_path, "accounts-phone")
+
+        newcomer, his = await log_in_as(browser, base, "Петя", "новый пароль 1")
+        assert "модератор" in await his.locator("header .role").inner_text()
+        assert (await his.goto(f"{base}/accounts")).status == 403  # accounts are the owner's
+
+        await page.locator('.account[data-name="Петя"] form.account-remove button').click()
+        await page.wait_for_url(f"{base}/accounts")
+        assert await page.locator('.account[data-name="Петя"]').count() == 0
+        assert (await his.goto(f"{base}/servers")).url.startswith(f"{base}/login")  # his session went with his account
+        assert "Петя" not in path.read_text(encoding="utf-8")
+        assert (await newcomer.request.get(f"{base}/accounts", max_redirects=0)).status == 303
+        desktop, page = await log_in(browser, base, DESKTOP, name="boss")
+        await page.goto(f"{base}/accounts")
+        await shoot(page, tmp_path, "accounts-desktop")
+        for c in (context, newcomer, desktop):
+            await c.close()
+
+
+async def log_in_as(browser, base: str, name: str, password: str):
+    context = await browser.new_context(viewport=DESKTOP, locale="ru-RU")
+    page = await context.new_page()
+    await page.goto(f"{base}/login?next=/live")
+    await page.fill("input[name=name]", name)
+    await page.fill("input[name=password]", password)
+    await page.click("form.login button")
+    await page.wait_for_url(f"{base}/live")
+    return context, page

@@ -35,6 +35,8 @@ ROUTES = {  # path: its parameters
     ("GET", "/activity"): ("by",),
     ("POST", "/ctbans"): ("do", "server", "steamid", "minutes", "rounds", "reason"),
     ("GET", "/config"): ("server", "saved"),
+    ("GET", "/accounts"): (),
+    ("POST", "/accounts"): ("do", "name", "password", "role"),
     ("POST", "/config/preview"): ("server", "rule", "body", "version"),
     ("POST", "/config/save"): ("server", "rule", "body", "version", "base"),
 }

@@ -28,6 +28,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
 import anyio
+import attrs
 from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -42,7 +43,7 @@ from jailcore.io.store import PardonError
 from jailcore.log.invisible import visible
 from jailcore.log.logtime import seconds_between
 from jailcore.web import configedit, data, steamids
-from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
+from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, hash_password, known_device
 from jailcore.web.charts import hbars, stacked
 from jailcore.web.i18n import LANGS, Words
 from jailcore.web.public import public_entry
@@ -156,6 +157,8 @@ class Web:
             Route("/config", page(VIEWER, self.config_page)),
             Route("/config/preview", page(ADMIN, self.config_preview), methods=["POST"]),
             Route("/config/save", page(ADMIN, self.config_save), methods=["POST"]),
+            Route("/accounts", page(OWNER, self.accounts_page)),
+            Route("/accounts", page(OWNER, self.accounts_change), methods=["POST"]),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
         app = Starlette(routes=routes, exception_handlers={Forbidden: self.forbidden, TooLarge: self.too_large, NotAllowed: self.not_allowed})
@@ -512,6 +515,57 @@ class Web:
             return await self.config_page(request, exc.problems, 409, fields.get("rule", ""), fields.get("body", ""))
         self.sources.configs[server] = configedit.check(new, path, server)  # the page shows what the daemon now runs
         return RedirectResponse("/config?" + urlencode({"server": server, "saved": kept}), 303)
+
+    def accounts_file(self) -> tuple[str, str] | None:
+        """The server and the config file the page's `[web]` (its accounts) was read from."""
+        for server, config in self.sources.configs.items():
+            if dict(config.web.users) == dict(self.settings.users) and self.config_file(server):
+                return server, config.source
+        return None
+
+    async def accounts_page(self, request: Request, problem: str = "", status: int = 200) -> Response:
+        where = self.accounts_file()
+        users = [{"name": n, "role": self.settings.role(n)} for n in sorted(self.settings.users)]
+        return self.render(request, "accounts.html", status=status, users=users, roles=ROLES, file=where[1] if where else None,
+                           problem=problem)
+
+    async def accounts_change(self, request: Request) -> Response:
+        """An owner adds an admin, changes his role or password, or removes him: written to
+        `[web.users]` and `[web.roles]` of the config file (checked, the old version kept),
+        in force at once."""
+        me = self.admin(request)
+        fields = await self.form(request, me)
+        t = self.words(request)
+        where = self.accounts_file()
+        name, role, password = fields.get("name", "").strip()[:32], fields.get("role", ""), fields.get("password", "")
+        users, roles = dict(self.settings.users), {n: self.settings.role(n) for n in self.settings.users}
+        remove = fields.get("do") == "remove"
+        problem = ("accounts.nofile" if where is None else "accounts.name" if not name or any(c in name for c in ' ="\n\\.[]')
+                   else "accounts.self" if name == me.user and (remove or role != OWNER)
+                   else "accounts.unknown" if remove and name not in users
+                   else "accounts.role_bad" if not remove and role not in ROLES
+                   else "accounts.password" if not remove and (password or name not in users) and len(password) < 8 else "")
+        if problem:
+            return await self.accounts_page(request, t(problem), 400)
+        if remove:
+            users.pop(name)
+        else:
+            if password:
+                users[name] = await anyio.to_thread.run_sync(hash_password, password, limiter=self.hashing)
+            roles[name] = role
+        server, path = where
+        try:
+            old = await anyio.to_thread.run_sync(configedit.read, path)
+            new = configedit.with_accounts(old, users, roles)
+            config = configedit.check(new, path, server)
+            await anyio.to_thread.run_sync(configedit.save, path, old, new, me.user)
+        except configedit.EditError as exc:
+            return await self.accounts_page(request, "; ".join(exc.problems), 409)
+        self.sources.configs[server] = config
+        self.settings = attrs.evolve(self.settings, users=config.web.users, roles=config.web.roles)  # listen and public stay as started
+        if remove:
+            self.sessions.drop_user(name)
+        return RedirectResponse("/accounts", 303)
 
     # -- changes ---------------------------------------------------------------------------------
 

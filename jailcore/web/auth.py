@@ -94,6 +94,11 @@ class Sessions:
         self.drop(old)
         return self.new(user)
 
+    def drop_user(self, user: str) -> None:
+        """Every session of an admin whose account is gone."""
+        for session in [s for s in self._all.values() if s.user == user]:
+            self.drop(session)
+
     def drop(self, session: Session | None) -> None:
         if session is not None:
             self._all.pop(session.sid, None)

@@ -180,3 +180,10 @@ def version(path: str, name: str) -> str:
         return (versions_dir(path) / name).read_text(encoding="utf-8")
     except OSError:
         raise EditError([f"no version {name!r}"]) from None
+
+
+def with_accounts(text: str, users: dict[str, str], roles: dict[str, str]) -> str:
+    """The file with its `[web.users]` and `[web.roles]` tables written from these."""
+    quoted = lambda name: toml_value(name)  # noqa: E731 - any name, Cyrillic too, as a quoted key
+    text = with_table(text, "web.users", "\n".join(f"{quoted(n)} = {toml_value(h)}" for n, h in sorted(users.items())))
+    return with_table(text, "web.roles", "\n".join(f"{quoted(n)} = {toml_value(r)}" for n, r in sorted(roles.items()) if n in users))
