@@ -49,6 +49,9 @@ async def measure(path: Path) -> list[tuple[str, float, float]]:
         "players, by name": "/players?q=%D0%B8%D0%B3%D1%80%D0%BE%D0%BA+1001",
         "player, by steamid": f"/player?key={old['steamid']}",
         "servers": "/servers",
+        "bans, active": "/bans?state=active",
+        "CT bans": "/ctbans",
+        "activity": "/activity",
         "charts, 4 weeks": "/charts?weeks=4",
         "charts, 26 weeks": "/charts?weeks=26",
     }

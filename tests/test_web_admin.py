@@ -232,3 +232,44 @@ async def log_in_as(browser, base: str, name: str, password: str):
     await page.click("form.login button")
     await page.wait_for_url(f"{base}/live")
     return context, page
+
+
+async def test_bans_are_listed_filtered_and_an_admin_unbans_where_a_moderator_may_not(tmp_path):
+    from jailcore.engine.actions import Action, Target
+
+    async with page_beside_daemon(tmp_path, users=MODERATOR) as (sim, daemon, base, browser, _p):
+        populate(sim)
+        sim.flush()
+        await until(lambda: daemon.engine.state.round >= 2)
+        now = daemon.engine.state.time
+        old = Action("2026-01-01T10:00:00", 1, "ban", Target(9, "STEAM_1:0:99", "Старый"), "calendar.rebellion", "Заключённые 5",
+                     "бунт", minutes=10)
+        new = Action(now, 2, "ban", Target(8, "STEAM_1:0:88", "Бунтарь"), "calendar.rebellion", "Заключённые 5", "бунт в среду", minutes=0)
+        daemon.store.record("t", old, 1, None, "delivered")
+        ban_id = daemon.store.record("t", new, 2, None, "delivered")
+        daemon.store.commit()
+
+        moderator, page = await log_in(browser, base, PHONE, name="mod")
+        await page.goto(f"{base}/bans")
+        assert await page.locator(".ban").count() == 2
+        await page.goto(f"{base}/bans?state=active")
+        assert await page.locator(".ban").count() == 1 and "Бунтарь" in await page.locator(".ban").inner_text()
+        assert await page.locator("form.ban-lift").count() == 0  # a moderator pardons and CT-bans; unbanning is an admin's
+        token = await page.locator("header form input[name=csrf]").get_attribute("value")
+        refused = await moderator.request.post(f"{base}/pardon", form={"csrf": token, "server": "t", "id": str(ban_id)}, max_redirects=0)
+        assert refused.status == 403 and not daemon.store.pardons_for([ban_id])
+        await page.goto(f"{base}/bans?state=expired&q=%D1%81%D1%82%D0%B0%D1%80")  # «стар»
+        assert "Старый" in await page.locator(".ban").inner_text()
+        await moderator.close()
+
+        admin, page = await log_in(browser, base, DESKTOP)
+        await page.goto(f"{base}/bans?state=active")
+        await shoot(page, tmp_path, "bans-desktop")
+        await page.locator(f"#e0-{ban_id} input[name=reason]").fill("ошибка")
+        await page.locator(f"#e0-{ban_id} form.ban-lift button").click()
+        await page.wait_for_url(f"{base}/bans?state=active*")
+        assert await page.locator(".ban").count() == 0
+        pardon = daemon.store.pardons_for([ban_id])[ban_id]
+        assert (pardon["by"], pardon["reason"]) == ("admin", "ошибка")
+        await until(lambda: daemon.store.pardons_for([ban_id])[ban_id]["applied_at"], timeout=6)  # the daemon took it
+        await admin.close()

@@ -36,6 +36,7 @@ ROUTES = {  # path: its parameters
     ("POST", "/ctbans"): ("do", "server", "steamid", "minutes", "rounds", "reason"),
     ("GET", "/config"): ("server", "saved"),
     ("GET", "/accounts"): (),
+    ("GET", "/bans"): ("server", "state", "q", "by"),
     ("POST", "/accounts"): ("do", "name", "password", "role"),
     ("POST", "/config/preview"): ("server", "rule", "body", "version"),
     ("POST", "/config/save"): ("server", "rule", "body", "version", "base"),

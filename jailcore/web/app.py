@@ -151,6 +151,7 @@ class Web:
             Route("/servers", page(VIEWER, self.servers)),
             Route("/charts", page(VIEWER, self.charts)),
             Route("/ctbans", page(VIEWER, self.ctbans)),
+            Route("/bans", page(VIEWER, self.bans)),
             Route("/activity", page(VIEWER, self.activity)),
             Route("/pardon", page(MODERATOR, self.pardon), methods=["POST"]),
             Route("/ctbans", page(MODERATOR, self.ctban_request), methods=["POST"]),
@@ -447,6 +448,14 @@ class Web:
         return self.render(request, "ctbans.html", status=status, found=found, server=server, query=query, by=by, problem=problem,
                            servers=self.sources.servers(), profile=steamids.profile, ban_left=_ban_left)
 
+    async def bans(self, request: Request) -> Response:
+        q = request.query_params
+        server, state, query, by = (q.get(k, "").strip()[:100] for k in ("server", "state", "q", "by"))
+        found = await self.read(data.bans, self.sources, self.clock(), server, state if state in ("active", "expired") else "", query, by)
+        return self.render(request, "bans.html", found=found, server=server, state=state, query=query, by=by, servers=self.sources.servers(),
+                           profile=steamids.profile, here="/bans?" + urlencode({k: v for k, v in (("server", server), ("state", state),
+                                                                                                  ("q", query), ("by", by)) if v}))
+
     async def activity(self, request: Request) -> Response:
         by = request.query_params.get("by", "").strip()[:100]
         rows = await self.read(data.activity, self.sources, by)
@@ -598,6 +607,8 @@ class Web:
         entry = await self.read(data.find, self.sources, server, action_id) if action_id is not None else None
         if entry is None:
             return self.render(request, "error.html", status=404, message=f"{server} #{fields.get('id', '')[:20]}: ?")
+        if entry["action"] == "ban" and not self.may(session, ADMIN):  # lifting a server ban is an admin's, not a moderator's
+            raise NotAllowed(ADMIN)
         source = self.sources.of(server)
         try:
             source.store.request_pardon(entry["id"], session.user, fields.get("reason", "").strip()[:300])

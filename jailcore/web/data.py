@@ -585,3 +585,33 @@ def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict]:
             out.append({"kind": "ctban.lift" if r["lift"] else "ctban.give", **dict(r)})
     out.sort(key=lambda a: a["time"] or "", reverse=True)
     return out[:limit]
+
+
+# -- server bans ------------------------------------------------------------------------------
+
+
+def bans(sources: Sources, now: datetime, server: str = "", state: str = "", query: str = "", by: str = "", limit: int = PAGE) -> list[dict]:
+    """The server bans the rules (or an admin in game) gave, newest first, each with whether
+    it still holds at `now`: not pardoned, and permanent or not yet run out. Looks at the
+    newest SCAN * 5 enforcements of each database (the `action` column has no index)."""
+    want = query.casefold()
+    out: list[dict] = []
+    for source in sources.sources:
+        low = _max(source.db, "audit") - SCAN * 5
+        rows = source.db.execute("SELECT * FROM audit NOT INDEXED WHERE id > ? AND action = 'ban' AND (? = '' OR server = ?) ORDER BY id DESC",
+                                 (low, server, server))
+        for e in _entries(source, rows):
+            detail = json.loads(e["detail"] or "{}")
+            minutes = detail.get("minutes")
+            until = (moment(e["time"]) + timedelta(minutes=minutes)) if minutes else None
+            e.update(minutes=minutes, by=detail.get("by") or "", until=until.isoformat(timespec="seconds") if until else None,
+                     holds=e["pardon"] is None and e["status"] in ("delivered", "pending") and (until is None or until > now))
+            if (state == "active" and not e["holds"]) or (state == "expired" and e["holds"]) or (by and e["by"] != by):
+                continue
+            if want and want not in (e["name"] or "").casefold() and want not in (e["steamid"] or "").casefold():
+                continue
+            out.append(e)
+            if len(out) >= limit * len(sources.sources):
+                break
+    out.sort(key=lambda e: (e["time"], e["id"]), reverse=True)
+    return out[:limit]
