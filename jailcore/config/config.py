@@ -402,10 +402,20 @@ class WebConfig:
     story_days: int = 14
     users: Mapping[str, str] = attrs.field(factory=dict, repr=False)
     trusted_proxies: tuple[str, ...] = ()
-    roles: Mapping[str, str] = attrs.field(factory=dict)  # name: viewer, moderator, admin or owner (ROLES); admin if not given
+    # name: a role (ROLES) on every server, or a table of them per server ("*": the others);
+    # a user not named is an admin everywhere
+    roles: Mapping[str, str | Mapping[str, str]] = attrs.field(factory=dict)
 
-    def role(self, user: str | None) -> str | None:
-        return None if user is None or user not in self.users else self.roles.get(user, "admin")
+    def role(self, user: str | None, server: str | None = None) -> str | None:
+        """The user's role on this server; with no server, his highest on any."""
+        if user is None or user not in self.users:
+            return None
+        given = self.roles.get(user, "admin")
+        if isinstance(given, str):
+            return given
+        if server is not None:
+            return given.get(server) or given.get("*")
+        return max(given.values(), key=ROLES.index, default=None)
 
 
 # What each role may do, each one all the one before may: viewer reads every page;
@@ -423,10 +433,14 @@ def _web(given: Any, fail) -> WebConfig:
     if not isinstance(roles, dict):
         fail(("web", "roles"), 'expected a table ([web.roles]: name = "moderator")')
         roles = {}
-    for name, role in roles.items():
-        if role not in ROLES:
-            fail(("web", "roles", name), f"expected one of {', '.join(ROLES)}, got {role!r}")
-        elif name not in (users if isinstance(users, dict) else {}):
+    for name, role in list(roles.items()):
+        per_server = role if isinstance(role, dict) else {"*": role}
+        for where, one in per_server.items():
+            if one not in ROLES:
+                fail(("web", "roles", name, *([where] if isinstance(role, dict) else [])),
+                     f"expected one of {', '.join(ROLES)} (or a table of them per server), got {one!r}")
+                roles.pop(name, None)
+        if name not in (users if isinstance(users, dict) else {}):
             fail(("web", "roles", name), "no such user in [web.users]")
     v = _check_table(("web",), given, _WEB, fail)
     host, _, port = v["listen"].rpartition(":")
@@ -446,4 +460,4 @@ def _web(given: Any, fail) -> WebConfig:
             fail(("web", "trusted_proxies", str(i)), f"expected an address or network (10.0.0.5, 10.0.0.0/8), got {net!r}")
     return WebConfig(v["listen"], v["public"], v["language"], v["story_days"],
                      {k: x for k, x in users.items() if isinstance(x, str)}, tuple(proxies),
-                     {k: r for k, r in roles.items() if r in ROLES})
+                     dict(roles))

@@ -183,9 +183,15 @@ class Web:
 
         return guarded
 
-    def may(self, session: Session | None, level: str) -> bool:
-        role = self.settings.role(session.user) if session is not None else None
+    def may(self, session: Session | None, level: str, server: str | None = None) -> bool:
+        """Whether the admin's role, on this server (or on any, for a page), is `level` or above."""
+        role = self.settings.role(session.user, server) if session is not None else None
         return role is not None and ROLES.index(role) >= ROLES.index(level)
+
+    def must(self, session: Session | None, level: str, server: str) -> None:
+        """A change on one server: the admin's role there must allow it."""
+        if not self.may(session, level, server):
+            raise NotAllowed(level)
 
     async def read(self, fn: Callable, *args):
         """A read of the databases, in a worker thread: the event loop keeps serving."""
@@ -216,7 +222,7 @@ class Web:
         session = self.session(request) or getattr(request.state, "new_session", None)
         admin = session if session is not None and session.user is not None else None
         context.update(request=request, t=self.words(request), session=session, admin=admin.user if admin else None,
-                       role=self.settings.role(admin.user) if admin else None, can=lambda level: self.may(admin, level),
+                       role=self.settings.role(admin.user) if admin else None, can=lambda level, server=None: self.may(admin, level, server),
                        public=self.settings.public, path=request.url.path)
         response = self.templates.TemplateResponse(request, template, context, status_code=status)
         return self.finish(request, response)
@@ -375,7 +381,8 @@ class Web:
                     return
                 fresh = self.shown(admin, await self.read(data.changes, self.sources, filters, watch))
                 for i, e in enumerate(fresh):
-                    html = str(row(e, t, admin.user if admin else None, admin.csrf if admin else "", back if self.may(admin, MODERATOR) else None))
+                    html = str(row(e, t, admin.user if admin else None, admin.csrf if admin else "",
+                                   back if self.may(admin, MODERATOR, e["server"]) else None))
                     mark = f"id: {watch.dump()}\n" if i == len(fresh) - 1 else ""
                     yield f"{mark}event: entry\ndata: {json.dumps({'dom': e['dom'], 'html': html})}\n\n"
                 quiet = 0.0 if fresh else quiet + self.poll
@@ -492,6 +499,7 @@ class Web:
         """The form of an edit or a rollback, and the file's text now and as it would be."""
         fields = await self.form(request, self.admin(request))
         server = fields.get("server", "")
+        self.must(self.admin(request), ADMIN, server)
         path = self.config_file(server)
         if path is None:
             raise configedit.EditError([f"{server or '?'}: the page was not given this server's config file (jailcore web --config FILE)"])
@@ -547,7 +555,9 @@ class Web:
         t = self.words(request)
         where = self.accounts_file()
         name, role, password = fields.get("name", "").strip()[:32], fields.get("role", ""), fields.get("password", "")
-        users, roles = dict(self.settings.users), {n: self.settings.role(n) for n in self.settings.users}
+        if self.settings.role(me.user, "*") != OWNER:  # accounts are for an owner of every server
+            raise NotAllowed(OWNER)
+        users, roles = dict(self.settings.users), dict(self.settings.roles)
         remove = fields.get("do") == "remove"
         problem = ("accounts.nofile" if where is None else "accounts.name" if not name or any(c in name for c in ' ="\n\\.[]')
                    else "accounts.self" if name == me.user and (remove or role != OWNER)
@@ -593,6 +603,7 @@ class Web:
                    else "ctban.no_length" if not lift and not one_length else "")
         if problem:
             return await self.ctbans(request, t(problem), 400)
+        self.must(session, MODERATOR, server)
         steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
         name = await self.read(data.last_name, self.sources, server, steamid)
         reason = fields.get("reason", "").strip()[:200]
@@ -607,8 +618,7 @@ class Web:
         entry = await self.read(data.find, self.sources, server, action_id) if action_id is not None else None
         if entry is None:
             return self.render(request, "error.html", status=404, message=f"{server} #{fields.get('id', '')[:20]}: ?")
-        if entry["action"] == "ban" and not self.may(session, ADMIN):  # lifting a server ban is an admin's, not a moderator's
-            raise NotAllowed(ADMIN)
+        self.must(session, ADMIN if entry["action"] == "ban" else MODERATOR, server)  # lifting a server ban is an admin's
         source = self.sources.of(server)
         try:
             source.store.request_pardon(entry["id"], session.user, fields.get("reason", "").strip()[:300])

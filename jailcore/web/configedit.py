@@ -91,6 +91,8 @@ def toml_value(value: object) -> str:
         return repr(value)
     if isinstance(value, tuple | list):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{toml_value(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
     text = str(value)
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
@@ -182,7 +184,7 @@ def version(path: str, name: str) -> str:
         raise EditError([f"no version {name!r}"]) from None
 
 
-def with_accounts(text: str, users: dict[str, str], roles: dict[str, str]) -> str:
+def with_accounts(text: str, users: dict[str, str], roles: dict[str, object]) -> str:
     """The file with its `[web.users]` and `[web.roles]` tables written from these."""
     quoted = lambda name: toml_value(name)  # noqa: E731 - any name, Cyrillic too, as a quoted key
     text = with_table(text, "web.users", "\n".join(f"{quoted(n)} = {toml_value(h)}" for n, h in sorted(users.items())))
