@@ -289,6 +289,9 @@ async def test_the_public_sees_what_a_public_ban_list_shows(db):
     steamid = re.compile(r"STEAM_1:\d:\d{3,}")
     assert steamid.search(full) and not steamid.search(public)
     assert "помилован" in public and "[ссылка]" in public
+    steamid_of = steamid.search(full).group()
+    probe = (await call(app, "GET", f"/live?player={steamid_of}")).text  # a lookup by steamid would put a name to it
+    assert probe.count('class="entry') == public.count('class="entry')  # the filter is ignored for the public
     async with stream(app, "/live/events?cursor=0:2900:0") as (parts, _):
         got, _ = await read_for(parts, 1.0)
     text = "".join(json.loads(line[6:])["html"] for line in got.decode().splitlines() if line.startswith("data: {"))

@@ -339,7 +339,10 @@ class Web:
 
     def filters(self, request: Request) -> data.Filters:
         q = request.query_params
-        return data.Filters(**{k: q.get(k, "").strip()[:100] for k in ("server", "player", "rule", "action", "since")})
+        given = {k: q.get(k, "").strip()[:100] for k in ("server", "player", "rule", "action", "since")}
+        if self.admin(request) is None and given["player"].startswith(("STEAM_", "[U:", "7656119")):
+            given["player"] = ""  # the public sees no steamid, so it may not look one up to put a name to it
+        return data.Filters(**given)
 
     def shown(self, admin: Session | None, entries: list[dict]) -> list[dict]:
         """An admin sees everything; the public what a public ban list shows."""
