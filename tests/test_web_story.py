@@ -44,3 +44,17 @@ def test_a_kill_is_an_убийство_and_a_slay_is_a_слэй():
     kill = story().moments[3]
     assert kill.category == "kill" and Words("ru")(f"cat.{kill.category}") == "убийство"
     assert Words("ru").action("slay") == "слэй" and Words("en").action("slay") == "slay"
+
+
+def test_a_rule_has_one_colour_in_every_chart_and_long_labels_are_cut_with_the_whole_in_the_tooltip():
+    from jailcore.web.charts import LABEL, colours, hbars, stacked
+
+    series = {"games.repeat": [1, 2], "orders": [5, 5], "specialday.cooldown": [0, 1]}
+    names = {"games.repeat": "5.5 Повтор игры", "orders": "3 Приказы", "specialday.cooldown": "6.5 Перерыв между особыми днями очень длинный"}
+    chart = stacked(["2026-11-29", "2026-11-30"], series, names)
+    legend = {item["name"]: item["colour"] for item in chart["legend"]}
+    top = hbars([(k, names[k], sum(v)) for k, v in sorted(series.items(), key=lambda kv: -sum(kv[1]))], colours(series))
+    for bar in top["bars"]:
+        assert bar["colour"] == legend[bar["full"]]  # the same rule, the same colour
+        assert len(bar["label"]) <= LABEL and bar["full"].startswith(bar["label"].rstrip("…"))
+    assert legend["3 Приказы"] != legend["5.5 Повтор игры"]

@@ -44,7 +44,7 @@ from jailcore.log.invisible import visible
 from jailcore.log.logtime import seconds_between
 from jailcore.web import configedit, data, steamids
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, hash_password, known_device
-from jailcore.web.charts import hbars, stacked
+from jailcore.web.charts import colours, hbars, stacked
 from jailcore.web.i18n import LANGS, Words
 from jailcore.web.public import public_entry
 from jailcore.web.story import tell
@@ -437,10 +437,13 @@ class Web:
         weeks = number(request.query_params.get("weeks", "4"), 3)
         weeks_n = min(weeks, 26) if weeks else 4
         counts = await self.read(data.per_day, self.sources, weeks_n * 7, self.clock())
+        t = self.words(request)
+        refs = {rule: ref for rule, ref, _ in counts["top"]}
+        named = {rule: f"{refs.get(rule, '')} {t.rule(rule)}".strip() for rule in counts["by_rule"]}
         return self.render(request, "charts.html", weeks=weeks_n, counts=counts,
-                           by_rule=stacked(counts["dates"], counts["by_rule"]),
+                           by_rule=stacked(counts["dates"], counts["by_rule"], named),
                            by_server=stacked(counts["dates"], counts["by_server"]),
-                           top=hbars([(f"{ref} {rule}".strip(), n) for rule, ref, n in counts["top"][:12]]))
+                           top=hbars([(rule, named[rule], n) for rule, _, n in counts["top"][:12]], colours(counts["by_rule"])))
 
     async def live_csv(self, request: Request) -> Response:
         """The live log's filtered entries as a spreadsheet: one page of up to 1,000, newest first."""
