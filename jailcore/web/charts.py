@@ -5,7 +5,7 @@ from __future__ import annotations
 
 # Distinguishable on white and in print; the rest cycle.
 PALETTE = ("#2b6cb0", "#c05621", "#2f855a", "#b7791f", "#6b46c1", "#c53030", "#2c7a7b", "#97266d", "#4a5568", "#718096")
-WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 720, 240, 34, 28, 8
+WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 720, 250, 44, 36, 16
 
 
 def _ticks(top: int) -> list[int]:
@@ -48,7 +48,7 @@ def stacked(dates: list[str], series: dict[str, list[int]], names_shown: dict[st
             "empty": not bars, "base": HEIGHT - BOTTOM}
 
 
-LABEL = 34  # characters of a bar's label that fit left of it; the whole label is its tooltip
+LABEL = 26  # characters of a bar's label that fit left of it; the whole label is its tooltip
 
 
 def hbars(items: list[tuple[str, str, int]], colour: dict[str, str]) -> dict:

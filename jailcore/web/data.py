@@ -476,7 +476,7 @@ def per_day(sources: Sources, days: int, now: datetime) -> dict:
 
 _PUNISHMENTS = ",".join("?" * len(PARDONABLE))
 _COUNTS = (f"SELECT substr(time, 1, 10) AS day, rule, MAX(ref) AS ref, server, COUNT(*) AS n FROM audit "
-           f"WHERE time >= ? AND time < ? AND action IN ({_PUNISHMENTS}) GROUP BY day, rule, server")
+           f"WHERE time >= ? AND time < ? AND action IN ({_PUNISHMENTS}) AND rule != 'pardon' GROUP BY day, rule, server")  # a pardon's notice is no punishment
 
 
 def _counts(source: Source, first: str, yesterday: str) -> list[tuple]:
