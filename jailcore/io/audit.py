@@ -14,12 +14,13 @@ from pathlib import Path
 from jailcore.config.config import Config
 from jailcore.io.store import check_ours, pardons_for
 from jailcore.log.logtime import seconds_between
+from jailcore.log.numbers import is_digits, whole
 
 DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
 
 
 
-_DURATION = re.compile(r"([0-9]+)\s*([smhdw])", re.ASCII)
+_DURATION = re.compile(r"([0-9]{1,18})\s*([smhdw])", re.ASCII)
 USERID = re.compile(r"#?([0-9]{1,9})", re.ASCII)  # a #userid: ASCII digits, never a number SQLite cannot hold
 
 
@@ -56,13 +57,16 @@ def connect(path: Path) -> sqlite3.Connection:
 
 def since_time(text: str, now: datetime | None = None) -> str:
     m = _DURATION.fullmatch(text.strip())
-    try:
-        if m:
-            n, unit = int(m.group(1)), m.group(2)
+    if m:
+        n, unit = int(m.group(1)), m.group(2)
+        try:
             delta = timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: n})
             return ((now or datetime.now()) - delta).isoformat(timespec="seconds")
+        except OverflowError:  # before year 1: everything there is
+            return datetime.min.isoformat(timespec="seconds")
+    try:
         return datetime.fromisoformat(text.strip()).isoformat(timespec="seconds")
-    except (ValueError, OverflowError):  # a time SQLite's text cannot hold, or a duration past year 1
+    except ValueError:
         raise AuditError(f"--since takes an ISO time (2026-11-30T20:00) or a duration (30m, 2h, 1d), not {text!r}") from None
 
 
@@ -71,10 +75,10 @@ def where(args: argparse.Namespace) -> tuple[str, list]:
     clauses, params = [], []
     player = getattr(args, "player", None)
     if player:
-        userid = USERID.fullmatch(player)
-        if userid:
+        bare = player.lstrip("#")
+        if is_digits(bare):
             clauses.append("userid = ?")
-            params.append(int(userid.group(1)))
+            params.append(whole(bare) if whole(bare) is not None else -1)  # too big for any userid: matches none
         elif player.startswith(("STEAM_", "[U:")):
             clauses.append("steamid = ?")
             params.append(player)
@@ -96,7 +100,7 @@ def where(args: argparse.Namespace) -> tuple[str, list]:
 
 def name_matches(row: sqlite3.Row, player: str | None) -> bool:
     """Names are matched here, not in SQL: SQLite folds only ASCII case, names are Cyrillic."""
-    if not player or USERID.fullmatch(player) or player.startswith(("STEAM_", "[U:")):
+    if not player or is_digits(player.lstrip("#")) or player.startswith(("STEAM_", "[U:")):
         return True
     return player.casefold() in (row["name"] or "").casefold()
 
