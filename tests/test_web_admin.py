@@ -272,4 +272,5 @@ async def test_bans_are_listed_filtered_and_an_admin_unbans_where_a_moderator_ma
         pardon = daemon.store.pardons_for([ban_id])[ban_id]
         assert (pardon["by"], pardon["reason"]) == ("admin", "ошибка")
         await until(lambda: daemon.store.pardons_for([ban_id])[ban_id]["applied_at"], timeout=6)  # the daemon took it
+        await until(lambda: sent(sim, 'jb_unban "STEAM_1:0:88"'), timeout=6)  # and unbans him on the server
         await admin.close()
