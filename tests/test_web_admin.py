@@ -61,6 +61,8 @@ async def test_an_offline_ct_ban_by_steamid64_is_held_at_the_door_then_changed_a
         await until(lambda: daemon.engine.state.ctbans.get("STEAM_1:0:777") and daemon.engine.state.ctbans["STEAM_1:0:777"].rounds == 5,
                     timeout=6)
 
+        await until(lambda: sent(sim, f"jb_ctban_set #{comer.userid} "), timeout=6)  # online now: the shim holds the door
+        assert not sim.join(comer, "CT")
         await until(lambda: (daemon.store.load_state("t") or {}).get("ctbans", {}).get("STEAM_1:0:777", {}).get("rounds") == 5, timeout=6)
         await page.goto(f"{base}/ctbans?server=t")
         lift = page.locator('.ban[data-steamid="STEAM_1:0:777"] form.ctban-lift')
@@ -68,6 +70,7 @@ async def test_an_offline_ct_ban_by_steamid64_is_held_at_the_door_then_changed_a
         await lift.locator("button").click()
         await page.wait_for_url(f"{base}/ctbans?server=t")
         await until(lambda: "STEAM_1:0:777" not in daemon.engine.state.ctbans, timeout=6)
+        await until(lambda: sent(sim, f"jb_ctban_clear #{comer.userid}"), timeout=6)  # the shim's door opens too
         moved = len(sent(sim, f"jb_teamswap #{comer.userid} "))
         assert sim.join(comer, "CT")  # lifted: he goes for CT again...
         sim.flush()
