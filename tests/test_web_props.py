@@ -108,3 +108,10 @@ def test_every_odd_value_in_every_parameter(site):
                     if not isinstance(status, int) or status >= 500:
                         failed.append((method, path, name, value[:30], status))
     assert not failed, failed
+
+
+def test_an_unknown_player_is_a_404_page_that_says_so(site):
+    runner, app, admin, _token = site
+    for target in ("/player?id=unknown", "/player?key=unknown", "/player?key=STEAM_1:0:424242"):
+        answer = runner.run(call(app, "GET", target, admin.cookie_header()))
+        assert answer.status == 404 and "не найден" in answer.text, target
