@@ -78,6 +78,8 @@ async def test_an_offline_ct_ban_by_steamid64_is_held_at_the_door_then_changed_a
         await asyncio.sleep(0.3)
         assert len(sent(sim, f"jb_teamswap #{comer.userid} ")) == moved and comer.team == "CT"  # ...and stays
 
+        await page.goto(f"{base}/ctbans?state=expired")  # what was given and lifted before
+        assert await page.locator(".ban").count() == 0 and await page.locator(".past li").count() == 3
         # the activity log says who did what
         await page.goto(f"{base}/activity")
         text = await page.locator(".activity").inner_text()

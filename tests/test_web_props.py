@@ -31,7 +31,7 @@ ROUTES = {  # path: its parameters
     ("POST", "/pardon"): ("server", "id", "reason", "next"),
     ("POST", "/login"): ("name", "password", "next"),
     ("GET", "/live.csv"): ("server", "player", "rule", "action", "since", "before"),
-    ("GET", "/ctbans"): ("server", "q", "by"),
+    ("GET", "/ctbans"): ("server", "q", "by", "state"),
     ("GET", "/activity"): ("by",),
     ("POST", "/ctbans"): ("do", "server", "steamid", "minutes", "rounds", "reason"),
     ("GET", "/config"): ("server", "saved"),

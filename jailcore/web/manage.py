@@ -24,9 +24,13 @@ from jailcore.web.i18n import Words
 class Manage:
     async def ctbans(self, request: Request, problem: str = "", status: int = 200) -> Response:
         q = request.query_params
-        server, query, by = (q.get(k, "").strip()[:100] for k in ("server", "q", "by"))
+        server, query, by, state = (q.get(k, "").strip()[:100] for k in ("server", "q", "by", "state"))
         found = await self.read(data.ctbans, self.sources, server, query, by)
-        return self.render(request, "ctbans.html", status=status, found=found, server=server, query=query, by=by, problem=problem,
+        if state == "active":  # in force, or about to be
+            found["past"] = []
+        elif state == "expired":  # what was given or lifted before
+            found["active"], found["waiting"] = [], []
+        return self.render(request, "ctbans.html", status=status, found=found, server=server, query=query, by=by, state=state, problem=problem,
                            servers=self.sources.servers(), profile=steamids.profile, ban_left=_ban_left)
 
     async def bans(self, request: Request) -> Response:
