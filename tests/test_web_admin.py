@@ -116,6 +116,9 @@ async def test_a_pardon_from_the_live_log_and_what_a_viewer_may_not_do(tmp_path)
 
         moderator, page = await log_in(browser, base, DESKTOP, name="mod")
         row = page.locator(f"#e0-{action['id']}")
+        (moved,) = daemon.store.entries("action = 'teamswap'")  # the warden was a guard: the CT ban moved him to T
+        assert await page.locator(f"#e0-{moved['id']}").count() == 0  # one decision, one row
+        assert "перевод за Т" in await row.locator(".moved").inner_text()
         await row.locator("input[name=reason]").fill("не его вина")
         await row.locator("form.pardon button").click()
         await page.wait_for_url(f"{base}/live?*")

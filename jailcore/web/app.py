@@ -325,6 +325,7 @@ class Web(Manage):
         cursor = (await self.read(data.newest, self.sources)).dump()  # before reading: an entry written between is sent, not lost
         try:
             entries, older = await self.read(data.latest, self.sources, filters, data.PAGE, before)
+            entries = await self.read(data.decisions, self.sources, entries)
             problem = ""
         except AuditError as exc:
             entries, older, problem = [], "", str(exc)
@@ -353,7 +354,7 @@ class Web(Manage):
                 if admin is not None and not self.sessions.alive(admin.sid):
                     yield "event: end\ndata: logged out\n\n"  # logged out or expired: what it showed an admin stops here
                     return
-                fresh = self.shown(admin, await self.read(data.changes, self.sources, filters, watch))
+                fresh = self.shown(admin, await self.read(lambda: data.decisions(self.sources, data.changes(self.sources, filters, watch))))
                 for i, e in enumerate(fresh):
                     html = str(row(e, t, admin.user if admin else None, admin.csrf if admin else "",
                                    back if self.may(admin, MODERATOR, e["server"]) else None))

@@ -615,3 +615,41 @@ def bans(sources: Sources, now: datetime, server: str = "", state: str = "", que
                 break
     out.sort(key=lambda e: (e["time"], e["id"]), reverse=True)
     return out[:limit]
+
+
+# -- one decision, one row --------------------------------------------------------------------
+
+
+def _pair(e: dict) -> tuple:
+    return (e["src"], e["server"], e["round"], e["userid"], e["rule"], e["time"])
+
+
+def decisions(sources: Sources, entries: list[dict]) -> list[dict]:
+    """A CT ban and the move to T it caused (the same rule, player and moment, written
+    right after it) are one decision: the move is shown inside the ban's row, not as a
+    row of its own, and is pardoned with it. A move whose ban is not among `entries` (a
+    page's edge, a stream's later answer) brings its ban along."""
+    bans = {_pair(e): e for e in entries if e["action"] == "ctban"}
+    out: list[dict] = []
+    by_src = {s.index: s for s in sources.sources}
+    for e in entries:
+        if e["action"] != "teamswap" or e["userid"] is None:
+            out.append(e)
+            continue
+        ban = bans.get(_pair(e))
+        if ban is None:
+            source = by_src.get(e["src"])
+            row = source.db.execute("SELECT * FROM audit WHERE id BETWEEN ? AND ? AND action = 'ctban' AND server = ? AND userid = ? "
+                                    "AND rule = ? AND time = ? ORDER BY id DESC LIMIT 1",
+                                    (e["id"] - 3, e["id"] - 1, e["server"], e["userid"], e["rule"], e["time"])).fetchone() if source else None
+            if row is None:
+                out.append(e)
+                continue
+            ban = _entries(source, [row])[0]
+            bans[_pair(ban)] = ban
+            out.append(ban)
+        if ban["id"] < e["id"] <= ban["id"] + 3:
+            ban["moved"] = e
+        else:
+            out.append(e)
+    return out

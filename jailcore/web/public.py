@@ -36,4 +36,6 @@ def public_entry(entry: dict) -> dict:
     out.update(name=unadvertised(entry.get("name")), reason=unadvertised(entry.get("reason") or ""), steamid=masked(entry.get("steamid")),
                reply=None, command=None, detail="{}", pardonable=False,
                pardon={"by": "", "reason": "", "applied_at": None, "public": True} if entry.get("pardon") else None)
+    if entry.get("moved"):
+        out["moved"] = {"action": entry["moved"]["action"], "status": entry["moved"]["status"]}
     return out
