@@ -409,13 +409,15 @@ class Web(Manage):
         weeks = number(request.query_params.get("weeks", "4"), 3)
         weeks_n = min(weeks, 26) if weeks else 4
         counts = await self.read(data.per_day, self.sources, weeks_n * 7, self.clock())
+        admins = await self.read(data.per_admin, self.sources, weeks_n * 7, self.clock())
         t = self.words(request)
         refs = {rule: ref for rule, ref, _ in counts["top"]}
         named = {rule: f"{refs.get(rule, '')} {t.rule(rule)}".strip() for rule in counts["by_rule"]}
         return self.render(request, "charts.html", weeks=weeks_n, counts=counts,
                            by_rule=stacked(counts["dates"], counts["by_rule"], named),
                            by_server=stacked(counts["dates"], counts["by_server"]),
-                           top=hbars([(rule, named[rule], n) for rule, _, n in counts["top"][:12]], colours(counts["by_rule"])))
+                           top=hbars([(rule, named[rule], n) for rule, _, n in counts["top"][:12]], colours(counts["by_rule"])),
+                           admins=hbars([(by, by, n) for by, n in admins[:12]], {}))
 
     async def live_csv(self, request: Request) -> Response:
         """The live log's filtered entries as a spreadsheet: one page of up to 1,000, newest first."""

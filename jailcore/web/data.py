@@ -653,3 +653,15 @@ def decisions(sources: Sources, entries: list[dict]) -> list[dict]:
         else:
             out.append(e)
     return out
+
+
+def per_admin(sources: Sources, days: int, now: datetime) -> list[tuple[str, int]]:
+    """What each admin did over the last `days` days (pardons, CT bans given or lifted from
+    outside the game), most first."""
+    first = (now - timedelta(days=days - 1)).date().isoformat()
+    counts: dict[str, int] = {}
+    for source in sources.sources:
+        for table in ("pardons", "ctban_requests"):
+            for by, n in source.db.execute(f"SELECT by, COUNT(*) FROM {table} WHERE time >= ? GROUP BY by", (first,)):
+                counts[by] = counts.get(by, 0) + n
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))

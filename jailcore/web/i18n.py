@@ -91,6 +91,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "charts.by_rule": ("Наказания по дням, по правилам", "Punishments per day, by rule"),
     "charts.by_server": ("Наказания по дням, по серверам", "Punishments per day, by server"),
     "charts.top": ("Чаще всего срабатывают", "Rules that fire most"),
+    "charts.admins": ("Действия администраторов (помилования, запреты за КТ)", "What admins did (pardons, CT bans)"),
     "charts.weeks": ("Недель", "Weeks"),
     "charts.none": ("За это время наказаний не было.", "No punishments in this time."),
     "public": ("Только чтение", "Read-only"),
