@@ -385,6 +385,7 @@ class Web(Manage):
             asked = number(q.get("round"), 9)
             round_no = asked if asked is not None else (rounds[0] if rounds else 0)
         lines, decisions = await self.read(data.round_material, self.sources, server, round_no)
+        decisions = await self.read(data.decisions, self.sources, decisions)  # a CT ban and its move to T: one decision
         story = tell(lines, decisions, self.words(request).lang)
         day = (max(round_no, 1) - 1) % self.sources.config(server).week_length + 1
         return self.render(request, "story.html", servers=servers, server=server, rounds=rounds, round=round_no, story=story,
