@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from jailcore.io.store import ProposalError
+from jailcore.web.access import ADMIN, MODERATOR
 from jailcore.web.i18n import STATUS, WORDS
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ class Web(Protocol):
     sources: Sources
 
     def admin(self, request: Request) -> Any: ...
+    def must(self, session: Any, level: str, server: str) -> None: ...
     def to_login(self, request: Request) -> Response: ...
     def render(self, request: Request, template: str, status: int = 200, **context: Any) -> Response: ...
     async def form(self, request: Request, session: Any) -> dict[str, str]: ...
@@ -66,8 +68,12 @@ async def answer(web: Web, request: Request) -> Response:
     fields = await web.form(request, session)
     server, action_id, verb = fields.get("server", ""), fields.get("id", ""), fields.get("answer", "")
     source = web.sources.of(server)
-    if source is None or not action_id.isdigit() or verb not in ("confirm", "dismiss"):
-        return web.render(request, "error.html", status=404, message=f"{server} #{action_id}: ?")
+    if source is None or not action_id.isdigit() or len(action_id) > 18 or verb not in ("confirm", "dismiss"):
+        return web.render(request, "error.html", status=404, message=f"{server[:100]} #{action_id[:20]}: ?")
+    # Carrying out a server ban is an admin's, as lifting one is; the rest a moderator's.
+    row = source.db.execute("SELECT detail FROM audit WHERE id = ? AND server = ?", (int(action_id), server)).fetchone()
+    step = json.loads(row["detail"]).get("step") or "" if row is not None else ""
+    web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, server)
     try:
         source.store.request_answer(int(action_id), verb, session.user, fields.get("reason", "").strip()[:300])
     except ProposalError as exc:
