@@ -16,6 +16,7 @@ bench:
 
 lint:
 	$(PYTHON) -m ruff check jailcore tests bench
+	$(PYTHON) -m mypy
 
 demo:
 	$(PYTHON) -m jailcore demo

@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 
 from jailcore.config import rulebooks
-from jailcore.config.netsettings import check_settings
+from jailcore.config.netsettings import Fail, check_settings
 from jailcore.config.tomllines import line_of, locate
 from jailcore.engine.catalogue import DEFAULT_CATALOGUE, Catalogue, Game, OnlineLimit
 from jailcore.engine.ladder import LadderError, parse_ladder
@@ -65,7 +65,7 @@ class Config:
         return rule is not None and rule.enabled
 
     @classmethod
-    def from_toml(cls, path: str | os.PathLike, env: Mapping[str, str] | None = None) -> Config:
+    def from_toml(cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Config:
         """The config in a file; a missing, unreadable, non-UTF-8 or empty file is a
         ConfigError too (an emptied file must not run a server on the defaults)."""
         try:
@@ -134,7 +134,7 @@ def _settings_schema(settings: type[RuleSettings]) -> dict[str, tuple[Any, Any]]
 RULES = {rule.key: rule.Settings for rule in ORDER}
 SCHEMA.update({key: _settings_schema(settings) for key, settings in RULES.items()})
 
-_ARRAYS = {
+_ARRAYS: dict[str, dict[str, tuple[Any, Any]]] = {
     "games.online_limit.limits": {
         "more_than": (int, None),
         "ref": (str, ""),
@@ -149,7 +149,7 @@ _ARRAYS = {
     },
 }
 
-DEFAULT_LIMITS = [
+DEFAULT_LIMITS: list[dict[str, Any]] = [
     {
         "more_than": 8,
         "ref": "5.17",
@@ -191,7 +191,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         m = re.search(r"line (\d+)", str(exc))
         raise ConfigError([f"{source}:{m.group(1) if m else '?'}: not valid TOML: {exc}"]) from None
 
-    def fail(path: tuple, why: str) -> None:
+    def fail(path: tuple[Any, ...], why: str) -> None:
         problems.append(f"{source}:{locate(text, path)}: {'.'.join(map(str, path))}: {why}")
 
     web = _web(data.pop("web", {}), fail)
@@ -246,7 +246,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     limits_raw = arrays.get("games.online_limit.limits")
     limits: list[OnlineLimit] = []
     for i, item in enumerate(limits_raw if limits_raw is not None else DEFAULT_LIMITS):
-        base = ("games", "online_limit", "limits", i)
+        base: tuple[Any, ...] = ("games", "online_limit", "limits", i)
         v = _check_table(base, item, _ARRAYS["games.online_limit.limits"], fail)
         if v["tag"] and v["tag"] not in KNOWN_TAGS:
             fail((*base, "tag"), f"unknown tag {v['tag']!r}; known: {', '.join(sorted(KNOWN_TAGS))}")
@@ -277,7 +277,8 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
             except LadderError as exc:
                 fail((*name.split("."), "ladder"), str(exc))
                 v["ladder"] = ()
-        rules[name] = settings(**{k: tuple(x) if isinstance(x, list) else x for k, x in v.items()})
+        fields: dict[str, Any] = {k: tuple(x) if isinstance(x, list) else x for k, x in v.items()}
+        rules[name] = settings(**fields)
 
     if problems:
         raise ConfigError(sorted(problems, key=line_of))
@@ -307,7 +308,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     )
 
 
-def _walk(node: dict, path: tuple, sections: dict, arrays: dict, fail) -> None:
+def _walk(node: dict[str, Any], path: tuple[Any, ...], sections: dict[str, Any], arrays: dict[str, Any], fail: Fail) -> None:
     """Sort the parsed TOML into known sections and arrays; anything else is an error."""
     name = ".".join(path)
     if name in SCHEMA:
@@ -352,7 +353,7 @@ def _type_error(spec: Any, value: Any) -> str | None:
     raise AssertionError(spec)
 
 
-def _check(path: tuple, key: str, given: dict, spec: tuple, fail) -> Any:
+def _check(path: tuple[Any, ...], key: str, given: dict[str, Any], spec: tuple[Any, ...], fail: Fail) -> Any:
     """One key of a table (or of one table of an array): its value, or its default after
     reporting why the given one is refused. A default of None means the key is required."""
     kind, default = spec
@@ -373,7 +374,7 @@ def _check(path: tuple, key: str, given: dict, spec: tuple, fail) -> Any:
     return float(value) if kind is float else value
 
 
-def _check_table(path: tuple, item: dict, schema: dict, fail) -> dict[str, Any]:
+def _check_table(path: tuple[Any, ...], item: dict[str, Any], schema: dict[str, Any], fail: Fail) -> dict[str, Any]:
     for extra in sorted(set(item) - set(schema)):
         fail((*path, extra), "unknown key")
     return {k: _check(path, k, item, spec, fail) for k, spec in schema.items()}
@@ -401,7 +402,7 @@ class WebConfig:
     users: Mapping[str, str] = attrs.field(factory=dict, repr=False)
 
 
-def _web(given: Any, fail) -> WebConfig:
+def _web(given: Any, fail: Fail) -> WebConfig:
     if not isinstance(given, dict):
         fail(("web",), "expected a table ([web])")
         return WebConfig()

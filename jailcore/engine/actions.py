@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -23,7 +24,7 @@ class Target:
     steamid: str
     name: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"userid": self.userid, "steamid": self.steamid, "name": self.name}
 
 
@@ -43,7 +44,7 @@ class Action:
     index: int | None = None
     by: str | None = None  # the admin behind it, for a CT ban an admin gave
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {
             "time": self.time,
             "round": self.round,
@@ -60,7 +61,7 @@ class Action:
         return out
 
     @classmethod
-    def from_json(cls, data: dict) -> Action:
+    def from_json(cls, data: dict[str, Any]) -> Action:
         target = data.get("target")
         fields = {k: data.get(k) for k in ("team", "minutes", "rounds", "amount", "index", "by")}
         return cls(
@@ -90,6 +91,10 @@ def _q(text: str) -> str:
     return f'"{clean_text(text)}"'
 
 
+def _words(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
 @attrs.frozen
 class Kind:
     """One word of the action vocabulary: what admins and players call it, how `tail`
@@ -105,7 +110,7 @@ class Kind:
     en: str
     colour: str
     command: Callable[[Action], str | None]
-    traits: frozenset[str] = attrs.field(converter=lambda words: frozenset(words.split()))
+    traits: frozenset[str] = attrs.field(converter=_words)
 
 
 def _target(action: Action) -> str:

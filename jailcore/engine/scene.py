@@ -98,7 +98,7 @@ class Scene:
         """A message to everyone under a rule (`jb_say`)."""
         return self.action("say", None, key, rule.ref, self.quoting(rule, text))
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         """The standing state as `replay --state`, MQTT and the web page show it."""
         s, ctx = self.state, self
         warden = ctx.warden

@@ -144,14 +144,14 @@ _convert.register_unstructure_hook_func(lambda t: t == _SEATS, lambda d: [_conve
 _convert.register_structure_hook_func(lambda t: t == _SEATS, lambda items, _: {s["userid"]: _convert.structure(s, Seat) for s in items})
 
 
-def dump(state: State) -> dict:
-    data = _convert.unstructure(state)
+def dump(state: State) -> dict[str, Any]:
+    data: dict[str, Any] = _convert.unstructure(state)
     data["rules"] = {key: _convert.unstructure(value) for key, value in state.rules.items()}
     data["version"] = VERSION
     return data
 
 
-def restore(data: dict, rule_states: dict[str, type]) -> State:
+def restore(data: dict[str, Any], rule_states: dict[str, type]) -> State:
     """A snapshot back into a `State`; `rule_states` names each rule's state class.
     Raises ValueError, naming what is wrong, for a snapshot that is not one of ours."""
     try:
@@ -161,7 +161,7 @@ def restore(data: dict, rule_states: dict[str, type]) -> State:
         raise ValueError(f"not a jailcore state snapshot: {notes}") from None
 
 
-def _restore(data: dict, rule_states: dict[str, type]) -> State:
+def _restore(data: dict[str, Any], rule_states: dict[str, type]) -> State:
     data = dict(data)
     if data.pop("version", 1) < VERSION:
         data = _from_v1(data)
@@ -186,8 +186,8 @@ _V1_RULES = {
 }
 
 
-def _from_v1(data: dict) -> dict:
-    rules: dict[str, dict] = {}
+def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
+    rules: dict[str, dict[str, Any]] = {}
     for key, fields in _V1_RULES.items():
         for old, new in fields.items():
             if old in data:

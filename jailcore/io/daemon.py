@@ -101,7 +101,6 @@ class Daemon:
         self.ready = asyncio.Event()
         self.exit_code = 0
         self.stop_reason: str | None = None
-        self.engine_errors = 0
         self.task_failures: list[str] = []  # "name: why" per failure a supervisor caught
         self.restart_delay = 0.1  # doubled at each failure of the same task within a minute
         self._dirty = False
@@ -137,7 +136,6 @@ class Daemon:
         try:
             actions = self.engine.handle(event)
         except Exception:  # an engine bug on one line must not stop enforcement
-            self.engine_errors += 1
             log.exception("the engine failed on %r; the line is skipped", record[:300])
             return
         self._dirty = True
