@@ -22,11 +22,12 @@ from jailcore.cli.tail import coloured, json_line, paint, safe
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.audit import AuditError, ban_left, connect, database
 from jailcore.io.store import Store, StoreError
+from jailcore.log.errors import AdminRequestError
 
 STEAMID = re.compile(r"STEAM_[01]:[01]:\d{1,10}|\[U:1:\d{1,10}\]")
 
 
-class CtbanError(Exception):
+class CtbanError(AdminRequestError):
     pass
 
 

@@ -23,6 +23,7 @@ from cattrs.errors import BaseValidationError
 from jailcore.cli.tail import coloured, json_line, json_object, mqtt_target, paint, safe
 from jailcore.config.config import Config, ConfigError, load
 from jailcore.engine.engine import Engine
+from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.io.audit import DAYS, AuditError, ban_left, connect, database
 from jailcore.log.logtime import moment
 
@@ -139,7 +140,7 @@ def standing(server: str, state: dict, config: Config, link: dict | None, source
     now = now or datetime.now()
     out = {**state, "server": server, "source": source, "link": link}
     rnd, special = state.get("round"), state.get("specialday")
-    rule = config.rules["specialday.cooldown"]
+    rule = config.settings_of(SpecialDayCooldown)
     if rule.enabled and isinstance(rnd, int) and isinstance(special, int):
         out["cooldown"] = {"rounds": rule.rounds, "next": special + rule.rounds, "left": max(0, special + rule.rounds - rnd)}
     else:

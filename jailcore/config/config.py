@@ -14,32 +14,27 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
 from jailcore.config import rulebooks
 from jailcore.config.netsettings import Fail, check_settings
 from jailcore.config.tomllines import line_of, locate
+from jailcore.engine.actions import Mode
 from jailcore.engine.catalogue import DEFAULT_CATALOGUE, Catalogue, Game, OnlineLimit
 from jailcore.engine.ladder import LadderError, parse_ladder
 from jailcore.engine.rules import ORDER
+from jailcore.engine.rules.base import Rule, SettingsT
 from jailcore.engine.settings import Ladder, RuleSettings
-
-
-class ConfigError(ValueError):
-    """The config file is wrong; `problems` lists each as `file:line: key: why`."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
+from jailcore.log.errors import ConfigError as ConfigError  # the family is the config's own error: callers import it from here
 
 
 @attrs.frozen
 class Config:
     server_name: str
     language: str
-    mode: str
+    mode: Mode
     ladder_reset: str
     rcon_host: str
     rcon_port: int
@@ -63,6 +58,10 @@ class Config:
     def on(self, key: str) -> bool:
         rule = self.rules.get(key)
         return rule is not None and rule.enabled
+
+    def settings_of(self, rule: type[Rule[SettingsT, Any]]) -> SettingsT:
+        """One rule's settings, typed as that rule declares them (`rules` holds the base class)."""
+        return cast(SettingsT, self.rules[rule.key])
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Config:

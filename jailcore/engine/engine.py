@@ -49,7 +49,7 @@ class Engine:
         self.ctx = Context(config, self.state)
         # Set when the shim's seq jumps or it says hello: the daemon asks `jb_status`.
         self.resync_wanted = False
-        self._last: ev.Event | None = None
+        self._last: ev.Parsed | None = None
         self._hud_key: tuple[Any, ...] | None = None  # what the HUD showed, cheaper to compare than its text
         self.reconfigure(config)
 
@@ -63,7 +63,7 @@ class Engine:
         self.books = Bookkeeping(self.ctx, self.rules)
         enabled = [rule for rule in self.rules if rule.settings.enabled]
         self._tickers = [rule.tick for rule in enabled if rule.ticks]
-        routes: dict[type[ev.Event], tuple[list[Veto], Callable[..., Any] | None, list[Handler], Callable[..., Any] | None]] = {}
+        routes: dict[type, tuple[list[Veto], Callable[..., Any] | None, list[Handler], Callable[..., Any] | None]] = {}
         types = {t for rule in enabled for t in (*rule.handlers, *rule.vetoers)} | set(self.books.before) | set(self.books.after) | {ev.ShimHello}
         for t in types:
             vetoes = [getattr(r, name) for r in enabled for name in r.vetoers.get(t, ())]
@@ -74,9 +74,9 @@ class Engine:
     def needed_kinds(self) -> frozenset[str]:
         """The event kinds that some enabled rule or the bookkeeping reads: the parser
         need not build the others."""
-        return frozenset(t.kind for t in self._routes)
+        return frozenset(t.kind for t in self._routes if issubclass(t, ev.Event))
 
-    def handle(self, event: ev.Event) -> list[Action]:
+    def handle(self, event: ev.Parsed) -> list[Action]:
         route = self._routes.get(type(event))
         if route is None:
             return []
@@ -173,7 +173,7 @@ class Engine:
 
     # -- inside --------------------------------------------------------------------------
 
-    def _same_as_saved(self, event: ev.Event) -> bool:
+    def _same_as_saved(self, event: ev.Parsed) -> bool:
         """The first line after a restore, compared with the last one before the snapshot."""
         same = repr(event) == self.state.last_line
         self.state.last_line = None

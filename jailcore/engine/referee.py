@@ -17,6 +17,8 @@ from typing import Any
 
 import attrs
 
+from jailcore.log.errors import InputError
+
 ALPHABET = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2060\ufeff]")
 _SPACES = re.compile(r"\s+")
@@ -46,7 +48,7 @@ _OPS: dict[type[ast.operator], Callable[[float, float], float]] = {
 }
 
 
-class NotArithmetic(ValueError):
+class NotArithmetic(InputError):
     pass
 
 

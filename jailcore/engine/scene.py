@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Action, ActionKind, Target
 from jailcore.engine.catalogue import Game
 from jailcore.engine.messages import say
 from jailcore.engine.state import CT, Seat, State, T
@@ -90,7 +90,7 @@ class Scene:
         ref = rule if isinstance(rule, str) else rule.ref
         return say(self.lang, "rule", ref=ref, text=text)
 
-    def action(self, kind: str, seat: Seat | None, rule: str, ref: str, reason: str, **extra: Any) -> Action:
+    def action(self, kind: ActionKind, seat: Seat | None, rule: str, ref: str, reason: str, **extra: Any) -> Action:
         target = Target(seat.userid, seat.steamid, seat.name) if seat else None
         return Action(self.state.time, self.state.round, kind, target, rule, ref, reason, **extra)
 

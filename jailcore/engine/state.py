@@ -16,6 +16,7 @@ import attrs
 import cattrs
 
 from jailcore.log import events as ev
+from jailcore.log.errors import StateError
 
 CT, T = ev.CT, ev.T
 PLAYING = (CT, T)
@@ -137,6 +138,10 @@ class State:
         return [p for p in self.players.values() if p.team == team and (p.alive or not alive_only)]
 
 
+class SnapshotError(StateError, ValueError):
+    """A state snapshot that is not one of ours."""
+
+
 _convert = cattrs.Converter()
 _SEATS = dict[int, Seat]
 # Seats are written as a list (each carries its userid), as version 1 wrote them.
@@ -153,12 +158,12 @@ def dump(state: State) -> dict[str, Any]:
 
 def restore(data: dict[str, Any], rule_states: dict[str, type]) -> State:
     """A snapshot back into a `State`; `rule_states` names each rule's state class.
-    Raises ValueError, naming what is wrong, for a snapshot that is not one of ours."""
+    Raises SnapshotError (a ValueError), naming what is wrong, for a snapshot that is not one of ours."""
     try:
         return _restore(data, rule_states)
     except (cattrs.BaseValidationError, TypeError, KeyError, AttributeError) as exc:
         notes = "; ".join(cattrs.transform_error(exc)) if isinstance(exc, cattrs.BaseValidationError) else repr(exc)
-        raise ValueError(f"not a jailcore state snapshot: {notes}") from None
+        raise SnapshotError(f"not a jailcore state snapshot: {notes}") from None
 
 
 def _restore(data: dict[str, Any], rule_states: dict[str, type]) -> State:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from jailcore.config.config import Config
 from jailcore.io.store import check_ours, pardons_for
+from jailcore.log.errors import AuditError
 from jailcore.log.logtime import seconds_between
 
 DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
@@ -21,12 +22,6 @@ DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["
 
 _DURATION = re.compile(r"(\d+)\s*([smhdw])")
 
-
-
-class AuditError(Exception):
-    """The state database cannot be read as asked: the message says why, for an admin."""
-
-    pass
 
 
 
@@ -67,7 +62,8 @@ def since_time(text: str, now: datetime | None = None) -> str:
 
 
 def where(args: argparse.Namespace) -> tuple[str, list]:
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[int | str] = []
     player = getattr(args, "player", None)
     if player:
         bare = player.lstrip("#")
@@ -143,7 +139,7 @@ def standing(db: sqlite3.Connection, keys: set[str], config: Config, server: str
         for counter, reached in sorted(snap.get("ladders", {}).items()):
             rule, _, key = counter.partition("|")
             if key in keys:
-                ladder = config.rules[rule].ladder if rule in config.rules else ()
+                ladder = getattr(config.rules[rule], "ladder", ()) if rule in config.rules else ()
                 nxt = str(ladder[min(reached, len(ladder) - 1)]) if ladder else None
                 out.append({"server": row["server"], "rule": rule, "offences": reached, "next": nxt})
         for key, ban in sorted(snap.get("ctbans", {}).items()):

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
-from jailcore.engine.actions import Action, kinds_that, render, with_id
+from jailcore.engine.actions import Action, AuditStatus, kinds_that, render, with_id
 from jailcore.engine.actions import kind_name as step_name
 from jailcore.engine.engine import Engine
 from jailcore.io.logsource import AllowList, UdpLog, follow_file, listen_udp
@@ -46,6 +46,7 @@ from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
 from jailcore.io.requests import Requests
 from jailcore.io.store import Store, StoreError
 from jailcore.log import events as ev
+from jailcore.log.errors import LimitError
 from jailcore.log.parse import LogParser
 
 log = logging.getLogger("jailcore")
@@ -166,17 +167,22 @@ class Daemon:
             return
 
     def dispatch(self, action: Action) -> None:
-        if action.action not in _RECORDED:  # what is shown, not decided: the display, the door's copy of a ban
+        try:
             command = render(action)
+        except LimitError as exc:  # a template bug, not a player's text (texts are capped): this one is refused, the rest go on
+            log.error("%s for %s not sent: %s", action.action, action.rule, exc)
+            if action.action in _RECORDED:
+                self.store.record(self.server, action, self.engine.day, None, "failed")
+            return
+        if action.action not in _RECORDED:  # what is shown, not decided: the display, the door's copy of a ban
             key = "hud" if action.action == "hud" else f"door:{action.target.userid if action.target else 0}"
             if self.config.mode != "observe" and command is not None:
                 self.outbox.put(None, command, key=key, meta=(action, self.epoch))
             return
         mode = self.config.mode
-        command = render(action)
         day = self.engine.day
         if mode == "observe" or command is None:
-            status = "observed" if mode == "observe" else "delivered"
+            status: AuditStatus = "observed" if mode == "observe" else "delivered"
             row_id = self.store.record(self.server, action, day, command, status)
             self._tell(action, command, status, row_id)
             return
@@ -208,14 +214,14 @@ class Daemon:
                 return f"{t.name} #{t.userid} is no longer on the server"
         return None
 
-    def _tell(self, action: Action, command: str | None, status: str, row_id: int) -> None:
+    def _tell(self, action: Action, command: str | None, status: AuditStatus, row_id: int) -> None:
         if self.on_action is not None:
             self.on_action(action, command, status)
         if self.mqtt is not None:
             self.mqtt.publish(f"jailcore/{self.server}/actions", {"server": self.server, "id": row_id, "status": status, **action.to_json()})
             t = action.target
             ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid)) if t is not None else None
-            if action.action == "ctban" and ban is not None and really_given(status):  # lifted meanwhile: nothing to share
+            if action.action == "ctban" and t is not None and ban is not None and really_given(status):  # lifted meanwhile: nothing to share
                 self.mqtt.publish(CTBANS, {
                     "id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
                     "until": ban.until if ban else None, "rounds": ban.rounds if ban else None, "ref": action.ref, "reason": action.reason,

@@ -13,9 +13,10 @@ import re
 from collections.abc import Callable
 
 from jailcore.log import events as ev
+from jailcore.log.errors import ProtocolError
 
 
-class Malformed(ValueError):
+class Malformed(ProtocolError, ValueError):
     """The peer (the game server, or whoever wrote the file) sent something unreadable."""
 
 

@@ -17,13 +17,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+from jailcore.log.errors import PluginError
+
 ROOT = Path(__file__).resolve().parents[2] / "sourcemod_bridge"
 SCRIPTING = ROOT / "scripting"
 MAIN = SCRIPTING / "jailcore_bridge.sp"
 TRANSLATIONS = ROOT / "translations"
 
 
-class BuildError(RuntimeError):
+class BuildError(PluginError, RuntimeError):
     pass
 
 

@@ -12,6 +12,7 @@ import struct
 
 import attrs
 
+from jailcore.log.errors import PluginError
 from jailcore.sim import smtext
 from jailcore.sim.smcore import CHAT, CONSOLE, describe, read_flags
 from jailcore.sim.world import Client
@@ -26,7 +27,7 @@ FEATURE_AVAILABLE, FEATURE_UNKNOWN = 0, 2
 AUTH_ENGINE, AUTH_STEAM2, AUTH_STEAM3, AUTH_STEAMID64 = range(4)
 
 
-class NativeError(Exception):
+class NativeError(PluginError):
     pass
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import attrs
 
+from jailcore.log.errors import PluginError
+
 LADJUST, ZEROPAD, UPPER = 1, 2, 4
 ENGLISH = "en"
 
@@ -188,7 +190,7 @@ class Phrase:
     params: int  # how many arguments the phrase takes (its #format count)
 
 
-class PhraseError(ValueError):
+class PhraseError(PluginError, ValueError):
     pass
 
 

@@ -29,6 +29,7 @@ from starlette.templating import Jinja2Templates
 from jailcore.config.config import WebConfig
 from jailcore.io.audit import AuditError
 from jailcore.io.store import PardonError
+from jailcore.log.errors import AdminRequestError
 from jailcore.web import data
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok
 from jailcore.web.charts import hbars, stacked
@@ -66,7 +67,7 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with)
 
 
-class Forbidden(Exception):
+class Forbidden(AdminRequestError):
     pass
 
 

@@ -18,15 +18,17 @@ import attrs
 
 from jailcore.config.config import Config
 from jailcore.engine.engine import Engine
+from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.io.audit import standing, where
 from jailcore.io.store import PARDONABLE, Store, pardons_for
+from jailcore.log.errors import ConfigError
 from jailcore.log.events import player_key
 from jailcore.log.logtime import moment
 
 _PERSONAL = ("STEAM_", "[U:")
 
 
-class SourceError(ValueError):
+class SourceError(ConfigError):
     pass
 
 
@@ -344,7 +346,7 @@ def servers(sources: Sources, now: datetime) -> list[dict]:
             state = engine.public_state()
             pending = source.db.execute("SELECT COUNT(*), MIN(time) FROM audit WHERE server = ? AND status = 'pending'", (server,)).fetchone()
             last = snapshot.get("time") or row["updated"]
-            cooldown = config.rules["specialday.cooldown"].rounds
+            cooldown = config.settings_of(SpecialDayCooldown).rounds
             special = state["specialday"]
             state.update({
                 "server": server,
