@@ -71,7 +71,7 @@ def server_names(db: sqlite3.Connection) -> list[str]:
 
 def expired(until: str | None, rounds: int | None, now: str | None) -> bool:
     """A ban that ran out but is still in the snapshot (the engine drops it at its next look)."""
-    return (until is not None and bool(now) and until <= now) or (rounds is not None and rounds <= 0)
+    return bool(until is not None and now and until <= now) or (rounds is not None and rounds <= 0)
 
 
 # -- gathering --------------------------------------------------------------------------------
@@ -179,7 +179,9 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     lines = [f"{head}  " + " · ".join(parts)]
     day = s.get("day")
     dayname = DAYS[lang][(day - 1) % 7] if isinstance(day, int) and day > 0 else "-"
-    online = s.get("online") if isinstance(s.get("online"), dict) else {}
+    online = s.get("online")
+    if not isinstance(online, dict):
+        online = {}
     freeday = ", freeday" if s.get("freeday") else ""
     lines.append(safe(f"  day {day} ({dayname}), week {s.get('week')}, round {s.get('round')}, map {s.get('map') or '-'}{freeday}; "
                       f"online T {online.get('T', '?')} / CT {online.get('CT', '?')}"))

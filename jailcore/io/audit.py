@@ -8,8 +8,10 @@ import json
 import os
 import re
 import sqlite3
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from jailcore.config.config import Config
 from jailcore.io.store import check_ours, pardons_for
@@ -97,7 +99,7 @@ def name_matches(row: sqlite3.Row, player: str | None) -> bool:
 
 
 
-def as_json(row: sqlite3.Row, pardon: sqlite3.Row | None = None) -> dict:
+def as_json(row: sqlite3.Row, pardon: sqlite3.Row | Mapping[str, Any] | None = None) -> dict:
     out = json.loads(row["detail"])
     out.update({"id": row["id"], "server": row["server"], "day": row["day"], "status": row["status"], "reply": row["reply"]})
     out["command"] = row["command"]

@@ -9,6 +9,7 @@ SourceMod's wording, and abort the callback as they do on a server.
 from __future__ import annotations
 
 import struct
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -46,7 +47,13 @@ def steam3(steam2: str) -> str:
     return f"[U:1:{int(z) * 2 + int(y)}]"
 
 
-class Natives:
+if TYPE_CHECKING:
+    from jailcore.sim.hostface import Host as _Host
+else:
+    _Host = object  # the host is `smhost.PluginHost`: these methods are mixed into it
+
+
+class Natives(_Host):
     # -- memory -----------------------------------------------------------------------------------
 
     def cell(self, addr: int) -> int:
@@ -105,9 +112,9 @@ class Natives:
             index = self.cell(addr)
             if index == 0:
                 return b"Console" if conv == "N" else describe(None).encode()
-            if not 1 <= index <= self.world.max_clients or self.world.slot(index) is None:
+            found = self.world.slot(index) if 1 <= index <= self.world.max_clients else None
+            if found is None:
                 raise NativeError(f"Client index {index} is invalid")
-            found = self.world.slot(index)
             return found.name.encode() if conv == "N" else describe(found).encode()
         return self.string(addr)
 

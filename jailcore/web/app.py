@@ -21,10 +21,11 @@ import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
+from starlette.types import ASGIApp
 
 from jailcore.config.config import WebConfig
 from jailcore.io.audit import AuditError
@@ -84,7 +85,7 @@ class Web:
         self.templates.env.globals["urlencode"] = urlencode
         self.stopping = False
 
-    def app(self) -> Starlette:
+    def app(self) -> ASGIApp:
         routes = [
             Route("/", lambda r: RedirectResponse("/live", 303)),
             Route("/login", self.login_page, methods=["GET"]),
@@ -125,7 +126,7 @@ class Web:
         lang = request.cookies.get(LANG_COOKIE)
         return Words(lang if lang in LANGS else self.settings.language)
 
-    def render(self, request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
+    def render(self, request: Request, template: str, status: int = 200, **context) -> Response:
         session = self.session(request) or getattr(request.state, "new_session", None)
         context.update(request=request, t=self.words(request), session=session,
                        admin=session.user if session is not None else None, public=self.settings.public, path=request.url.path)
@@ -226,7 +227,7 @@ class Web:
         cursor = request.headers.get("last-event-id") or request.query_params.get("cursor", "")
         watch = data.start_watch(self.sources, filters, cursor)
         t = self.words(request)
-        row = self.templates.get_template("_entry.html").module.entry  # the same markup as the page's
+        row = getattr(self.templates.get_template("_entry.html").module, "entry")  # noqa: B009  the same markup as the page's
 
         async def stream():
             yield "retry: 1000\n\n"
@@ -300,12 +301,14 @@ class Web:
 
     async def pardon(self, request: Request) -> Response:
         session = self.admin(request)
-        fields = await self.form(request, session)
+        fields = await self.form(request, session)  # refuses a request without an admin's session
         server, action_id = fields.get("server", ""), fields.get("id", "")
         entry = data.find(self.sources, server, int(action_id)) if action_id.isdigit() else None
-        if entry is None:
-            return self.render(request, "error.html", status=404, message=f"{server} #{action_id}: ?")
         source = self.sources.of(server)
+        if entry is None or source is None:
+            return self.render(request, "error.html", status=404, message=f"{server} #{action_id}: ?")
+        if session is None or session.user is None:
+            raise Forbidden("not an admin")
         try:
             source.store.request_pardon(entry["id"], session.user, fields.get("reason", "").strip()[:300])
         except PardonError as exc:

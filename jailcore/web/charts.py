@@ -24,7 +24,7 @@ def stacked(dates: list[str], series: dict[str, list[int]]) -> dict:
     slot = (WIDTH - LEFT) / max(len(dates), 1)
     bars = []
     for i, day in enumerate(dates):
-        y = HEIGHT - BOTTOM
+        y: float = HEIGHT - BOTTOM
         for j, name in enumerate(names):
             n = series[name][i]
             if not n:

@@ -275,6 +275,7 @@ def find_players(sources: Sources, query: str, limit: int = 50) -> list[dict]:
     if not query:
         return []
     bare = query.lstrip("#")
+    params: list[int | str]
     if bare.isdigit():
         clause, params = "userid = ?", [int(bare)]
     elif _personal(query):
