@@ -144,3 +144,22 @@ async def test_a_cancelled_reply_reader_ends_cancelled():
     finally:
         await client.close()
         await sim.stop()
+
+
+def test_every_error_of_ours_has_the_one_root():
+    import importlib
+    import inspect
+    import pkgutil
+
+    import jailcore
+
+    ours = []
+    for info in pkgutil.walk_packages(jailcore.__path__, "jailcore."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        ours += [cls for _, cls in inspect.getmembers(module, inspect.isclass)
+                 if issubclass(cls, BaseException) and cls.__module__ == info.name]
+    assert len(ours) >= 17 + 9  # the seventeen of before, the root and its families, the snapshot's
+    strays = [f"{cls.__module__}.{cls.__qualname__}" for cls in ours if not issubclass(cls, JailcoreError)]
+    assert not strays, f"errors outside the tree: {strays}"
