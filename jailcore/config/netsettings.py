@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+from jailcore.log.numbers import whole
+
 # Reports one refused value: its path in the file (section, key, index...) and why.
 Fail = Callable[[tuple[Any, ...], str], None]
 
@@ -51,7 +53,7 @@ def _listen_error(listen: str) -> str | None:
     host, colon, port = listen.rpartition(":")
     if not colon:
         return f"expected host:port (like 0.0.0.0:27500), got {listen!r}"
-    if not port.isdigit() or int(port) > 65535:
+    if whole(port, 0, 65535) is None:
         return f"the port must be a number from 0 to 65535, got {port!r}"
     host = host.strip()
     bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host

@@ -25,19 +25,20 @@ MAX_TEXT = 255
 # The plugin's CT ban record (`jb_ctban_set`) holds a shorter reason and admin name.
 MAX_DOOR_REASON = 127  # char reason[128]
 MAX_DOOR_BY = 63  # char by[64]
+DOOR_MAX_SECONDS = 366 * 86400
 
 # The server's modes: act on the rules, advise (tell, punish nothing), or only watch.
 Mode = Literal["enforce", "advise", "observe"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 
 # What the audit log says became of an action.
-AuditStatus = Literal["pending", "delivered", "failed", "expired", "observed", "advised"]
+AuditStatus = Literal["pending", "delivered", "failed", "expired", "unanswered", "dropped", "observed", "advised"]
 AUDIT_STATUSES: tuple[AuditStatus, ...] = get_args(AuditStatus)
 
 # The words of VOCABULARY below, for the type checker; a test holds the two equal.
 ActionKind = Literal[
     "warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay", "money", "respawn", "freeday",
-    "cancel", "say", "hud", "unctban", "unban", "offer", "door",
+    "cancel", "say", "hud", "unctban", "unban", "pardon", "offer", "door",
 ]
 
 
@@ -127,7 +128,9 @@ class Kind:
     `replay` prints); `audited` written to the audit log (the rest is only shown);
     `round` it makes sense only in the round it was decided (the outbox expires it after);
     `pardonable` a punishment a pardon takes back; `advisory` advise mode sends it as it
-    is; `feed` the admins online are told of it."""
+    is; `feed` the admins online are told of it; `offline` it acts on a steamid, not on a
+    player online, so his absence does not expire it (an unban: a banned player is never
+    on the server)."""
 
     ru: str
     en: str
@@ -162,7 +165,9 @@ def _door(action: Action) -> str | None:
     """The shim's copy of a CT ban: seconds left, 0 for one in rounds or for ever."""
     if action.target is None:
         return None
-    seconds = int(action.minutes or 0) * 60
+    # The shim keeps GetTime() + seconds in a 32-bit cell: a longer ban is held for a year
+    # at a time (the daemon, which keeps the ban, hands it over again at every connect).
+    seconds = min(int(action.minutes or 0) * 60, DOOR_MAX_SECONDS)
     return f"jb_ctban_set #{action.target.userid} {seconds} {_q(action.reason, MAX_DOOR_REASON)} {_q(action.by or 'jailcore', MAX_DOOR_BY)}"
 
 
@@ -188,7 +193,9 @@ VOCABULARY: dict[ActionKind, Kind] = {
     "hud": Kind("табло", "display", "0", _to_everyone("jb_hud {reason}"), "round advisory"),
     # What admins and the door need: not enforcements themselves.
     "unctban": Kind("снятие запрета за КТ", "CT ban lifted", "32", _to_player("jb_ctban_clear {uid}"), "audited"),
-    "unban": Kind("разбан", "unban", "32", lambda a: f"jb_unban {_q(a.target.steamid)}" if a.target else None, "audited"),
+    "unban": Kind("разбан", "unban", "32", lambda a: f"jb_unban {_q(a.target.steamid)}" if a.target else None, "audited offline"),
+    # A pardon told to the player: its own word, never counted as a punishment nor pardoned.
+    "pardon": Kind("помилование", "pardon", "32", _to_player("jb_warn {uid} {reason}"), "audited"),
     "offer": Kind("выбор", "choice", "36", _to_player("jb_fk_offer {uid} {reason}"), "audited round"),
     "door": Kind("запрет за КТ в игре", "CT ban at the door", "0", _door, ""),
 }

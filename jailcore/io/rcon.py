@@ -271,11 +271,18 @@ def is_shim_reply(reply: str) -> bool:
 class Item:
     __slots__ = ("attempts", "command", "future", "key", "meta", "sent_at", "tag")
 
-    def __init__(self, tag: object, command: str, key: str | None, meta: Any):
+    def __init__(self, tag: int | None, command: str, key: str | None, meta: Any):
         self.tag, self.command, self.key, self.meta = tag, command, key, meta
         self.attempts = 0
         self.future: asyncio.Future | None = None
         self.sent_at = 0.0
+
+
+def _lapsed(item: Item) -> AuditStatus:
+    """A command whose moment passed: `expired` if it never left, `unanswered` if it was
+    sent and its answer never came (the server may have run it; the shim's id memory made
+    a re-send safe, but it is not re-sent late)."""
+    return "unanswered" if item.sent_at else "expired"
 
 
 class Outbox:
@@ -283,8 +290,9 @@ class Outbox:
 
     `on_result(item, status, reply)` is called once per command: status `delivered` (the
     shim's `ok` / `ok dup`), `failed` (`error:`, an answer that is not the shim's, or no
-    answer after `tries` sendings) or `expired` (`expired(item)` gave a reason before it
-    was sent). `after_send()` runs right after each batch is written, in the same step (the
+    answer after `tries` sendings), `expired` (`expired(item)` gave a reason before it
+    was sent) or `unanswered` (it gave one after the command was sent and its answer was
+    lost with the session). `after_send(batch)` runs right after each batch is written, in the same step (the
     daemon commits the audit rows there: the disk never delays a command)."""
 
     def __init__(
@@ -292,7 +300,7 @@ class Outbox:
         client: RconClient,
         on_result: Callable[[Item, str, str | None], None] | None = None,
         expired: Callable[[Item], str | None] | None = None,
-        after_send: Callable[[], None] | None = None,
+        after_send: Callable[[list[Item]], None] | None = None,
         tries: int = 3,
         window: int = 64,
     ):
@@ -309,7 +317,7 @@ class Outbox:
         self.idle.set()
         client.on_change = self.wake
 
-    def put(self, tag: object, command: str, key: str | None = None, meta: Any = None) -> None:
+    def put(self, tag: int | None, command: str, key: str | None = None, meta: Any = None) -> None:
         """Queue a command; one with a `key` replaces a queued, unsent one with the same key
         (only the newest display line is worth sending)."""
         if key is not None:
@@ -323,6 +331,9 @@ class Outbox:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def last(self) -> Item:
+        return self._queue[-1]
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -345,7 +356,7 @@ class Outbox:
                 continue
             reason = self.expired(item) if self.expired is not None else None
             if reason is not None:
-                self._finish(item, "expired", reason)
+                self._finish(item, _lapsed(item), reason)
                 continue
             batch.append(item)
         if not batch:
@@ -355,7 +366,7 @@ class Outbox:
             item.future, item.sent_at = future, now
             future.add_done_callback(functools.partial(self._answered, item))
         if self.after_send is not None:
-            self.after_send()
+            self.after_send(batch)
 
     def sweep(self) -> None:
         """Drop the waiting commands whose moment has passed (a round ended, a player left)."""
@@ -365,7 +376,19 @@ class Outbox:
             if item.future is None:
                 reason = self.expired(item)
                 if reason is not None:
-                    self._finish(item, "expired", reason)
+                    self._finish(item, _lapsed(item), reason)
+
+    def drop(self, why: Callable[[Item], str | None], status: AuditStatus = "dropped") -> int:
+        """Take out the waiting commands `why` gives a reason for (the config changed under
+        them); each is reported with that status and reason. Those in flight stay."""
+        dropped = 0
+        for item in list(self._queue):
+            if item.future is None:
+                reason = why(item)
+                if reason is not None:
+                    self._finish(item, status, reason)
+                    dropped += 1
+        return dropped
 
     def _answered(self, item: Item, future: asyncio.Future) -> None:
         if item.future is not future or future.cancelled():
