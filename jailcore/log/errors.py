@@ -8,10 +8,10 @@ base (`ValueError`...), so no existing `except` changes meaning.
 
     JailcoreError
     ├── ConfigError        a config file or a setting (config.ConfigError is this one; LadderError)
-    ├── StateError         the state database or a snapshot (StoreError, SnapshotError)
+    ├── StateError         the state database or a snapshot (StoreError, LockedError, SnapshotError)
     ├── AuditError         the audit log cannot be read as asked
     ├── ProtocolError      what a peer sent is not what the protocol says (Malformed log lines,
-    │                      RconProtocolError)
+    │                      RconProtocolError, LogFileError)
     ├── LinkError          a peer is not there (RconUnavailable, RconAuthError, NetworkError)
     ├── LimitError         a value past a hard limit (a console command over 511 bytes)
     ├── AdminRequestError  an admin's request refused (PardonError, CtbanError, Forbidden,
