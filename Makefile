@@ -13,6 +13,7 @@ bench:
 	$(PYTHON) bench/memory_bench.py
 	$(PYTHON) bench/story_size.py
 	@if [ -f bench/live_bench.py ]; then $(PYTHON) bench/live_bench.py; fi
+	$(PYTHON) bench/web_bench.py
 
 lint:
 	$(PYTHON) -m ruff check jailcore tests bench

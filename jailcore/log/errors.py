@@ -7,15 +7,17 @@ catches `JailcoreError`. Families that stood in for a built-in before keep it as
 base (`ValueError`...), so no existing `except` changes meaning.
 
     JailcoreError
-    ├── ConfigError        a config file or a setting (config.ConfigError is this one; LadderError)
+    ├── ConfigError        a config file or a setting (config.ConfigError is this one; LadderError,
+    │                      the web page's SourceError and EditError)
     ├── StateError         the state database or a snapshot (StoreError, LockedError, SnapshotError)
     ├── AuditError         the audit log cannot be read as asked
     ├── ProtocolError      what a peer sent is not what the protocol says (Malformed log lines,
     │                      RconProtocolError, LogFileError)
     ├── LinkError          a peer is not there (RconUnavailable, RconAuthError, NetworkError)
-    ├── LimitError         a value past a hard limit (a console command over 511 bytes)
-    ├── AdminRequestError  an admin's request refused (PardonError, CtbanError, Forbidden,
-    │                      SourceError)
+    ├── LimitError         a value past a hard limit (a console command over 511 bytes, a
+    │                      web form too large: TooLarge)
+    ├── AdminRequestError  an admin's request refused (PardonError, CtbanError, the web
+    │                      page's Forbidden and NotAllowed)
     ├── InputError         what a player typed is not what was asked (NotArithmetic)
     └── PluginError        the SourceMod plugin in the simulated host (BuildError, NativeError,
                            PhraseError)
