@@ -17,6 +17,7 @@ bench:
 
 lint:
 	$(PYTHON) -m ruff check jailcore tests bench
+	$(PYTHON) -m mypy
 
 demo:
 	$(PYTHON) -m jailcore demo

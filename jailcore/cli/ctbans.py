@@ -23,12 +23,13 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.engine.admin import MAX_MINUTES, MAX_ROUNDS
 from jailcore.io.audit import AuditError, ban_left, connect, database
 from jailcore.io.store import Store, StoreError
+from jailcore.log.errors import AdminRequestError
 from jailcore.log.events import account, same_account
 
 STEAMID = re.compile(r"STEAM_[01]:[01]:[0-9]{1,10}|\[U:1:[0-9]{1,10}\]|7656119[0-9]{10}")
 
 
-class CtbanError(Exception):
+class CtbanError(AdminRequestError):
     pass
 
 

@@ -23,6 +23,7 @@ from cattrs.errors import BaseValidationError
 from jailcore.cli.tail import coloured, json_line, json_object, mqtt_target, paint, safe
 from jailcore.config.config import Config, ConfigError, load
 from jailcore.engine.engine import Engine
+from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.io.audit import DAYS, AuditError, ban_left, connect, database
 from jailcore.log.logtime import moment
 
@@ -71,7 +72,7 @@ def server_names(db: sqlite3.Connection) -> list[str]:
 
 def expired(until: str | None, rounds: int | None, now: str | None) -> bool:
     """A ban that ran out but is still in the snapshot (the engine drops it at its next look)."""
-    return (until is not None and bool(now) and until <= now) or (rounds is not None and rounds <= 0)
+    return bool(until is not None and now and until <= now) or (rounds is not None and rounds <= 0)
 
 
 # -- gathering --------------------------------------------------------------------------------
@@ -147,7 +148,7 @@ def standing(server: str, state: dict, config: Config, link: dict | None, source
     now = now or datetime.now()
     out = {**state, "server": server, "source": source, "link": link}
     rnd, special = state.get("round"), state.get("specialday")
-    rule = config.rules["specialday.cooldown"]
+    rule = config.settings_of(SpecialDayCooldown)
     if rule.enabled and isinstance(rnd, int) and isinstance(special, int):
         out["cooldown"] = {"rounds": rule.rounds, "next": special + rule.rounds, "left": max(0, special + rule.rounds - rnd)}
     else:
@@ -189,7 +190,9 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     head = paint(safe(s["server"]), "1", colour)
     if s.get("error"):
         return f"{head}  {paint(safe(s['error']), '31;1', colour)}"
-    daemon = s.get("daemon") if isinstance(s.get("daemon"), dict) else {}
+    daemon = s.get("daemon")
+    if not isinstance(daemon, dict):
+        daemon = {}
     if daemon.get("word") == "lost":
         return f"{head}  " + paint(safe(f"daemon lost: {daemon.get('why')}"), "31;1", colour)
     link = s.get("link") or {}
@@ -213,7 +216,9 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     lines = [f"{head}  " + " · ".join(parts)]
     day = s.get("day")
     dayname = DAYS[lang][(day - 1) % 7] if isinstance(day, int) and day > 0 else "-"
-    online = s.get("online") if isinstance(s.get("online"), dict) else {}
+    online = s.get("online")
+    if not isinstance(online, dict):
+        online = {}
     freeday = ", freeday" if s.get("freeday") else ""
     lines.append(safe(f"  day {day} ({dayname}), week {s.get('week')}, round {s.get('round')}, map {s.get('map') or '-'}{freeday}; "
                       f"online T {online.get('T', '?')} / CT {online.get('CT', '?')}"))

@@ -13,6 +13,8 @@ import re
 import sqlite3
 import sys
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from jailcore.config.config import Config, ConfigError
 from jailcore.engine.actions import VOCABULARY
@@ -56,7 +58,7 @@ def paint(text: str, code: str | None, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
 
 
-def human(row: sqlite3.Row, colour: bool, lang: str = "ru", pardon: sqlite3.Row | None = None) -> str:
+def human(row: sqlite3.Row, colour: bool, lang: str = "ru", pardon: sqlite3.Row | Mapping[str, Any] | None = None) -> str:
     when = safe(row["time"].replace("T", " "))
     day = row["day"]
     dayname = DAYS[lang][(day - 1) % 7] if day else "-"

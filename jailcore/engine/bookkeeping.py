@@ -26,7 +26,7 @@ STOP = object()
 
 
 class Bookkeeping:
-    def __init__(self, ctx: Context, rules: Iterable[Rule]):
+    def __init__(self, ctx: Context, rules: Iterable[Rule[Any, Any]]):
         self.ctx = ctx
         self.rules = list(rules)
         self.before: dict[type, Callable[[Any], Any]] = {
@@ -270,7 +270,7 @@ class Bookkeeping:
     def _last_request(self, e: ev.LastRequest) -> None:
         self.ctx.state.last_request = True
 
-    def reconcile(self, status: dict) -> None:
+    def reconcile(self, status: dict[str, Any]) -> None:
         """The players, teams and warden as the shim's `jb_status` reply has them (after a
         restart or lost lines)."""
         s = self.ctx.state

@@ -71,7 +71,7 @@ def _minutes(ctx: Scene, p: Proposal) -> int:
     return max(1, rule.confirm_minutes) if rule is not None else 0
 
 
-def public(ctx: Scene) -> list[dict]:
+def public(ctx: Scene) -> list[dict[str, object]]:
     """The waiting proposals, as the standing state shows them."""
     return [{"number": p.number, "rule": p.rule, "ref": p.ref, "step": p.step, "steamid": p.steamid, "name": p.name,
              "reason": p.reason, "round": p.round, "time": p.time, "expires": p.expires, "round_only": p.round_only}

@@ -17,7 +17,7 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from jailcore.engine.actions import Action, clean_text, kind_name
+from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name
 from jailcore.engine.ladder import parse_step
 from jailcore.io.store import ProposalError
 from jailcore.log import events as ev
@@ -35,7 +35,7 @@ SAID = {
     "ru": {"gone": "больше не ждёт решения: истекло или уже решено", "dismissed": "отклонено: {by}"},
     "en": {"gone": "no longer waits: it lapsed or was answered", "dismissed": "dismissed by {by}"},
 }
-PROPOSED = "proposed"
+PROPOSED: AuditStatus = "proposed"
 
 
 def step_text(lang: str, step: str) -> str:
@@ -60,7 +60,7 @@ class Daemon(Protocol):
     _dirty: bool
 
     def _carry_out(self, actions: list[Action], sweep: bool = False) -> None: ...
-    def _tell(self, action: Action, command: str | None, status: str, row_id: int) -> None: ...
+    def _tell(self, action: Action, command: str | None, status: AuditStatus, row_id: int) -> None: ...
 
 
 class Answers:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
-from jailcore.engine.actions import Action, clean_text, kinds_that, render, with_id
+from jailcore.engine.actions import Action, AuditStatus, clean_text, kinds_that, render, with_id
 from jailcore.engine.actions import kind_name as step_name
 from jailcore.engine.engine import Engine
 from jailcore.io.answers import KINDS as PROPOSALS
@@ -49,6 +49,7 @@ from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
 from jailcore.io.requests import Requests
 from jailcore.io.store import SENT, Store, StoreError
 from jailcore.log import events as ev
+from jailcore.log.errors import LimitError
 from jailcore.log.parse import LogParser
 
 log = logging.getLogger("jailcore")
@@ -112,12 +113,11 @@ class Daemon:
         self.ready = asyncio.Event()
         self.exit_code = 0
         self.stop_reason: str | None = None
-        self.engine_errors = 0
         self.task_failures: list[str] = []  # "name: why" per failure a supervisor caught
         self.restart_delay = 0.1  # doubled at each failure of the same task within a minute
         self._dirty = False
         self._saved = ""
-        self._link: tuple | None = None
+        self._link: tuple[str, int, str | None, str] | None = None  # rcon, outbox, last line, mode
         self._link_written = 0.0  # monotonic time of the last link row
         self._stopped_said = False
         self._drops = ""
@@ -159,13 +159,12 @@ class Daemon:
         if type(event) is ev.PardonAsked:
             self.requests.asked_in_game(event)
             return
-        if type(event) in (ev.ConfirmAsked, ev.DismissAsked):
+        if isinstance(event, (ev.ConfirmAsked, ev.DismissAsked)):
             self.requests.answers.asked_in_game(event)
             return
         try:
             actions = self.engine.handle(event)
         except Exception:  # an engine bug on one line must not stop enforcement
-            self.engine_errors += 1
             log.exception("the engine failed on %r; the line is skipped", record[:300])
             return
         self._dirty = True
@@ -200,17 +199,22 @@ class Daemon:
         if action.action in PROPOSALS:  # waits for an admin: nothing goes to the game
             self.requests.answers.decided(action)
             return
-        if action.action not in _RECORDED:  # what is shown, not decided: the display, the door's copy of a ban
+        try:
             command = render(action)
+        except LimitError as exc:  # a template bug, not a player's text (texts are capped): this one is refused, the rest go on
+            log.error("%s for %s not sent: %s", action.action, action.rule, exc)
+            if action.action in _RECORDED:
+                self.store.record(self.server, action, self.engine.day, None, "failed")
+            return
+        if action.action not in _RECORDED:  # what is shown, not decided: the display, the door's copy of a ban
             key = "hud" if action.action == "hud" else f"door:{action.target.userid if action.target else 0}"
             if self.config.mode != "observe" and command is not None:
                 self.outbox.put(None, command, key=key, meta=(action, self.epoch))
             return
         mode = self.config.mode
-        command = render(action)
         day = self.engine.day
         if mode == "observe" or command is None:
-            status = "observed" if mode == "observe" else "delivered"
+            status: AuditStatus = "observed" if mode == "observe" else "delivered"
             row_id = self.store.record(self.server, action, day, command, status)
             self._tell(action, command, status, row_id)
             return
@@ -274,14 +278,14 @@ class Daemon:
                 return f"{sent}{t.name} #{t.userid} is no longer on the server"
         return None
 
-    def _tell(self, action: Action, command: str | None, status: str, row_id: int) -> None:
+    def _tell(self, action: Action, command: str | None, status: AuditStatus, row_id: int) -> None:
         if self.on_action is not None:
             self.on_action(action, command, status)
         if self.mqtt is not None:
             self.mqtt.publish(f"jailcore/{self.server}/actions", {"server": self.server, "id": row_id, "status": status, **action.to_json()})
             t = action.target
             ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid)) if t is not None else None
-            if action.action == "ctban" and ban is not None and really_given(status):  # lifted meanwhile: nothing to share
+            if action.action == "ctban" and t is not None and ban is not None and really_given(status):  # lifted meanwhile: nothing to share
                 self.mqtt.publish(CTBANS, {
                     "id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
                     "until": ban.until if ban else None, "rounds": ban.rounds if ban else None, "ref": action.ref, "reason": action.reason,
@@ -296,7 +300,7 @@ class Daemon:
         if status in ("expired", "dropped", "unanswered"):
             log.info("command #%s %s: %s", item.tag, status, reply)
         try:
-            self.store.mark(int(item.tag), status, reply)  # type: ignore[call-overload]
+            self.store.mark(int(item.tag), status, reply)
         except sqlite3.Error as exc:
             self.store_failed(exc)
             return

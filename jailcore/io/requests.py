@@ -16,7 +16,7 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from jailcore.engine.actions import Action, clean_text, kind_name, kinds_that
+from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name, kinds_that
 from jailcore.io.answers import Answers
 from jailcore.io.mqtt import CTBANS
 from jailcore.io.store import PardonError
@@ -47,7 +47,7 @@ class Daemon(Protocol):
     _dirty: bool
 
     def _carry_out(self, actions: list[Action], sweep: bool = False) -> None: ...
-    def _tell(self, action: Action, command: str | None, status: str, row_id: int) -> None: ...
+    def _tell(self, action: Action, command: str | None, status: AuditStatus, row_id: int) -> None: ...
 
 
 class Requests:

@@ -40,7 +40,7 @@ OFFENSIVE = ("хуй", "хуе", "хуё", "пизд", "ебан", "ебат", "
 _LOOKALIKE = str.maketrans("aeopcxyktmbh", "аеорсхуктмвн")
 
 
-class Privileges(Rule):
+class Privileges(Rule["Privileges.Settings", None]):
     key = "conduct.privileges"
 
     @attrs.frozen
@@ -57,7 +57,7 @@ class Privileges(Rule):
         return ctx.punish(self.key, ctx.seat(e.player), ctx.text("conduct.privileges", kind=e.privilege))
 
 
-class Teamkill(Rule):
+class Teamkill(Rule["Teamkill.Settings", None]):
     key = "conduct.teamkill"
 
     @attrs.frozen
@@ -76,7 +76,7 @@ class Teamkill(Rule):
         return ctx.punish(self.key, killer, ctx.text("conduct.teamkill", victim=victim.name))
 
 
-class Advertising(Rule):
+class Advertising(Rule["Advertising.Settings", None]):
     key = "conduct.advertising"
 
     @attrs.frozen
@@ -126,7 +126,7 @@ def allowed(link: str, domains: tuple[str, ...]) -> bool:
     return False
 
 
-class Names(Rule):
+class Names(Rule["Names.Settings", None]):
     key = "conduct.names"
 
     @attrs.frozen
@@ -166,7 +166,7 @@ def offensive(name: str, roots: tuple[str, ...]) -> bool:
     return any(word.startswith(roots) for word in words) if roots else False
 
 
-class GrenadeSpam(Rule):
+class GrenadeSpam(Rule["GrenadeSpam.Settings", "GrenadeSpam.State"]):
     key = "conduct.grenade_spam"
 
     @attrs.frozen

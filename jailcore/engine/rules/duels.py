@@ -25,7 +25,7 @@ from jailcore.engine.state import CT, T
 from jailcore.log import events as ev
 
 
-class OneWish(Rule):
+class OneWish(Rule["OneWish.Settings", "OneWish.State"]):
     key = "lastrequest.one_wish"
 
     @attrs.frozen
@@ -59,7 +59,7 @@ class OneWish(Rule):
         self.state.wished = []
 
 
-class DuelStakes(Rule):
+class DuelStakes(Rule["DuelStakes.Settings", None]):
     key = "lastrequest.duel_stakes"
 
     @attrs.frozen

@@ -27,7 +27,7 @@ from jailcore.engine.state import T
 from jailcore.log import events as ev
 
 
-class UnknownGame(Rule):
+class UnknownGame(Rule["UnknownGame.Settings", "UnknownGame.State"]):
     key = "games.unknown"
 
     @attrs.frozen
@@ -54,7 +54,7 @@ class UnknownGame(Rule):
         self.state.approved = []
 
 
-class OnlineLimit(Rule):
+class OnlineLimit(Rule["OnlineLimit.Settings", None]):
     key = "games.online_limit"
 
     @attrs.frozen
@@ -76,7 +76,7 @@ class OnlineLimit(Rule):
         return None
 
 
-class MinPlayers(Rule):
+class MinPlayers(Rule["MinPlayers.Settings", None]):
     key = "games.min_players"
 
     @attrs.frozen
@@ -101,7 +101,7 @@ def _name(ctx: Context, e: ev.GameStarted) -> tuple[str, frozenset[str]]:
     return (game.name, game.tags) if game else (e.game, frozenset())
 
 
-class HostIsWarden(Rule):
+class HostIsWarden(Rule["HostIsWarden.Settings", None]):
     key = "games.host"
 
     @attrs.frozen
@@ -117,7 +117,7 @@ class HostIsWarden(Rule):
         return ctx.punish(self.key, seat, ctx.text("games.host", game=_name(ctx, e)[0]))
 
 
-class GaggedChatGame(Rule):
+class GaggedChatGame(Rule["GaggedChatGame.Settings", None]):
     key = "games.gagged"
 
     @attrs.frozen
@@ -134,7 +134,7 @@ class GaggedChatGame(Rule):
         return ctx.punish(self.key, ctx.seat(e.player), ctx.text("games.gagged", game=name, names=", ".join(gagged)))
 
 
-class RepeatedGame(Rule):
+class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
     key = "games.repeat"
     HISTORY = 20  # rounds of games remembered; more than any `in_a_row` needs
 
@@ -166,7 +166,7 @@ class RepeatedGame(Rule):
         return []
 
 
-class GameDuration(Rule):
+class GameDuration(Rule["GameDuration.Settings", None]):
     key = "games.duration"
 
     @attrs.frozen
@@ -192,7 +192,7 @@ class GameDuration(Rule):
         return []
 
 
-class HostDeath(Rule):
+class HostDeath(Rule["HostDeath.Settings", None]):
     key = "games.host_death"
 
     @attrs.frozen

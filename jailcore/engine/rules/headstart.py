@@ -20,7 +20,7 @@ from jailcore.engine.state import CT, T
 from jailcore.log import events as ev
 
 
-class HeadStart(Rule):
+class HeadStart(Rule["HeadStart.Settings", "HeadStart.State"]):
     key = "games.head_start"
 
     @attrs.frozen

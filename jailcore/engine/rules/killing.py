@@ -22,7 +22,7 @@ from jailcore.engine.state import CT, T
 from jailcore.log import events as ev
 
 
-class OnlyWardenKills(Rule):
+class OnlyWardenKills(Rule["OnlyWardenKills.Settings", "OnlyWardenKills.State"]):
     key = "games.only_warden_kills"
 
     @attrs.frozen
@@ -58,7 +58,7 @@ class OnlyWardenKills(Rule):
         self.state.rebels = []
 
 
-class HalfMayDie(Rule):
+class HalfMayDie(Rule["HalfMayDie.Settings", "HalfMayDie.State"]):
     key = "games.deaths"
 
     @attrs.frozen
@@ -99,7 +99,7 @@ class HalfMayDie(Rule):
         return ctx.punish(self.key, host, text)
 
 
-class GlobalSuicide(Rule):
+class GlobalSuicide(Rule["GlobalSuicide.Settings", None]):
     key = "games.global_suicide"
 
     @attrs.frozen

@@ -19,7 +19,7 @@ from jailcore.engine.state import CT, T
 from jailcore.log import events as ev
 
 
-class LastRequestTimeout(Rule):
+class LastRequestTimeout(Rule["LastRequestTimeout.Settings", "LastRequestTimeout.State"]):
     key = "lastrequest.timeout"
 
     @attrs.frozen
@@ -49,7 +49,7 @@ class LastRequestTimeout(Rule):
         self.state.done = False
 
 
-class GuardSuicide(Rule):
+class GuardSuicide(Rule["GuardSuicide.Settings", None]):
     key = "lastrequest.guard_suicide"
 
     @attrs.frozen

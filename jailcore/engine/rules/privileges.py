@@ -20,7 +20,7 @@ from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.log import events as ev
 
 
-class GamePrivileges(Rule):
+class GamePrivileges(Rule["GamePrivileges.Settings", None]):
     key = "conduct.game_privileges"
 
     @attrs.frozen
