@@ -431,7 +431,7 @@ class PardonError(AdminRequestError, ValueError):
     pass
 
 
-class ProposalError(ValueError):
+class ProposalError(AdminRequestError, ValueError):
     pass
 
 
