@@ -30,8 +30,9 @@ import logging
 import signal
 import sqlite3
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ from jailcore.io.mqtt import CTBANS, MqttLink
 from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
 from jailcore.io.requests import Requests
 from jailcore.io.store import Store, StoreError
+from jailcore.io.supervisor import Supervisor
 from jailcore.log import events as ev
 from jailcore.log.parse import LogParser
 
@@ -109,6 +111,7 @@ class Daemon:
         self._link: tuple | None = None
         self._commit_due = False
         self._resync_task: asyncio.Task | None = None
+        self._tasks: Supervisor | None = None  # while serving
         self.store.skip_ids(1000)
         # Round ends this process has seen: a round-bound command expires once one passed.
         self.epoch = 0
@@ -284,47 +287,6 @@ class Daemon:
         self.fail(f"the state database {self.store.path} cannot be written ({exc}); commands are not sent without "
                   "their audit rows. Free the disk or fix the file, then start jailcore again: what was not answered is re-sent")
 
-    async def _supervise(self, name: str, factory: Callable[[], Awaitable[Any]], essential: bool = True) -> None:
-        """Run a background task for the daemon's lifetime: a failure is logged with its
-        reason and the task restarts after a back-off; an essential one that fails five
-        times within a minute stops the daemon instead."""
-        loop = asyncio.get_running_loop()
-        failures: list[float] = []
-        while True:
-            try:
-                await factory()
-                raise RuntimeError("it returned")
-            except asyncio.CancelledError:
-                raise
-            except sqlite3.Error as exc:
-                self.store_failed(exc)
-                return
-            except Exception as exc:
-                now = loop.time()
-                failures = [t for t in failures if now - t < 60.0] + [now]
-                self.task_failures.append(f"{name}: {exc!r}")
-                if essential and len(failures) >= 5:
-                    self.fail(f"{name} failed {len(failures)} times within a minute, last: {exc!r}")
-                    return
-                delay = min(self.restart_delay * 2 ** (len(failures) - 1), 30.0)
-                log.error("%s failed: %r; restarting it in %.1fs", name, exc, delay, exc_info=exc)
-                await asyncio.sleep(delay)
-
-    def _spawn(self, coro: Coroutine, name: str) -> asyncio.Task:
-        task = asyncio.get_running_loop().create_task(coro, name=name)
-        task.add_done_callback(self._task_done)
-        return task
-
-    def _task_done(self, task: asyncio.Task) -> None:
-        if task.cancelled() or self.stopping.is_set():
-            return
-        exc = task.exception()
-        if isinstance(exc, sqlite3.Error):
-            self.store_failed(exc)
-        elif exc is not None:
-            self.task_failures.append(f"{task.get_name()}: {exc!r}")
-            log.error("%s failed: %r", task.get_name(), exc, exc_info=exc)
-
     def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
         """Whatever escapes a callback (a datagram handler, a timer) is logged, never lost."""
         exc = context.get("exception")
@@ -337,8 +299,9 @@ class Daemon:
     # -- resync ------------------------------------------------------------------------------
 
     def request_resync(self) -> None:
-        if self._resync_task is None or self._resync_task.done():
-            self._resync_task = self._spawn(self.resync(), "resync")
+        """Asked again once serving starts when it comes before (a reload at start)."""
+        if self._tasks is not None and (self._resync_task is None or self._resync_task.done()):
+            self._resync_task = self._tasks.once(self.resync(), "resync")
 
     async def resync(self) -> bool:
         """Ask the shim for the truth (`jb_status`) and reconcile players, teams, warden."""
@@ -444,62 +407,52 @@ class Daemon:
                 await loop.run_in_executor(worker, self.store.checkpoint)
 
     async def run(self) -> None:
-        loop = asyncio.get_running_loop()
-        previous_handler = loop.get_exception_handler()
-        loop.set_exception_handler(self._loop_error)
-        handlers = {signal.SIGTERM: self.stopping.set, signal.SIGINT: self.stopping.set, signal.SIGHUP: self.hangup}
-        for sig, handler in handlers.items():
-            try:
-                loop.add_signal_handler(sig, handler)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
-        transport = None
-        tasks: list[asyncio.Task] = []
+        """One server alone in its process: its signals and the loop's error handler, then `serve`."""
+        async with process_hooks(self.stopping.set, self.hangup, self._loop_error):
+            await self.serve()
+
+    async def serve(self, listen: bool = True) -> None:
+        """This server's part of a process, until `stopping`: the log in (its own UDP port
+        unless `listen` is False and the caller routes its datagrams to `self.udp`), the
+        background tasks under one supervisor, RCON; on the way out the tasks stop first,
+        then the log, then the state is saved and RCON closed."""
         try:
-            if self.config.log_file:
-                tasks.append(self._spawn(self._supervise("log file follower", lambda: follow_file(self.config.log_file, self.feed)), "log"))
-            else:
-                try:
-                    transport, self.log_port = await listen_udp(self.config.log_listen, self.udp)
-                except OSError as exc:
-                    self.fail(f"cannot listen for the log on {self.config.log_listen}: {exc.strerror or exc}")
-                    return
-            tasks += [
-                self._spawn(self._supervise("RCON outbox", self.outbox.run), "outbox"),
-                self._spawn(self._supervise("state saver", self._saver), "saver"),
-                self._spawn(self._supervise("WAL checkpointer", self._checkpointer), "checkpointer"),
-                self._spawn(self._supervise("admin requests", self.requests.run, essential=False), "requests"),
-            ]
-            if self.mqtt is not None:
-                tasks.append(self._spawn(self._supervise("MQTT link", self.mqtt.run, essential=False), "mqtt"))
-            if self.config_path:
-                tasks.append(self._spawn(self._supervise("config watcher", self._watch_config, essential=False), "watcher"))
-            self.request_resync()
-            self.ready.set()
-            await self.stopping.wait()
+            async with AsyncExitStack() as stack:
+                stack.push_async_callback(self._at_stop)
+                if self.config.log_file:
+                    listen = False
+                if listen:
+                    try:
+                        transport, self.log_port = await listen_udp(self.config.log_listen, self.udp)
+                    except OSError as exc:
+                        self.fail(f"cannot listen for the log on {self.config.log_listen}: {exc.strerror or exc}")
+                        return
+                    stack.callback(transport.close)
+                tasks = self._tasks = await stack.enter_async_context(Supervisor(self))
+                stack.callback(setattr, self, "_tasks", None)
+                if self.config.log_file:
+                    tasks.keep("log file follower", lambda: follow_file(self.config.log_file, self.feed))
+                tasks.keep("RCON outbox", self.outbox.run)
+                tasks.keep("state saver", self._saver)
+                tasks.keep("WAL checkpointer", self._checkpointer)
+                tasks.keep("admin requests", self.requests.run, essential=False)
+                if self.mqtt is not None:
+                    tasks.keep("MQTT link", self.mqtt.run, essential=False)
+                if self.config_path:
+                    tasks.keep("config watcher", self._watch_config, essential=False)
+                self.request_resync()
+                self.ready.set()
+                await self.stopping.wait()
         finally:
             self.ready.set()
-            running = [t for t in [*tasks, self._resync_task] if t is not None]
-            for task in running:
-                task.cancel()
-            if running:
-                _, stuck = await asyncio.wait(running, timeout=5.0)
-                for task in stuck:
-                    log.error("%s did not stop within 5s of being cancelled", task.get_name())
-            if transport is not None:
-                transport.close()
-            try:
-                self.save()
-                self.store.commit()
-            except sqlite3.Error as exc:
-                log.error("the state could not be saved at stop: %s", exc)
-            await self.client.close()
-            for sig in handlers:
-                try:
-                    loop.remove_signal_handler(sig)
-                except (NotImplementedError, RuntimeError, ValueError):
-                    pass
-            loop.set_exception_handler(previous_handler)
+
+    async def _at_stop(self) -> None:
+        try:
+            self.save()
+            self.store.commit()
+        except sqlite3.Error as exc:
+            log.error("the state could not be saved at stop: %s", exc)
+        await self.client.close()
 
     def stop(self) -> None:
         self.stopping.set()
@@ -511,6 +464,31 @@ def _signature(path: Path) -> tuple | None:
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+@asynccontextmanager
+async def process_hooks(stop: Callable[[], None], hangup: Callable[[], None],
+                        on_error: Callable[[asyncio.AbstractEventLoop, dict], None]) -> AsyncIterator[None]:
+    """The process's signals (SIGTERM and SIGINT stop, SIGHUP reloads) and the loop's error
+    handler for as long as the block runs; the ones before are put back after it."""
+    loop = asyncio.get_running_loop()
+    previous_handler = loop.get_exception_handler()
+    loop.set_exception_handler(on_error)
+    handlers = {signal.SIGTERM: stop, signal.SIGINT: stop, signal.SIGHUP: hangup}
+    for sig, handler in handlers.items():
+        try:
+            loop.add_signal_handler(sig, handler)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    try:
+        yield
+    finally:
+        for sig in handlers:
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        loop.set_exception_handler(previous_handler)
 
 
 def run_loop(main: Coroutine) -> Any:
