@@ -51,9 +51,25 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from jailcore.io.daemon import main_run
+    paths = list(args.config or [])
+    if args.config_dir:
+        from jailcore.io.fleet import configs_in
 
-    return main_run(_config(args.config), args.config)
+        found = configs_in(args.config_dir)
+        if not found:
+            print(f"jailcore run: no *.toml config in {args.config_dir}", file=sys.stderr)
+            return 1
+        paths += found
+    if not paths:
+        print("jailcore run: give --config FILE (once per server) or --config-dir DIR", file=sys.stderr)
+        return 2
+    if len(paths) == 1:
+        from jailcore.io.daemon import main_run
+
+        return main_run(_config(paths[0]), paths[0])
+    from jailcore.io.fleet import main_fleet
+
+    return main_fleet(paths)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -125,8 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jailcore", description="Live rule enforcement for CS:S/CS:GO jail servers.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("run", help="the daemon: listen for the log, enforce, send commands")
-    p.add_argument("--config", required=True)
+    p = sub.add_parser("run", help="the daemon: listen for the log, enforce, send commands; one process for many servers")
+    p.add_argument("--config", action="append", help="a server's config; once per server, all served by one process")
+    p.add_argument("--config-dir", help="a folder whose every *.toml is one server's config")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("replay", help="run log files through the engine, print actions as JSON")

@@ -97,6 +97,7 @@ class Daemon:
         self.outbox = Outbox(self.client, on_result=self._answered, expired=self._expired, after_send=self.store.commit)
         self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
         self.on_action = on_action
+        self.siblings: Callable[[dict], None] | None = None  # the other servers of this process, for CT bans
         self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban, tls=dict(config.mqtt_tls)) if config.mqtt_url else None
         self.log_port = 0
         self.stopping = asyncio.Event()
@@ -216,16 +217,16 @@ class Daemon:
     def _tell(self, action: Action, command: str | None, status: str, row_id: int) -> None:
         if self.on_action is not None:
             self.on_action(action, command, status)
+        t = action.target
+        if action.action == "ctban" and t is not None and really_given(status) and (self.mqtt is not None or self.siblings is not None):
+            ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid))
+            if ban is not None:  # lifted meanwhile: nothing to share
+                self.share_ctban({
+                    "id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
+                    "until": ban.until, "rounds": ban.rounds, "ref": action.ref, "reason": action.reason,
+                })
         if self.mqtt is not None:
             self.mqtt.publish(f"jailcore/{self.server}/actions", {"server": self.server, "id": row_id, "status": status, **action.to_json()})
-            t = action.target
-            ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid)) if t is not None else None
-            if action.action == "ctban" and ban is not None and really_given(status):  # lifted meanwhile: nothing to share
-                self.mqtt.publish(CTBANS, {
-                    "id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
-                    "until": ban.until if ban else None, "rounds": ban.rounds if ban else None, "ref": action.ref, "reason": action.reason,
-                })
-        t = action.target
         who = f"{t.name} #{t.userid} {t.steamid}" if t else "everyone"
         log.info("%s %s [%s %s] %s: %s (%s)", action.time, action.action, action.rule, action.ref, who, action.reason, status)
 
@@ -264,6 +265,14 @@ class Daemon:
     def _public(self) -> dict:
         link = dict(zip(("rcon", "outbox", "last_line", "mode"), self._link, strict=True)) if self._link else None
         return {**self.engine.public_state(), "link": link}
+
+    def share_ctban(self, ban: dict) -> None:
+        """A CT ban given or lifted here, for the rest of the network: the servers of this
+        process at once (`siblings`), the others through MQTT, ahead of everything queued."""
+        if self.mqtt is not None:
+            self.mqtt.publish(CTBANS, ban, urgent=True)
+        if self.siblings is not None:
+            self.siblings(ban)
 
     def network_ctban(self, ban: dict) -> None:
         """A CT ban another server of the network made or lifted (through MQTT)."""
@@ -440,6 +449,7 @@ class Daemon:
                     tasks.keep("MQTT link", self.mqtt.run, essential=False)
                 if self.config_path:
                     tasks.keep("config watcher", self._watch_config, essential=False)
+                self._dirty = True  # the first saver tick shows this server to `status`, before any line
                 self.request_resync()
                 self.ready.set()
                 await self.stopping.wait()
@@ -447,12 +457,13 @@ class Daemon:
             self.ready.set()
 
     async def _at_stop(self) -> None:
+        await self.client.close()
         try:
             self.save()
+            self._save_link()  # `status` shows the link closed, not as it last stood
             self.store.commit()
         except sqlite3.Error as exc:
             log.error("the state could not be saved at stop: %s", exc)
-        await self.client.close()
 
     def stop(self) -> None:
         self.stopping.set()

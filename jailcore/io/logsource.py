@@ -3,6 +3,11 @@
 Contract: both call `on_record(bytes)` once per log record. The UDP side drops, and
 counts by reason, every datagram that is not from an allowed address, not in the
 remote-log format, or without the configured `sv_logsecret`; it never raises.
+
+One UDP port may serve many servers of one process (`SharedLog`), as HLstatsX does with
+one `logaddress_add` target for all: a datagram goes to the one server whose
+`sv_logsecret` it carries and whose allow list holds its address; one that more than one
+server would take is dropped (counted `ambiguous`), never given to the wrong server.
 """
 
 from __future__ import annotations
@@ -18,11 +23,27 @@ HEADER = b"\xff\xff\xff\xff"
 RECEIVE_BUFFER = 4 * 1024 * 1024
 
 
+CACHED_HOSTS = 4096  # past this many distinct senders the cache starts afresh: forged sources cannot grow it
+
+
 class AllowList:
     def __init__(self, entries: Iterable[str]):
         self.networks = [ipaddress.ip_network(e, strict=False) for e in entries]
+        self._known: dict[str, bool] = {}
 
     def __contains__(self, host: str) -> bool:
+        # Parsing an address costs as much as parsing the line; a server sends from one address.
+        known = self._known.get(host)
+        if known is None:
+            if len(self._known) >= CACHED_HOSTS:
+                self._known.clear()
+            known = self._known[host] = self._allows(host)
+        return known
+
+    def overlaps(self, other: AllowList) -> bool:
+        return any(a.overlaps(b) for a in self.networks for b in other.networks if a.version == b.version)
+
+    def _allows(self, host: str) -> bool:
         try:
             addr = ipaddress.ip_address(host.split("%", 1)[0])
         except ValueError:
@@ -52,21 +73,84 @@ def unwrap(datagram: bytes, secret: str) -> bytes | str:
 class UdpLog(asyncio.DatagramProtocol):
     def __init__(self, on_record: Callable[[bytes], None], secret: str = "", allow: Iterable[str] = ("127.0.0.1", "::1")):
         self.on_record = on_record
-        self.secret = secret
-        self.allow = AllowList(allow)
+        self._secret = secret
+        self._allow = AllowList(allow)
         self.received = 0
         self.dropped: Counter[str] = Counter()
+        self.changed: Callable[[], None] | None = None  # a shared port forgets its routes
+
+    @property
+    def secret(self) -> str:
+        return self._secret
+
+    @secret.setter
+    def secret(self, value: str) -> None:
+        self._secret = value
+        if self.changed is not None:
+            self.changed()
+
+    @property
+    def allow(self) -> AllowList:
+        return self._allow
+
+    @allow.setter
+    def allow(self, value: AllowList) -> None:
+        self._allow = value
+        if self.changed is not None:
+            self.changed()
 
     def datagram_received(self, data: bytes, addr: tuple) -> None:
         self.received += 1
-        if addr[0] not in self.allow:
+        if addr[0] not in self._allow:
             self.dropped["address"] += 1
             return
-        record = unwrap(data, self.secret)
+        record = unwrap(data, self._secret)
         if isinstance(record, str):
             self.dropped[record] += 1
             return
         self.on_record(record)
+
+    def take(self, data: bytes, addr: tuple) -> bytes | None:
+        """The record if this datagram is this server's (allowed sender, its secret), else None."""
+        if addr[0] not in self._allow:
+            return None
+        record = unwrap(data, self._secret)
+        return None if isinstance(record, str) else record
+
+
+class SharedLog(asyncio.DatagramProtocol):
+    """One UDP port for several servers' logs, each datagram to the one server it is for."""
+
+    def __init__(self, members: Iterable[UdpLog]):
+        # A server with a secret is asked first: a secretless one would take any datagram.
+        self.members = sorted(members, key=lambda m: not m.secret)
+        self.routes: dict[tuple, UdpLog] = {}  # sender -> its server, learnt from its first datagram
+        self.received = 0
+        self.dropped: Counter[str] = Counter()
+        for member in self.members:
+            member.changed = self.routes.clear
+
+    def datagram_received(self, data: bytes, addr: tuple) -> None:
+        self.received += 1
+        member = self.routes.get(addr)
+        if member is not None:
+            record = member.take(data, addr)
+            if record is not None:
+                member.received += 1
+                member.on_record(record)
+                return
+        takers = [(m, r) for m in self.members if (r := m.take(data, addr)) is not None]
+        if len(takers) > 1:  # the server whose secret the datagram carries, over one that asks none
+            takers = [t for t in takers if t[0].secret] or takers
+        if len(takers) != 1:
+            self.dropped["ambiguous" if takers else "unclaimed"] += 1
+            return
+        member, record = takers[0]
+        if len(self.routes) >= CACHED_HOSTS:
+            self.routes.clear()
+        self.routes[addr] = member
+        member.received += 1
+        member.on_record(record)
 
 
 async def listen_udp(listen: str, proto: UdpLog) -> tuple[asyncio.DatagramTransport, int]:

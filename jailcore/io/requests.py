@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from jailcore.engine.actions import Action, clean_text, kind_name, kinds_that
-from jailcore.io.mqtt import CTBANS
 from jailcore.io.store import PardonError
 from jailcore.log import events as ev
 
@@ -46,6 +45,8 @@ class Daemon(Protocol):
     _dirty: bool
 
     def _carry_out(self, actions: list[Action], sweep: bool = False) -> None: ...
+
+    def share_ctban(self, ban: dict) -> None: ...
 
 
 class Requests:
@@ -117,5 +118,4 @@ class Requests:
 
     def _network_lift(self, steamid: str, by: str, why: str) -> None:
         d = self.daemon
-        if d.mqtt is not None:
-            d.mqtt.publish(CTBANS, {"id": f"{d.server}:lift:{why}", "origin": d.server, "steamid": steamid, "lift": True, "by": by})
+        d.share_ctban({"id": f"{d.server}:lift:{why}", "origin": d.server, "steamid": steamid, "lift": True, "by": by})
