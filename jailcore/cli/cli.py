@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jailcore.config.config import Config, ConfigError
+from jailcore.config.errors import ConfigError
+
+if TYPE_CHECKING:
+    from jailcore.config.config import Config
+
+# Each command imports what it needs when it runs: `--help`, `status` or `tail` would
+# otherwise pay for loading every rule before printing a line.
 
 
 def _config(path: str | None) -> Config:
+    from jailcore.config.config import Config
+
     if path is None:
         return Config.default()
     return Config.from_toml(path)
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
+    from jailcore.config.config import Config
+
     try:
         config = Config.from_toml(args.file)
     except ConfigError as exc:
@@ -41,6 +50,8 @@ def rule_table(rules: list) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from jailcore.cli.replay import replay_files
 
     for path in args.logs:
@@ -261,6 +272,8 @@ def _audit_filters(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import sqlite3
+
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

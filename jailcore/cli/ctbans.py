@@ -16,12 +16,16 @@ import re
 import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jailcore.cli.status import Saved, expired, saved_servers, server_names
 from jailcore.cli.tail import coloured, json_line, paint, safe
-from jailcore.config.config import Config, ConfigError
+from jailcore.config.errors import ConfigError
 from jailcore.io.audit import AuditError, ban_left, connect, database
 from jailcore.io.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from jailcore.config.config import Config
 
 STEAMID = re.compile(r"STEAM_[01]:[01]:\d{1,10}|\[U:1:\d{1,10}\]")
 
@@ -32,6 +36,8 @@ class CtbanError(Exception):
 
 def main_ctban(args: argparse.Namespace) -> int:
     try:
+        from jailcore.config.config import Config
+
         config = Config.from_toml(args.config) if args.config else None
         path = database(args)
         return {"list": _list, "add": _request, "lift": _request}[args.do](args, path, config)

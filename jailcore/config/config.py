@@ -19,20 +19,13 @@ from typing import Any
 import attrs
 
 from jailcore.config import rulebooks
+from jailcore.config.errors import ConfigError
 from jailcore.config.netsettings import check_settings
 from jailcore.config.tomllines import line_of, locate
 from jailcore.engine.catalogue import DEFAULT_CATALOGUE, Catalogue, Game, OnlineLimit
 from jailcore.engine.ladder import LadderError, parse_ladder
 from jailcore.engine.rules import ORDER
 from jailcore.engine.settings import Ladder, RuleSettings
-
-
-class ConfigError(ValueError):
-    """The config file is wrong; `problems` lists each as `file:line: key: why`."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
 
 
 @attrs.frozen

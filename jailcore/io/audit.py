@@ -10,10 +10,13 @@ import re
 import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jailcore.config.config import Config
 from jailcore.io.store import check_ours, pardons_for
 from jailcore.log.logtime import seconds_between
+
+if TYPE_CHECKING:
+    from jailcore.config.config import Config
 
 DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
 
@@ -33,6 +36,8 @@ class AuditError(Exception):
 def database(args: argparse.Namespace) -> Path:
     path = getattr(args, "state_db", None) or os.environ.get("JAILCORE_STATE")
     if not path and getattr(args, "config", None):
+        from jailcore.config.config import Config
+
         path = Config.from_toml(args.config).state_path
     path = Path(path or "jailcore.sqlite3")
     if not path.is_file():
