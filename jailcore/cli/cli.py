@@ -123,7 +123,12 @@ def cmd_pardon(args: argparse.Namespace) -> int:
         return 1
     finally:
         store.close()
-    print(f"pardon {pardon_id} written; the running daemon applies it within a second")
+    from jailcore.io.wake import nudge
+
+    if nudge(str(path), row["server"]):
+        print(f"pardon {pardon_id} written; the running daemon applies it now")
+    else:
+        print(f"pardon {pardon_id} written; the running daemon applies it within a second")
     return 0
 
 

@@ -41,6 +41,7 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.engine.actions import Action, kinds_that, render, with_id
 from jailcore.engine.actions import kind_name as step_name
 from jailcore.engine.engine import Engine
+from jailcore.io import wake
 from jailcore.io.logsource import AllowList, UdpLog, follow_file, listen_udp
 from jailcore.io.mqtt import CTBANS, MqttLink
 from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
@@ -437,6 +438,9 @@ class Daemon:
                         self.fail(f"cannot listen for the log on {self.config.log_listen}: {exc.strerror or exc}")
                         return
                     stack.callback(transport.close)
+                woken = await wake.listen(self.store.path, self.server, self._woken)
+                if woken is not None:
+                    stack.callback(woken.close)
                 tasks = self._tasks = await stack.enter_async_context(Supervisor(self))
                 stack.callback(setattr, self, "_tasks", None)
                 if self.config.log_file:
@@ -455,6 +459,15 @@ class Daemon:
                 await self.stopping.wait()
         finally:
             self.ready.set()
+
+    def _woken(self) -> None:
+        """An admin's command wrote a request and said so: apply it now, not at the next poll."""
+        try:
+            self.requests.apply()
+        except sqlite3.Error as exc:
+            self.store_failed(exc)
+        except Exception:  # the poll tries again; a failure here is logged, never lost
+            log.exception("admin requests failed on a wake-up")
 
     async def _at_stop(self) -> None:
         await self.client.close()
