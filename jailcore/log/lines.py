@@ -114,6 +114,7 @@ class LineReader:
 
     def __init__(self) -> None:
         self._times: dict[str | bytes, str] = {}  # `MM/DD/YYYY - HH:MM:SS` -> ISO: one per second of log time
+        self._days: dict[str, str] = {}  # `MM/DD/YYYY` -> `YYYY-MM-DD`, a day the calendar has
         self._actors: dict[str | bytes, ev.Player] = {}  # identity text read from the left
         self._identities: dict[str | bytes, ev.Player] = {}  # identity text read whole, from the right
 
@@ -122,9 +123,16 @@ class LineReader:
     # Keys are the text as the line holds it, bytes or str: MASTER reads either.
 
     def _new_second(self, key: bytes | str) -> str:
-        """A timestamp `MM/DD/YYYY - HH:MM:SS` whose shape MASTER has already checked."""
+        """A timestamp `MM/DD/YYYY - HH:MM:SS` whose shape MASTER has already checked: ASCII
+        digits, hours 00-23, minutes 00-59, seconds 00-60. What is left to check is the day
+        (once per day a log shows) and the leap second; no datetime is made per second."""
         stamp = key.decode("ascii") if type(key) is bytes else key
-        return _keep(self._times, key, _iso(stamp[6:10], stamp[0:2], stamp[3:5], stamp[13:15], stamp[16:18], stamp[19:21]))
+        day = self._days.get(stamp[:10])
+        if day is None:
+            day = _keep(self._days, stamp[:10], _iso(stamp[6:10], stamp[0:2], stamp[3:5], "00", "00", "00")[:10])
+        if stamp[19:21] == "60":
+            raise Malformed(f"no such time: {stamp}")
+        return _keep(self._times, key, f"{day}T{stamp[13:21]}")
 
     # The identity caches hold well-formed identities only: text that is none is rare (and
     # then read step by step anyway), so it is not worth a place.
