@@ -99,6 +99,8 @@ class Daemon:
         self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
         self.on_action = on_action
         self.siblings: Callable[[dict], None] | None = None  # the other servers of this process, for CT bans
+        self.phase = 0.0  # 0..1: where in each interval this server's timers fire (`_phased`)
+        self.checkpoints = True  # False where another server of the process checkpoints the same file
         self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban, tls=dict(config.mqtt_tls)) if config.mqtt_url else None
         self.log_port = 0
         self.stopping = asyncio.Event()
@@ -409,6 +411,16 @@ class Daemon:
             if self.mqtt is not None:
                 self.mqtt.publish_state(self._public())
 
+    def _phased(self, interval: float, job: Callable[[], Coroutine]) -> Callable[[], Coroutine]:
+        """`job` started `phase` of its interval late: the timers of the servers of one
+        process take turns instead of all firing in the same loop turn (a stall in which
+        datagrams pile up)."""
+        async def phased() -> None:
+            if self.phase:
+                await asyncio.sleep(interval * self.phase)
+            await job()
+        return phased
+
     async def _checkpointer(self) -> None:
         loop = asyncio.get_running_loop()
         with ThreadPoolExecutor(1, thread_name_prefix="jailcore-checkpoint") as worker:
@@ -446,13 +458,14 @@ class Daemon:
                 if self.config.log_file:
                     tasks.keep("log file follower", lambda: follow_file(self.config.log_file, self.feed))
                 tasks.keep("RCON outbox", self.outbox.run)
-                tasks.keep("state saver", self._saver)
-                tasks.keep("WAL checkpointer", self._checkpointer)
-                tasks.keep("admin requests", self.requests.run, essential=False)
+                tasks.keep("state saver", self._phased(self.save_interval, self._saver))
+                if self.checkpoints:
+                    tasks.keep("WAL checkpointer", self._phased(self.checkpoint_interval, self._checkpointer))
+                tasks.keep("admin requests", self._phased(self.requests.interval, self.requests.run), essential=False)
                 if self.mqtt is not None:
                     tasks.keep("MQTT link", self.mqtt.run, essential=False)
                 if self.config_path:
-                    tasks.keep("config watcher", self._watch_config, essential=False)
+                    tasks.keep("config watcher", self._phased(self.watch_interval, self._watch_config), essential=False)
                 self._dirty = True  # the first saver tick shows this server to `status`, before any line
                 self.request_resync()
                 self.ready.set()

@@ -108,6 +108,7 @@ class MqttLink:
                 async with aiomqtt.Client(
                     **self.args, identifier=f"jailcore-{self.server}", clean_session=False, timeout=10
                 ) as client:
+                    client.pending_calls_threshold = 2 * WINDOW + 16  # two windows in flight are the plan, not a backlog
                     await client.subscribe(CTBANS, qos=1)
                     self.connected.set()
                     delay = self.backoff_min
