@@ -29,7 +29,7 @@ from pathlib import Path
 
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.daemon import Daemon, process_hooks, run_loop
-from jailcore.io.logsource import AllowList, SharedLog, listen_udp
+from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
 from jailcore.io.store import Store, StoreError
 
 log = logging.getLogger("jailcore")
@@ -130,7 +130,8 @@ class Fleet:
                     continue
                 shared = SharedLog(d.udp for d in members)
                 try:
-                    transport, port = await listen_udp(listen, shared)
+                    # Each server's share of room for a stall, up to 64 MB (used only while it fills).
+                    transport, port = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
                 except OSError as exc:
                     for d in members:
                         d.fail(f"cannot listen for the log on {listen}: {exc.strerror or exc}")

@@ -153,15 +153,21 @@ class SharedLog(asyncio.DatagramProtocol):
         member.on_record(record)
 
 
-async def listen_udp(listen: str, proto: UdpLog) -> tuple[asyncio.DatagramTransport, int]:
+async def listen_udp(listen: str, proto: asyncio.DatagramProtocol, buffer: int = RECEIVE_BUFFER) -> tuple[asyncio.DatagramTransport, int]:
     host, _, port = listen.rpartition(":")
     loop = asyncio.get_running_loop()
     transport, _ = await loop.create_datagram_endpoint(lambda: proto, local_addr=(host.strip("[]") or "127.0.0.1", int(port)))
     sock = transport.get_extra_info("socket")
-    try:  # room for a burst (a round end writes dozens of lines at once); the kernel caps it
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
-    except OSError:
-        pass
+    # Room for a burst (a round end writes dozens of lines at once) and for the loop's
+    # longest stall; the kernel caps it at net.core.rmem_max, except for root (FORCE).
+    for option in (getattr(socket, "SO_RCVBUFFORCE", None), socket.SO_RCVBUF):
+        if option is None:
+            continue
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, option, buffer)
+            break
+        except OSError:
+            continue
     return transport, transport.get_extra_info("sockname")[1]
 
 
