@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from jailcore.io.store import check_ours, pardons_for
 from jailcore.log.logtime import seconds_between
+from jailcore.log.numbers import is_digits, whole
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
@@ -22,7 +23,7 @@ DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["
 
 
 
-_DURATION = re.compile(r"(\d+)\s*([smhdw])")
+_DURATION = re.compile(r"([0-9]{1,18})\s*([smhdw])", re.ASCII)
 
 
 
@@ -62,8 +63,11 @@ def since_time(text: str, now: datetime | None = None) -> str:
     m = _DURATION.fullmatch(text.strip())
     if m:
         n, unit = int(m.group(1)), m.group(2)
-        delta = timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: n})
-        return ((now or datetime.now()) - delta).isoformat(timespec="seconds")
+        try:
+            delta = timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: n})
+            return ((now or datetime.now()) - delta).isoformat(timespec="seconds")
+        except OverflowError:  # before year 1: everything there is
+            return datetime.min.isoformat(timespec="seconds")
     try:
         return datetime.fromisoformat(text.strip()).isoformat(timespec="seconds")
     except ValueError:
@@ -76,9 +80,9 @@ def where(args: argparse.Namespace) -> tuple[str, list]:
     player = getattr(args, "player", None)
     if player:
         bare = player.lstrip("#")
-        if bare.isdigit():
+        if is_digits(bare):
             clauses.append("userid = ?")
-            params.append(int(bare))
+            params.append(whole(bare) if whole(bare) is not None else -1)  # too big for any userid: matches none
         elif player.startswith(("STEAM_", "[U:")):
             clauses.append("steamid = ?")
             params.append(player)
@@ -100,7 +104,7 @@ def where(args: argparse.Namespace) -> tuple[str, list]:
 
 def name_matches(row: sqlite3.Row, player: str | None) -> bool:
     """Names are matched here, not in SQL: SQLite folds only ASCII case, names are Cyrillic."""
-    if not player or player.lstrip("#").isdigit() or player.startswith(("STEAM_", "[U:")):
+    if not player or is_digits(player.lstrip("#")) or player.startswith(("STEAM_", "[U:")):
         return True
     return player.casefold() in (row["name"] or "").casefold()
 
