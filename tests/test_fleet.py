@@ -1,6 +1,7 @@
 """One process, many servers, end to end over loopback: three simulated servers log to one
 UDP port (told apart by sv_logsecret), each with its own RCON link; a fourth config is
-refused at start, one server's RCON dies mid-run, and the others go on enforcing. A CT ban
+refused at start, a fifth server refuses the RCON password, one server's RCON dies
+mid-run, and the others go on enforcing. A CT ban
 given in game on one server reaches the others' doors without a broker."""
 
 from __future__ import annotations
@@ -55,13 +56,16 @@ async def test_three_servers_in_one_process_one_refused_one_losing_rcon(tmp_path
         port = await sim.start()
         state = tmp_path / ("ab.sqlite3" if name in "ab" else "c.sqlite3")  # a and b share one state file
         paths.append(server_config(tmp_path / f"{name}.toml", name, port, state, listen, secrets[name]))
+    wrong = SimServer(password="pw", secret="5555")  # e's config has the wrong RCON password: refused, the others go on
+    paths.append(server_config(tmp_path / "e.toml", "e", await wrong.start(), tmp_path / "c.sqlite3", listen, "5555", password="nope"))
     bad = tmp_path / "d.toml"
     bad.write_text('[server]\nname = "d"\n[specialday.cooldown]\nrounds = "два"\n', encoding="utf-8")
     paths.insert(1, str(bad))
 
     async with fleet_of(paths) as fleet:
         assert list(fleet.refused) == [str(bad)] and "rounds" in fleet.refused[str(bad)]
-        a, b, c = (fleet.daemon(n) for n in "abc")
+        a, b, c, e = (fleet.daemon(n) for n in "abce")
+        await until(lambda: e.client.state == "refused")
         assert a.log_port == b.log_port == c.log_port  # one UDP port for all three
         for sim in sims.values():
             await sim.log_to_daemon(("127.0.0.1", a.log_port))
@@ -98,9 +102,9 @@ async def test_three_servers_in_one_process_one_refused_one_losing_rcon(tmp_path
         await until(lambda: sent(sims["b"], f"jb_ctban_set #{on_b.userid}"), timeout=3)
         assert guard.steamid in b.engine.state.ctbans and guard.steamid in c.engine.state.ctbans
         assert sims["b"].join(on_b, "CT") is False
-        assert not a.stopping.is_set() and not b.stopping.is_set() and not c.stopping.is_set()
+        assert not any(d.stopping.is_set() for d in (a, b, c, e)) and e.client.state == "refused"
 
-    for sim in sims.values():
+    for sim in [*sims.values(), wrong]:
         await sim.stop()
     with sqlite3.connect(tmp_path / "ab.sqlite3") as db:  # one file, each server's own rows
         assert {r[0] for r in db.execute("SELECT server FROM state")} >= {"a", "b"}

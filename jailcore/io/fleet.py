@@ -73,6 +73,11 @@ class Fleet:
             return self._refuse(path, f"config refused: {exc}")
         if any(d.server == config.server_name for d in self.daemons):
             return self._refuse(path, f"server name {config.server_name!r} is already served by another config")
+        if not config.log_file:  # before the daemon takes its lock and its kept messages
+            for other in self.daemons:
+                if self._same_port(other.config, config) and _confusable(other.config, config):
+                    return self._refuse(path, f"shares the log port {config.log_listen} with server {other.server!r} "
+                                              "with the same sv_logsecret: give each server its own [log] secret")
         key = str(Path(config.state_path).resolve()) if config.state_path != ":memory:" else f":memory:{path}"
         try:
             store = self.stores.get(key) or Store(config.state_path)
@@ -81,13 +86,10 @@ class Fleet:
         self.stores[key] = store
         try:
             daemon = Daemon(config, store, config_path=path, **options)
-        except (StoreError, OSError, ValueError, sqlite3.Error) as exc:
+        except StoreError as exc:
+            return self._refuse(path, str(exc))
+        except (OSError, ValueError, sqlite3.Error) as exc:
             return self._refuse(path, f"cannot start: {exc}")
-        if not config.log_file:
-            for other in self.daemons:
-                if self._same_port(other.config, config) and _confusable(other.config, config):
-                    return self._refuse(path, f"shares the log port {config.log_listen} with server {other.server!r} "
-                                              "with the same sv_logsecret: give each server its own [log] secret")
         self.daemons.append(daemon)
 
     def _refuse(self, path: str, why: str) -> None:
@@ -155,8 +157,7 @@ class Fleet:
 
     async def _serve(self, daemon: Daemon, listen: bool) -> None:
         try:
-            if not daemon.stopping.is_set():
-                await daemon.serve(listen=listen)
+            await daemon.serve(listen=listen)  # a server already failed (its port) still saves and lets go of its lock
         except Exception as exc:  # a server's own bug stops that server, not the process
             log.exception("server %s stopped on an error", daemon.server)
             daemon.fail(f"{exc!r}")
