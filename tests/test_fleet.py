@@ -36,8 +36,8 @@ def server_config(path: Path, name: str, rcon_port: int, state: Path, listen: st
 
 
 @asynccontextmanager
-async def fleet_of(paths: list[str]):
-    fleet = Fleet(paths, rcon_backoff=(0.05, 0.2), auth_backoff=0.5)
+async def fleet_of(paths: list[str], **options):
+    fleet = Fleet(paths, rcon_backoff=(0.05, 0.2), auth_backoff=0.5, **options)
     task = asyncio.create_task(fleet.run())
     await asyncio.wait_for(fleet.ready.wait(), 10)
     try:
@@ -126,6 +126,31 @@ async def test_a_server_whose_state_file_cannot_be_opened_is_left_out(tmp_path):
         sims[0].flush()
         await until(lambda: sent(sims[0], f"jb_warn #{warden.userid}"))
     for sim in sims:
+        await sim.stop()
+
+
+async def test_a_config_refused_at_start_joins_once_its_file_is_fixed(tmp_path):
+    listen = f"127.0.0.1:{free_udp_port()}"
+    sims = {n: SimServer(password="pw", secret=s) for n, s in (("a", "1111"), ("b", "2222"))}
+    ports = {n: await sim.start() for n, sim in sims.items()}
+    paths = [server_config(tmp_path / f"{n}.toml", n, ports[n], tmp_path / "s.sqlite3", listen, sims[n].secret) for n in "ab"]
+    later = tmp_path / "d.toml"
+    later.write_text("[server\n", encoding="utf-8")
+    async with fleet_of([*paths, str(later)], watch_interval=0.05) as fleet:
+        assert str(later) in fleet.refused
+        dsim = SimServer(password="pw", secret="4444")
+        server_config(later, "d", await dsim.start(), tmp_path / "s.sqlite3", listen, "4444")
+        await until(lambda: any(d.server == "d" for d in fleet.daemons), timeout=5)
+        d = fleet.daemon("d")
+        await asyncio.wait_for(d.ready.wait(), 5)
+        assert not fleet.refused and d.log_port == fleet.daemon("a").log_port  # it joined the shared port
+        await dsim.log_to_daemon(("127.0.0.1", d.log_port))
+        warden, _ = populate(dsim, prisoners=9)
+        dsim.say(warden, "!game Король")
+        dsim.flush()
+        await until(lambda: sent(dsim, f"jb_warn #{warden.userid}"))
+        assert d.siblings is not None and d.phase == 0.5
+    for sim in [*sims.values(), dsim]:
         await sim.stop()
 
 

@@ -3,7 +3,8 @@
 One config per server stays the unit: each server is a whole `Daemon` (its engine, RCON
 link, state, reload, mode) served side by side in one event loop. One bad server never
 stops the others: a config refused at start, a state database that cannot be opened or a
-log port that cannot be bound leaves that server out (one line each), a server that
+log port that cannot be bound leaves that server out (one line each; a refused config is
+read again when its file changes, and joins once it is right), a server that
 fails while running stops alone, and RCON refused or lost waits as it does for a daemon
 alone. The process ends when every server has stopped (SIGTERM stops them all); its exit
 status is 1 when any server was refused or failed.
@@ -28,7 +29,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 from jailcore.config.config import Config, ConfigError
-from jailcore.io.daemon import Daemon, process_hooks, run_loop
+from jailcore.io.daemon import Daemon, _signature, process_hooks, run_loop
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
 from jailcore.io.store import Store, StoreError
 
@@ -41,8 +42,11 @@ def configs_in(folder: str) -> list[str]:
 
 
 class Fleet:
-    def __init__(self, paths: list[str], load: Callable[[str], Config] = Config.from_toml, **options):
+    def __init__(self, paths: list[str], load: Callable[[str], Config] = Config.from_toml, watch_interval: float = 1.0, **options):
         self.paths = paths
+        self.watch_interval = watch_interval
+        self._load, self._options = load, options
+        self._group: asyncio.TaskGroup | None = None
         self.daemons: list[Daemon] = []
         self.refused: dict[str, str] = {}  # config path -> the one line saying why
         self.failed: dict[str, str] = {}  # server -> why it stopped while running
@@ -52,15 +56,21 @@ class Fleet:
         self.ready = asyncio.Event()
         for path in paths:
             self._add(path, load, options)
-        names = {d.server for d in self.daemons}
-        checkpointed: set[int] = set()
+        self._names: set[str] = set()
+        self._checkpointed: set[int] = set()
         for i, daemon in enumerate(self.daemons):
-            daemon.siblings = self._relay_from(daemon)
-            daemon.phase = i / len(self.daemons)
-            daemon.checkpoints = id(daemon.store) not in checkpointed
-            checkpointed.add(id(daemon.store))
-            if daemon.mqtt is not None:
-                daemon.mqtt.local = names
+            self._wire(daemon, i / len(self.daemons))
+
+    def _wire(self, daemon: Daemon, phase: float) -> None:
+        """A server into the process: its bans to the others, its turn for the timers, one
+        checkpointer per file, and the names whose bans its MQTT link leaves to the process."""
+        daemon.siblings = self._relay_from(daemon)
+        daemon.phase = phase
+        daemon.checkpoints = id(daemon.store) not in self._checkpointed
+        self._checkpointed.add(id(daemon.store))
+        self._names.add(daemon.server)
+        if daemon.mqtt is not None:
+            daemon.mqtt.local = self._names
 
     # -- start ---------------------------------------------------------------------------------
 
@@ -144,6 +154,8 @@ class Fleet:
                     d.log_port = port
                     own.discard(id(d))
             async with asyncio.TaskGroup() as group:
+                self._group = group
+                group.create_task(self._watch_refused(), name="refused configs")
                 for daemon in self.daemons:
                     group.create_task(self._serve(daemon, id(daemon) in own), name=f"server {daemon.server}")
                 group.create_task(self._stop_all(), name="fleet stop")
@@ -168,6 +180,37 @@ class Fleet:
             log.error("server %s stopped: %s; the other servers go on", daemon.server, daemon.stop_reason)
         if all(d.stopping.is_set() for d in self.daemons):
             self.stopping.set()
+
+    async def _watch_refused(self) -> None:
+        """A config refused at start is read again when its file changes: once it is right,
+        its server joins the running ones (the same as a reload for a running server)."""
+        seen = {path: _signature(Path(path)) for path in self.refused}
+        while True:
+            try:
+                async with asyncio.timeout(self.watch_interval):
+                    await self.stopping.wait()
+                return
+            except TimeoutError:
+                pass
+            for path in list(self.refused):
+                now = _signature(Path(path))
+                if now is None or now == seen.get(path):
+                    continue
+                seen[path] = now
+                del self.refused[path]
+                count = len(self.daemons)
+                self._add(path, self._load, self._options)
+                if len(self.daemons) == count:
+                    continue  # refused again, and said so
+                daemon = self.daemons[-1]
+                self._wire(daemon, 0.5)
+                shared = self.shared.get(daemon.config.log_listen) if not daemon.config.log_file else None
+                if shared is not None:
+                    shared.add(daemon.udp)
+                    daemon.log_port = next(iter(d.log_port for d in self.daemons if d is not daemon and d.udp in shared.members))
+                log.info("%s: accepted after an edit; server %s starts", path, daemon.server)
+                assert self._group is not None
+                self._group.create_task(self._serve(daemon, shared is None), name=f"server {daemon.server}")
 
     async def _all_ready(self) -> None:
         for daemon in self.daemons:

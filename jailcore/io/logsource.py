@@ -150,6 +150,12 @@ class SharedLog(asyncio.DatagramProtocol):
         for member in self.members:
             member.changed = self.routes.clear
 
+    def add(self, member: UdpLog) -> None:
+        """A server that joins the port while it runs (its config was fixed)."""
+        self.members = sorted([*self.members, member], key=lambda m: not m.secret)
+        member.changed = self.routes.clear
+        self.routes.clear()
+
     def datagram_received(self, data: bytes, addr: tuple) -> None:
         self.received += 1
         member = self.routes.get(addr)
