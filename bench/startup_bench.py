@@ -8,6 +8,7 @@ writer. Aim: under 150 ms for `--help`, `status`, `tail`, `ctban list`.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -38,7 +39,8 @@ def make_database(path: Path) -> None:
             event = parser.parse(line)
             if event is not None:
                 engine.handle(event)
-        store.save_state(server, dump(engine.state), "2026-11-30T20:00:01")
+        store.save_standing(server, json.dumps({**engine.public_state(), "time": engine.state.time, "cooldown_rounds": 3}), engine.state.time)
+        store.save_state(server, dump(engine.state), engine.state.time)
     store.commit()
     store.close()
 

@@ -320,10 +320,22 @@ class Daemon:
         text = json.dumps(self.engine.snapshot(), ensure_ascii=False)
         if text == self._saved:
             return
+        self.store.save_standing(self.server, json.dumps(self._standing(), ensure_ascii=False), self.engine.state.time or "")
         self.store.save_state(self.server, text, self.engine.state.time or "")
         self._saved = text
         if self.mqtt is not None:
             self.mqtt.publish_state(self._public())
+
+    def _standing(self) -> dict:
+        """The public state as `jailcore status` shows it, under this server's own config."""
+        state = self.engine.public_state()
+        online = {seat.key for seat in self.engine.state.players.values()}
+        for ban in state["ctbans"]:
+            ban["online"] = ban["key"] in online
+        state["time"] = self.engine.state.time or None
+        rule = self.config.rules.get("specialday.cooldown")
+        state["cooldown_rounds"] = rule.rounds if rule is not None and rule.enabled else None
+        return state
 
     def _public(self) -> dict:
         daemon = "stopped" if self._stopped_said else "running"
@@ -332,7 +344,9 @@ class Daemon:
             link["daemon"] = daemon
             link["dropped"] = self._drops
             link["updated"] = datetime.now().isoformat(timespec="seconds")
-        return {**self.engine.public_state(), "link": link}
+        rule = self.config.rules.get("specialday.cooldown")
+        rounds = rule.rounds if rule is not None and rule.enabled else None
+        return {**self.engine.public_state(), "cooldown_rounds": rounds, "link": link}
 
     def share_ctban(self, ban: dict) -> None:
         """A CT ban given or lifted here, for the rest of the network: the servers of this
