@@ -165,6 +165,10 @@ def relay_process(conn, broker_port: int, rcon_port: int) -> None:
 # -- the run --------------------------------------------------------------------------------------
 
 
+def sent(sim: SimServer, prefix: str) -> bool:
+    return any(c.startswith(prefix) for c in sim.received)
+
+
 def percentile(samples: list[float], pct: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, max(0, round(len(ordered) * pct / 100) - 1))] * 1000
@@ -252,6 +256,7 @@ async def main(n: int, seconds: float, bans: int) -> None:
             t0_wall, bench_cpu, feeding = time.perf_counter(), cpu_seconds(), asyncio.create_task(feed())
             await asyncio.sleep(min(3.0, seconds / 3))
             samples: list[float] = []
+            lost_bans: list[str] = []
             missing = 0
             gap = max(0.5, (seconds - 4) / max(bans, 1))
             for k in range(bans):
@@ -266,6 +271,8 @@ async def main(n: int, seconds: float, bans: int) -> None:
                     await asyncio.sleep(0.002)
                 got = [arrivals[(i, guards[i][k].userid)] - t0 for i in others if (i, guards[i][k].userid) in arrivals]
                 missing += len(others) - len(got)
+                if not got:
+                    lost_bans.append(f"#{k} on s{origin:03d}" + ("" if sent(sim, f"jb_ctban_set #{target.userid}") else ", not even at its own door"))
                 samples += got
                 await asyncio.sleep(gap)
             stop_feed.set()
@@ -287,6 +294,8 @@ async def main(n: int, seconds: float, bans: int) -> None:
             worst, gcs, ngc = parent.recv()
             print(f"the jailcore loop's longest stalls: {', '.join(f'{w * 1000:.0f}' for w in worst)} ms; "
                   f"longest garbage collections: {', '.join(f'{g * 1000:.0f} (gen {n})' for g, n in gcs)} ms of {ngc}")
+            if lost_bans:
+                print(f"bans that reached no other door: {', '.join(lost_bans)}")
             cpu = (after[4] - before[4]) / wall
             print(f"this process (the {n} simulated servers and the feed): CPU {(cpu_seconds() - bench_cpu) / wall * 100:.0f}% of one core")
             print(f"jailcore process: RSS {after[2]:.0f} MB (peak {after[3]:.0f} MB), {after[2] / n:.2f} MB per server; "
