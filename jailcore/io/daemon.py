@@ -314,17 +314,18 @@ class Daemon:
         except sqlite3.Error as exc:
             self.store_failed(exc)
 
-    def save(self) -> None:
-        """Write the engine's state if it changed since the last write."""
+    def save(self, publish: bool = True) -> bool:
+        """Write the engine's state if it changed since the last write (True if it did)."""
         self._dirty = False
         text = json.dumps(self.engine.snapshot(), ensure_ascii=False)
         if text == self._saved:
-            return
+            return False
         self.store.save_standing(self.server, json.dumps(self._standing(), ensure_ascii=False), self.engine.state.time or "")
         self.store.save_state(self.server, text, self.engine.state.time or "")
         self._saved = text
-        if self.mqtt is not None:
+        if publish and self.mqtt is not None:
             self.mqtt.publish_state(self._public())
+        return True
 
     def _standing(self) -> dict:
         """The public state as `jailcore status` shows it, under this server's own config."""
@@ -477,16 +478,18 @@ class Daemon:
     async def _saver(self) -> None:
         while True:
             await asyncio.sleep(self.save_interval)
-            if self._dirty:
-                self.save()
+            saved = self._dirty and self.save(publish=False)
             self.store.flush_lines()  # the round story's lines, even when the state did not change
             gone = self.store.still_there()  # deleted under us: every audit row would go at stop
             if gone:
                 log.error("%s", gone)
-            self._save_link()
+            # One retained state a tick, whichever of the two changed: each is a public_state and a JSON of it.
+            if not self._save_link() and saved and self.mqtt is not None:
+                self.mqtt.publish_state(self._public())
 
-    def _save_link(self) -> None:
-        """How the daemon stands, for `jailcore status`, the web page and MQTT: RCON, outbox, last line."""
+    def _save_link(self) -> bool:
+        """How the daemon stands, for `jailcore status`, the web page and MQTT: RCON, outbox,
+        last line; True when it published the state on MQTT."""
         link = (self.client.state, len(self.outbox), self.engine.state.time or None, self.config.mode)
         drops = self.udp.drops()
         now = time.monotonic()
@@ -500,6 +503,8 @@ class Daemon:
             self.store.commit()
             if self.mqtt is not None and changed:
                 self.mqtt.publish_state(self._public())
+                return True
+        return False
 
     def _phased(self, interval: float, job: Callable[[], Coroutine]) -> Callable[[], Coroutine]:
         """`job` started `phase` of its interval late: the timers of the servers of one
