@@ -165,7 +165,7 @@ def relay_process(conn, broker_port: int, rcon_port: int) -> None:
 # -- the run --------------------------------------------------------------------------------------
 
 
-def sent(sim: SimServer, prefix: str) -> bool:
+def ran(sim: SimServer, prefix: str) -> bool:
     return any(c.startswith(prefix) for c in sim.received)
 
 
@@ -272,7 +272,7 @@ async def main(n: int, seconds: float, bans: int) -> None:
                 got = [arrivals[(i, guards[i][k].userid)] - t0 for i in others if (i, guards[i][k].userid) in arrivals]
                 missing += len(others) - len(got)
                 if not got:
-                    lost_bans.append(f"#{k} on s{origin:03d}" + ("" if sent(sim, f"jb_ctban_set #{target.userid}") else ", not even at its own door"))
+                    lost_bans.append(f"#{k} on s{origin:03d}" + ("" if ran(sim, f"jb_ctban_set #{target.userid}") else ", not even at its own door"))
                 samples += got
                 await asyncio.sleep(gap)
             stop_feed.set()
