@@ -123,15 +123,10 @@ class LineReader:
     # Keys are the text as the line holds it, bytes or str: MASTER reads either.
 
     def _new_second(self, key: bytes | str) -> str:
-        """A timestamp `MM/DD/YYYY - HH:MM:SS` whose shape MASTER has already checked: ASCII
-        digits, hours 00-23, minutes 00-59, seconds 00-60. What is left to check is the day
-        (once per day a log shows) and the leap second; no datetime is made per second."""
+        """`MM/DD/YYYY - HH:MM:SS` in MASTER's ranges: each day checked once, no datetime a second."""
         stamp = key.decode("ascii") if type(key) is bytes else key
-        day = self._days.get(stamp[:10])
-        if day is None:
-            day = _keep(self._days, stamp[:10], _iso(stamp[6:10], stamp[0:2], stamp[3:5], "00", "00", "00")[:10])
-        if stamp[19:21] == "60":
-            raise Malformed(f"no such time: {stamp}")
+        if stamp[19:21] == "60" or (day := self._days.get(stamp[:10])) is None:  # a leap second fails in _iso
+            day = _keep(self._days, stamp[:10], _iso(stamp[6:10], stamp[0:2], stamp[3:5], "00", "00", stamp[19:21])[:10])
         return _keep(self._times, key, f"{day}T{stamp[13:21]}")
 
     # The identity caches hold well-formed identities only: text that is none is rare (and
