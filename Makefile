@@ -13,6 +13,7 @@ bench:
 	$(PYTHON) bench/memory_bench.py
 	$(PYTHON) bench/story_size.py
 	@if [ -f bench/live_bench.py ]; then $(PYTHON) bench/live_bench.py; fi
+	$(PYTHON) bench/web_bench.py
 
 # The network on one box: N simulated servers, one jailcore process, one mosquitto (N=200 for the big one).
 bench-net:
