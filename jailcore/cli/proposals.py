@@ -8,7 +8,7 @@ import argparse
 import getpass
 import sys
 
-from jailcore.config.config import ConfigError
+from jailcore.log.errors import ConfigError
 
 
 def main_answer(args: argparse.Namespace) -> int:
