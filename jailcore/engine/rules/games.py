@@ -22,7 +22,7 @@ from jailcore.engine.actions import Action
 from jailcore.engine.catalogue import fold
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles, vetoes
-from jailcore.engine.settings import Ladder, RuleSettings, steps
+from jailcore.engine.settings import Ladder, RuleSettings, choice, steps
 from jailcore.engine.state import T
 from jailcore.log import events as ev
 
@@ -34,6 +34,8 @@ class UnknownGame(Rule):
     class Settings(RuleSettings):
         ref: str = "6.0"
         ladder: Ladder = steps("warn")
+        # «(Игры на картах не в счет)»: the games a server's maps run themselves, never judged
+        map_games: tuple[str, ...] = ()
 
     @attrs.define
     class State:
@@ -135,6 +137,12 @@ class GaggedChatGame(Rule):
 
 
 class RepeatedGame(Rule):
+    """004 5.5 «Начальник обязан проводить интересные и разнообразные раунды, не
+    злоупотребляя однотипными играми и приказами» is a duty of each warden: the streak is
+    his own (his rounds in a row, the same game each), never other wardens' games. The
+    clause names orders too; reading the same order text round after round as abuse is
+    opt-in (`orders = true`): an order is voice, and its registered text a short label."""
+
     key = "games.repeat"
     HISTORY = 20  # rounds of games remembered; more than any `in_a_row` needs
 
@@ -142,31 +150,63 @@ class RepeatedGame(Rule):
     class Settings(RuleSettings):
         ref: str = "5.5"
         in_a_row: int = 2
+        orders: bool = False
         ladder: Ladder = steps("warn", "teamswap")
 
     @attrs.define
     class State:
-        played: list[tuple[int, str]] = attrs.Factory(list)  # (round, game)
+        played: list[tuple[int, str, str]] = attrs.Factory(list)  # (round, game, warden's key)
+        ordered: list[tuple[int, str, str]] = attrs.Factory(list)  # (round, order folded, warden's key)
+
+    def _streak(self, ctx: Context, history: list, what: str, key: str) -> int:
+        seen = {(r, w, k) for r, w, k in history}
+        streak = 0
+        while (ctx.state.round - streak - 1, what, key) in seen:
+            streak += 1
+        return streak
 
     @vetoes(ev.GameStarted)
     def again(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
-        name = _name(ctx, e)[0]
-        played = set(self.state.played)
-        streak = 0
-        while (ctx.state.round - streak - 1, name) in played:
-            streak += 1
-        if streak < self.settings.in_a_row:
-            return None
-        return ctx.punish(self.key, ctx.seat(e.player), ctx.text("games.repeat", game=name, rounds=streak + 1))
+        name, seat = _name(ctx, e)[0], ctx.seat(e.player)
+        streak = self._streak(ctx, self.state.played, name, seat.key)
+        if streak < self.settings.in_a_row or any(h[0] == ctx.state.round and h[1:] == (name, seat.key) for h in self.state.played):
+            return None  # the same game again in one round is one round's game
+        return ctx.punish(self.key, seat, ctx.text("games.repeat", game=name, rounds=streak + 1))
 
     @handles(ev.GameStarted)
     def started(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
         r = ctx.state.round
-        self.state.played = [h for h in self.state.played if h[0] > r - self.HISTORY] + [(r, _name(ctx, e)[0])]
+        entry = (r, _name(ctx, e)[0], ctx.seat(e.player).key)
+        self.state.played = [h for h in self.state.played if h[0] > r - self.HISTORY and h != entry] + [entry]
         return []
+
+    @handles(ev.OrderGiven)
+    def order(self, ctx: Context, e: ev.OrderGiven) -> list[Action]:
+        if not self.settings.orders:
+            return []
+        r, seat, text = ctx.state.round, ctx.seat(e.player), fold(e.text)
+        if not text:
+            return []
+        entry = (r, text, seat.key)
+        if entry in self.state.ordered:
+            return []
+        self.state.ordered = [h for h in self.state.ordered if h[0] > r - self.HISTORY] + [entry]
+        streak = self._streak(ctx, self.state.ordered, text, seat.key)
+        if streak < self.settings.in_a_row:
+            return []
+        return ctx.punish(self.key, seat, ctx.text("games.repeat.order", order=e.text, rounds=streak + 1))
 
 
 class GameDuration(Rule):
+    """004 5.11 «Если игра продолжается более 5 минут, в ней обязательно должны быть
+    определены победители»: a game may run past 5 minutes; what it may not do is end
+    without winners. `reading = "winners"` (shipped): a reminder at 5 minutes, and the
+    host's ladder only when the round ends with his game, past 5 minutes, still running
+    and nothing decided in it that the log shows (no prisoner lost to a guard, no
+    referee's verdict, not ended by its host, which 5.10 lets him do at any moment). The
+    other reading, `"deadline"`: winners by the 5th minute, the ladder `grace_seconds`
+    after the reminder."""
+
     key = "games.duration"
 
     @attrs.frozen
@@ -174,15 +214,42 @@ class GameDuration(Rule):
         ref: str = "5.11"
         minutes: int = 5
         grace_seconds: int = 60
+        reading: str = choice("winners", "deadline")
         ladder: Ladder = steps("warn", "teamswap")
+
+    @attrs.define
+    class State:
+        # The round's game as the last clock tick saw it, for the round's end (which clears
+        # the game before the rules hear of it): its host, name, and whether it was past its
+        # minutes with nothing decided.
+        host: int = 0
+        name: str = ""
+        undecided: bool = False
+
+    @handles(ev.RoundEnd)
+    def round_end(self, ctx: Context, e: ev.RoundEnd) -> list[Action]:
+        mine = self.state
+        if self.settings.reading != "winners" or not mine.undecided:
+            return []
+        mine.undecided = False
+        host = ctx.state.players.get(mine.host)
+        return ctx.punish(self.key, host, ctx.text("games.duration.undecided", game=mine.name, minutes=self.settings.minutes)) if host else []
+
+    @handles(ev.RoundStart)
+    def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
+        self.state.undecided = False
+        return []
 
     def tick(self, ctx: Context, now: str) -> list[Action]:
         game, rule = ctx.state.game, self.settings
-        if game is None or game.punished:
+        self.state.undecided = False
+        if game is None or game.punished or "map" in game.tags:
             return []
         elapsed = ctx.seconds_since(game.started)
         limit = rule.minutes * 60
-        if elapsed > limit + rule.grace_seconds and game.reminded and ctx.seconds_since(game.reminded_at or game.started) > rule.grace_seconds:
+        if elapsed > limit and not game.result:
+            self.state.host, self.state.name, self.state.undecided = game.host, game.name, True
+        if rule.reading == "deadline" and elapsed > limit + rule.grace_seconds and game.reminded and ctx.seconds_since(game.reminded_at or game.started) > rule.grace_seconds:
             game.punished = True
             host = ctx.state.players.get(game.host)
             return ctx.punish(self.key, host, ctx.text("games.duration", game=game.name, minutes=rule.minutes)) if host else []

@@ -68,20 +68,33 @@ class NoWarden(Rule):
         asked: bool = False
         punished: bool = False
         asked_at: str = ""  # the guards get the whole time between ask and punishment, even after a quiet log
+        gap_since: str = ""  # when the guards were last left without a warden this round
 
     @handles(ev.RoundStart)
     def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
         self.state.asked = self.state.punished = False
         self.state.asked_at = ""
+        self.state.gap_since = e.time
         return []
 
     def tick(self, ctx: Context, now: str) -> list[Action]:
+        """Each gap in command (the round's start, the warden's death, leaving or
+        hand-over) gives the guards the clause's whole time again."""
         s, mine, rule = ctx.state, self.state, self.settings
-        if s.warden is not None or mine.punished or not s.round_started or s.freeday:
+        if s.warden is not None:
+            if mine.gap_since:
+                mine.asked = mine.punished = False
+                mine.asked_at = mine.gap_since = ""
             return []
-        if now <= plus_seconds(s.round_started, rule.ask_seconds):
+        if not mine.gap_since:
+            mine.gap_since = now  # a new gap: counted from the first line that shows it
             return []
-        late = now > plus_seconds(s.round_started, rule.punish_seconds) and (
+        if mine.punished or not s.round_started or s.freeday:
+            return []
+        since = mine.gap_since
+        if now <= plus_seconds(since, rule.ask_seconds):
+            return []
+        late = now > plus_seconds(since, rule.punish_seconds) and (
             not mine.asked_at or now > plus_seconds(mine.asked_at, rule.punish_seconds - rule.ask_seconds))
         if mine.asked and not late:
             return []
