@@ -69,6 +69,7 @@ class NoWarden(Rule):
         punished: bool = False
         asked_at: str = ""  # the guards get the whole time between ask and punishment, even after a quiet log
         gap_since: str = ""  # when the guards were last left without a warden this round
+        commanded: str = ""  # the last line seen with a warden: the one that ended his command
 
     @handles(ev.RoundStart)
     def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
@@ -82,13 +83,13 @@ class NoWarden(Rule):
         hand-over) gives the guards the clause's whole time again."""
         s, mine, rule = ctx.state, self.state, self.settings
         if s.warden is not None:
+            mine.commanded = now
             if mine.gap_since:
                 mine.asked = mine.punished = False
                 mine.asked_at = mine.gap_since = ""
             return []
         if not mine.gap_since:
-            mine.gap_since = now  # a new gap: counted from the first line that shows it
-            return []
+            mine.gap_since = mine.commanded or now  # a new gap, from the line that ended his command
         if mine.punished or not s.round_started or s.freeday:
             return []
         since = mine.gap_since
