@@ -50,6 +50,18 @@ CHAT = ("привет всем", "кто начальник?", "го в клет
 ORDERS = ("все в клетку", "встать у стены", "присесть", "идём в столовую", "стоять на месте", "лицом к стене",
           "идём на футбольное поле", "построиться в линию", "не двигаться", "все в бассейн")
 PROHIBITIONS = ("не прыгать", "не бегать", "не подходить к оружейке", "не садиться", "запрет на нычки")
+# How wardens announce games (000's own wording among them): other cases, «играем в».
+FORMS = {
+    "Мёртвый король": ("Играем в Мертвого Короля!", "мертвого короля"),
+    "Третий лишний": ("Играем в третьего лишнего", "третьего лишнего"),
+    "Американец": ("Играем в 'Американца'", "американца"),
+    "Математика": ("Играем в Математику", "математику"),
+    "Король": ("Играем в Короля", "короля"),
+    "Реакция": ("играем в реакцию", "Реакцию"),
+    "Интуиция": ("Играем в Интуицию",),
+    "Первая-последняя реакция": ("Играем в Первую-последнюю реакцию",),
+    "Саймон говорит": ("Саймон говорит, что игра «Саймон говорит» началась", "саймон"),
+}
 ATTACK = '{a} [1 2 3] attacked {v} [4 5 6] with "glock" (damage "{d}") (damage_armor "0") (health "{h}") (armor "0") (hitgroup "chest")'
 
 
@@ -113,6 +125,9 @@ class Season:
         self.protected: set[str] = set()  # steamids an injection needs on the server as they are
         self.picked: dict[str, str] = {}  # what a preparation chose, for its injection
         self.played = 0
+        self.last_game = ""  # the server's game of the round before, whoever ran it
+        self.running = None  # the game now running, if the generator left it running
+        self.admin = Who("Смотритель", 1, "STEAM_1:0:1")
         # state inside a round
         self.warden: Who | None = None
         self.gagged: set[int] = set()
@@ -297,6 +312,7 @@ class Season:
         for p in self.players.values():
             p.alive = p.team in ("TERRORIST", "CT")
         self.warden, self.first_order, self.prohibitions, self.special, self.lr, self.late = None, False, 0, False, False, False
+        self.running = None
         self.playing = len(self.team("TERRORIST", True)) + len(self.team("CT", True))
         if self.played in self.forced:
             self.forced.pop(self.played)()
@@ -381,6 +397,8 @@ class Season:
         self.say_some(rnd.randint(1, 3))
         if rnd.random() < 0.12:
             self.rebellion()
+        if rnd.random() < 0.06:
+            self.warden_falls()
         if rnd.random() < 0.6:
             self.game()
         if self.cfg.on("conduct.grenade_spam") and rnd.random() < 0.2:
@@ -431,6 +449,34 @@ class Season:
         if rnd.random() < 0.8:
             log.wait(1).kill(rnd.choice(guards), t)
 
+    def handover(self) -> None:
+        """The warden hands command to another guard (resigns); 001 Общие 7 ends nothing then."""
+        others = [g for g in self.team("CT", True) if g is not self.warden]
+        if self.warden is None or not others:
+            return
+        self.log.wait(self.rnd.randint(2, 6)).trig(self.warden, "jb_warden_removed", ' (reason "resigned")')
+        self.warden = self.rnd.choice(others)
+        self.log.wait(self.rnd.randint(1, 10)).warden(self.warden)
+
+    def warden_falls(self) -> None:
+        """A rebel kills the warden; another guard takes command within 004 4.4's time."""
+        rnd, log = self.rnd, self.log
+        fresh = [t for t in self.team("TERRORIST", True) if self.rebelled.get(t.steamid, -9) < self.round - 1]
+        w = self.warden
+        if not fresh or w is None or len(self.team("TERRORIST", True)) <= 3:
+            return
+        t = rnd.choice(fresh)
+        self.rebelled[t.steamid] = self.round
+        log.wait(rnd.randint(2, 8)).add(ATTACK.format(a=t.ident(), v=w.ident(), d=60, h=40)).kill(t, w)
+        log.trig(w, "jb_warden_removed", ' (reason "died")')
+        self.warden = None
+        if self.running is not None:
+            self.running = None  # 000 VI: the game ends with its host
+        guards = self.team("CT", True)
+        if guards:
+            log.wait(rnd.randint(1, 3)).kill(rnd.choice(guards), t)
+            self.take_command(rnd.randint(3, 25))
+
     def killers(self) -> list[Who]:
         return self.team("CT", True)
 
@@ -457,9 +503,9 @@ class Season:
                 continue
             if game.min_players and alive < game.min_players:
                 continue
-            if "global" in game.tags and cfg.on("calendar.global_games"):
-                if self.globals_week.get(self.week, 0) >= cfg.rules["calendar.global_games"].per_week:
-                    continue
+            if "global" in game.tags and cfg.on("calendar.global_games") and (
+                    self.globals_week.get(self.week, 0) >= cfg.rules["calendar.global_games"].per_week):
+                continue
             if "chat" in game.tags and cfg.on("games.gagged") and any(self.players[u].team == "TERRORIST" for u in self.gagged if u in self.players):
                 continue
             if cfg.on("games.repeat"):
@@ -470,7 +516,7 @@ class Season:
         return out
 
     def typed(self, name: str) -> str:
-        return self.rnd.choice((name, name.lower(), f"Играем в «{name}»", f"играем в '{name}'", name.upper()))
+        return self.rnd.choice((name, name.lower(), f"Играем в «{name}»", f"играем в '{name}'", name.upper(), *FORMS.get(name, ())))
 
     def start_game(self, game) -> None:
         w = self.warden
@@ -495,13 +541,25 @@ class Season:
             log.wait(20).trig(w, "jb_game_end")
             return
         games = self.lawful_games()
+        if cfg.on("calendar.global_games") and rnd.random() < 0.05:
+            # 001 Глобальные 1 «Смотритель может дать разрешение на провождение более 2х игр»
+            log.trig(self.admin, "jb_game_approve", ' (game "Прятки")')
+            games = [g for g in cfg.catalogue if g.name == "Прятки"]
         if not games:
             return
-        game = rnd.choice(games)
+        same = [g for g in games if g.name == self.last_game]
+        game = same[0] if same and rnd.random() < 0.3 else rnd.choice(games)
         self.start_game(game)
+        self.last_game = game.name
         ended = False
         if "host_kills" in game.tags:
-            self.kill_some(rnd.randint(1, 2), by=w)  # «Убивает только Начальник»
+            if rnd.random() < 0.2:
+                self.handover()
+            rebels = [t for t in self.team("TERRORIST", True) if self.rebelled.get(t.steamid) == self.round]
+            if rebels and len(self.team("TERRORIST", True)) > 2:
+                others = [g for g in self.team("CT", True) if g is not self.warden] or self.team("CT", True)
+                log.wait(2).kill(rnd.choice(others), rebels[0])  # «Исключение — Бунт»
+            self.kill_some(rnd.randint(1, 2), by=self.warden)  # «Убивает только Начальник»: the warden now
         elif "half" in game.tags:
             ended = self.half_game(game)
         elif "chat" in game.tags:
@@ -511,10 +569,20 @@ class Season:
             self.kill_some(rnd.randint(0, 2))
         else:
             self.kill_some(rnd.randint(0, 2))
+        w = self.warden
+        if w is None or not w.alive:
+            return
         if rnd.random() < 0.1 and cfg.on("games.duration"):
             log.wait(cfg.rules["games.duration"].minutes * 60 + 5)  # a long game: past 5 minutes, winners named
             self.kill_some(1, by=w)
-        if not ended and w.alive and self.warden is w:
+        if ended:
+            if cfg.rules["prohibitions.max"].only_during_game:
+                for _ in range(rnd.randint(0, 2)):  # no game runs now: 004 6.3's cap is for one game
+                    self.prohibitions = 0
+                    self.prohibit()
+        elif rnd.random() < 0.15 and "global" not in game.tags and "host_kills" not in game.tags:
+            self.running = game  # left running: the last request will overtake it
+        else:
             log.wait(rnd.randint(5, 30)).trig(w, "jb_game_end")
 
     def half_game(self, game) -> bool:
@@ -526,6 +594,9 @@ class Season:
         if playing < 4:
             return False
         deaths = rnd.randint(0, half)
+        rebels = [t for t in self.team("TERRORIST", True) if self.rebelled.get(t.steamid) == self.round]
+        if rebels and deaths < half:
+            log.wait(2).kill(rnd.choice(self.team("CT", True)), rebels[0])  # a rebel: not one of the game's dead
         for _ in range(deaths):
             log.wait(rnd.randint(1, 4)).kill(rnd.choice(self.team("CT", True)), rnd.choice(self.team("TERRORIST", True)))
         if deaths == half:
@@ -562,9 +633,12 @@ class Season:
             ts, guards = self.team("TERRORIST", True), self.team("CT", True)
             if not guards:
                 return
-            killer = rnd.choice([g for g in guards if g is not self.warden] or guards)
-            if len(ts) == 2 and killer is self.warden:
-                killer = rnd.choice(guards)
+            killer = rnd.choice(guards)
+            if len(ts) == 3 and rnd.random() < 0.3:  # one grenade, two dead, one left alive
+                a, b = ts[0], ts[1]
+                log.wait(3).add(ATTACK.format(a=killer.ident(), v=a.ident(), d=100, h=0))
+                log.add(ATTACK.format(a=killer.ident(), v=b.ident(), d=100, h=0)).kill(killer, a).kill(killer, b)
+                continue
             log.wait(rnd.randint(2, 10)).kill(killer, rnd.choice(ts))
         last = self.team("TERRORIST", True)
         guards = self.team("CT", True)
@@ -721,8 +795,8 @@ def p_specialday(s: Season, round_: int) -> None:
     s.no_special.update(range(round_ - 3, round_))
 
 def i_no_warden(s: Season, inj: Injected) -> None:
-    s.log.wait(31).say(s.team("CT", True)[0], "кто начальник?").wait(31).say(s.team("CT", True)[0], "никто?")
     first = min(s.team("CT", True), key=lambda p: s.joined.get(p.userid, 0))
+    s.log.wait(31).say(s.team("CT", True)[0], "кто начальник?").wait(31).say(s.team("CT", True)[0], "никто?")
     inj.expected = [("teams.no_warden", first.userid)]
 
 

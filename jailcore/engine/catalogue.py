@@ -85,6 +85,7 @@ DEFAULT_CATALOGUE = (
 _NOT_WORD = re.compile(r"[\W_]+")
 _LEAD = re.compile(r"^(?:давайте\s+)?(?:играем|сыграем|играть|игра|начинаем|game|play)\s+(?:в|во|in)?\s*", re.I)
 _QUOTES = re.compile(r"[«»\"'“”„`‘’]")
+_QUOTED = re.compile(r"[«\"“„'‘]([^«»\"“”„'‘’]{2,40})[»\"”“'’]")
 
 
 def _words(name: str) -> list[str]:
@@ -106,7 +107,7 @@ def _same_word(typed: str, label: str) -> bool:
     if len(label) < 4 or len(typed) < 3 or abs(len(typed) - len(label)) > 3:
         return False
     common = 0
-    for a, b in zip(typed, label):
+    for a, b in zip(typed, label, strict=False):
         if a != b:
             break
         common += 1
@@ -132,7 +133,7 @@ class Catalogue:
             return game
         words = _words(typed)
         matches = {id(g): g for label, g in self._worded
-                   if len(label) == len(words) and all(_same_word(w, x) for w, x in zip(words, label))}
+                   if len(label) == len(words) and all(_same_word(w, x) for w, x in zip(words, label, strict=True))}
         if len(matches) == 1:
             return next(iter(matches.values()))
         # Russian case endings on a name written as one word: "Математику", "Короля".
@@ -141,7 +142,11 @@ class Catalogue:
                 stem = label[:-1] if len(label) >= 5 else label
                 if key.startswith(stem) and len(key) - len(label) <= 2 and len(label) >= 4:
                     return game
-        return None
+        # A whole start phrase with the game's name in quotes: 000 «Саймон говорит, что игра
+        # «Саймон говорит» началась».
+        quoted = {fold(q) for q in _QUOTED.findall(typed)} - {key}
+        found = {id(g): g for g in (self.find(q) for q in quoted if q) if g is not None}
+        return next(iter(found.values())) if len(found) == 1 else None
 
     def __iter__(self):
         return iter(self.games)

@@ -128,7 +128,7 @@ def test_n2_a_game_may_run_past_five_minutes_and_then_name_its_winners():
 
 
 def test_n2_a_round_that_ends_with_the_game_undecided_past_five_minutes():
-    log, ts = setup()
+    log, _ = setup()
     log.game(WARDEN, "Светофор").wait(301).say(GUARD, "x").start_here().wait(200).round_end()
     actions, _ = run("", log)
     assert rules_of(actions) == [("warn", "games.duration")] and actions[0].target.userid == WARDEN.userid

@@ -249,7 +249,8 @@ class GameDuration(Rule):
         limit = rule.minutes * 60
         if elapsed > limit and not game.result:
             self.state.host, self.state.name, self.state.undecided = game.host, game.name, True
-        if rule.reading == "deadline" and elapsed > limit + rule.grace_seconds and game.reminded and ctx.seconds_since(game.reminded_at or game.started) > rule.grace_seconds:
+        graced = game.reminded and ctx.seconds_since(game.reminded_at or game.started) > rule.grace_seconds
+        if rule.reading == "deadline" and elapsed > limit + rule.grace_seconds and graced:
             game.punished = True
             host = ctx.state.players.get(game.host)
             return ctx.punish(self.key, host, ctx.text("games.duration", game=game.name, minutes=rule.minutes)) if host else []

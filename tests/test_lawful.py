@@ -1,0 +1,48 @@
+"""Lawful play punishes no one; every violation of a kind the engine enforces is caught, on
+the right player, in its round, and nothing else (issue 18). The seasons are played by
+`tests/lawful.py` as each shipped server's rulebooks allow."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import pytest
+
+from jailcore.config.config import Config
+from tests.lawful import ROOT, Season, injectable, judged, punishments, season
+
+SERVERS = ("server-a", "server-b")
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_long_lawful_season_punishes_no_one(server):
+    started = time.perf_counter()
+    s = season(server, seed=18, rounds=2000)
+    took = time.perf_counter() - started
+    wrong = [(r, a.action, a.rule, a.target and a.target.name, a.reason) for r, a in punishments(s)]
+    assert wrong == [], f"{len(wrong)} punishments of lawful play, the first: {wrong[:3]}"
+    # what the season played, so that "no one punished" is not the silence of an empty log
+    seen = s.parser.stats.events
+    assert s.played == 2000 and s.engine.state.round >= 2000 and s.engine.week >= 250
+    assert seen["jb_game_start"] > 500 and seen["jb_lr"] > 500 and seen["jb_order"] > 2000
+    assert seen["jb_specialday"] > 50 and seen["attacked"] > 200 and seen["chat"] > 3000
+    assert seen["map_started"] >= 10 and seen["disconnected"] > 50 and seen["joined_team"] > 200
+    announced = Counter(a.rule for _, a in s.actions)
+    assert announced["referee"] > 20 and announced["lastrequest.timeout" if server == "server-a" else "games.duration"] > 10
+    assert took < 20, f"{s.lines} lines in {took:.1f} s"
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_each_violation_is_caught_on_its_player_in_its_round_and_nothing_else(server):
+    cfg = Config.from_toml(ROOT / "configs" / f"{server}.toml", env={})
+    kinds = injectable(cfg)
+    assert len(kinds) >= (18 if server == "server-a" else 13)
+    s: Season = season(server, seed=18, rounds=60 + 14 * len(kinds), kinds=kinds)
+    assert sorted(i.kind for i in s.injected) == sorted(kinds)
+    by_round: dict[int, set[tuple[str, int]]] = {}
+    for r, a in judged(s):
+        by_round.setdefault(r, set()).add((a.rule, a.target.userid))
+    for injected in s.injected:
+        assert by_round.pop(injected.round, set()) == set(injected.expected), injected
+    assert by_round == {}, "punished outside the injected rounds"
