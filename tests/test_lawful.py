@@ -4,13 +4,16 @@ the right player, in its round, and nothing else (issue 18). The seasons are pla
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from collections import Counter
 
 import pytest
 
 from jailcore.config.config import Config
-from tests.lawful import ROOT, Season, injectable, judged, punishments, season
+from tests.lawful import PUNISHING, ROOT, Season, injectable, judged, punishments, season
 
 SERVERS = ("server-a", "server-b")
 
@@ -46,3 +49,17 @@ def test_each_violation_is_caught_on_its_player_in_its_round_and_nothing_else(se
     for injected in s.injected:
         assert by_round.pop(injected.round, set()) == set(injected.expected), injected
     assert by_round == {}, "punished outside the injected rounds"
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_jailcore_replay_of_a_lawful_season_enforces_nothing(server, tmp_path):
+    """The same through the protocol's command line: `jailcore replay` of the season's log."""
+    s = season(server, seed=5, rounds=300)
+    path = tmp_path / "season.log"
+    path.write_text("\n".join(s.log.lines) + "\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "jailcore", "replay", "--config", str(ROOT / "configs" / f"{server}.toml"), str(path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    printed = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert [a for a in printed if a.get("action") in PUNISHING] == []
+    assert sum(a.get("action") == "say" for a in printed) == sum(a.action == "say" for _, a in s.actions) > 10
