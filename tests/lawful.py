@@ -786,13 +786,19 @@ def i_prohibitions(s: Season, inj: Injected) -> None:
 
 def i_specialday(s: Season, inj: Injected) -> None:
     w = _warden_first(s)
-    s.log.specialday(w, "Прятки").wait(20).specialday(w, "Голодные игры")
+    s.log.specialday(w, "Голодные игры")
     s.last_special = s.round
     inj.expected = [("specialday.cooldown", w.userid)]
 
 
 def p_specialday(s: Season, round_: int) -> None:
-    s.no_special.update(range(round_ - 3, round_))
+    """A lawful special day the round before (none in the three before that)."""
+    def one() -> None:
+        w = _warden_first(s)
+        s.last_special = s.round
+        s.log.specialday(w, "Прятки").wait(30).round_end()
+    s.no_special.update(range(round_ - 4, round_))
+    s.forced[round_ - 1] = one
 
 def i_no_warden(s: Season, inj: Injected) -> None:
     first = min(s.team("CT", True), key=lambda p: s.joined.get(p.userid, 0))
@@ -810,9 +816,10 @@ def i_global_games(s: Season, inj: Injected) -> None:
     w = _warden_first(s)
     s.log.order(w, "строимся")
     per_week = s.cfg.rules["calendar.global_games"].per_week
+    names = iter(("Прятки", "Голодные игры", "Чай-чай выручай", "Прятки"))
     while s.globals_week.get(s.week, 0) < per_week:
         s.globals_week[s.week] = s.globals_week.get(s.week, 0) + 1
-        s.log.game(w, "Прятки").wait(30).trig(w, "jb_game_end")
+        s.log.game(w, next(names)).wait(30).trig(w, "jb_game_end")
     s.log.game(w, "Оборона")
     inj.expected = [("calendar.global_games", w.userid)]
 

@@ -136,8 +136,9 @@ class Bookkeeping:
     def _killed_after(self, e: ev.Killed) -> None:
         s = self.ctx.state
         game, killer, victim = s.game, s.players.get(e.killer.userid), s.players.get(e.victim.userid)
-        if game is not None and killer is not None and victim is not None and killer.team == CT and victim.team == T:
+        if game is not None and victim is not None and victim.team == T:
             game.result = True  # 004 5.12 «Проигравшие … погибают»: a loser is a result
+        if game is not None and killer is not None and victim is not None and killer.team == CT and victim.team == T:
             if victim.userid not in s.rebels:
                 game.died += 1
             # 000 Король and Морской бой end «когда умрет половина заключенных» (rounded
@@ -161,6 +162,9 @@ class Bookkeeping:
 
     def _suicide_after(self, e: ev.Suicide) -> None:
         s = self.ctx.state
+        seat = s.players.get(e.player.userid)
+        if s.game is not None and seat is not None and seat.team == T and e.player.userid not in s.slain:
+            s.game.result = True  # a prisoner who lost (a fall in Светофор) is a result too
         if e.player.userid in s.slain:
             s.slain.remove(e.player.userid)  # our own slay has been seen through
         if e.player.userid == s.warden:
@@ -284,6 +288,8 @@ class Bookkeeping:
 
     def _freeday(self, e: ev.FreedayGranted) -> None:
         self.ctx.seat(e.player)
+        if self.ctx.state.game is not None:
+            self.ctx.state.game.result = True  # a winner's reward
         if e.scope == "all":
             self.ctx.state.freeday = True
 

@@ -85,6 +85,7 @@ DEFAULT_CATALOGUE = (
 _NOT_WORD = re.compile(r"[\W_]+")
 _LEAD = re.compile(r"^(?:давайте\s+)?(?:играем|сыграем|играть|игра|начинаем|game|play)\s+(?:в|во|in)?\s*", re.I)
 _QUOTES = re.compile(r"[«»\"'“”„`‘’]")
+_MARKER = re.compile(r"\b(?:играем|сыграем|играть|поиграем)\s+(?:в|во)\s+")
 _QUOTED = re.compile(r"[«\"“„'‘]([^«»\"“”„'‘’]{2,40})[»\"”“'’]")
 
 
@@ -146,7 +147,19 @@ class Catalogue:
         # «Саймон говорит» началась».
         quoted = {fold(q) for q in _QUOTED.findall(typed)} - {key}
         found = {id(g): g for g in (self.find(q) for q in quoted if q) if g is not None}
-        return next(iter(found.values())) if len(found) == 1 else None
+        if found:
+            return next(iter(found.values())) if len(found) == 1 else None
+        # «Сейчас играем в математику, все в линию»: the words after «играем в», the longest
+        # run of them that names a game.
+        m = _MARKER.search(typed.lower().replace("ё", "е"))
+        if m is None:
+            return None
+        after = _words(typed.lower().replace("ё", "е")[m.end():].split(",")[0])
+        for n in range(min(len(after), 4), 0, -1):
+            game = self.find(" ".join(after[:n])) if n < len(after) or m.start() > 0 else None
+            if game is not None:
+                return game
+        return None
 
     def __iter__(self):
         return iter(self.games)

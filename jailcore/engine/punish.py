@@ -107,6 +107,9 @@ def move_to_t(ctx: Scene, seat: Seat, key: str, ref: str, reason: str, block: bo
     ctx.state.moved.append(seat.userid)
     if seat.userid == ctx.state.warden:
         ctx.warden_gone(orders_end=True)
+    game = ctx.state.game
+    if game is not None and game.host == seat.userid and not ctx.state.specialday_name:
+        ctx.state.game = None  # a host moved to the prisoners hosts nothing: no judging him for it after
     blocker = ctx.config.rules["ctban.return_block"]
     if block and was_ct and blocker.enabled and (key in blocker.after or (ladder and "ladder" in blocker.after)) and seat.key not in ctx.state.ctbans:
         told = ctx.quoting(blocker, ctx.text("ctban.return_block", left=blocker.rounds))

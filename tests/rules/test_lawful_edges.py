@@ -251,3 +251,77 @@ def test_a_maps_own_game_is_never_judged(server):
     log.game(WARDEN, "Бадминтон")
     actions, _ = run(shipped(server), log)
     assert rules_of(actions)[-1] == ("warn", "games.unknown")
+
+
+# --- what a careful admin would not punish either ------------------------------------------------
+
+
+def test_the_same_global_game_again_in_a_round_is_one_game():
+    """001 Глобальные 1 counts games, not announcements."""
+    log, _ = setup()
+    log.game(WARDEN, "Прятки").game(WARDEN, "Прятки").round_end().round_start().warden(WARDEN).game(WARDEN, "Оборона")
+    actions, _ = run("", log)
+    assert [a for a in actions if a.rule == "calendar.global_games"] == []
+
+
+def test_privileges_on_a_freeday_wait_for_no_order():
+    """001 ФД 2 «Во время ФД … действуют все правила, кроме тех, что связывают Зеков и приказы»."""
+    log, ts = setup(rounds_before=0)
+    log.trig(ts[0], "jb_privilege", ' (kind "vip_gun")')
+    assert [a for a in run("", log)[0] if a.rule == "conduct.privileges"] == []
+
+
+def test_grenades_on_a_special_day_are_the_days_fight():
+    log, ts = setup()
+    log.specialday(WARDEN, "Голодные игры")
+    for _ in range(5):
+        log.add(f"{ts[0].ident()} threw hegrenade [1 2 3]")
+    assert punishing(run("", log)[0]) == []
+
+
+@pytest.mark.parametrize("when", ["special", "last"])
+def test_no_warden_is_needed_on_a_special_day_or_for_the_last_request(when):
+    log, ts = setup()
+    if when == "special":
+        log.specialday(WARDEN, "Голодные игры").kill(ts[0], WARDEN)
+    else:
+        for t in ts[1:]:
+            log.kill(WARDEN, t)
+        log.trig(ts[0], "jb_lr", ' (choice "дуэль")').kill(ts[0], WARDEN)
+    log.wait(70).say(GUARD, "...").wait(40).say(GUARD, "...")
+    actions, _ = run("[calendar.rebellion]\nenabled = false\n", log)
+    assert [a for a in actions if a.rule == "teams.no_warden"] == []
+
+
+def test_a_host_moved_to_the_prisoners_hosts_nothing_after():
+    """A cascade: the warden punished with a move to T is not then judged for his game."""
+    log, _ = setup(9)
+    log.game(WARDEN, "Светофор").game(WARDEN, "Король").game(WARDEN, "Повар").wait(400).round_end()
+    actions, _ = run("[orders]\nend_with_warden = false\n", log)  # as on B: only the host's own going ends his game
+    assert [a.rule for a in actions if a.action in ("warn", "teamswap")] == ["games.online_limit", "games.online_limit"]
+
+
+def test_a_game_in_a_sentence():
+    log, _ = setup()
+    log.game(WARDEN, "Сейчас играем в математику, все в линию")
+    actions, engine = run("", log)
+    assert punishing(actions) == [] and engine.public_state()["game"]["name"] == "Математика"
+
+
+@pytest.mark.parametrize("how", ["suicide", "freeday"])
+def test_a_long_game_decided_otherwise_than_by_a_guards_shot(how):
+    """004 5.11: a prisoner who fell in Светофор lost; a freeday given is a winner's reward."""
+    log, ts = setup()
+    log.game(WARDEN, "Светофор").wait(200)
+    if how == "suicide":
+        log.suicide(ts[0])
+    else:
+        log.trig(WARDEN, "jb_freeday", f' (scope "personal") (target "#{ts[1].userid}")')
+    log.wait(200).round_end()
+    assert punishing(run("", log)[0]) == []
+
+
+def test_a_global_game_is_won_by_those_left_alive():
+    log, _ = setup()
+    log.game(WARDEN, "Прятки").wait(400).round_end()
+    assert punishing(run("", log)[0]) == []

@@ -32,6 +32,7 @@ class GlobalGames(Rule):
     class State:
         played: int = 0  # global games this game week
         approved: list[str] = attrs.Factory(list)  # «Смотритель может дать разрешение»: games an admin allowed this round
+        today: list[str] = attrs.Factory(list)  # global games played this round: the same one again is one game
 
     @handles(ev.GameApproved)
     def approve(self, ctx: Context, e: ev.GameApproved) -> list[Action]:
@@ -44,7 +45,7 @@ class GlobalGames(Rule):
         return fold(game.name if game is not None else typed)
 
     def round_cleared(self, ctx: Context) -> None:
-        self.state.approved = []
+        self.state.approved, self.state.today = [], []
 
     @staticmethod
     def _global(ctx: Context, e: ev.GameStarted) -> bool:
@@ -53,7 +54,7 @@ class GlobalGames(Rule):
 
     @vetoes(ev.GameStarted)
     def third(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
-        if not self._global(ctx, e) or self.state.played < self.settings.per_week:
+        if not self._global(ctx, e) or self.state.played < self.settings.per_week or self._key(ctx, e.game) in self.state.today:
             return None
         if self._key(ctx, e.game) in self.state.approved:
             return None
@@ -62,8 +63,9 @@ class GlobalGames(Rule):
 
     @handles(ev.GameStarted)
     def played(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
-        if self._global(ctx, e):
+        if self._global(ctx, e) and self._key(ctx, e.game) not in self.state.today:
             self.state.played += 1
+            self.state.today.append(self._key(ctx, e.game))
         return []
 
     def week_started(self, ctx: Context) -> None:

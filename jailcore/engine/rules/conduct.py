@@ -38,7 +38,9 @@ class Privileges(Rule):
     @handles(ev.PrivilegeUsed)
     def used(self, ctx: Context, e: ev.PrivilegeUsed) -> list[Action]:
         s = ctx.state
-        if not s.round_open or s.first_order or e.privilege in self.settings.allowed:
+        # 001 ФД 2 «Во время ФД … действуют все правила, кроме тех, что связывают Зеков и
+        # приказы»: a freeday has no first order to wait for.
+        if not s.round_open or s.first_order or s.freeday or e.privilege in self.settings.allowed:
             return []
         return ctx.punish(self.key, ctx.seat(e.player), ctx.text("conduct.privileges", kind=e.privilege))
 
@@ -132,6 +134,9 @@ class GrenadeSpam(Rule):
 
     @handles(ev.Threw)
     def threw(self, ctx: Context, e: ev.Threw) -> list[Action]:
+        s = ctx.state
+        if s.specialday_name or (s.game is not None and "global" in s.game.tags):
+            return []  # the day's or the global game's own fight, not a flood
         seat, rule = ctx.seat(e.player), self.settings
         times = [t for t in self.state.thrown.get(seat.key, ()) if ctx.seconds_since(t) <= rule.seconds]
         times.append(e.time)

@@ -202,10 +202,11 @@ class GameDuration(Rule):
     определены победители»: a game may run past 5 minutes; what it may not do is end
     without winners. `reading = "winners"` (shipped): a reminder at 5 minutes, and the
     host's ladder only when the round ends with his game, past 5 minutes, still running
-    and nothing decided in it that the log shows (no prisoner lost to a guard, no
-    referee's verdict, not ended by its host, which 5.10 lets him do at any moment). The
-    other reading, `"deadline"`: winners by the 5th minute, the ladder `grace_seconds`
-    after the reminder."""
+    and nothing decided in it that the log shows: no prisoner died, the referee named no
+    one, no freeday was given, the host did not end it (5.10 lets him at any moment). A
+    global game is won by those it leaves alive, so the round's end decides it. The other
+    reading, `"deadline"`: winners by the 5th minute, the ladder `grace_seconds` after the
+    reminder."""
 
     key = "games.duration"
 
@@ -246,6 +247,8 @@ class GameDuration(Rule):
         if game is None or game.punished or "map" in game.tags:
             return []
         elapsed = ctx.seconds_since(game.started)
+        if "global" in game.tags and rule.reading == "winners":
+            return []  # a global game is won by those it leaves alive when the round ends
         limit = rule.minutes * 60
         if elapsed > limit and not game.result:
             self.state.host, self.state.name, self.state.undecided = game.host, game.name, True
@@ -274,6 +277,10 @@ class HostDeath(Rule):
     @handles(ev.Suicide, ev.Disconnected)
     def died(self, ctx: Context, e: ev.Suicide | ev.Disconnected) -> list[Action]:
         return self._gone(ctx, e.player.userid)
+
+    @handles(ev.JoinedTeam)
+    def left_the_guards(self, ctx: Context, e: ev.JoinedTeam) -> list[Action]:
+        return self._gone(ctx, e.player.userid) if e.new != ev.CT else []
 
     def _gone(self, ctx: Context, userid: int) -> list[Action]:
         s = ctx.state

@@ -44,7 +44,8 @@ class LastRequestTimeout(Rule):
             return []
         mine.late = 0
         killer, last = s.players.get(e.killer.userid), s.last_prisoner
-        if not self.settings.freeday or killer is None or killer.team != CT or last is None or last.rebelled or s.last_request:
+        rebel = last is not None and (last.rebelled or last.uid in s.rebels)
+        if not self.settings.freeday or killer is None or killer.team != CT or last is None or rebel or s.last_request:
             return []
         victim = s.players[e.victim.userid]
         text = ctx.quoting(self.settings, ctx.text("lastrequest.freeday", name=victim.name))

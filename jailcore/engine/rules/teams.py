@@ -90,8 +90,8 @@ class NoWarden(Rule):
             return []
         if not mine.gap_since:
             mine.gap_since = mine.commanded or now  # a new gap, from the line that ended his command
-        if mine.punished or not s.round_started or s.freeday:
-            return []
+        if mine.punished or not s.round_started or s.freeday or s.specialday_name or s.last_prisoner is not None:
+            return []  # a freeday, a special day, a last request: the round runs without commands
         since = mine.gap_since
         if now <= plus_seconds(since, rule.ask_seconds):
             return []
