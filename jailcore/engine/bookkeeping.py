@@ -191,6 +191,7 @@ class Bookkeeping:
             count_down_bans(self.ctx)  # a Round_End line was lost: close the day before opening one
         s.round += 1
         s.round_open = True
+        s.owed = {k: r for k, r in s.owed.items() if r >= s.round - 1}
         self._clear_round()
         s.round_started = e.time
         for seat in s.players.values():

@@ -123,6 +123,7 @@ class State:
     last_request: bool = False  # the last prisoner chose his request: fights are his game now
     last_prisoner: LastPrisoner | None = None
     rebels: list[int] = attrs.Factory(list)  # prisoners who attacked a guard this round: «Исключение — Бунт»
+    owed: dict[str, int] = attrs.Factory(dict)  # player key -> round he was owed a freeday by a rule (001 ПЗ 1, 004 4.5)
     specialday: int | None = None  # the round of the last special day
     specialday_name: str | None = None  # today's special day
     slain: list[int] = attrs.Factory(list)  # our own slays, so their suicide lines are not a guard's

@@ -325,3 +325,23 @@ def test_a_global_game_is_won_by_those_left_alive():
     log, _ = setup()
     log.game(WARDEN, "Прятки").wait(400).round_end()
     assert punishing(run("", log)[0]) == []
+
+
+def test_a_freeday_owed_by_last_request_timeout_is_not_a_second_one():
+    """001 ПЗ 1 «…и выдача ФД, если зек не бунтует»: given next round by the rules, it is not
+    one the prisoner «приобретает» twice a week (ФД 8)."""
+    log, ts = setup(prisoners=6)
+    fd = f' (scope "personal") (target "#{ts[0].userid}")'
+    log.trig(WARDEN, "jb_freeday", fd)
+    for t in ts[1:]:
+        log.kill(WARDEN, t)
+    log.wait(11).say(GUARD, "время вышло").kill(GUARD, ts[0]).round_end().round_start().warden(WARDEN).trig(WARDEN, "jb_freeday", fd)
+    actions, _ = run("", log)
+    assert [a for a in actions if a.rule == "calendar.personal_freeday"] == []
+
+
+def test_a_team_mate_killed_by_a_grenade_is_no_intended_teamkill():
+    """001 Общие 17 «Намеренно убивать членов команды»."""
+    log, _ = setup()
+    log.kill(GUARD, WARDEN, weapon="hegrenade")
+    assert [a for a in run("", log)[0] if a.rule == "conduct.teamkill"] == []

@@ -51,6 +51,8 @@ class Teamkill(Rule):
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "Общие 17"
+        # «Намеренно»: a grenade's or a fire's kill of a team mate shows no intent
+        unintended: tuple[str, ...] = ("hegrenade", "inferno", "molotov", "incgrenade", "env_explosion", "world")
         ladder: Ladder = steps("slay", "kick", "ban 15m")
 
     @handles(ev.Killed)
@@ -58,6 +60,8 @@ class Teamkill(Rule):
         s = ctx.state
         killer, victim = s.players[e.killer.userid], s.players[e.victim.userid]
         if killer.userid == victim.userid or killer.team != victim.team or killer.team not in (CT, T):
+            return []
+        if e.weapon in self.settings.unintended:
             return []
         if s.specialday_name or (s.game is not None and "global" in s.game.tags):
             return []

@@ -116,6 +116,9 @@ class PersonalFreeday(Rule):
         if target.userid in self.state.fighting and target.alive:
             self._won(ctx, target.userid)  # given his reward while the round still runs
         won = self.state.duels.get(target.key, -9) >= ctx.state.round - 1
+        if ctx.state.owed.get(target.key, -9) >= ctx.state.round - 1:
+            del ctx.state.owed[target.key]  # a freeday a rule owed him (ПЗ 1, FreeKill) is not one he acquired
+            return []
         if self.state.granted.get(target.key) == ctx.week and not won:
             # Taking it back is no punishment: everyone is told, the guards above all.
             text = ctx.quoting(self.settings, ctx.text("calendar.personal_freeday", name=target.name))

@@ -48,6 +48,7 @@ class LastRequestTimeout(Rule):
         if not self.settings.freeday or killer is None or killer.team != CT or last is None or rebel or s.last_request:
             return []
         victim = s.players[e.victim.userid]
+        s.owed[victim.key] = s.round
         text = ctx.quoting(self.settings, ctx.text("lastrequest.freeday", name=victim.name))
         return [ctx.action("freeday", victim, self.key, self.ref, text)]
 
