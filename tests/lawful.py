@@ -125,6 +125,7 @@ class Season:
         self.protected: set[str] = set()  # steamids an injection needs on the server as they are
         self.picked: dict[str, str] = {}  # what a preparation chose, for its injection
         self.played = 0
+        self.owed: dict[str, int] = {}  # steamid -> round he was owed a freeday (001 ПЗ 1)
         self.last_game = ""  # the server's game of the round before, whoever ran it
         self.running = None  # the game now running, if the generator left it running
         self.admin = Who("Смотритель", 1, "STEAM_1:0:1")
@@ -377,6 +378,15 @@ class Season:
         rnd, log, w = self.rnd, self.log, self.warden
         if self.cfg.on("conduct.privileges") and rnd.random() < 0.3:
             log.trig(rnd.choice(self.ts), "jb_privilege", f' (kind "{rnd.choice(("money", "voice"))}")')
+        if self.monday and rnd.random() < 0.2:
+            log.trig(rnd.choice(self.ts), "jb_privilege", ' (kind "vip_gun")')  # 001 ФД 2: no order to wait for
+        for who in [p for p in self.ts if self.owed.get(p.steamid, -9) >= self.round - 1]:
+            self.owed.pop(who.steamid)
+            log.trig(self.warden, "jb_freeday", f' (scope "personal") (target "#{who.userid}")')  # ПЗ 1's freeday, owed
+        if rnd.random() < 0.02 and len(self.team("CT", True)) > 2:
+            a, b = [g for g in self.team("CT", True) if g is not self.warden][:2] or (None, None)
+            if a is not None and b is not None:
+                log.wait(2).kill(a, b, weapon="hegrenade")  # a team mate in the blast: not «намеренно»
         if self.cfg.on("calendar.personal_freeday") and rnd.random() < 0.2:
             self.personal_freeday()
         if self.monday:
@@ -516,7 +526,8 @@ class Season:
         return out
 
     def typed(self, name: str) -> str:
-        return self.rnd.choice((name, name.lower(), f"Играем в «{name}»", f"играем в '{name}'", name.upper(), *FORMS.get(name, ())))
+        return self.rnd.choice((name, name.lower(), f"Играем в «{name}»", f"играем в '{name}'", name.upper(),
+                                f"Сейчас играем в {name.lower()}, все в линию", *FORMS.get(name, ())))
 
     def start_game(self, game) -> None:
         w = self.warden
@@ -565,6 +576,8 @@ class Season:
         elif "chat" in game.tags:
             self.chat_game(game)
         elif "global" in game.tags:
+            if rnd.random() < 0.2:
+                log.wait(3).game(w, self.typed(game.name))  # announced again: still one game
             log.wait(rnd.randint(20, 60))
             self.kill_some(rnd.randint(0, 2))
         else:
@@ -658,6 +671,8 @@ class Season:
         else:
             log.wait(12).say(rnd.choice(guards), "время вышло")
             log.wait(2).kill(rnd.choice(guards), t)
+            if t.steamid not in {p.steamid for p in self.players.values() if self.rebelled.get(p.steamid) == self.round}:
+                self.owed[t.steamid] = self.round
 
 
 # -- one violation of each kind ---------------------------------------------------------------
