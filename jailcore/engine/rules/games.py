@@ -155,7 +155,10 @@ class RepeatedGame(Rule):
 
     @attrs.define
     class State:
-        played: list[tuple[int, str, str]] = attrs.Factory(list)  # (round, game, warden's key)
+        games: list[tuple[int, str, str]] = attrs.Factory(list)  # (round, game, warden's key)
+        # The layout before issue 18 (round, game), nobody's: a saved state still loads, and
+        # counts for no warden's streak.
+        played: list[tuple[int, str]] = attrs.Factory(list)
         ordered: list[tuple[int, str, str]] = attrs.Factory(list)  # (round, order folded, warden's key)
 
     def _streak(self, ctx: Context, history: list, what: str, key: str) -> int:
@@ -168,8 +171,8 @@ class RepeatedGame(Rule):
     @vetoes(ev.GameStarted)
     def again(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
         name, seat = _name(ctx, e)[0], ctx.seat(e.player)
-        streak = self._streak(ctx, self.state.played, name, seat.key)
-        if streak < self.settings.in_a_row or any(h[0] == ctx.state.round and h[1:] == (name, seat.key) for h in self.state.played):
+        streak = self._streak(ctx, self.state.games, name, seat.key)
+        if streak < self.settings.in_a_row or any(h[0] == ctx.state.round and h[1:] == (name, seat.key) for h in self.state.games):
             return None  # the same game again in one round is one round's game
         return ctx.punish(self.key, seat, ctx.text("games.repeat", game=name, rounds=streak + 1))
 
@@ -177,7 +180,8 @@ class RepeatedGame(Rule):
     def started(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
         r = ctx.state.round
         entry = (r, _name(ctx, e)[0], ctx.seat(e.player).key)
-        self.state.played = [h for h in self.state.played if h[0] > r - self.HISTORY and h != entry] + [entry]
+        self.state.games = [h for h in self.state.games if h[0] > r - self.HISTORY and h != entry] + [entry]
+        self.state.played = []
         return []
 
     @handles(ev.OrderGiven)
