@@ -587,7 +587,11 @@ class Season:
             return
         if rnd.random() < 0.1 and cfg.on("games.duration"):
             log.wait(cfg.rules["games.duration"].minutes * 60 + 5)  # a long game: past 5 minutes, winners named
-            self.kill_some(1, by=w)
+            if rnd.random() < 0.5:
+                self.kill_some(1, by=w)
+            else:
+                log.say(w, f"Победитель {rnd.choice(self.team('TERRORIST', True)).name}!")
+                log.wait(rnd.randint(30, 90))
         if ended:
             if cfg.rules["prohibitions.max"].only_during_game:
                 for _ in range(rnd.randint(0, 2)):  # no game runs now: 004 6.3's cap is for one game

@@ -345,3 +345,10 @@ def test_a_team_mate_killed_by_a_grenade_is_no_intended_teamkill():
     log, _ = setup()
     log.kill(GUARD, WARDEN, weapon="hegrenade")
     assert [a for a in run("", log)[0] if a.rule == "conduct.teamkill"] == []
+
+
+def test_winners_named_in_chat_decide_a_long_game():
+    """004 5.11 «…должны быть определены победители»: «Победитель — T1» is that."""
+    log, ts = setup()
+    log.game(WARDEN, "Светофор").wait(350).say(WARDEN, f"Победитель {ts[1].name}, молодец").wait(60).round_end()
+    assert punishing(run("", log)[0]) == []

@@ -207,7 +207,8 @@ class GameDuration(Rule):
     without winners. `reading = "winners"` (shipped): a reminder at 5 minutes, and the
     host's ladder only when the round ends with his game, past 5 minutes, still running
     and nothing decided in it that the log shows: no prisoner died, the referee named no
-    one, no freeday was given, the host did not end it (5.10 lets him at any moment). A
+    one, no freeday was given, the host (or the warden) named no winner in chat (a word of
+    `winner_words`, or a prisoner's name), he did not end it (5.10 lets him at any moment). A
     global game is won by those it leaves alive, so the round's end decides it. The other
     reading, `"deadline"`: winners by the 5th minute, the ladder `grace_seconds` after the
     reminder."""
@@ -220,6 +221,7 @@ class GameDuration(Rule):
         minutes: int = 5
         grace_seconds: int = 60
         reading: str = choice("winners", "deadline")
+        winner_words: tuple[str, ...] = ("побед", "выиграл", "выигра", "winner", "won")
         ladder: Ladder = steps("warn", "teamswap")
 
     @attrs.define
@@ -230,6 +232,16 @@ class GameDuration(Rule):
         host: int = 0
         name: str = ""
         undecided: bool = False
+
+    @handles(ev.Chat)
+    def named(self, ctx: Context, e: ev.Chat) -> list[Action]:
+        s, game = ctx.state, ctx.state.game
+        if game is None or game.result or e.player.userid not in (game.host, s.warden):
+            return []
+        text = e.text.casefold()
+        if any(w in text for w in self.settings.winner_words) or any(p.name.casefold() in text for p in ctx.alive(T) if len(p.name) >= 3):
+            game.result = True  # «победитель Вася»: winners named
+        return []
 
     @handles(ev.RoundEnd)
     def round_end(self, ctx: Context, e: ev.RoundEnd) -> list[Action]:

@@ -59,7 +59,7 @@ class HalfMayDie(Rule):
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "Король"
-        volley_seconds: int = 2
+        volley_seconds: int = 1
         ladder: Ladder = steps("warn", "teamswap")
 
     @attrs.define
