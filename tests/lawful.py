@@ -369,6 +369,11 @@ class Season:
             if rnd.random() < 0.3:
                 t, g = rnd.choice(ts), rnd.choice(cts)
                 log.wait(rnd.randint(2, 9)).add(ATTACK.format(a=t.ident(), v=g.ident(), d=30, h=70))
+            elif rnd.random() < 0.1 and self.warden is not None and self.warden.alive:
+                # the warden falls in the day's fight: the day runs on without commands (004 4.4)
+                log.wait(rnd.randint(2, 9)).kill(rnd.choice(ts), self.warden).trig(self.warden, "jb_warden_removed", ' (reason "died")')
+                self.warden = None
+                log.wait(rnd.randint(40, 90))
             else:
                 log.wait(rnd.randint(2, 9)).kill(rnd.choice(cts), rnd.choice(ts))
 
@@ -663,8 +668,14 @@ class Season:
             return
         t = last[0]
         if rnd.random() < 0.9:
+            if rnd.random() < 0.1 and self.warden is not None:
+                # the warden resigns: the last request needs no commands (004 4.4)
+                log.trig(self.warden, "jb_warden_removed", ' (reason "resigned")')
+                self.warden = None
             log.wait(rnd.randint(1, 8)).trig(t, "jb_lr", f' (choice "{rnd.choice(("дуэль на ножах", "дуэль на диглах", "ФД"))}")')
             g = rnd.choice(guards)
+            if rnd.random() < 0.1:
+                log.wait(rnd.randint(60, 100))  # a long duel
             if rnd.random() < 0.5:
                 log.wait(rnd.randint(5, 20)).kill(t, g)
                 self.duel_won[t.steamid] = self.round
