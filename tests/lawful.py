@@ -31,6 +31,7 @@ import attrs
 
 from jailcore.config.config import Config
 from jailcore.engine.actions import Action, kinds_that
+from jailcore.engine.admin import ADMIN as ADMIN_RULE
 from jailcore.engine.engine import Engine
 from jailcore.log.parse import LogParser
 from jailcore.sim.logwriter import LogWriter, Who
@@ -961,6 +962,15 @@ def i_balance(s: Season, inj: Injected) -> None:
     inj.expected = [("teams.balance", t.userid), ("ctban.return_block", t.userid)]
 
 
+def i_ctban(s: Season, inj: Injected) -> None:
+    """A prisoner an admin banned from CT (`!ctban`) tries the guards' door."""
+    w = _warden_first(s)
+    t = next(p for p in s.team("TERRORIST", True) if s.may_guard(p))
+    s.log.order(w, "строимся").trig(s.admin, "jb_ctban", f' (target "#{t.userid}") (length "30") (reason "грубил")')
+    s.log.wait(5).join(t, "CT")
+    inj.expected = [(ADMIN_RULE, t.userid), ("ctban", t.userid)]
+
+
 # kind -> (the rule it breaks, the injector, the day it needs or 0, a preparation in the rounds before)
 INJECTORS: dict[str, tuple[str, Callable[[Season, Injected], None], int, Callable[[Season, int], None] | None]] = {
     "games.unknown": ("games.unknown", i_unknown, 0, None),
@@ -987,11 +997,12 @@ INJECTORS: dict[str, tuple[str, Callable[[Season, Injected], None], int, Callabl
     "conduct.teamkill": ("conduct.teamkill", i_teamkill, 0, None),
     "conduct.grenade_spam": ("conduct.grenade_spam", i_grenades, 0, None),
     "teams.balance": ("teams.balance", i_balance, 0, None),
+    "ctban": ("ctban", i_ctban, 0, None),
 }
 # Not injected here: conduct.advertising and conduct.names (their judgement goes to an admin,
 # issue 18 part B), fairness.freekill (an admin's confirmation is the finding), and the rules
 # that only announce or keep the state (orders, freeday_end, lastrequest.timeout, referee,
-# games.host_death, ctban: the door of a ban another rule gave).
+# games.host_death).
 
 
 def injectable(cfg: Config) -> list[str]:
