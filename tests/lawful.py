@@ -259,6 +259,9 @@ class Season:
             self.map_round = r
             name = rnd.choice(("jb_lego_v3", "jb_summer_jail", "ba_jail_electric", "jb_undertale"))
             self.log.add(f'Loading map "{name}"').add(f'Started map "{name}" (CRC "{r}")')
+            # a warm-up round is no day of the week
+            self.log.add('World triggered "Game_Commencing"').add('World triggered "Warmup_Start"')
+            self.log.wait(30).round_start().wait(30).round_end().add('World triggered "Warmup_End"')
             if self.cfg.reset_on_map_change:
                 self.round, self.last_special = 0, -99
         for uid, back in list(self.spectators.items()):
@@ -309,6 +312,8 @@ class Season:
     def play_round(self) -> None:
         rnd, log = self.rnd, self.log
         log.wait(5).round_start()
+        if rnd.random() < 0.01:  # an admin's mp_restartgame: the day begins again
+            log.wait(2).add('World triggered "Restart_Round_(1_second)"').wait(2).round_start()
         self.round += 1
         self.played += 1
         for p in self.players.values():

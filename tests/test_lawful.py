@@ -27,7 +27,7 @@ def test_a_long_lawful_season_punishes_no_one(server):
     assert wrong == [], f"{len(wrong)} punishments of lawful play, the first: {wrong[:3]}"
     # what the season played, so that "no one punished" is not the silence of an empty log
     seen = s.parser.stats.events
-    assert s.played == 2000 and s.engine.state.round >= 2000 and s.engine.week >= 250
+    assert s.played == 2000 and s.engine.state.round == s.round == 2000 and s.engine.week >= 250  # warm-ups and restarts are no days
     assert seen["jb_game_start"] > 500 and seen["jb_lr"] > 500 and seen["jb_order"] > 2000
     assert seen["jb_specialday"] > 50 and seen["attacked"] > 200 and seen["chat"] > 3000
     assert seen["map_started"] >= 10 and seen["disconnected"] > 50 and seen["joined_team"] > 200
