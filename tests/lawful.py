@@ -420,6 +420,8 @@ class Season:
             self.rebellion()
         if rnd.random() < 0.06:
             self.warden_falls()
+        elif rnd.random() < 0.03 and self.warden is not None and len(self.team("CT", True)) > 1:
+            self.warden_leaves()
         if rnd.random() < 0.6:
             self.game()
         if self.cfg.on("conduct.grenade_spam") and rnd.random() < 0.2:
@@ -497,6 +499,17 @@ class Season:
         if guards:
             log.wait(rnd.randint(1, 3)).kill(rnd.choice(guards), t)
             self.take_command(rnd.randint(3, 25))
+
+    def warden_leaves(self) -> None:
+        """The warden's game crashes: he reconnects (a new userid) and sits with the
+        prisoners; another guard takes command in time."""
+        w = self.warden
+        self.leave(w, "Timed out")
+        again = Who(w.name, self.next_uid, w.steamid)
+        self.next_uid += 1
+        self.players[again.userid] = again
+        self.log.wait(5).connect(again, "TERRORIST")
+        self.take_command(self.rnd.randint(3, 20))
 
     def killers(self) -> list[Who]:
         return self.team("CT", True)

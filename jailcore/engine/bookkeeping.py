@@ -102,7 +102,8 @@ class Bookkeeping:
         s = self.ctx.state
         if s.players[attacker.userid].team != T or s.players[victim.userid].team != CT:
             return
-        if attacker.userid not in s.rebels:
+        fight = s.specialday_name or s.last_request or (s.game is not None and "global" in s.game.tags)
+        if attacker.userid not in s.rebels and not fight:  # a special day's, a global game's, a duel's fight is no бунт
             s.rebels.append(attacker.userid)
         last = s.last_prisoner
         if last is not None and attacker.userid == last.uid:

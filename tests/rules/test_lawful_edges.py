@@ -352,3 +352,15 @@ def test_winners_named_in_chat_decide_a_long_game():
     log, ts = setup()
     log.game(WARDEN, "Светофор").wait(350).say(WARDEN, f"Победитель {ts[1].name}, молодец").wait(60).round_end()
     assert punishing(run("", log)[0]) == []
+
+
+def test_a_special_days_fight_makes_no_rebel():
+    """The day sets prisoners against guards: no «бунт», so ПЗ 1's freeday is still owed."""
+    log, ts = setup(prisoners=6)
+    log.specialday(WARDEN, "Голодные игры")
+    attack(log, ts[0], GUARD)
+    for t in ts[1:]:
+        log.kill(WARDEN, t)
+    log.wait(11).say(GUARD, "время вышло").kill(GUARD, ts[0])
+    actions, _ = run("", log)
+    assert [(a.action, a.target.userid) for a in actions if a.rule == "lastrequest.timeout" and a.action == "freeday"] == [("freeday", ts[0].userid)]
