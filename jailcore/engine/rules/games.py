@@ -3,13 +3,16 @@
 A game announced with `jb_game_start` is offered to these rules in the engine's order; the
 first that refuses it wins, and the game does not start.
 - `games.unknown`: 000 6.0 «Любая нестандартная игра должна получить одобрение
-  Администрации»: a game outside the catalogue, unless an admin approved it this round.
+  Администрации (Игры на картах не в счет)»: a game outside the catalogue, unless an admin
+  approved it this round; the maps' own games (`map_games`) are never judged at all.
 - `games.online_limit`: 004 5.17 (more than 8 prisoners), 5.18 (more than 13: turn-based).
 - `games.min_players`: 000 «Коммунизм … Минимальное количество игроков: 7».
 - `games.host`: 000 VI «Любую игру проводит только Начальник Тюрьмы».
 - `games.gagged`: 004 5.16: no chat game while a prisoner is gagged.
-- `games.repeat`: 004 5.5 «…не злоупотребляя однотипными играми»: not a third round in a row.
-- `games.duration`: 004 5.11: winners within 5 minutes (a reminder, then the host's ladder).
+- `games.repeat`: 004 5.5 «…не злоупотребляя однотипными играми»: not the same warden's
+  same game a third round in a row (his orders too, opt-in).
+- `games.duration`: 004 5.11: a reminder at 5 minutes; the host's ladder if the round ends
+  with his game past 5 minutes and undecided (or, the other reading, winners by minute 5).
 - `games.host_death`: 000 VI «Любая игра заканчивается тогда, когда умирает ведущий игры»
   (special days excepted).
 """

@@ -1,11 +1,13 @@
 """Who may die in a game, and by whose hand.
 
 - `games.only_warden_kills`: 000 Саймон говорит, Злой Саймон говорит «Убивает только
-  Начальник (Исключение — Бунт)», Реакция «Убивает только играющий Н»: another guard who
-  kills a prisoner during such a game, unless that prisoner rebelled.
+  Начальник (Исключение — Бунт)», Реакция «Убивает только играющий Н»: a guard, neither the
+  warden at that moment nor the game's host, who kills a prisoner during such a game,
+  unless that prisoner attacked a guard earlier in the round.
 - `games.deaths`: 000 Король «запрещено убивать больше половины от играющих в него
   заключённых» (of 7, 3), Морской бой «до уничтожения половины заключенных… округление в
-  сторону меньшего»: the host whose game kills more than half of the prisoners it began with.
+  сторону меньшего»: the host whose game kills more than half of the prisoners it began with
+  (the game ends at the half; Морской бой's last cell may pass it).
 - `games.global_suicide`: 001 global 4 «Охране намеренно убивать себя. [Кик, Запрет за Кт]»:
   a guard who kills himself during a global game.
 """

@@ -3,7 +3,9 @@
 - `teams.balance`: 001 general 5 «Идеальный баланс 1 к 5. Минимальный баланс 1 к 3»: the
   surplus guard goes back to T, the newest first, never the warden.
 - `teams.no_warden`: 004 4.4 «При отсутствии желающих КТ обязаны взять на себя роль
-  Начальника тюрьмы»: asked after 30 s; after 60 s the longest-serving guard climbs the ladder.
+  Начальника тюрьмы»: asked after 30 s; after 60 s the longest-serving guard climbs the ladder;
+  each gap in command gets the time again; a freeday, a special day and the last request
+  need no warden.
 """
 
 from __future__ import annotations
