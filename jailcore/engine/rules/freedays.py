@@ -1,7 +1,7 @@
 """Freedays (ФД): a day, or a prisoner, free of the warden's orders.
 
 - `calendar.freeday`: 001 ФД 1 «Понедельник - всегда ФД!»: Monday is announced as a freeday;
-  an order or a game on it climbs the warden's ladder.
+  an order or a game on it climbs the warden's ladder, until ФД 5 lets him take it.
 - `calendar.personal_freeday`: 001 ФД 8: a personal freeday at most once a week.
 - `calendar.freeday_end`: 001 ФД 4 «Персональное ФД забирается, если осталось 2 и менее
   простых заключенных» and ФД 5 «Общее ФД можно забрать, если Половина/Большинство

@@ -2,7 +2,7 @@
 
 - `lastrequest.timeout`: 001 ПЗ 1 «ПЗ имеет 10 секунд на выбор желания»: the moment one
   prisoner is left his clock starts; without a request in time everyone is told the guards
-  may kill him.
+  may kill him, and when they do, that he is owed a freeday (unless he rebelled).
 - `lastrequest.guard_suicide`: 004 4.12 «…охраннику запрещается намеренно погибать.
   Наказание: компенсация заключённому в размере 100$».
 """
