@@ -364,3 +364,16 @@ def test_a_special_days_fight_makes_no_rebel():
     log.wait(11).say(GUARD, "время вышло").kill(GUARD, ts[0])
     actions, _ = run("", log)
     assert [(a.action, a.target.userid) for a in actions if a.rule == "lastrequest.timeout" and a.action == "freeday"] == [("freeday", ts[0].userid)]
+
+
+def test_no_cascade_after_a_warden_is_moved_in_a_log_that_goes_on_without_the_move():
+    """A replayed log does not obey jailcore: after its move of the warden (here for a
+    repeat, 004 5.5) the log goes on as before, and that is judged no further."""
+    log, ts = setup(9, rounds_before=0)
+    for _ in range(2):
+        log.round_end().round_start().warden(WARDEN).game(WARDEN, "Светофор")
+    log.round_end().round_start().warden(WARDEN).game(WARDEN, "Светофор").game(WARDEN, "Светофор")
+    log.game(WARDEN, "Саймон говорит").kill(WARDEN, ts[0]).wait(90).say(GUARD, "...")
+    actions, _ = run("", log)
+    assert [(a.action, a.rule) for a in actions if a.action in ("warn", "teamswap", "slay")] == [
+        ("warn", "games.repeat"), ("teamswap", "games.repeat")]

@@ -117,8 +117,8 @@ class HostIsWarden(Rule):
     @vetoes(ev.GameStarted)
     def not_warden(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
         seat = ctx.seat(e.player)
-        if seat.userid == ctx.state.warden:
-            return None
+        if seat.userid == ctx.state.warden or seat.userid in ctx.state.moved:
+            return None  # (a warden jailcore moved, before the log shows the move: no cascade)
         return ctx.punish(self.key, seat, ctx.text("games.host", game=_name(ctx, e)[0]))
 
 

@@ -43,7 +43,7 @@ class OnlyWardenKills(Rule):
         if game is None or "host_kills" not in game.tags:
             return []
         killer, victim = s.players[e.killer.userid], s.players[e.victim.userid]
-        if killer.team != CT or victim.team != T or killer.userid in (game.host, s.warden) or victim.userid in s.rebels:
+        if killer.team != CT or victim.team != T or killer.userid in (game.host, s.warden, *s.moved) or victim.userid in s.rebels:
             return []
         return ctx.punish(self.key, killer, ctx.text("games.only_warden_kills", game=game.name, victim=victim.name))
 

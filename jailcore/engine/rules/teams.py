@@ -72,6 +72,7 @@ class NoWarden(Rule):
         asked_at: str = ""  # the guards get the whole time between ask and punishment, even after a quiet log
         gap_since: str = ""  # when the guards were last left without a warden this round
         commanded: str = ""  # the last line seen with a warden: the one that ended his command
+        last: int = 0  # that warden: one jailcore moved leaves no gap until the log shows the move
 
     @handles(ev.RoundStart)
     def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
@@ -85,11 +86,13 @@ class NoWarden(Rule):
         hand-over) gives the guards the clause's whole time again."""
         s, mine, rule = ctx.state, self.state, self.settings
         if s.warden is not None:
-            mine.commanded = now
+            mine.commanded, mine.last = now, s.warden
             if mine.gap_since:
                 mine.asked = mine.punished = False
                 mine.asked_at = mine.gap_since = ""
             return []
+        if mine.last in s.moved:
+            return []  # (no cascade: our own move of the warden is not yet a gap the guards left)
         if not mine.gap_since:
             mine.gap_since = mine.commanded or now  # a new gap, from the line that ended his command
         if mine.punished or not s.round_started or s.freeday or s.specialday_name or s.last_prisoner is not None:
