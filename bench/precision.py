@@ -21,7 +21,8 @@ sys.path.insert(0, str(ROOT))  # measure the checkout this file is in, not an in
 
 from jailcore.config.config import Config  # noqa: E402
 from jailcore.engine.admin import ADMIN  # noqa: E402
-from tests.lawful import injectable, judged, season  # noqa: E402
+from tests.lawful import judged  # noqa: E402
+from tests.violations import injectable, season  # noqa: E402
 
 
 def measure(server: str, seeds: int, rounds: int) -> tuple[Counter, Counter, Counter, int]:

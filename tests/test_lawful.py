@@ -13,7 +13,8 @@ from collections import Counter
 import pytest
 
 from jailcore.config.config import Config
-from tests.lawful import PUNISHING, ROOT, Season, injectable, judged, punishments, season
+from tests.lawful import PUNISHING, ROOT, Season, judged, punishments
+from tests.violations import injectable, season
 
 SERVERS = ("server-a", "server-b")
 
