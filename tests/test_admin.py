@@ -21,7 +21,7 @@ def test_a_pardon_of_a_ct_ban_lifts_it_and_steps_the_ladder_back():
     assert engine.state.ladders[key] == 2 and WARDEN.steamid in engine.state.ctbans
     undo = engine.pardon(ctban.to_json(), "Админ", "ошибка начальника")
     assert engine.state.ladders[key] == 1 and WARDEN.steamid not in engine.state.ctbans
-    assert [a.action for a in undo if a.action != "hud"] == ["warn", "unctban"]
+    assert [a.action for a in undo if a.action != "hud"] == ["pardon", "unctban"]
     assert render(undo[1]) == f"jb_ctban_clear #{WARDEN.userid}" and "Админ" in undo[1].reason
     # the next offence climbs from where the pardon left the ladder: a slay, not a CT ban
     again = engine.handle(engine_event(engine))

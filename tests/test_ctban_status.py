@@ -56,7 +56,8 @@ def db(tmp_path) -> Path:
     for action in actions:
         store.record("north", action, engine.day, "cmd", "delivered")
     store.save_state("north", engine.snapshot(), NOW)
-    store.save_link("north", "open", 0, engine.state.time, "enforce", NOW)
+    # written now, as a running daemon rewrites it every 5 s (older than 30 s reads "stale")
+    store.save_link("north", "open", 0, engine.state.time, "enforce", datetime.now().isoformat(timespec="seconds"))
     _, other = south()
     store.save_state("south", other.snapshot(), NOW)
     store.commit()
@@ -143,7 +144,7 @@ def test_add_names_the_player_from_the_log_and_takes_rounds_or_forever(db):
         (["Вася", "--minutes", "5", "--server", "north"], ["is not a steamid"]),
         (["STEAM_1:0:1;quit", "--minutes", "5", "--server", "north"], ["is not a steamid"]),
         (["STEAM_1:0:1", "--server", "north"], ["--minutes N (0: permanent) or --rounds N"]),
-        (["STEAM_1:0:1", "--rounds", "0", "--server", "north"], ["--rounds 1 or more"]),
+        (["STEAM_1:0:1", "--rounds", "0", "--server", "north"], ["--rounds takes 1 to 10000"]),
         (["STEAM_1:0:1", "--minutes", "5"], ["several servers (north, south)", "--server"]),
         (["STEAM_1:0:1", "--minutes", "5", "--server", "west"], ["no server 'west'", "it has north, south"]),
     ],
@@ -184,7 +185,9 @@ def test_the_only_server_is_the_default_and_a_missing_database_is_named(tmp_path
 def test_the_other_steamid_form_is_pointed_out(db):
     other = "STEAM_0" + WARDEN.steamid[7:]
     result = jc("ctban", "add", other, "--minutes", "5", "--server", "north", "--state-db", str(db), "--by", "A")
-    assert result.returncode == 0 and f"north's log names this player {WARDEN.steamid}" in result.stderr
+    # One account, one ban: the ban he holds as north's log writes him is the one replaced.
+    assert result.returncode == 0 and f"written for {WARDEN.name} {WARDEN.steamid} on north" in result.stdout and "replaces" in result.stdout
+    assert requests(db)[0]["steamid"] == WARDEN.steamid
 
 
 def test_the_config_names_the_server_and_the_database(db, tmp_path):

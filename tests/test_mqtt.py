@@ -149,10 +149,12 @@ async def test_broker_outage_loses_no_message(tmp_path, broker):
         await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 3, timeout=10)
         assert daemon.mqtt.waiting >= 6  # enforcement went on; the messages wait
         await broker.start()
-        await until(lambda: len([m for m in got if m.get("rule") == "prohibitions.max"]) == 6, timeout=20)
+        # Each entry twice: as decided (pending) and as the server answered (delivered).
+        await until(lambda: len([m for m in got if m.get("rule") == "prohibitions.max"]) == 12, timeout=20)
         assert daemon.mqtt.waiting == 0
-    ids = [m["id"] for m in got if m.get("rule") == "prohibitions.max"]
-    assert ids == sorted(ids)
+    ids = [m["id"] for m in got if m.get("rule") == "prohibitions.max" and m["status"] == "pending"]
+    assert len(ids) == 6 and ids == sorted(ids)
+    assert sorted(m["id"] for m in got if m.get("rule") == "prohibitions.max" and m["status"] == "delivered") == ids
     watcher.cancel()
     await asyncio.gather(watcher, return_exceptions=True)
 

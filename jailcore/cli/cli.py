@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
-from pathlib import Path
 
 from jailcore.config.config import Config, ConfigError
+from jailcore.log.numbers import is_digits
 
 
 def _config(path: str | None) -> Config:
@@ -41,11 +41,14 @@ def rule_table(rules: list) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from jailcore.cli.logfiles import LogFileError, check
     from jailcore.cli.replay import replay_files
 
     for path in args.logs:
-        if not Path(path).is_file():
-            print(f"replay: no such log file: {path}", file=sys.stderr)
+        try:
+            check(path)
+        except LogFileError as exc:
+            print(f"replay: {exc}", file=sys.stderr)
             return 2
     return replay_files(_config(args.config), args.logs, sys.stdout, args.state, args.stats, args.hud)
 
@@ -121,8 +124,21 @@ def cmd_web(args: argparse.Namespace) -> int:
     return main_web(args)
 
 
+def number(text: str) -> int:
+    """A whole number in ASCII digits (not '²'); a huge one is kept for the command to
+    refuse with its own bound, never a traceback."""
+    if not is_digits(text.strip()) or len(text.strip()) > 30:
+        raise argparse.ArgumentTypeError(f"expected a whole number in digits 0-9, got {text[:40]!r}")
+    return int(text)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, as every other refusal of jailcore
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} -h)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="jailcore", description="Live rule enforcement for CS:S/CS:GO jail servers.")
+    parser = _Parser(prog="jailcore", description="Live rule enforcement for CS:S/CS:GO jail servers.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="the daemon: listen for the log, enforce, send commands")
@@ -169,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("pardon", help="pardon an enforcement by its id: the running daemon takes it back")
-    p.add_argument("id", type=int, help="the enforcement's id (jailcore tail --json shows it)")
+    p.add_argument("id", type=number, help="the enforcement's id (jailcore tail --json shows it)")
     p.add_argument("--reason", default="", help="why, for the log")
     p.add_argument("--by", help="who pardons (default: your login name)")
     where = p.add_mutually_exclusive_group()
@@ -186,8 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     q = do.add_parser("add", help="ban a player from CT: the server's daemon applies it within a second")
     q.add_argument("steamid", help="STEAM_0:X:Y, STEAM_1:X:Y or [U:1:N]")
     length = q.add_mutually_exclusive_group()
-    length.add_argument("--minutes", type=int, help="for this many minutes (0: permanent)")
-    length.add_argument("--rounds", type=int, help="for this many rounds")
+    length.add_argument("--minutes", type=number, help="for this many minutes (0: permanent)")
+    length.add_argument("--rounds", type=number, help="for this many rounds")
     _request(q)
     q = do.add_parser("lift", help="lift a player's CT ban: the server's daemon applies it within a second")
     q.add_argument("steamid", help="STEAM_0:X:Y, STEAM_1:X:Y or [U:1:N]")

@@ -20,10 +20,12 @@ from pathlib import Path
 from jailcore.cli.status import Saved, expired, saved_servers, server_names
 from jailcore.cli.tail import coloured, json_line, paint, safe
 from jailcore.config.config import Config, ConfigError
+from jailcore.engine.admin import MAX_MINUTES, MAX_ROUNDS
 from jailcore.io.audit import AuditError, ban_left, connect, database
 from jailcore.io.store import Store, StoreError
+from jailcore.log.events import account, same_account
 
-STEAMID = re.compile(r"STEAM_[01]:[01]:\d{1,10}|\[U:1:\d{1,10}\]")
+STEAMID = re.compile(r"STEAM_[01]:[01]:[0-9]{1,10}|\[U:1:[0-9]{1,10}\]|7656119[0-9]{10}")
 
 
 class CtbanError(Exception):
@@ -42,8 +44,11 @@ def main_ctban(args: argparse.Namespace) -> int:
 
 def check_steamid(text: str) -> str:
     steamid = text.strip()
-    if not STEAMID.fullmatch(steamid):
-        raise CtbanError(f"{safe(text)!r} is not a steamid: give STEAM_0:X:Y, STEAM_1:X:Y or [U:1:N] (jailcore history NAME shows a player's)")
+    if not STEAMID.fullmatch(steamid) or account(steamid) is None:
+        raise CtbanError(f"{safe(text)!r} is not a steamid: give STEAM_0:X:Y, STEAM_1:X:Y, [U:1:N] or a SteamID64 "
+                         "(jailcore history NAME shows a player's)")
+    if steamid.startswith("7656119"):  # a profile's SteamID64: kept as [U:1:N], which every game's ban matches
+        return f"[U:1:{account(steamid)}]"
     return steamid
 
 
@@ -141,13 +146,17 @@ def _request(args: argparse.Namespace, path: Path, config: Config | None) -> int
     lift = args.do == "lift"
     if not lift and args.minutes is None and args.rounds is None:
         raise CtbanError("how long? give --minutes N (0: permanent) or --rounds N")
-    if not lift and ((args.minutes is not None and args.minutes < 0) or (args.rounds is not None and args.rounds < 1)):
-        raise CtbanError("--minutes takes 0 (permanent) or more, --rounds 1 or more")
+    if not lift and args.minutes is not None and not 0 <= args.minutes <= MAX_MINUTES:
+        raise CtbanError(f"--minutes takes 0 (permanent) to {MAX_MINUTES} (a year; the plugin keeps a ban's end in a 32-bit cell)")
+    if not lift and args.rounds is not None and not 1 <= args.rounds <= MAX_ROUNDS:
+        raise CtbanError(f"--rounds takes 1 to {MAX_ROUNDS}")
     store = Store(path)
     try:
         server = which_server(args.server, server_names(store.db), config, path)
         (saved,) = saved_servers(store.db, {config.server_name: config} if config else {}, {server}) or (None,)
         holds = {b["steamid"]: b for b in bans(saved)} if saved is not None and saved.engine is not None else {}
+        # The same account held under the form this server's log writes (STEAM_0 / STEAM_1 / [U:1:N]).
+        steamid = next((other for other in same_account(steamid) if other in holds), steamid) if steamid not in holds else steamid
         asked = {r["steamid"]: r for r in waiting(store.db, server)}
         if lift and steamid not in holds and not (steamid in asked and not asked[steamid]["lift"]):
             raise CtbanError(f"{steamid} has no CT ban on {server} (jailcore ctban list shows them)")
@@ -177,11 +186,12 @@ def _name(db: sqlite3.Connection, steamid: str, holds: dict[str, dict]) -> str:
 
 
 def _other_universe(db: sqlite3.Connection, steamid: str, server: str, holds: dict[str, dict]) -> None:
-    """CS:S logs STEAM_0:, CS:GO STEAM_1: for the same account, and bans match the text as
-    the log writes it: say so when only the other form is known here."""
+    """CS:S logs STEAM_0:, CS:GO STEAM_1: for the same account: the daemon matches bans by
+    account, and says which form the server's log uses when only the other is known here."""
     if not steamid.startswith("STEAM_") or steamid in holds:
         return
     other = ("STEAM_1" if steamid.startswith("STEAM_0") else "STEAM_0") + steamid[7:]
     seen = "SELECT COUNT(*) FROM audit WHERE server = ? AND steamid = ?"
     if db.execute(seen, (server, other)).fetchone()[0] and not db.execute(seen, (server, steamid)).fetchone()[0]:
-        print(f"note: {server}'s log names this player {other}; a ban on {steamid} will not match him there", file=sys.stderr)
+        print(f"note: {server}'s log names this player {other}; the ban holds for the account and is kept as {other} "
+              "once he is seen", file=sys.stderr)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import TextIO
 
+from jailcore.cli.logfiles import open_log
 from jailcore.config.config import Config
 from jailcore.engine.actions import Action, kinds_that
 from jailcore.engine.engine import Engine
@@ -34,7 +34,7 @@ def replay_files(config: Config, paths: list[str], out: TextIO, state: bool, sta
     parser = LogParser(engine.needed_kinds())  # lines no rule reads are only counted
     dumps = json.dumps
     for path in paths:
-        with Path(path).open("rb") as fh:
+        with open_log(path) as fh:
             for action in replay_records(engine, parser, records(fh)):
                 if action.action not in ENFORCEMENT and not hud:
                     continue

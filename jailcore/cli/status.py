@@ -29,6 +29,7 @@ from jailcore.log.logtime import moment
 STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
 STALE = 120.0  # seconds without a log line before the age is shown as a warning
+SILENT = 30.0  # seconds without a link row (a running daemon writes one every 5 s) before it is called stale
 
 
 @cache
@@ -102,10 +103,13 @@ def from_database(path: Path, configs: Mapping[str, Config], only: set[str] | No
 
 
 def _link(db: sqlite3.Connection, server: str) -> dict | None:
-    try:
-        row = db.execute("SELECT rcon, outbox, last_line, mode, updated FROM link WHERE server = ?", (server,)).fetchone()
-    except sqlite3.OperationalError:  # a database from before the link was kept
-        row = None
+    row = None
+    for columns in ("rcon, outbox, last_line, mode, updated, daemon, dropped", "rcon, outbox, last_line, mode, updated"):
+        try:
+            row = db.execute(f"SELECT {columns} FROM link WHERE server = ?", (server,)).fetchone()
+            break
+        except sqlite3.OperationalError:  # a database from before the link (or its daemon column) was kept
+            continue
     if row is not None:
         return dict(row)
     pending = db.execute("SELECT COUNT(*) FROM audit WHERE server = ? AND status = 'pending'", (server,)).fetchone()[0]
@@ -128,6 +132,10 @@ def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[st
         server = str(state.get("server") or topic.split("/")[1])
         if only is not None and server not in only:
             continue
+        if state.get("daemon") == "offline":  # the daemon's last will: the broker saw its session die
+            out.append({"server": server, "source": "mqtt", "link": None,
+                        "daemon": {"word": "lost", "why": "the broker says its session died without a goodbye (crashed, killed or cut off)"}})
+            continue
         link = state.get("link") if isinstance(state.get("link"), dict) else None
         out.append(standing(server, state, configs.get(server) or default_config(), link, "mqtt"))
     return sorted(out, key=lambda s: s["server"]), skipped
@@ -144,6 +152,7 @@ def standing(server: str, state: dict, config: Config, link: dict | None, source
         out["cooldown"] = {"rounds": rule.rounds, "next": special + rule.rounds, "left": max(0, special + rule.rounds - rnd)}
     else:
         out["cooldown"] = None
+    out["daemon"] = daemon_word(link, now, aged=source != "mqtt")  # over MQTT the broker's last will says it instead
     last = (link or {}).get("last_line") or state.get("time")
     out["last_line"] = last
     try:
@@ -151,6 +160,25 @@ def standing(server: str, state: dict, config: Config, link: dict | None, source
     except (TypeError, ValueError):
         out["age"] = None
     return out
+
+
+def daemon_word(link: dict | None, now: datetime, aged: bool = True) -> dict:
+    """Whether the daemon behind a link row still runs: `stopped` (it said so at its stop),
+    `stale` (no row for SILENT seconds: it died or hangs), else `running`."""
+    if not link or not link.get("updated"):
+        return {"word": "unknown", "why": "no link row yet (has its daemon run?)"}
+    if link.get("daemon") == "stopped":
+        return {"word": "stopped", "why": f"stopped at {str(link['updated']).replace('T', ' ')}"}
+    if not aged:
+        return {"word": "running", "why": ""}
+    try:
+        age = (now - datetime.fromisoformat(str(link["updated"]))).total_seconds()
+    except ValueError:
+        return {"word": "unknown", "why": "its link row has no readable time"}
+    if age > SILENT:
+        return {"word": "stale", "why": f"no word from its daemon for {_ago(age).removesuffix(' ago')} (crashed or hung?): "
+                                        "the link below is as it last said"}
+    return {"word": "running", "why": ""}
 
 
 # -- showing ---------------------------------------------------------------------------------
@@ -161,6 +189,9 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     head = paint(safe(s["server"]), "1", colour)
     if s.get("error"):
         return f"{head}  {paint(safe(s['error']), '31;1', colour)}"
+    daemon = s.get("daemon") if isinstance(s.get("daemon"), dict) else {}
+    if daemon.get("word") == "lost":
+        return f"{head}  " + paint(safe(f"daemon lost: {daemon.get('why')}"), "31;1", colour)
     link = s.get("link") or {}
     rcon = link.get("rcon")
     parts = [f"rcon {paint(safe(rcon), RCON_COLOURS.get(str(rcon)), colour)}" if rcon else "rcon ?"]
@@ -175,6 +206,10 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     mode = link.get("mode")
     if mode:
         parts.append(f"mode {safe(mode)}")
+    if link.get("dropped"):  # a mis-set sv_logsecret or [log] allow: lines that never reach the rules
+        parts.append(paint(safe(f"dropped datagrams: {link['dropped']}"), "31;1", colour))
+    if daemon.get("word") in ("stopped", "stale"):  # unknown: "rcon ?" already says the daemon never spoke
+        parts.insert(0, paint(safe(f"daemon {daemon['word']}: {daemon['why']}"), "31;1" if daemon["word"] == "stale" else "33", colour))
     lines = [f"{head}  " + " · ".join(parts)]
     day = s.get("day")
     dayname = DAYS[lang][(day - 1) % 7] if isinstance(day, int) and day > 0 else "-"

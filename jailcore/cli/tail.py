@@ -20,7 +20,8 @@ from jailcore.io.audit import DAYS, AuditError, as_json, ban_left, connect, data
 from jailcore.log.events import player_key
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
-STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90"}
+STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90",
+                  "unanswered": "33;1", "dropped": "90"}
 # What a player may put in a name or chat that would move, recolour or retitle an admin's
 # terminal: control characters (C0, DEL, C1) and the bidirectional overrides.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -54,7 +55,7 @@ def human(row: sqlite3.Row, colour: bool, lang: str = "ru", pardon: sqlite3.Row 
     action = paint(safe(f"{row['action']:<8}"), COLOURS.get(row["action"]), colour)
     status = paint(safe(row["status"]), STATUS_COLOURS.get(row["status"]), colour)
     rule = paint(safe(f"[{row['ref']} {row['rule']}]"), "1", colour)
-    reply = f" ({safe(row['reply'])})" if row["status"] in ("failed", "expired") and row["reply"] else ""
+    reply = f" ({safe(row['reply'])})" if row["status"] in ("failed", "expired", "unanswered", "dropped") and row["reply"] else ""
     pardoned = paint(safe(f"  pardoned by {pardon['by']}: {pardon['reason']}"), "32", colour) if pardon else ""
     return f"#{row['id']} {when}  {safe(row['server'])} r{row['round']} {dayname}  {rule} {action} {who}: {safe(row['reason'])}  {status}{reply}{pardoned}"
 

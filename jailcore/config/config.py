@@ -25,6 +25,7 @@ from jailcore.engine.catalogue import DEFAULT_CATALOGUE, Catalogue, Game, Online
 from jailcore.engine.ladder import LadderError, parse_ladder
 from jailcore.engine.rules import ORDER
 from jailcore.engine.settings import Ladder, RuleSettings
+from jailcore.log.numbers import CELL_MAX, whole
 
 
 class ConfigError(ValueError):
@@ -215,10 +216,11 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         if env.get(var):
             raw = env[var]
             if kind is int:
-                if not raw.isdigit():
-                    problems.append(f"environment: {var}: expected a whole number, got {raw!r}")
+                number = whole(raw, 0, 10**9)  # bounded and ASCII ('²' is no digit here); the range is checked below
+                if number is None:
+                    problems.append(f"environment: {var}: expected a whole number in digits 0-9, got {raw[:40]!r}")
                     continue
-                values[section][key] = int(raw)
+                values[section][key] = number
             else:
                 values[section][key] = raw
             from_env[(section, key)] = var
@@ -236,8 +238,8 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
             fail(("ctban", "return_block", "after"), f"entry {i + 1} {key!r} is neither a rule key nor \"ladder\"")
 
     secret = values["log"]["secret"]
-    if secret and (not secret.isdigit() or int(secret) == 0):
-        fail(("log", "secret"), "sv_logsecret is a non-zero whole number; the engine ignores anything else")
+    if secret and not whole(secret, 1, CELL_MAX):
+        fail(("log", "secret"), f"sv_logsecret is a whole number from 1 to {CELL_MAX} (ASCII digits); the engine ignores anything else")
     for key in ("calendar.week",):
         section, k = key.split(".")
         if values[section][k] < 1:
@@ -409,7 +411,7 @@ def _web(given: Any, fail) -> WebConfig:
     users = given.pop("users", {})
     v = _check_table(("web",), given, _WEB, fail)
     host, _, port = v["listen"].rpartition(":")
-    if not host or not port.isdigit() or int(port) > 65535:
+    if not host or whole(port, 0, 65535) is None:
         fail(("web", "listen"), f"expected host:port, got {v['listen']!r}")
     if not isinstance(users, dict):
         fail(("web", "users"), "expected a table ([web.users]: name = \"hash\")")

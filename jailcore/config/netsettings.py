@@ -9,6 +9,8 @@ import math
 import re
 from urllib.parse import urlsplit
 
+from jailcore.log.numbers import whole
+
 
 def check_settings(values: dict, from_env: dict, fail, problems: list[str]) -> None:
     """The daemon's own settings ([rcon], [log], [mqtt], and their environment overrides):
@@ -46,7 +48,7 @@ def _listen_error(listen: str) -> str | None:
     host, colon, port = listen.rpartition(":")
     if not colon:
         return f"expected host:port (like 0.0.0.0:27500), got {listen!r}"
-    if not port.isdigit() or int(port) > 65535:
+    if whole(port, 0, 65535) is None:
         return f"the port must be a number from 0 to 65535, got {port!r}"
     host = host.strip()
     bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host

@@ -15,6 +15,7 @@ import attrs
 
 MAX_COMMAND = 511
 MAX_TEXT = 360  # bytes of UTF-8 in one quoted argument
+DOOR_MAX_SECONDS = 366 * 86400
 
 
 @attrs.frozen(slots=True)
@@ -99,7 +100,9 @@ class Kind:
     `replay` prints); `audited` written to the audit log (the rest is only shown);
     `round` it makes sense only in the round it was decided (the outbox expires it after);
     `pardonable` a punishment a pardon takes back; `advisory` advise mode sends it as it
-    is; `feed` the admins online are told of it."""
+    is; `feed` the admins online are told of it; `offline` it acts on a steamid, not on a
+    player online, so his absence does not expire it (an unban: a banned player is never
+    on the server)."""
 
     ru: str
     en: str
@@ -134,7 +137,9 @@ def _door(action: Action) -> str | None:
     """The shim's copy of a CT ban: seconds left, 0 for one in rounds or for ever."""
     if action.target is None:
         return None
-    seconds = int(action.minutes or 0) * 60
+    # The shim keeps GetTime() + seconds in a 32-bit cell: a longer ban is held for a year
+    # at a time (the daemon, which keeps the ban, hands it over again at every connect).
+    seconds = min(int(action.minutes or 0) * 60, DOOR_MAX_SECONDS)
     return f"jb_ctban_set #{action.target.userid} {seconds} {_q(action.reason)} {_q(action.by or 'jailcore')}"
 
 
@@ -160,7 +165,9 @@ VOCABULARY: dict[str, Kind] = {
     "hud": Kind("табло", "display", "0", _to_everyone("jb_hud {reason}"), "round advisory"),
     # What admins and the door need: not enforcements themselves.
     "unctban": Kind("снятие запрета за КТ", "CT ban lifted", "32", _to_player("jb_ctban_clear {uid}"), "audited"),
-    "unban": Kind("разбан", "unban", "32", lambda a: f"jb_unban {_q(a.target.steamid)}" if a.target else None, "audited"),
+    "unban": Kind("разбан", "unban", "32", lambda a: f"jb_unban {_q(a.target.steamid)}" if a.target else None, "audited offline"),
+    # A pardon told to the player: its own word, never counted as a punishment nor pardoned.
+    "pardon": Kind("помилование", "pardon", "32", _to_player("jb_warn {uid} {reason}"), "audited"),
     "offer": Kind("выбор", "choice", "36", _to_player("jb_fk_offer {uid} {reason}"), "audited round"),
     "door": Kind("запрет за КТ в игре", "CT ban at the door", "0", _door, ""),
 }

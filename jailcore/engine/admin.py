@@ -17,13 +17,17 @@ import attrs
 from jailcore.engine.actions import Action
 from jailcore.engine.punish import active_ban, ban_from_ct, door_action
 from jailcore.engine.state import Seat
-from jailcore.log.events import player_key
+from jailcore.log.events import player_key, same_account
 
 if TYPE_CHECKING:
     from jailcore.engine.context import Context
 
 PARDON = "pardon"
 ADMIN = "admin"
+# The longest CT ban an admin can give: the shim holds its end as a Unix time in a 32-bit
+# cell (GetTime() + seconds), so years would overflow it. Longer is permanent (0 minutes).
+MAX_MINUTES = 525_600  # a year
+MAX_ROUNDS = 10_000
 
 
 def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Action]:
@@ -39,7 +43,7 @@ def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Ac
             del s.ladders[counter]
     seat = ctx.online(key) or Seat(userid, steamid, str(target.get("name", "")))
     text = ctx.text("pardon", by=by, reason=reason or "-", what=ctx.text("pardon.what", action=kind, ref=entry.get("ref", "")))
-    out = [ctx.action("warn", seat, PARDON, str(entry.get("ref", "")), text)] if ctx.online(key) else []
+    out = [ctx.action("pardon", seat, PARDON, str(entry.get("ref", "")), text)] if ctx.online(key) else []
     ban = s.ctbans.get(key)
     gave_ban = kind == "ctban" and ban is not None and ban.rule == rule
     gave_block = kind == "teamswap" and ban is not None and ban.rule == "ctban.return_block" and ban.since == entry.get("round")
@@ -57,14 +61,23 @@ def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Ac
 
 def give_ctban(ctx: Context, seat: Seat, minutes: int | None, rounds: int | None, reason: str, by: str) -> list[Action]:
     """An admin's CT ban (`!ctban`, `jailcore ctban add`): the same record a rule gives."""
+    # Bounded here too: a request row may come from the web page or an older command line.
+    minutes = None if minutes is None else max(0, min(int(minutes), MAX_MINUTES))
+    rounds = None if rounds is None else max(1, min(int(rounds), MAX_ROUNDS))
     text = ctx.text("ctban.admin", by=by, reason=reason or "-")
-    out = ban_from_ct(ctx, seat, ADMIN, "", text, minutes=minutes, rounds=rounds)
+    ref = ctx.config.rules["ctban"].ref  # the server's own number for CT bans ([ctban] ref)
+    for other in same_account(seat.key):  # one account, one ban: a new one replaces any form of the old
+        ctx.state.ctbans.pop(other, None)
+    out = ban_from_ct(ctx, seat, ADMIN, ref, text, minutes=minutes, rounds=rounds)
     ctx.state.ctbans[seat.key].by = by
     return [attrs.evolve(a, by=by) if a.action == "ctban" else a for a in out]
 
 
 def lift_ctban(ctx: Context, key: str, by: str, reason: str = "") -> list[Action]:
-    ban = ctx.state.ctbans.pop(key, None)
+    bans = ctx.state.ctbans
+    ban = bans.pop(key, None)
+    for other in same_account(key):  # the same account under another form (STEAM_0/STEAM_1/[U:1:N])
+        ban = bans.pop(other, None) or ban
     if ban is None:
         return []
     seat = ctx.online(key) or Seat(0, ban.steamid, ban.name)

@@ -163,8 +163,13 @@ class Engine:
         if record is None:
             return []
         key = ev.player_key(record.steamid, 0)
-        self.state.ctbans[key] = record
+        # One account, one ban, under the form this game writes (a CS:S ban seen on CS:GO).
+        for other in ev.same_account(key):
+            self.state.ctbans.pop(other, None)
         seat = self.ctx.online(key)
+        if seat is not None:
+            key, record.steamid = seat.key, seat.steamid
+        self.state.ctbans[key] = record
         if seat is None:
             return []
         out = [door_action(self.ctx, seat, record)]  # online here: the shim holds it at the door

@@ -43,7 +43,7 @@ class Step:
         return self.action
 
 
-_STEP = re.compile(r"\s*([a-z]+)(?:\s+(-?\d+)\s*([mhdr]?))?\s*")
+_STEP = re.compile(r"\s*([a-z]+)(?:\s+(-?[0-9]{1,12})\s*([mhdr]?))?\s*")  # ASCII digits, bounded: never int()'s limits
 
 
 def parse_step(text: str) -> Step:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from jailcore.engine.actions import Action, kind_name
 from jailcore.engine.ladder import Step
 from jailcore.engine.state import CT, Autoslay, CtBan, Seat, T
-from jailcore.log.events import player_key
+from jailcore.log.events import player_key, same_account
 from jailcore.log.logtime import plus_minutes, seconds_between
 
 if TYPE_CHECKING:
@@ -158,13 +158,25 @@ def time_left(ctx: Scene, ban: CtBan) -> str:
 def active_ban(ctx: Scene, seat: Seat) -> CtBan | None:
     """The player's CT ban if it still holds; one that ran out is dropped here."""
     bans = ctx.state.ctbans
-    ban = bans.get(seat.key)
+    ban = bans.get(seat.key) or _same_account_ban(bans, seat)
     if ban is None:
         return None
     if (ban.until is not None and ban.until <= ctx.state.time) or (ban.rounds is not None and ban.rounds <= 0):
         del bans[seat.key]
         return None
     return ban
+
+
+def _same_account_ban(bans: dict[str, CtBan], seat: Seat) -> CtBan | None:
+    """A ban kept under another form of his steamid (made on a CS:S server, seen here on
+    CS:GO, or given as [U:1:N]): kept from now on as this game writes him."""
+    for other in same_account(seat.key):
+        ban = bans.pop(other, None)
+        if ban is not None:
+            ban.steamid = seat.steamid
+            bans[seat.key] = ban
+            return ban
+    return None
 
 
 def count_down_bans(ctx: Scene) -> None:

@@ -48,8 +48,11 @@ class Scene:
         return len(self.state.seats(team, alive_only))
 
     def online(self, key: str) -> Seat | None:
-        """The seat of the player with this key (steamid), if he is on the server."""
-        return next((p for p in self.state.players.values() if p.key == key), None)
+        """The seat of the player with this key (steamid), if he is on the server: under
+        this form, else under another form of the same account (STEAM_0/STEAM_1/[U:1:N])."""
+        seat = next((p for p in self.state.players.values() if p.key == key), None)
+        others = ev.same_account(key) if seat is None else ()
+        return next((p for p in self.state.players.values() if p.key in others), None) if others else seat
 
     def alive(self, team: str) -> list[Seat]:
         return self.state.seats(team, alive_only=True)
@@ -94,6 +97,8 @@ class Scene:
     def quoting(self, rule: RuleSettings | str, text: str) -> str:
         """A message that quotes the server's own rule number: what players argue with."""
         ref = rule if isinstance(rule, str) else rule.ref
+        if not ref.strip():  # no number to quote: «[Правило ]» would only puzzle players
+            return text
         return say(self.lang, "rule", ref=ref, text=text)
 
     def action(self, kind: str, seat: Seat | None, rule: str, ref: str, reason: str, **extra: Any) -> Action:

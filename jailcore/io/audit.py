@@ -14,12 +14,13 @@ from pathlib import Path
 from jailcore.config.config import Config
 from jailcore.io.store import check_ours, pardons_for
 from jailcore.log.logtime import seconds_between
+from jailcore.log.numbers import is_digits, whole
 
 DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
 
 
 
-_DURATION = re.compile(r"(\d+)\s*([smhdw])")
+_DURATION = re.compile(r"([0-9]{1,18})\s*([smhdw])", re.ASCII)
 
 
 
@@ -57,8 +58,11 @@ def since_time(text: str, now: datetime | None = None) -> str:
     m = _DURATION.fullmatch(text.strip())
     if m:
         n, unit = int(m.group(1)), m.group(2)
-        delta = timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: n})
-        return ((now or datetime.now()) - delta).isoformat(timespec="seconds")
+        try:
+            delta = timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: n})
+            return ((now or datetime.now()) - delta).isoformat(timespec="seconds")
+        except OverflowError:  # before year 1: everything there is
+            return datetime.min.isoformat(timespec="seconds")
     try:
         return datetime.fromisoformat(text.strip()).isoformat(timespec="seconds")
     except ValueError:
@@ -71,9 +75,9 @@ def where(args: argparse.Namespace) -> tuple[str, list]:
     player = getattr(args, "player", None)
     if player:
         bare = player.lstrip("#")
-        if bare.isdigit():
+        if is_digits(bare):
             clauses.append("userid = ?")
-            params.append(int(bare))
+            params.append(whole(bare) if whole(bare) is not None else -1)  # too big for any userid: matches none
         elif player.startswith(("STEAM_", "[U:")):
             clauses.append("steamid = ?")
             params.append(player)
@@ -95,7 +99,7 @@ def where(args: argparse.Namespace) -> tuple[str, list]:
 
 def name_matches(row: sqlite3.Row, player: str | None) -> bool:
     """Names are matched here, not in SQL: SQLite folds only ASCII case, names are Cyrillic."""
-    if not player or player.lstrip("#").isdigit() or player.startswith(("STEAM_", "[U:")):
+    if not player or is_digits(player.lstrip("#")) or player.startswith(("STEAM_", "[U:")):
         return True
     return player.casefold() in (row["name"] or "").casefold()
 

@@ -30,6 +30,7 @@ import logging
 import signal
 import sqlite3
 import sys
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -37,14 +38,15 @@ from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
-from jailcore.engine.actions import Action, kinds_that, render, with_id
+from jailcore.engine.actions import Action, clean_text, kinds_that, render, with_id
 from jailcore.engine.actions import kind_name as step_name
 from jailcore.engine.engine import Engine
+from jailcore.io.lock import LockedError, StateLock
 from jailcore.io.logsource import AllowList, UdpLog, follow_file, listen_udp
 from jailcore.io.mqtt import CTBANS, MqttLink
 from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
 from jailcore.io.requests import Requests
-from jailcore.io.store import Store, StoreError
+from jailcore.io.store import SENT, Store, StoreError
 from jailcore.log import events as ev
 from jailcore.log.parse import LogParser
 
@@ -54,6 +56,8 @@ _ADVISORY = kinds_that("advisory")
 _RECORDED = kinds_that("audited")
 # Commands for one round: sent late they would punish for another day's doing.
 ROUND_BOUND = kinds_that("round")
+_OFFLINE = kinds_that("offline")  # by steamid: whoever is online
+LINK_HEARTBEAT = 5.0  # seconds between link rows while nothing changes: `status` reads their age
 # Settings the running daemon cannot change; the RCON ones apply at once.
 _RESTART_ONLY = ("log_listen", "log_file", "state_path", "mqtt_url", "server_name")
 
@@ -85,6 +89,10 @@ class Daemon:
         self.server = config.server_name
         self.store = store or Store(config.state_path)
         try:
+            self.lock = StateLock(self.store.path, self.server)  # before anything is re-sent or written
+        except (LockedError, OSError) as exc:
+            raise StoreError(str(exc)) from None
+        try:
             self.engine = Engine(config, self.store.load_state(self.server))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise StoreError(f"state database {self.store.path}: the saved state of server {self.server!r} cannot be read "
@@ -92,10 +100,12 @@ class Daemon:
         self.parser = LogParser(self._needed())  # lines no enabled rule reads are only counted
         self.requests = Requests(self)
         self.client = RconClient(config.rcon_host, config.rcon_port, config.rcon_password, config.rcon_timeout, rcon_backoff, auth_backoff)
-        self.outbox = Outbox(self.client, on_result=self._answered, expired=self._expired, after_send=self.store.commit)
+        self.outbox = Outbox(self.client, on_result=self._answered, expired=self._expired, after_send=self._sent)
         self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
         self.on_action = on_action
         self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban, tls=dict(config.mqtt_tls)) if config.mqtt_url else None
+        if self.mqtt is not None:
+            self.mqtt.restore(self.store.kept_messages(self.server))  # what the broker never took before the last stop
         self.log_port = 0
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
@@ -107,6 +117,9 @@ class Daemon:
         self._dirty = False
         self._saved = ""
         self._link: tuple | None = None
+        self._link_written = 0.0  # monotonic time of the last link row
+        self._stopped_said = False
+        self._drops = ""
         self._commit_due = False
         self._resync_task: asyncio.Task | None = None
         self.store.skip_ids(1000)
@@ -115,9 +128,20 @@ class Daemon:
         self._round = (self.engine.state.round, self.engine.state.round_open)
         for row in self.store.pending_rows(self.server):
             action = Action.from_json(json.loads(row["detail"]))
+            why = self._not_allowed(action)
+            if why is not None:  # the config in force no longer wants it sent
+                self.store.mark(row["id"], "dropped", why)
+                log.info("command #%s dropped: %s", row["id"], why)
+                if self.mqtt is not None:
+                    self.mqtt.publish(f"jailcore/{self.server}/actions",
+                                      {"server": self.server, "id": row["id"], "status": "dropped", "reply": why, **action.to_json()})
+                continue
             # After a restart only the round the engine stands in is still the same round.
             epoch = 0 if action.round == self.engine.state.round else -1
             self.outbox.put(row["id"], with_id(row["command"], row["id"]), meta=(action, epoch))
+            if row["reply"] == SENT:  # sent by the last process, never answered
+                self.outbox.last().sent_at = -1.0
+        self.store.commit()
 
     # -- the data path -----------------------------------------------------------------------
 
@@ -147,6 +171,7 @@ class Daemon:
         if ended:
             self.epoch += 1
         self._carry_out(actions, sweep=ended)
+        self.requests.after_event(event, actions)
         if event.time:  # kept for the web page's round story ([web] story_days); not the cheap `Noted` lines
             self.store.keep_line(self.server, self.engine.state.round, event.time, record, self.config.web.story_days)
         if self.engine.resync_wanted:
@@ -196,18 +221,50 @@ class Daemon:
         self.outbox.put(row_id, with_id(command, row_id), meta=(action, self.epoch))  # type: ignore[arg-type]
         self.requests.feed(action, row_id)
 
+    def _sent(self, batch: list[Item]) -> None:
+        """Right after a batch is written: its rows say they were sent (in the same commit, so
+        the disk never delays a command), so a restart knows a row whose answer was lost."""
+        self.store.mark_sent([item.tag for item in batch if item.tag is not None and not item.attempts])
+        self.store.commit()
+
+    def _not_allowed(self, action: Action) -> str | None:
+        """Why the config in force would not send this command (decided under another one:
+        before a restart or a live reload), or None."""
+        mode = self.config.mode
+        if mode == "observe":
+            return "not sent: the server is in observe mode now"
+        rule = self.config.rules.get(action.rule)
+        if rule is not None and not rule.enabled:
+            return f"not sent: rule {action.rule} is off (or gone) in the config now"
+        if mode == "advise" and action.action not in _ADVISORY and action.rule in self.config.rules:
+            return f"not sent: the server is in advise mode now ({action.action} would only be advised)"
+        return None
+
+    def _rejudge(self) -> None:
+        """After a live reload: what waits to be sent is judged again under the new config."""
+        def why(item: Item) -> str | None:
+            if item.meta is None:
+                return None
+            if item.tag is None:  # the display line and the door's copies: nothing to send in observe mode
+                return "observe" if self.config.mode == "observe" else None
+            return self._not_allowed(item.meta[0])
+        if self.outbox.drop(why):
+            self._commit()
+
     def _expired(self, item: Item) -> str | None:
         """Why a command may no longer be sent, or None while it still makes sense."""
         if item.meta is None:
             return None  # a note to the admins online: late is still worth saying
         action, epoch = item.meta
+        # Sent and unanswered (the server may have run it), or never sent: the row says which.
+        sent = f"sent{' before the restart' if item.sent_at < 0 else ''}, its answer never came; " if item.sent_at else ""
         if action.action in ROUND_BOUND and self.epoch > epoch:
-            return f"round {action.round} ended before it could be sent"
+            return f"{sent}round {action.round} ended, so it is not sent again" if sent else f"round {action.round} ended before it could be sent"
         t = action.target
-        if t is not None:
+        if t is not None and action.action not in _OFFLINE:
             seat = self.engine.state.players.get(t.userid)
             if seat is None or seat.steamid != t.steamid:
-                return f"{t.name} #{t.userid} is no longer on the server"
+                return f"{sent}{t.name} #{t.userid} is no longer on the server"
         return None
 
     def _tell(self, action: Action, command: str | None, status: str, row_id: int) -> None:
@@ -229,13 +286,16 @@ class Daemon:
     def _answered(self, item: Item, status: str, reply: str | None) -> None:
         if item.tag is None:
             return
-        if status == "expired":
-            log.info("command #%s expired: %s", item.tag, reply)
+        if status in ("expired", "dropped", "unanswered"):
+            log.info("command #%s %s: %s", item.tag, status, reply)
         try:
             self.store.mark(int(item.tag), status, reply)  # type: ignore[call-overload]
         except sqlite3.Error as exc:
             self.store_failed(exc)
             return
+        if self.mqtt is not None and item.meta is not None:  # `tail -f --mqtt` shows the entry again, with its outcome
+            self.mqtt.publish(f"jailcore/{self.server}/actions",
+                              {"server": self.server, "id": item.tag, "status": status, "reply": reply, **item.meta[0].to_json()})
         if not self._commit_due:  # one commit for all the answers of one loop turn
             self._commit_due = True
             asyncio.get_running_loop().call_soon(self._commit)
@@ -259,7 +319,12 @@ class Daemon:
             self.mqtt.publish_state(self._public())
 
     def _public(self) -> dict:
+        daemon = "stopped" if self._stopped_said else "running"
         link = dict(zip(("rcon", "outbox", "last_line", "mode"), self._link, strict=True)) if self._link else None
+        if link is not None:
+            link["daemon"] = daemon
+            link["dropped"] = self._drops
+            link["updated"] = datetime.now().isoformat(timespec="seconds")
         return {**self.engine.public_state(), "link": link}
 
     def network_ctban(self, ban: dict) -> None:
@@ -363,6 +428,7 @@ class Daemon:
             # The players as they are now, then their CT bans into the shim's hands: it
             # refuses a banned join to CT even while the daemon is away.
             self._carry_out(self.engine.apply_status(status) + self.engine.door(), sweep=True)
+            self._note_drops()
             self._dirty = True
             return True
 
@@ -391,6 +457,7 @@ class Daemon:
         self.parser.need(self._needed())
         self.udp.secret, self.udp.allow = new.log_secret, allow
         self.client.rearm(new.rcon_host, new.rcon_port, new.rcon_password, new.rcon_timeout)
+        self._rejudge()
         note = f"config {path} reloaded ({why}): mode {new.mode}, language {new.language}; rules changed: {', '.join(changed) or 'none'}"
         log.info("%s", note)
         self.reloads.append(note)
@@ -424,17 +491,65 @@ class Daemon:
             if self._dirty:
                 self.save()
             self.store.flush_lines()  # the round story's lines, even when the state did not change
+            gone = self.store.still_there()  # deleted under us: every audit row would go at stop
+            if gone:
+                log.error("%s", gone)
             self._save_link()
 
     def _save_link(self) -> None:
         """How the daemon stands, for `jailcore status`, the web page and MQTT: RCON, outbox, last line."""
         link = (self.client.state, len(self.outbox), self.engine.state.time or None, self.config.mode)
-        if link != self._link:
-            self._link = link
-            self.store.save_link(self.server, *link, datetime.now().isoformat(timespec="seconds"))
+        drops = self.udp.drops()
+        now = time.monotonic()
+        changed = link != self._link or drops != self._drops
+        if changed or now - self._link_written >= LINK_HEARTBEAT:  # its age says the daemon lives
+            if drops != self._drops:
+                self._drops = drops
+                self._note_drops()
+            self._link, self._link_written = link, now
+            self.store.save_link(self.server, *link, datetime.now().isoformat(timespec="seconds"), dropped=drops)
             self.store.commit()
-            if self.mqtt is not None:
+            if self.mqtt is not None and changed:
                 self.mqtt.publish_state(self._public())
+
+    def _note_drops(self) -> None:
+        """The admins online read the drops in !jcstatus (the shim's `jb_note`; again after a reload of it)."""
+        if self._drops:
+            said = "отброшено датаграмм лога" if self.config.language == "ru" else "dropped log datagrams"
+            self.outbox.put(None, f'jb_note "{clean_text(f"{said}: {self._drops}")}"', key="note")
+
+    async def _goodbye(self) -> None:
+        """A clean stop says so: the link row and the retained state read `stopped`, and a
+        connected broker gets a moment to take what is queued."""
+        self._stopped_said = True
+        if self._link is None:
+            self._link = (self.client.state, len(self.outbox), self.engine.state.time or None, self.config.mode)
+        try:
+            if self.stop_reason is None:
+                self.save()
+            self.store.save_link(self.server, *self._link, datetime.now().isoformat(timespec="seconds"), daemon="stopped",
+                                 dropped=self._drops)
+            self.store.commit()
+        except sqlite3.Error as exc:
+            log.error("the link could not be saved at stop: %s", exc)
+        if self.mqtt is not None:
+            self.mqtt.publish_state(self._public())
+            await self.mqtt.drain(1.0)
+
+    def _keep_mqtt(self) -> None:
+        """What the broker has not taken is kept in the state database and published after
+        the next start; said in one line, so nothing is dropped without a word."""
+        if self.mqtt is None:
+            return
+        waiting = self.mqtt.waiting_messages()
+        try:
+            self.store.keep_messages(self.server, waiting)
+        except sqlite3.Error as exc:
+            log.error("%d MQTT message(s) the broker never took are lost: the state database cannot be written (%s)", len(waiting), exc)
+            return
+        if waiting:
+            log.warning("%d MQTT message(s) the broker never took are kept in %s and published after the next start",
+                        len(waiting), self.store.path)
 
     async def _checkpointer(self) -> None:
         loop = asyncio.get_running_loop()
@@ -479,6 +594,7 @@ class Daemon:
             await self.stopping.wait()
         finally:
             self.ready.set()
+            await self._goodbye()
             running = [t for t in [*tasks, self._resync_task] if t is not None]
             for task in running:
                 task.cancel()
@@ -493,7 +609,9 @@ class Daemon:
                 self.store.commit()
             except sqlite3.Error as exc:
                 log.error("the state could not be saved at stop: %s", exc)
+            self._keep_mqtt()
             await self.client.close()
+            self.lock.release()
             for sig in handlers:
                 try:
                     loop.remove_signal_handler(sig)

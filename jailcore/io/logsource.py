@@ -2,19 +2,29 @@
 
 Contract: both call `on_record(bytes)` once per log record. The UDP side drops, and
 counts by reason, every datagram that is not from an allowed address, not in the
-remote-log format, or without the configured `sv_logsecret`; it never raises.
+remote-log format, or without the configured `sv_logsecret`; it never raises. The first
+drop of each reason is logged with its sender, so a mis-set `sv_logsecret` or `[log]
+allow` is said at once, not found days later; `status` and `!jcstatus` show the counts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import os
 import socket
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+log = logging.getLogger("jailcore")
+
 HEADER = b"\xff\xff\xff\xff"
+WHY = {
+    "address": "from an address outside [log] allow",
+    "secret": "without the configured sv_logsecret (wrong or missing secret)",
+    "header": "not in the remote-log format",
+}
 RECEIVE_BUFFER = 4 * 1024 * 1024
 
 
@@ -60,13 +70,23 @@ class UdpLog(asyncio.DatagramProtocol):
     def datagram_received(self, data: bytes, addr: tuple) -> None:
         self.received += 1
         if addr[0] not in self.allow:
-            self.dropped["address"] += 1
+            self._drop("address", addr)
             return
         record = unwrap(data, self.secret)
         if isinstance(record, str):
-            self.dropped[record] += 1
+            self._drop(record, addr)
             return
         self.on_record(record)
+
+    def _drop(self, why: str, addr: tuple) -> None:
+        self.dropped[why] += 1
+        if self.dropped[why] == 1:
+            log.warning("a log datagram from %s:%s was dropped: %s; such drops are counted (jailcore status, !jcstatus)",
+                        addr[0], addr[1], WHY.get(why, why))
+
+    def drops(self) -> str:
+        """`secret 3, address 1`, or "" when nothing was dropped."""
+        return ", ".join(f"{why} {n}" for why, n in sorted(self.dropped.items()) if n)
 
 
 async def listen_udp(listen: str, proto: UdpLog) -> tuple[asyncio.DatagramTransport, int]:

@@ -8,6 +8,13 @@ and the connection loop drains it, oldest first, taking a message off only once 
 broker acknowledged it (QoS 1). The session is persistent (a fixed client id, no clean
 session), so CT bans published while this daemon was away are delivered when it returns.
 Messages carry an `id`; a message seen before is ignored, since QoS 1 may deliver twice.
+
+The broker speaks for a daemon that died: the session's last will is a retained
+`{"server": ..., "daemon": "offline"}` on `jailcore/<server>/state`, which the broker
+publishes when the session ends without a goodbye (a crash, a kill, a lost network; a
+keepalive of 10 s bounds how long a hung one goes unnoticed). A clean stop publishes the
+state with `"daemon": "stopped"` in its link instead. Messages still queued at a stop are
+handed back (`waiting_messages`) for the state database to keep until the next start.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ log = logging.getLogger("jailcore.mqtt")
 
 CTBANS = "jailcore/network/ctbans"
 MAX_QUEUE = 50_000
+KEEPALIVE = 10
 
 
 def parse_url(url: str, ca_file: str = "", cert_file: str = "", key_file: str = "", insecure: bool = False) -> dict:
@@ -90,14 +98,41 @@ class MqttLink:
     def waiting(self) -> int:
         return len(self._queue) + (self._state is not None)
 
+    def will_payload(self) -> str:
+        return json.dumps({"server": self.server, "daemon": "offline"})
+
+    def waiting_messages(self) -> list[tuple[str, str, bool]]:
+        """What the broker has not taken yet, oldest first, the newest state last."""
+        out = list(self._queue)
+        if self._state is not None:
+            out.append((f"jailcore/{self.server}/state", self._state, True))
+        return out
+
+    def restore(self, messages: list[tuple[str, str, bool]]) -> None:
+        """Messages kept from before the last stop go out first, in their order."""
+        for topic, payload, retain in reversed(messages):
+            self._queue.appendleft((topic, payload, retain))
+        if messages:
+            self._wake.set()
+
+    async def drain(self, timeout: float) -> None:
+        """At a stop: give a connected broker a moment to take what is queued."""
+        if not self.connected.is_set():
+            return
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while self.waiting and self.connected.is_set() and loop.time() < end:
+            await asyncio.sleep(0.02)
+
     # -- the connection loop --------------------------------------------------------------
 
     async def run(self) -> None:
         delay = self.backoff_min
         while True:
             try:
+                will = aiomqtt.Will(f"jailcore/{self.server}/state", self.will_payload(), qos=1, retain=True)
                 async with aiomqtt.Client(
-                    **self.args, identifier=f"jailcore-{self.server}", clean_session=False, timeout=10
+                    **self.args, identifier=f"jailcore-{self.server}", clean_session=False, timeout=10, will=will, keepalive=KEEPALIVE
                 ) as client:
                     await client.subscribe(CTBANS, qos=1)
                     self.connected.set()

@@ -271,13 +271,21 @@ class Item:
         self.sent_at = 0.0
 
 
+def _lapsed(item: Item) -> str:
+    """A command whose moment passed: `expired` if it never left, `unanswered` if it was
+    sent and its answer never came (the server may have run it; the shim's id memory made
+    a re-send safe, but it is not re-sent late)."""
+    return "unanswered" if item.sent_at else "expired"
+
+
 class Outbox:
     """Commands in decision order, sent in that order without waiting for each reply.
 
     `on_result(item, status, reply)` is called once per command: status `delivered` (the
     shim's `ok` / `ok dup`), `failed` (`error:`, an answer that is not the shim's, or no
-    answer after `tries` sendings) or `expired` (`expired(item)` gave a reason before it
-    was sent). `after_send()` runs right after each batch is written, in the same step (the
+    answer after `tries` sendings), `expired` (`expired(item)` gave a reason before it
+    was sent) or `unanswered` (it gave one after the command was sent and its answer was
+    lost with the session). `after_send(batch)` runs right after each batch is written, in the same step (the
     daemon commits the audit rows there: the disk never delays a command)."""
 
     def __init__(
@@ -285,7 +293,7 @@ class Outbox:
         client: RconClient,
         on_result: Callable[[Item, str, str | None], None] | None = None,
         expired: Callable[[Item], str | None] | None = None,
-        after_send: Callable[[], None] | None = None,
+        after_send: Callable[[list[Item]], None] | None = None,
         tries: int = 3,
         window: int = 64,
     ):
@@ -317,6 +325,9 @@ class Outbox:
     def wake(self) -> None:
         self._wake.set()
 
+    def last(self) -> Item:
+        return self._queue[-1]
+
     def __len__(self) -> int:
         return len(self._queue)
 
@@ -338,7 +349,7 @@ class Outbox:
                 continue
             reason = self.expired(item) if self.expired is not None else None
             if reason is not None:
-                self._finish(item, "expired", reason)
+                self._finish(item, _lapsed(item), reason)
                 continue
             batch.append(item)
         if not batch:
@@ -348,7 +359,7 @@ class Outbox:
             item.future, item.sent_at = future, now
             future.add_done_callback(lambda f, item=item: self._answered(item, f))
         if self.after_send is not None:
-            self.after_send()
+            self.after_send(batch)
 
     def sweep(self) -> None:
         """Drop the waiting commands whose moment has passed (a round ended, a player left)."""
@@ -358,7 +369,19 @@ class Outbox:
             if item.future is None:
                 reason = self.expired(item)
                 if reason is not None:
-                    self._finish(item, "expired", reason)
+                    self._finish(item, _lapsed(item), reason)
+
+    def drop(self, why: Callable[[Item], str | None], status: str = "dropped") -> int:
+        """Take out the waiting commands `why` gives a reason for (the config changed under
+        them); each is reported with that status and reason. Those in flight stay."""
+        dropped = 0
+        for item in list(self._queue):
+            if item.future is None:
+                reason = why(item)
+                if reason is not None:
+                    self._finish(item, status, reason)
+                    dropped += 1
+        return dropped
 
     def _answered(self, item: Item, future: asyncio.Future) -> None:
         if item.future is not future or future.cancelled():

@@ -78,6 +78,8 @@ class Requests:
             d._carry_out(actions)
             if row["lift"]:
                 self._network_lift(row["steamid"], row["by"], f"request {row['id']}")
+            elif not any(a.action == "ctban" for a in actions):  # he is offline: no row of ours shares it
+                self._network_ban(row["steamid"], f"request {row['id']}")
         if pardons or bans:
             d._dirty = True
 
@@ -99,10 +101,28 @@ class Requests:
         if action.action not in FEED or action.target is None or self.daemon.config.mode == "observe":
             return
         name = kind_name(self.daemon.config.language, action.action)
-        text = f"[jailcore #{row_id}] {name} {action.target.name} ({action.ref} {action.rule}) — !jcpardon {row_id}"
+        why = action.rule if action.rule != "admin" or not action.by else f"admin {action.by}"
+        why = f"{action.ref} {why}" if action.ref else why  # no empty number: «( admin)» said nothing
+        text = f"[jailcore #{row_id}] {name} {action.target.name} ({why}) — !jcpardon {row_id}"
         self.daemon.outbox.put(None, f'jb_adminfeed "{clean_text(text)}"')
 
     # -- the network ------------------------------------------------------------------------
+
+    def after_event(self, event: object, actions: list[Action]) -> None:
+        """An admin's `!unctban` in game is the network's word too, like a lift from the
+        command line (a `!ctban` is shared with its audit row, as every CT ban)."""
+        if type(event) is ev.CtBanLifted:
+            for action in actions:
+                if action.action == "unctban" and action.target is not None:
+                    self._network_lift(action.target.steamid, event.player.name, f"game {event.time} {event.seq}")
+
+    def _network_ban(self, steamid: str, why: str) -> None:
+        d = self.daemon
+        ban = d.engine.state.ctbans.get(ev.player_key(steamid, 0))
+        if d.mqtt is None or ban is None:
+            return
+        d.mqtt.publish(CTBANS, {"id": f"{d.server}:{why}", "origin": d.server, "steamid": ban.steamid, "name": ban.name,
+                                "until": ban.until, "rounds": ban.rounds, "ref": ban.ref, "reason": ban.reason, "by": ban.by})
 
     def _published_pardon(self, entry: dict, row) -> None:
         d = self.daemon
@@ -118,4 +138,4 @@ class Requests:
     def _network_lift(self, steamid: str, by: str, why: str) -> None:
         d = self.daemon
         if d.mqtt is not None:
-            d.mqtt.publish(CTBANS, {"id": f"{d.server}:lift:{why}", "origin": d.server, "steamid": steamid, "lift": True, "by": by})
+            d.mqtt.publish(CTBANS, {"id": f"{d.server}:lift:{why}:{steamid}", "origin": d.server, "steamid": steamid, "lift": True, "by": by})

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from jailcore.engine.actions import Action, kinds_that
 from jailcore.log.logtime import plus_minutes
+from jailcore.log.numbers import SQLITE_MAX
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS state (
@@ -54,9 +55,12 @@ CREATE INDEX IF NOT EXISTS audit_player ON audit (steamid);
 
 # An audit row's status: pending (written, not yet answered), delivered / failed (the
 # server's ok / error: reply, or an answer that is not the shim's), expired (its round
-# ended, or its target left, before it could be sent), observed (observe mode), advised
-# (advise mode).
+# ended, or its target left, before it could be sent), unanswered (sent, its answer lost
+# with the session, and then its moment passed: the server may have run it), dropped (the
+# config in force after a restart or a reload would not send it: observe or advise mode,
+# its rule off), observed (observe mode), advised (advise mode). The reply says why.
 
+SENT = "sent, no answer yet"  # a pending row's reply once its command went out
 _OURS = {"state": {"server", "snapshot", "updated"}, "audit": {"id", "server", "action", "status", "command", "detail"}}
 
 
@@ -79,14 +83,53 @@ class Store:
             self.db.execute("PRAGMA wal_autocheckpoint=0")
             self.db.executescript(SCHEMA)
             self.db.executescript(STORY_SCHEMA)
+            _add_column(self.db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")
+            _add_column(self.db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
             self._probe()
         except sqlite3.Error as exc:
             raise StoreError(f"state database {self.path}: {exc}") from None
         self._checkpointer: sqlite3.Connection | None = None
         self._checkpoint_lock = threading.Lock()
+        self._file = _identity(self.path)
         self._lines: list[tuple] = []
         self._audit_seen = (-1, 0)  # (total_changes, newest audit id) when last asked
         self._prune_due = 0.0
+
+    def _open(self) -> None:
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=5000")
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+
+    def still_there(self) -> str | None:
+        """None while the file is the one opened. Deleted under the running daemon (an
+        admin's `rm`, a clean-up script), every row would go with the process: a fresh file
+        is written at the same path from the open (unlinked) database, whole, and used from
+        then on; the returned line says so. A file put in its place is left alone (said once)."""
+        if self._file is None:
+            return None
+        now = _identity(self.path)
+        if now == self._file:
+            return None
+        if now is not None:
+            self._file = now  # someone else's file now: not ours to overwrite; say it once
+            return (f"state database {self.path} was replaced by another file while running; "
+                    "jailcore goes on writing to the file it opened: restart it to use the new one")
+        self.flush_lines()
+        self.commit()
+        with self._checkpoint_lock:
+            if self._checkpointer is not None:
+                self._checkpointer.close()
+                self._checkpointer = None
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # everything into the open file
+            _create_private(Path(self.path))
+            self.db.execute("VACUUM INTO ?", (self.path,))
+            self.db.close()  # removes the old -wal and -shm beside the path
+            self._open()
+        self._file = _identity(self.path)
+        return f"state database {self.path} was deleted while running; a fresh one was written from the open database (nothing lost)"
 
     def _probe(self) -> None:
         """A write that is rolled back: a read-only file fails here, at start, not later."""
@@ -118,6 +161,8 @@ class Store:
         """Copy the WAL into the database file; on the caller's (worker) thread, with its own
         connection, so the loop's writes never wait for the fsync."""
         with self._checkpoint_lock:
+            if self._file is not None and _identity(self.path) != self._file:
+                return  # the file was deleted or replaced: opening the path would create or take another
             if self._checkpointer is None:
                 self._checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
                 self._checkpointer.execute("PRAGMA busy_timeout=5000")
@@ -154,6 +199,13 @@ class Store:
         )
         return int(cur.lastrowid)
 
+    def mark_sent(self, row_ids: list[int]) -> None:
+        """Rows whose command went out (still pending): their reply says `sent` until the answer."""
+        if row_ids:
+            if not self.db.in_transaction:
+                self.db.execute("BEGIN")
+            self.db.executemany(f"UPDATE audit SET reply = '{SENT}' WHERE id = ? AND status = 'pending'", [(i,) for i in row_ids])
+
     def mark(self, row_id: int, status: str, reply: str | None) -> None:
         self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (status, reply, row_id))
 
@@ -180,7 +232,8 @@ class Store:
     def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None) -> int:
         """A pardon an admin asked for (web page, `jailcore pardon`); the running daemon
         applies it and sets `applied_at`. Refuses an unknown id and a second pardon."""
-        row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone()
+        fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
+        row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
         if row is None:
             raise PardonError(f"no enforcement with id {action_id} in {self.path}")
         if row["action"] not in PARDONABLE:
@@ -222,13 +275,31 @@ class Store:
         assert table in ("pardons", "ctban_requests")
         self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
 
-    def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str) -> None:
-        """How the daemon stands (for `jailcore status` and the web page's servers)."""
+    def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str,
+                  daemon: str = "running", dropped: str = "") -> None:
+        """How the daemon stands (for `jailcore status` and the web page's servers); `daemon`
+        is `running` (rewritten every few seconds, so its age tells a daemon that died) or
+        `stopped` (written at a clean stop); `dropped` the log datagrams dropped by cause."""
         self._write(
-            "INSERT INTO link (server, rcon, outbox, last_line, mode, updated) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(server) DO UPDATE "
-            "SET rcon = excluded.rcon, outbox = excluded.outbox, last_line = excluded.last_line, mode = excluded.mode, updated = excluded.updated",
-            (server, rcon, outbox, last_line, mode, when),
+            "INSERT INTO link (server, rcon, outbox, last_line, mode, updated, daemon, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(server) DO UPDATE SET rcon = excluded.rcon, outbox = excluded.outbox, last_line = excluded.last_line, "
+            "mode = excluded.mode, updated = excluded.updated, daemon = excluded.daemon, dropped = excluded.dropped",
+            (server, rcon, outbox, last_line, mode, when, daemon, dropped),
         )
+
+    # -- MQTT messages the broker never took (kept across a stop) ------------------------------
+
+    def keep_messages(self, server: str, messages: list[tuple[str, str, bool]]) -> None:
+        self._write("DELETE FROM mqtt_outbox WHERE server = ?", (server,))
+        self.db.executemany("INSERT INTO mqtt_outbox (server, topic, payload, retain) VALUES (?, ?, ?, ?)",
+                            [(server, t, p, int(r)) for t, p, r in messages])
+        self.commit()
+
+    def kept_messages(self, server: str) -> list[tuple[str, str, bool]]:
+        """The messages kept at the last stop, oldest first; they leave the file when the
+        broker has taken them (the next stop keeps what is still waiting)."""
+        rows = self.db.execute("SELECT topic, payload, retain FROM mqtt_outbox WHERE server = ? ORDER BY id", (server,))
+        return [(r["topic"], r["payload"], bool(r["retain"])) for r in rows]
 
     def keep_line(self, server: str, round: int, time: str, line: bytes | str, keep_days: int) -> None:
         """A log line the engine has handled, kept `keep_days` for the round's story. Written
@@ -265,6 +336,16 @@ class Store:
         return self.db.execute("DELETE FROM loglines WHERE time < ?", (before,)).rowcount
 
 
+def _identity(path: str) -> tuple[int, int] | None:
+    if path == ":memory:":
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 def _create_private(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -273,6 +354,12 @@ def _create_private(path: Path) -> None:
         pass
     except OSError as exc:
         raise StoreError(f"state database {path}: cannot be created: {exc.strerror}") from None
+
+
+def _add_column(db: sqlite3.Connection, table: str, column: str, spec: str) -> None:
+    """A column added since: a file from before gets it, its rows the default."""
+    if column not in {r[1] for r in db.execute(f"PRAGMA table_info({table})")}:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {spec}")
 
 
 def check_ours(db: sqlite3.Connection) -> None:
@@ -333,6 +420,13 @@ CREATE TABLE IF NOT EXISTS link (
     last_line TEXT,
     mode TEXT NOT NULL,
     updated TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS mqtt_outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    retain INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS loglines_round ON loglines (server, round);
 CREATE INDEX IF NOT EXISTS loglines_time ON loglines (time);

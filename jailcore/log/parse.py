@@ -179,20 +179,31 @@ class LogParser(LineReader):
 _MARKS = {bytes: (b"\x00", b"\r\n", b'"', b"\n", b"L ", b"/"), str: ("\x00", "\r\n", '"', "\n", "L ", "/")}
 
 
+MAX_JOINED = 8192  # a record split by newlines inside quotes is short; past this it is junk, not one record
+
+
 def records(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:
-    """Log-file lines to records, joining a record that a newline inside quotes split."""
-    pending = None
+    """Log-file lines to records, joining a record that a newline inside quotes split.
+
+    Linear in the input: the open quote is tracked line by line (never by counting the
+    whole record again) and the parts are joined once, and a record stops growing at
+    MAX_JOINED, so a stray quote followed by megabytes of lines without a timestamp costs
+    what reading them costs."""
+    parts: list = []
+    size, quote_open = 0, False
     for line in lines:
         nul, eol, quote, newline, prefix, slash = _MARKS[type(line)]
         head = line.lstrip(nul)
         line = line.rstrip(eol)
         # A record continues only while a quote is open (a reason with a newline in it);
         # any other line without a timestamp is a record of its own, counted as junk.
-        if head[:2] == prefix or head[2:3] == slash or pending is None or pending.count(quote) % 2 == 0:
-            if pending is not None:
-                yield pending
-            pending = line
+        if head[:2] == prefix or head[2:3] == slash or not parts or not quote_open or size + len(line) > MAX_JOINED:
+            if parts:
+                yield parts[0] if len(parts) == 1 else newline.join(parts)
+            parts, size, quote_open = [line], len(line), line.count(quote) % 2 == 1
         else:
-            pending = pending + newline + line
-    if pending is not None:
-        yield pending
+            parts.append(line)
+            size += len(line) + 1
+            quote_open ^= line.count(quote) % 2 == 1
+    if parts:
+        yield parts[0] if len(parts) == 1 else newline.join(parts)

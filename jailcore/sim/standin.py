@@ -102,6 +102,7 @@ class StandIn(SourceModCore):
         self.pending_id = ""
         self.last_command = 0
         self.last_hud = ""
+        self.note = ""
         self.ctbans: dict[int, CtBan] = {}
         self.fk_offered: set[int] = set()  # slots of prisoners choosing after a freekill (fairness.sp)
 
@@ -126,7 +127,8 @@ class StandIn(SourceModCore):
                   "jb_respawn": self.srv_respawn, "jb_say": self.srv_say, "jb_hud": self.srv_hud,
                   "jb_cancel_prohibition": self.srv_cancel_prohibition, "jb_status": self.srv_status, "jb_kick": self.srv_kick,
                   "jb_ban": self.srv_ban, "jb_ctban_set": self.srv_ctban_set, "jb_ctban_clear": self.srv_ctban_clear,
-                  "jb_adminfeed": self.srv_adminfeed, "jb_fk_offer": self.srv_fk_offer, "jb_unban": self.srv_unban}
+                  "jb_adminfeed": self.srv_adminfeed, "jb_fk_offer": self.srv_fk_offer, "jb_unban": self.srv_unban,
+                  "jb_note": self.srv_note}
         for name, callback in server.items():
             self.reg_server(name, callback)
         self.listen("jointeam", self.ctban_join)
@@ -508,6 +510,11 @@ class StandIn(SourceModCore):
             self.tell_all(lambda to: "\x04[jailcore]\x01 " + text)
             self.ok()
 
+    def srv_note(self, cmd: Command) -> None:
+        if self.accept(cmd, 1, 'jb_note "text"'):
+            self.note = smtext.fit(cmd.arg(1), 256)
+            self.ok()
+
     def srv_hud(self, cmd: Command) -> None:
         if self.accept(cmd, 1, 'jb_hud "text"'):
             text = smtext.fit(cmd.arg(1), 256)
@@ -739,5 +746,7 @@ class StandIn(SourceModCore):
             self.reply_tr(client, "JB_StatusLink", int(self.world.time()) - self.last_command)
         else:
             self.reply_tr(client, "JB_StatusNoLink")
+        if self.note:
+            self.reply(client, "[jailcore] " + self.note)
         if not self.list_bans(client):
             self.reply_tr(client, "JB_CtBansNone")

@@ -150,6 +150,13 @@ class GrenadeSpam(Rule):
         self.state.thrown[seat.key] = times
         return []
 
+    @handles(ev.Disconnected)
+    def left(self, ctx: Context, e: ev.Disconnected) -> list[Action]:
+        # His grenade window goes with him: a server that sees thousands of players a day
+        # keeps only those here now (a reconnect within the window starts it again).
+        self.state.thrown.pop(ev.player_key(e.player.steamid, e.player.userid), None)
+        return []
+
     def round_cleared(self, ctx: Context) -> None:
         # Only throws inside the window can count again: the rest is forgotten, so the
         # table stays as small as the players throwing right now.

@@ -13,7 +13,7 @@ import attrs
 
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
-from jailcore.engine.punish import active_ban, move_to_t, time_left
+from jailcore.engine.punish import active_ban, door_action, move_to_t, time_left
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import RuleSettings
 from jailcore.log import events as ev
@@ -31,6 +31,19 @@ class CtBanDoor(Rule):
 
     def _message(self, ctx: Context, ban) -> str:
         return ctx.text("ctban", left=time_left(ctx, ban))
+
+    @handles(ev.Validated, ev.Entered)
+    def arrived(self, ctx: Context, e: ev.Validated | ev.Entered) -> list[Action]:
+        """A banned player who (re)connects gets his ban at the shim's door before he can
+        pick a team: a ban given while he was away (`jailcore ctban add`, the network)
+        would otherwise catch him only after his join to CT."""
+        seat = ctx.state.players.get(e.player.userid)
+        if seat is None or seat.key.startswith("#"):
+            return []
+        ban = active_ban(ctx, seat)
+        if ban is None or not self._applies(ban.rule):
+            return []
+        return [door_action(ctx, seat, ban)]
 
     @handles(ev.JoinedTeam)
     def joined(self, ctx: Context, e: ev.JoinedTeam) -> list[Action]:

@@ -245,6 +245,12 @@ public Action Cmd_JcStatus(int client, int args)
 	{
 		ReplyToCommand(client, "[jailcore] %t", "JB_StatusLink", age);
 	}
+	char note[256];
+	Commands_Note(note, sizeof(note));
+	if (note[0] != '\0')
+	{
+		ReplyToCommand(client, "[jailcore] %s", note);
+	}
 	if (!Admin_ListBans(client))
 	{
 		ReplyToCommand(client, "[jailcore] %t", "JB_CtBansNone");

@@ -17,6 +17,7 @@ static StringMap s_IdSeen;
 static char s_PendingId[JB_ID_DIGITS + 1];
 static int s_LastCommand;     // GetTime() of the daemon's last command, 0 for none yet
 static char s_LastHud[256];
+static char s_Note[256];      // what the daemon wants admins to read in !jcstatus (dropped datagrams)
 
 void Commands_Start()
 {
@@ -37,6 +38,7 @@ void Commands_Start()
 	RegServerCmd("jb_fk_offer", Srv_FkOffer, "jb_fk_offer #userid \"text\": a freekilled prisoner chooses respawn or freeday");
 	RegServerCmd("jb_unban", Srv_Unban, "jb_unban \"steamid\": lift a ban (SourceMod's RemoveBan), after a pardon");
 	RegServerCmd("jb_adminfeed", Srv_AdminFeed, "jb_adminfeed \"text\": a message to jailcore's admins only");
+	RegServerCmd("jb_note", Srv_Note, "jb_note \"text\": a line !jcstatus shows (the daemon's dropped datagrams)");
 }
 
 /** "@" and 1 to 15 digits. */
@@ -148,6 +150,11 @@ int Commands_LinkAge()
 void Commands_LastHud(char[] out, int size)
 {
 	strcopy(out, size, s_LastHud);
+}
+
+void Commands_Note(char[] out, int size)
+{
+	strcopy(out, size, s_Note);
 }
 
 public Action Srv_Warn(int args)
@@ -311,6 +318,17 @@ public Action Srv_Hud(int args)
 	GetCmdArg(1, text, sizeof(text));
 	strcopy(s_LastHud, sizeof(s_LastHud), text);
 	PrintHintTextToAll("%s", text);
+	Commands_Ok();
+	return Plugin_Handled;
+}
+
+public Action Srv_Note(int args)
+{
+	if (!Commands_Accept(args, 1, "jb_note \"text\""))
+	{
+		return Plugin_Handled;
+	}
+	GetCmdArg(1, s_Note, sizeof(s_Note));
 	Commands_Ok();
 	return Plugin_Handled;
 }
