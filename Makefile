@@ -14,6 +14,7 @@ bench:
 	$(PYTHON) bench/story_size.py
 	$(PYTHON) bench/precision.py
 	@if [ -f bench/live_bench.py ]; then $(PYTHON) bench/live_bench.py; fi
+	$(PYTHON) bench/web_bench.py
 
 lint:
 	$(PYTHON) -m ruff check jailcore tests bench

@@ -119,3 +119,20 @@ def test_history_shows_record_and_ladders(db):
 def test_tail_without_a_database_says_so(tmp_path):
     result = jc("tail", "--state-db", str(tmp_path / "nope.sqlite3"))
     assert result.returncode == 1 and "no state database" in result.stderr
+
+
+def test_tail_shows_a_name_that_poses_as_another_escaped(tmp_path):
+    """A right-to-left override, a zero-width space, a Hangul filler: `tail` prints them as
+    escapes, so «\u202eнимдА ясаВ» cannot read as «Вася Админ» in an admin's terminal."""
+    path = tmp_path / "audit.sqlite3"
+    store = Store(path)
+    poser = Target(9, "STEAM_1:0:9", "\u202eнимдА ясаВ\u200b\u3164")
+    store.record("srv", act("2026-11-30T20:00:01", "warn", poser, "orders.disobey", "2.1", "приказ"), 3, "cmd", "delivered")
+    store.close()
+    human = jc("tail", "--state-db", str(path))
+    assert human.returncode == 0, human.stderr
+    assert "\\u202eнимдА ясаВ\\u200b\\u3164 #9" in human.stdout
+    (row,) = rows(jc("tail", "--json", "--state-db", str(path)))
+    assert row["target"]["name"] == poser.name  # JSON keeps the name exactly, escaped in the text
+    out = jc("tail", "--json", "--state-db", str(path)).stdout
+    assert "\u202e" not in out and "\u3164" not in out and "\\u3164" in out

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 playwright = pytest.importorskip("playwright.async_api", reason="Playwright is not installed: pip install -e '.[web]'")
 
-from jailcore.config.config import load  # noqa: E402
+from jailcore.config.config import Config, load  # noqa: E402
 from jailcore.sim.simserver import SimServer  # noqa: E402
 from jailcore.web.auth import hash_password  # noqa: E402
 from jailcore.web.serve import bound_port, build, server  # noqa: E402
@@ -36,13 +36,23 @@ HOSTILE = "<script>window.pwned=1</script>\x1b[2J"
 
 
 @asynccontextmanager
-async def page_beside_daemon(tmp_path, web: str = ""):
-    """Simulated server, daemon, web page (port 0) and a headless Chromium; all stopped after."""
+async def page_beside_daemon(tmp_path, web: str = "", users: str = "", config_file: bool = False):
+    """Simulated server, daemon, web page (port 0) and a headless Chromium; all stopped after.
+    `users` adds lines under [web.users] (and may open [web.roles] after them); with
+    `config_file` the config is a file the daemon watches, as `jailcore run --config` does."""
     sim = SimServer(password="pw")
     port = await sim.start()
-    rest = f'[specialday.cooldown]\nladder = ["ctban 30m"]\n[web]\n{web}[web.users]\nadmin = "{HASH}"\n'
-    config = load(config_text(port, tmp_path / "state.sqlite3", rest=rest), "<test>", {})
-    async with running(config, sim) as daemon:
+    rest = f'[specialday.cooldown]\nladder = ["ctban 30m"]\n[web]\n{web}[web.users]\nadmin = "{HASH}"\n{users}'
+    text = config_text(port, tmp_path / "state.sqlite3", rest=rest)
+    options = {}
+    if config_file:
+        path = tmp_path / "server.toml"
+        path.write_text(text, encoding="utf-8")
+        config = Config.from_toml(path, env={})
+        options = {"config_path": str(path), "watch_interval": 0.1}
+    else:
+        config = load(text, "<test>", {})
+    async with running(config, sim, **options) as daemon:
         web_page = build([config])
         srv = server(web_page, "127.0.0.1:0")
         task = asyncio.create_task(srv.serve())
@@ -58,11 +68,11 @@ async def page_beside_daemon(tmp_path, web: str = ""):
                 web_page.sources.close()
 
 
-async def log_in(browser, base: str, viewport: dict):
+async def log_in(browser, base: str, viewport: dict, name: str = "admin"):
     context = await browser.new_context(viewport=viewport, locale="ru-RU")
     page = await context.new_page()
     await page.goto(f"{base}/login?next=/live")
-    await page.fill("input[name=name]", "admin")
+    await page.fill("input[name=name]", name)
     await page.fill("input[name=password]", PASSWORD)
     await page.click("form.login button")
     await page.wait_for_url(f"{base}/live")
@@ -108,7 +118,8 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
         assert "Начальник #2" in summary and "Прятки" in summary
         await page.check("#all-lines")
         chat = page.locator(".moment.cat-chat .text").last  # the warden claimed his role by chat (!w) before
-        assert await chat.inner_text() == f'{HOSTILE} #{hostile.userid}: <img src=x onerror="window.pwned=2">'
+        shown = HOSTILE.replace("\x1b", "")  # control bytes are dropped on every page
+        assert await chat.inner_text() == f'{shown} #{hostile.userid}: <img src=x onerror="window.pwned=2">'
         assert await page.evaluate("window.pwned") is None and await page.locator(".timeline img").count() == 0
         await shoot(page, "story-phone")
 
@@ -130,7 +141,7 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
 
         # a hostile name is text everywhere
         await page.goto(f"{base}/players?q=script")
-        assert await page.locator(".players .who").inner_text() == HOSTILE
+        assert await page.locator(".players .who").inner_text() == shown
         assert await page.evaluate("window.pwned") is None
         await screenshots(browser, context, base, hostile, warden)
         await context.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 import tempfile
 from pathlib import Path
@@ -58,6 +59,8 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
         page = await _start_web(config, lang, web["listen"]) if web else None
 
         async def step(title: str, write) -> None:
+            if daemon.stopping.is_set():  # SIGTERM or Ctrl-C during the demo
+                return
             print(_paint(f"* {title}", "1"))
             write()
             sim.flush()
@@ -106,8 +109,11 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
                          f"round {daemon.engine.state.round}, day {daemon.engine.day}", "1"))
             if page is not None:
                 print(_paint("* the web page keeps serving" + (f" for {web['seconds']:g} s" if web["seconds"] else "; Ctrl-C stops it"), "1"))
+                print(_paint(page[3], "1"))  # last: the one thing to copy is on the screen, not scrolled away
                 sys.stdout.flush()
-                await (asyncio.sleep(web["seconds"]) if web["seconds"] else asyncio.Event().wait())
+                # the daemon's SIGTERM and SIGINT handlers set `stopping`: Ctrl-C and a service manager stop it all
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(daemon.stopping.wait(), web["seconds"] or None)
         finally:
             if page is not None:
                 await _stop_web(*page)
@@ -132,12 +138,10 @@ async def _start_web(config, lang: str, listen: str):
     task = asyncio.create_task(srv.serve())
     while not srv.started:
         await asyncio.sleep(0.02)
-    print(_paint(f"* web page: http://127.0.0.1:{bound_port(srv)}/  (log in as admin, password {password})", "1"))
-    sys.stdout.flush()
-    return web, srv, task
+    return web, srv, task, f"* web page: http://127.0.0.1:{bound_port(srv)}/  log in as admin, password {password}"
 
 
-async def _stop_web(web, srv, task) -> None:
+async def _stop_web(web, srv, task, _login: str) -> None:
     web.stopping = srv.should_exit = True
     await task
     web.sources.close()

@@ -18,24 +18,31 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.engine.actions import VOCABULARY
 from jailcore.io.audit import DAYS, AuditError, as_json, ban_left, connect, database, max_id, name_matches, pardons, rows_since, standing, where
 from jailcore.log.events import player_key
+from jailcore.log.invisible import INVISIBLE
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90",
                   "unanswered": "33;1", "dropped": "90"}
 # What a player may put in a name or chat that would move, recolour or retitle an admin's
-# terminal: control characters (C0, DEL, C1) and the bidirectional overrides.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# terminal (control characters: C0, DEL, C1), or make him read a name that is not there
+# (bidi overrides, zero-width and blank characters: log/invisible.py).
+_UNSAFE = re.compile(f"[\t\n{INVISIBLE.pattern[1:-1]}]")
 
 
 def safe(value: object) -> str:
     """Text for a terminal: every control character shown escaped, never executed."""
     text = str(value)
-    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+    return _UNSAFE.sub(_escaped, text)
+
+
+def _escaped(m: re.Match) -> str:
+    n = ord(m.group())
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
 
 
 def json_line(data: object) -> str:
     """One JSON object per line; json escapes C0 itself, the rest is escaped here."""
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(data, ensure_ascii=False))
+    return _UNSAFE.sub(lambda m: json.dumps(m.group())[1:-1], json.dumps(data, ensure_ascii=False))
 
 
 def coloured(json_out: bool = False) -> bool:

@@ -9,6 +9,7 @@ config in one pass. Secrets and per-machine settings can come from the environme
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
@@ -21,6 +22,7 @@ import attrs
 from jailcore.config import rulebooks
 from jailcore.config.netsettings import check_settings
 from jailcore.config.tomllines import line_of, locate
+from jailcore.config.webconfig import PASSWORD_HASH, ROLES, WebConfig
 from jailcore.engine.catalogue import DEFAULT_CATALOGUE, Catalogue, Game, OnlineLimit
 from jailcore.engine.ladder import LadderError, parse_ladder
 from jailcore.engine.rules import ORDER
@@ -381,26 +383,13 @@ def _check_table(path: tuple, item: dict, schema: dict, fail) -> dict[str, Any]:
     return {k: _check(path, k, item, spec, fail) for k, spec in schema.items()}
 
 
-PASSWORD_HASH = re.compile(r"scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/]+=*\$[A-Za-z0-9+/]+=*")
 _WEB = {
     "listen": (str, "127.0.0.1:8080"),
     "public": (bool, False),
     "language": (("ru", "en"), "ru"),
     "story_days": (int, 14),
+    "trusted_proxies": (_STR_LIST, []),
 }
-
-
-@attrs.frozen
-class WebConfig:
-    """`listen` binds loopback unless told; `public` shows the live log without a login,
-    read-only; `story_days` is how long the daemon keeps raw log lines for a round's story
-    (0: none); `users` maps an admin's name to his password hash."""
-
-    listen: str = "127.0.0.1:8080"
-    public: bool = False
-    language: str = "ru"
-    story_days: int = 14
-    users: Mapping[str, str] = attrs.field(factory=dict, repr=False)
 
 
 def _web(given: Any, fail) -> WebConfig:
@@ -409,6 +398,19 @@ def _web(given: Any, fail) -> WebConfig:
         return WebConfig()
     given = dict(given)
     users = given.pop("users", {})
+    roles = given.pop("roles", {})
+    if not isinstance(roles, dict):
+        fail(("web", "roles"), 'expected a table ([web.roles]: name = "moderator")')
+        roles = {}
+    for name, role in list(roles.items()):
+        per_server = role if isinstance(role, dict) else {"*": role}
+        for where, one in per_server.items():
+            if one not in ROLES:
+                fail(("web", "roles", name, *([where] if isinstance(role, dict) else [])),
+                     f"expected one of {', '.join(ROLES)} (or a table of them per server), got {one!r}")
+                roles.pop(name, None)
+        if name not in (users if isinstance(users, dict) else {}):
+            fail(("web", "roles", name), "no such user in [web.users]")
     v = _check_table(("web",), given, _WEB, fail)
     host, _, port = v["listen"].rpartition(":")
     if not host or whole(port, 0, 65535) is None:
@@ -419,5 +421,12 @@ def _web(given: Any, fail) -> WebConfig:
     for name, hashed in users.items():
         if not isinstance(hashed, str) or not PASSWORD_HASH.fullmatch(hashed):
             fail(("web", "users", name), "expected a password hash from `jailcore web adduser`, never the password itself")
+    proxies = []
+    for i, net in enumerate(v["trusted_proxies"]):
+        try:
+            proxies.append(str(ipaddress.ip_network(net, strict=False)))
+        except (TypeError, ValueError):
+            fail(("web", "trusted_proxies", str(i)), f"expected an address or network (10.0.0.5, 10.0.0.0/8), got {net!r}")
     return WebConfig(v["listen"], v["public"], v["language"], v["story_days"],
-                     {k: x for k, x in users.items() if isinstance(x, str)})
+                     {k: x for k, x in users.items() if isinstance(x, str)}, tuple(proxies),
+                     dict(roles))

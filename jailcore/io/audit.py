@@ -21,6 +21,7 @@ DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["
 
 
 _DURATION = re.compile(r"([0-9]{1,18})\s*([smhdw])", re.ASCII)
+USERID = re.compile(r"#?([0-9]{1,9})", re.ASCII)  # a #userid: ASCII digits, never a number SQLite cannot hold
 
 
 

@@ -51,7 +51,10 @@ CREATE TABLE IF NOT EXISTS audit (
 );
 CREATE INDEX IF NOT EXISTS audit_status ON audit (server, status);
 CREATE INDEX IF NOT EXISTS audit_player ON audit (steamid);
+CREATE INDEX IF NOT EXISTS audit_round ON audit (server, round);
+CREATE INDEX IF NOT EXISTS audit_time ON audit (time);
 """
+# audit_round and audit_time: the web page's round story and charts stay fast at a million rows (bench/web_bench.py)
 
 # An audit row's status: pending (written, not yet answered), delivered / failed (the
 # server's ok / error: reply, or an answer that is not the shim's), expired (its round

@@ -3,42 +3,59 @@ every name and chat line a player wrote is text, never markup), the live log as
 server-sent events, and the one change an admin makes here, a pardon.
 
 Security: sessions are server-side (the cookie holds a random id; HttpOnly,
-SameSite=Strict); every POST needs a logged-in session (the login form its visitor
-session) and that session's CSRF token, or it is refused with 403; failed logins are
-limited per address and per name; a Content-Security-Policy allows only this page's
-own script and style.
+SameSite=Strict); who may see a page is decided in one place, the route table (`guard`);
+every POST needs a logged-in session (the login form its visitor session) and that
+session's CSRF token, or it is refused with 403, and its body is cut off at 16 KB while
+it is read; logins are counted before their password is hashed, hashed two at a time off
+the event loop, limited per address (a forwarded address is believed only from
+`[web] trusted_proxies`) and slowed per name without locking the name's owner out (see
+auth.LoginLimit); a live stream ends when its session does; the public sees what a
+public ban list shows (public.py); every text a player wrote is shown without the
+characters that hide or reorder it (log/invisible.py); a Content-Security-Policy allows
+only this page's own script and style.
 """
 
 from __future__ import annotations
 
+import csv
+import hmac
+import io
+import ipaddress
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
 import anyio
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from jailcore.config.config import WebConfig
+from jailcore.config.config import ROLES, WebConfig
 from jailcore.io.audit import AuditError
 from jailcore.io.store import PardonError
-from jailcore.web import data
-from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok
-from jailcore.web.charts import hbars, stacked
+from jailcore.log.invisible import visible
+from jailcore.web import data, steamids
+from jailcore.web.access import ADMIN, MODERATOR, OPEN, OWNER, VIEWER, WATCH, Forbidden, NotAllowed, TooLarge, number, shown_text
+from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
+from jailcore.web.charts import colours, hbars, stacked
 from jailcore.web.i18n import LANGS, Words
+from jailcore.web.manage import Manage
+from jailcore.web.public import public_entry
 from jailcore.web.story import tell
 
 HERE = Path(__file__).parent
 COOKIE = "jc_session"
 LANG_COOKIE = "jc_lang"
+DEVICE_COOKIE = "jc_device"
 MAX_FORM = 16 * 1024
+HASHERS = 2  # scrypt takes 16 MiB and 50 ms: two at a time, whatever the number of tries
+HASH_QUEUE = 16  # tries waiting for a hasher; more are told to come back
+READERS = 4  # threads reading the databases at once
 _HEADERS = [
     (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                                  b"frame-ancestors 'none'; form-action 'self'; base-uri 'none'"),
@@ -66,11 +83,10 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with)
 
 
-class Forbidden(Exception):
-    pass
+class Web(Manage):
+    """The page: its routes, sessions, logins and the pages every admin reads; what admins
+    change (bans, CT bans, config, accounts) is `Manage`'s."""
 
-
-class Web:
     def __init__(self, sources: data.Sources, settings: WebConfig, poll: float = 0.25,
                  clock: Callable[[], datetime] = datetime.now):
         self.sources = sources
@@ -78,30 +94,79 @@ class Web:
         self.poll = poll
         self.clock = clock
         self.sessions = Sessions()
-        self.limit = LoginLimit()
+        self.by_address = LoginLimit()
+        self.by_name = LoginLimit(slow=30.0)
+        self.hashing = anyio.CapacityLimiter(HASHERS)
+        self.hashes_due = 0  # tries hashing or waiting to
+        self.readers = anyio.CapacityLimiter(READERS)
+        self.proxies = [ipaddress.ip_network(n) for n in settings.trusted_proxies]
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.globals["urlencode"] = urlencode
+        self.templates.env.finalize = shown_text
         self.stopping = False
 
     def app(self) -> Starlette:
+        page = self.guard
         routes = [
             Route("/", lambda r: RedirectResponse("/live", 303)),
-            Route("/login", self.login_page, methods=["GET"]),
-            Route("/login", self.login, methods=["POST"]),
-            Route("/logout", self.logout, methods=["POST"]),
-            Route("/lang", self.lang),
-            Route("/live", self.live),
-            Route("/live/events", self.live_events),
-            Route("/story", self.story),
-            Route("/players", self.players),
-            Route("/player", self.player),
-            Route("/servers", self.servers),
-            Route("/charts", self.charts),
-            Route("/pardon", self.pardon, methods=["POST"]),
+            Route("/login", page(OPEN, self.login_page), methods=["GET"]),
+            Route("/login", page(OPEN, self.login), methods=["POST"]),
+            Route("/logout", page(OPEN, self.logout), methods=["POST"]),
+            Route("/lang", page(OPEN, self.lang)),
+            Route("/live", page(WATCH, self.live)),
+            Route("/live/events", page(WATCH, self.live_events)),
+            Route("/live.csv", page(VIEWER, self.live_csv)),
+            Route("/story", page(VIEWER, self.story)),
+            Route("/players", page(VIEWER, self.players)),
+            Route("/player", page(VIEWER, self.player)),
+            Route("/servers", page(VIEWER, self.servers)),
+            Route("/charts", page(VIEWER, self.charts)),
+            Route("/ctbans", page(VIEWER, self.ctbans)),
+            Route("/bans", page(VIEWER, self.bans)),
+            Route("/activity", page(VIEWER, self.activity)),
+            Route("/pardon", page(MODERATOR, self.pardon), methods=["POST"]),
+            Route("/ctbans", page(MODERATOR, self.ctban_request), methods=["POST"]),
+            Route("/config", page(VIEWER, self.config_page)),
+            Route("/config/preview", page(ADMIN, self.config_preview), methods=["POST"]),
+            Route("/config/save", page(ADMIN, self.config_save), methods=["POST"]),
+            Route("/accounts", page(OWNER, self.accounts_page)),
+            Route("/accounts", page(OWNER, self.accounts_change), methods=["POST"]),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
-        app = Starlette(routes=routes, exception_handlers={Forbidden: self.forbidden})
+        app = Starlette(routes=routes, exception_handlers={Forbidden: self.forbidden, TooLarge: self.too_large, NotAllowed: self.not_allowed})
         return _SecurityHeaders(app)
+
+    def guard(self, level: str, handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        """The one place that decides who may see a route: a visitor without the right is
+        sent to the login page (a GET), or refused (a POST, the live stream)."""
+
+        async def guarded(request: Request) -> Response:
+            if level == OPEN or (level == WATCH and self.settings.public):
+                return await handler(request)
+            admin = self.admin(request)
+            if admin is not None and (level == WATCH or self.may(admin, level)):
+                return await handler(request)
+            if admin is not None:
+                raise NotAllowed(level)
+            if request.method != "GET" or request.url.path == "/live/events":
+                raise Forbidden("no session")
+            return self.to_login(request)
+
+        return guarded
+
+    def may(self, session: Session | None, level: str, server: str | None = None) -> bool:
+        """Whether the admin's role, on this server (or on any, for a page), is `level` or above."""
+        role = self.settings.role(session.user, server) if session is not None else None
+        return role is not None and ROLES.index(role) >= ROLES.index(level)
+
+    def must(self, session: Session | None, level: str, server: str) -> None:
+        """A change on one server: the admin's role there must allow it."""
+        if not self.may(session, level, server):
+            raise NotAllowed(level)
+
+    async def read(self, fn: Callable, *args):
+        """A read of the databases, in a worker thread: the event loop keeps serving."""
+        return await anyio.to_thread.run_sync(lambda: fn(*args), limiter=self.readers)
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -126,8 +191,10 @@ class Web:
 
     def render(self, request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
         session = self.session(request) or getattr(request.state, "new_session", None)
-        context.update(request=request, t=self.words(request), session=session,
-                       admin=session.user if session is not None else None, public=self.settings.public, path=request.url.path)
+        admin = session if session is not None and session.user is not None else None
+        context.update(request=request, t=self.words(request), session=session, admin=admin.user if admin else None,
+                       role=self.settings.role(admin.user) if admin else None, can=lambda level, server=None: self.may(admin, level, server),
+                       public=self.settings.public, path=request.url.path)
         response = self.templates.TemplateResponse(request, template, context, status_code=status)
         return self.finish(request, response)
 
@@ -139,20 +206,48 @@ class Web:
         return response
 
     async def form(self, request: Request, session: Session | None) -> dict[str, str]:
-        """The posted form, once its CSRF token and origin are checked."""
+        """The posted form, once its CSRF token and origin are checked (read once, kept)."""
+        if hasattr(request.state, "fields"):
+            return request.state.fields
         origin = request.headers.get("origin")
         if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
             raise Forbidden("cross-origin form")
-        body = await request.body()
-        if len(body) > MAX_FORM:
-            raise Forbidden("form too large")
+        body = await _capped_body(request, MAX_FORM)
         fields = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
         if not csrf_ok(session, fields.get("csrf")):
             raise Forbidden("no session or no CSRF token")
+        request.state.fields = fields
         return fields
 
     async def forbidden(self, request: Request, exc: Exception) -> Response:
         return self.render(request, "error.html", status=403, message=self.words(request)("forbidden"))
+
+    async def not_allowed(self, request: Request, exc: Exception) -> Response:
+        t = self.words(request)
+        return self.render(request, "error.html", status=403, message=t("role.refused", role=t(f"role.{self.settings.role(self.admin(request).user)}"),
+                                                                           needed=t(f"role.{exc.args[0]}")))
+
+    async def too_large(self, request: Request, exc: Exception) -> Response:
+        return Response("request body too large\n", 413, headers={"connection": "close"})
+
+    def address(self, request: Request) -> str:
+        """The visitor's address: the peer's, or, when the peer is a trusted proxy, the
+        nearest address in X-Forwarded-For that is not one (anyone can write the header)."""
+        peer = request.client.host if request.client else "?"
+        if not self.proxies or not self._trusted(peer):
+            return peer
+        hops = [h.strip() for h in request.headers.get("x-forwarded-for", "").split(",") if h.strip()]
+        for hop in reversed(hops[-16:]):
+            if not self._trusted(hop):
+                return hop[:64]
+        return peer
+
+    def _trusted(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.proxies)
 
     def to_login(self, request: Request) -> Response:
         return RedirectResponse("/login?" + urlencode({"next": _local(str(request.url.path) + ("?" + request.url.query if request.url.query else ""))}), 303)
@@ -168,18 +263,34 @@ class Web:
         session = self.session(request)
         fields = await self.form(request, session)
         t = self.words(request)
-        name = fields.get("name", "").strip()
-        address = request.client.host if request.client else "?"
-        keys = (f"address:{address}", f"name:{name.casefold()}")
-        wait = self.limit.wait(*keys)
+        name = fields.get("name", "").strip()[:64]
+        hashed = self.settings.users.get(name)
+        device = known_device(name, hashed)
+        known = bool(device) and hmac.compare_digest(request.cookies.get(DEVICE_COOKIE, ""), device)
+        by_address = (f"address:{self.address(request)}",)
+        by_name = () if known else (f"name:{name.casefold()}",)  # his own browser is not slowed by another's guesses
+        wait = max(self.by_address.wait(*by_address), self.by_name.wait(*by_name))
+        if not wait and self.hashes_due >= HASH_QUEUE + HASHERS:
+            wait = 1.0
         if wait:
             return await self.login_page(request, t("login.wait", n=int(wait) + 1), 429)
-        if not await run_in_threadpool(check_password, fields.get("password", ""), self.settings.users.get(name)):
-            self.limit.failed(*keys)
+        self.by_address.attempt(*by_address)  # counted now, before the hash: parallel tries cannot slip past
+        self.by_name.attempt(*by_name)
+        password = fields.get("password", "")
+        self.hashes_due += 1
+        try:
+            ok = await anyio.to_thread.run_sync(check_password, password, hashed, limiter=self.hashing)
+        finally:
+            self.hashes_due -= 1
+        if not ok:
             return await self.login_page(request, t("login.bad"), 401)
-        self.limit.succeeded(*keys)
+        self.by_address.succeeded(*by_address)
+        self.by_name.refund(*by_name)
         request.state.new_session = self.sessions.login(session, name)
-        return self.finish(request, RedirectResponse(_local(fields.get("next", "/live")), 303))
+        response = self.finish(request, RedirectResponse(_local(fields.get("next", "/live")), 303))
+        response.set_cookie(DEVICE_COOKIE, device, max_age=365 * 86400, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https", path="/login")
+        return response
 
     async def logout(self, request: Request) -> Response:
         session = self.admin(request)
@@ -199,42 +310,54 @@ class Web:
 
     def filters(self, request: Request) -> data.Filters:
         q = request.query_params
-        return data.Filters(**{k: q.get(k, "").strip()[:100] for k in ("server", "player", "rule", "action", "since")})
+        given = {k: q.get(k, "").strip()[:100] for k in ("server", "player", "rule", "action", "since")}
+        if self.admin(request) is None and given["player"].startswith(("STEAM_", "[U:", "7656119")):
+            given["player"] = ""  # the public sees no steamid, so it may not look one up to put a name to it
+        return data.Filters(**given)
+
+    def shown(self, admin: Session | None, entries: list[dict]) -> list[dict]:
+        """An admin sees everything; the public what a public ban list shows."""
+        return entries if admin is not None else [public_entry(e) for e in entries]
 
     async def live(self, request: Request) -> Response:
-        if self.admin(request) is None and not self.settings.public:
-            return self.to_login(request)
         filters = self.filters(request)
-        cursor = data.newest(self.sources).dump()  # before reading: an entry written between is sent, not lost
+        before = request.query_params.get("before", "")[:400]
+        cursor = (await self.read(data.newest, self.sources)).dump()  # before reading: an entry written between is sent, not lost
         try:
-            entries = data.latest(self.sources, filters)
+            entries, older = await self.read(data.latest, self.sources, filters, data.PAGE, before)
+            entries = await self.read(data.decisions, self.sources, entries)
             problem = ""
         except AuditError as exc:
-            entries, problem = [], str(exc)
-        return self.render(request, "live.html", entries=entries, filters=filters, problem=problem, cursor=cursor,
-                           servers=self.sources.servers(), query=urlencode(filters.query()))
+            entries, older, problem = [], "", str(exc)
+        query = filters.query()
+        return self.render(request, "live.html", entries=self.shown(self.admin(request), entries), filters=filters, problem=problem,
+                           cursor=cursor, servers=self.sources.servers(), query=urlencode(query), paged=bool(before),
+                           older=urlencode({**query, "before": older}) if older else "")
 
     async def live_events(self, request: Request) -> Response:
-        if self.admin(request) is None and not self.settings.public:
-            raise Forbidden("no session")
         filters = self.filters(request)
         try:
             filters.sql()
         except AuditError as exc:
             return Response(str(exc), 400)
-        cursor = request.headers.get("last-event-id") or request.query_params.get("cursor", "")
-        watch = data.start_watch(self.sources, filters, cursor)
+        cursor = (request.headers.get("last-event-id") or request.query_params.get("cursor", ""))[:400]
+        watch = await self.read(data.start_watch, self.sources, filters, cursor)
         t = self.words(request)
         row = self.templates.get_template("_entry.html").module.entry  # the same markup as the page's
+        admin = self.admin(request)
+        back = "/live?" + urlencode(filters.query())  # where a pardon made in the stream's rows comes back to
 
         async def stream():
             yield "retry: 1000\n\n"
             quiet = 0.0
             while not self.stopping and not await request.is_disconnected():
-                fresh = data.changes(self.sources, filters, watch)
+                if admin is not None and not self.sessions.alive(admin.sid):
+                    yield "event: end\ndata: logged out\n\n"  # logged out or expired: what it showed an admin stops here
+                    return
+                fresh = self.shown(admin, await self.read(lambda: data.decisions(self.sources, data.changes(self.sources, filters, watch))))
                 for i, e in enumerate(fresh):
-                    admin = self.admin(request)
-                    html = str(row(e, t, admin.user if admin else None, admin.csrf if admin else ""))
+                    html = str(row(e, t, admin.user if admin else None, admin.csrf if admin else "",
+                                   back if self.may(admin, MODERATOR, e["server"]) else None))
                     mark = f"id: {watch.dump()}\n" if i == len(fresh) - 1 else ""
                     yield f"{mark}event: entry\ndata: {json.dumps({'dom': e['dom'], 'html': html})}\n\n"
                 quiet = 0.0 if fresh else quiet + self.poll
@@ -248,62 +371,72 @@ class Web:
     # -- pages for admins ------------------------------------------------------------------------
 
     async def story(self, request: Request) -> Response:
-        if self.admin(request) is None:
-            return self.to_login(request)
         q = request.query_params
         servers = self.sources.servers()
         server = q.get("server") or (servers[0] if servers else "")
         focus = None
-        if q.get("id", "").isdigit():
-            found = data.find(self.sources, server, int(q["id"]))
+        action_id = number(q.get("id"))
+        if action_id is not None:
+            found = await self.read(data.find, self.sources, server, action_id)
             if found is not None:
                 focus, round_no = found["dom"], found["round"]
-        rounds = data.rounds(self.sources, server)
+        rounds = await self.read(data.rounds, self.sources, server)
         if focus is None:
-            round_no = int(q["round"]) if q.get("round", "").isdigit() else (rounds[0] if rounds else 0)
-        lines, decisions = data.round_material(self.sources, server, round_no)
+            asked = number(q.get("round"), 9)
+            round_no = asked if asked is not None else (rounds[0] if rounds else 0)
+        lines, decisions = await self.read(data.round_material, self.sources, server, round_no)
+        decisions = await self.read(data.decisions, self.sources, decisions)  # a CT ban and its move to T: one decision
         story = tell(lines, decisions, self.words(request).lang)
         day = (max(round_no, 1) - 1) % self.sources.config(server).week_length + 1
         return self.render(request, "story.html", servers=servers, server=server, rounds=rounds, round=round_no, story=story,
                            focus=focus, day=day, decisions=decisions)
 
     async def players(self, request: Request) -> Response:
-        if self.admin(request) is None:
-            return self.to_login(request)
         query = request.query_params.get("q", "").strip()[:100]
-        return self.render(request, "players.html", query=query, found=data.find_players(self.sources, query))
+        return self.render(request, "players.html", query=query, found=await self.read(data.find_players, self.sources, query))
 
     async def player(self, request: Request) -> Response:
-        if self.admin(request) is None:
-            return self.to_login(request)
         key = request.query_params.get("key", "").strip()[:100]
-        return self.render(request, "player.html", p=data.player(self.sources, key))
+        p = await self.read(data.player, self.sources, key)
+        if not (p["entries"] or p["ladders"] or p["ctbans"]):
+            t = self.words(request)
+            return self.render(request, "error.html", status=404, message=t("player.unknown", who=key or "-"))
+        return self.render(request, "player.html", p=p, profile=steamids.profile(key))
 
     async def servers(self, request: Request) -> Response:
-        if self.admin(request) is None:
-            return self.to_login(request)
-        return self.render(request, "servers.html", servers=data.servers(self.sources, self.clock()))
+        return self.render(request, "servers.html", servers=await self.read(data.servers, self.sources, self.clock()))
 
     async def charts(self, request: Request) -> Response:
-        if self.admin(request) is None:
-            return self.to_login(request)
-        weeks = request.query_params.get("weeks", "4")
-        weeks_n = min(int(weeks), 26) if weeks.isdigit() and int(weeks) > 0 else 4
-        counts = data.per_day(self.sources, weeks_n * 7, self.clock())
+        weeks = number(request.query_params.get("weeks", "4"), 3)
+        weeks_n = min(weeks, 26) if weeks else 4
+        counts = await self.read(data.per_day, self.sources, weeks_n * 7, self.clock())
+        admins = await self.read(data.per_admin, self.sources, weeks_n * 7, self.clock())
+        t = self.words(request)
+        refs = {rule: ref for rule, ref, _ in counts["top"]}
+        named = {rule: f"{refs.get(rule, '')} {t.rule(rule)}".strip() for rule in counts["by_rule"]}
         return self.render(request, "charts.html", weeks=weeks_n, counts=counts,
-                           by_rule=stacked(counts["dates"], counts["by_rule"]),
+                           by_rule=stacked(counts["dates"], counts["by_rule"], named),
                            by_server=stacked(counts["dates"], counts["by_server"]),
-                           top=hbars([(f"{ref} {rule}".strip(), n) for rule, ref, n in counts["top"][:12]]))
+                           top=hbars([(rule, named[rule], n) for rule, _, n in counts["top"][:12]], colours(counts["by_rule"])),
+                           admins=hbars([(by, by, n) for by, n in admins[:12]], {}))
 
-    # -- the one change --------------------------------------------------------------------------
+    async def live_csv(self, request: Request) -> Response:
+        """The live log's filtered entries as a spreadsheet: one page of up to 1,000, newest first."""
+        try:
+            entries, _ = await self.read(data.latest, self.sources, self.filters(request), 1000, request.query_params.get("before", "")[:400])
+        except AuditError as exc:
+            return Response(str(exc), 400)
+        return Response(to_csv(entries), media_type="text/csv; charset=utf-8",
+                        headers={"content-disposition": 'attachment; filename="jailcore-log.csv"', "cache-control": "no-store"})
 
     async def pardon(self, request: Request) -> Response:
         session = self.admin(request)
         fields = await self.form(request, session)
-        server, action_id = fields.get("server", ""), fields.get("id", "")
-        entry = data.find(self.sources, server, int(action_id)) if action_id.isdigit() else None
+        server, action_id = fields.get("server", "")[:100], number(fields.get("id"))
+        entry = await self.read(data.find, self.sources, server, action_id) if action_id is not None else None
         if entry is None:
-            return self.render(request, "error.html", status=404, message=f"{server} #{action_id}: ?")
+            return self.render(request, "error.html", status=404, message=f"{server} #{fields.get('id', '')[:20]}: ?")
+        self.must(session, ADMIN if entry["action"] == "ban" else MODERATOR, server)  # lifting a server ban is an admin's
         source = self.sources.of(server)
         try:
             source.store.request_pardon(entry["id"], session.user, fields.get("reason", "").strip()[:300])
@@ -311,6 +444,40 @@ class Web:
             return self.render(request, "error.html", status=409, message=str(exc))
         back = _local(fields.get("next", "")) if fields.get("next") else "/story?" + urlencode({"server": server, "id": entry["id"]})
         return RedirectResponse(f"{back}#{entry['dom']}", 303)
+
+
+async def _capped_body(request: Request, cap: int) -> bytes:
+    """The body, read no further than `cap` bytes: a huge POST is refused as it arrives,
+    not after it has filled the memory."""
+    declared = request.headers.get("content-length", "")
+    if declared and (not declared.isascii() or not declared.isdigit() or int(declared) > cap):
+        raise TooLarge(declared)
+    got = bytearray()
+    async for chunk in request.stream():
+        got += chunk
+        if len(got) > cap:
+            raise TooLarge(len(got))
+    return bytes(got)
+
+
+_CSV = ("time", "server", "round", "day", "action", "rule", "ref", "userid", "steamid", "name", "reason", "status", "reply")
+
+
+def to_csv(entries: list[dict]) -> str:
+    """A spreadsheet cannot run a cell a player wrote: one that starts like a formula is quoted."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([*_CSV, "pardoned_by", "pardon_reason"])
+    for e in entries:
+        pardon = e.get("pardon") or {}
+        cells = [*(e.get(k) for k in _CSV), pardon.get("by"), pardon.get("reason")]
+        writer.writerow([_cell(c) for c in cells])
+    return out.getvalue()
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else visible(str(value))
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _local(target: str) -> str:

@@ -75,6 +75,12 @@ class Sessions:
         session.seen = now
         return session
 
+    def alive(self, sid: str) -> bool:
+        """Whether a session still stands, without counting this as its use (a live
+        stream asks every poll; it must not keep an idle session from expiring)."""
+        session = self._all.get(sid)
+        return session is not None and self.clock() - session.seen <= (self.admin_ttl if session.user else self.visitor_ttl)
+
     def new(self, user: str | None = None) -> Session:
         if len(self._all) >= self.cap:  # a flood of visitors: forget the oldest visitors first
             for old in sorted(self._all.values(), key=lambda s: (s.user is not None, s.seen))[: self.cap // 10]:
@@ -88,6 +94,11 @@ class Sessions:
         self.drop(old)
         return self.new(user)
 
+    def drop_user(self, user: str) -> None:
+        """Every session of an admin whose account is gone."""
+        for session in [s for s in self._all.values() if s.user == user]:
+            self.drop(session)
+
     def drop(self, session: Session | None) -> None:
         if session is not None:
             self._all.pop(session.sid, None)
@@ -98,10 +109,17 @@ def csrf_ok(session: Session | None, token: str | None) -> bool:
 
 
 class LoginLimit:
-    """At most `tries` failed logins in `window` seconds for one address or one name."""
+    """Failed logins per key. An address gets `tries` in `window` seconds, then waits out
+    the window. A name gets `tries`, then one try per `slow` seconds: an attacker guessing
+    an admin's password is slowed to a crawl, while the admin himself (from a browser he
+    has logged in from before, see `known_device`) is never locked out by it.
 
-    def __init__(self, tries: int = 5, window: float = 300.0, clock: Callable[[], float] = time.monotonic):
-        self.tries, self.window, self.clock = tries, window, clock
+    A try is counted when it starts (`attempt`), before its password is hashed, so
+    parallel tries cannot slip past the count; a success takes its own try back."""
+
+    def __init__(self, tries: int = 5, window: float = 300.0, slow: float | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.tries, self.window, self.slow, self.clock = tries, window, slow, clock
         self._failed: dict[str, deque[float]] = {}
 
     def wait(self, *keys: str) -> float:
@@ -115,8 +133,17 @@ class LoginLimit:
             while times and now - times[0] > self.window:
                 times.popleft()
             if len(times) >= self.tries:
-                longest = max(longest, self.window - (now - times[0]))
-        return longest
+                left = self.slow - (now - times[-1]) if self.slow is not None else self.window - (now - times[0])
+                longest = max(longest, left)
+        return max(longest, 0.0)
+
+    def attempt(self, *keys: str) -> float:
+        """Counts a try for these keys unless one of them must wait: then the wait."""
+        wait = self.wait(*keys)
+        if wait:
+            return wait
+        self.failed(*keys)
+        return 0.0
 
     def failed(self, *keys: str) -> None:
         if len(self._failed) > 10_000:  # many names or addresses: forget those past the window
@@ -128,3 +155,19 @@ class LoginLimit:
     def succeeded(self, *keys: str) -> None:
         for key in keys:
             self._failed.pop(key, None)
+
+    def refund(self, *keys: str) -> None:
+        """Takes back the latest try (a success), leaving the failures before it."""
+        for key in keys:
+            times = self._failed.get(key)
+            if times:
+                times.pop()
+
+
+def known_device(name: str, hashed: str | None) -> str:
+    """A token for the browser an admin logged in from: it lets that browser past the
+    per-name slow-down. Keyed by the password hash, so it is unforgeable without the
+    config, survives a restart of the page, and dies with a change of password."""
+    if not hashed:
+        return ""
+    return hmac.new(hashed.encode("utf-8"), b"known-device\x00" + name.encode("utf-8"), hashlib.sha256).hexdigest()

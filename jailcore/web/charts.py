@@ -5,7 +5,7 @@ from __future__ import annotations
 
 # Distinguishable on white and in print; the rest cycle.
 PALETTE = ("#2b6cb0", "#c05621", "#2f855a", "#b7791f", "#6b46c1", "#c53030", "#2c7a7b", "#97266d", "#4a5568", "#718096")
-WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 720, 240, 34, 28, 8
+WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 720, 250, 44, 36, 16
 
 
 def _ticks(top: int) -> list[int]:
@@ -13,9 +13,16 @@ def _ticks(top: int) -> list[int]:
     return list(range(0, top + 1, step))
 
 
-def stacked(dates: list[str], series: dict[str, list[int]]) -> dict:
+def colours(series: dict[str, list[int]]) -> dict[str, str]:
+    """One colour per series (a rule, a server), the same in every chart of the page:
+    the palette's first colours for the series with the most."""
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(sorted(series, key=lambda k: (-sum(series[k]), k)))}
+
+
+def stacked(dates: list[str], series: dict[str, list[int]], names_shown: dict[str, str] | None = None) -> dict:
     """One bar a day, stacked by series (rule or server), with a legend."""
-    names = sorted(series, key=lambda k: -sum(series[k]))
+    colour = colours(series)
+    names = list(colour)
     totals = [sum(series[k][i] for k in names) for i in range(len(dates))]
     top = max(totals, default=0) or 1
     ticks = _ticks(top)
@@ -25,26 +32,33 @@ def stacked(dates: list[str], series: dict[str, list[int]]) -> dict:
     bars = []
     for i, day in enumerate(dates):
         y = HEIGHT - BOTTOM
-        for j, name in enumerate(names):
+        for name in names:
             n = series[name][i]
             if not n:
                 continue
             h = n / top * plot_h
             y -= h
             bars.append({"x": round(LEFT + i * slot + slot * 0.12, 1), "y": round(y, 1), "w": round(slot * 0.76, 1), "h": round(h, 1),
-                         "colour": PALETTE[j % len(PALETTE)], "title": f"{day} {name}: {n}"})
+                         "colour": colour[name], "title": f"{day} {(names_shown or {}).get(name, name)}: {n}"})
     every = max(1, len(dates) // 7)
     labels = [{"x": round(LEFT + (i + 0.5) * slot, 1), "text": day[5:]} for i, day in enumerate(dates) if i % every == 0]
     grid = [{"y": round(HEIGHT - BOTTOM - v / top * plot_h, 1), "text": v} for v in ticks]
-    legend = [{"colour": PALETTE[j % len(PALETTE)], "name": name, "total": sum(series[name])} for j, name in enumerate(names)]
+    legend = [{"colour": colour[name], "name": (names_shown or {}).get(name, name), "total": sum(series[name])} for name in names]
     return {"width": WIDTH, "height": HEIGHT, "left": LEFT, "bars": bars, "labels": labels, "grid": grid, "legend": legend,
             "empty": not bars, "base": HEIGHT - BOTTOM}
 
 
-def hbars(items: list[tuple[str, int]]) -> dict:
-    """Horizontal bars, largest first: the rules that fire most."""
-    top = max((n for _, n in items), default=0) or 1
-    row, label_w = 26, 230
-    bars = [{"y": i * row, "w": round(n / top * (WIDTH - label_w - 50), 1), "label": label, "n": n,
-             "colour": PALETTE[i % len(PALETTE)]} for i, (label, n) in enumerate(items)]
+LABEL = 26  # characters of a bar's label that fit left of it; the whole label is its tooltip
+
+
+def hbars(items: list[tuple[str, str, int]], colour: dict[str, str]) -> dict:
+    """Horizontal bars, largest first: the rules that fire most, each in its colour."""
+    top = max((n for _, _, n in items), default=0) or 1
+    row, label_w = 26, 250
+    bars = [{"y": i * row, "w": round(n / top * (WIDTH - label_w - 50), 1), "label": _short(label), "full": label, "n": n,
+             "colour": colour.get(key, PALETTE[i % len(PALETTE)])} for i, (key, label, n) in enumerate(items)]
     return {"width": WIDTH, "height": max(row * len(items), row), "label_w": label_w, "bars": bars, "empty": not items}
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= LABEL else label[: LABEL - 1].rstrip() + "…"

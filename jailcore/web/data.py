@@ -3,6 +3,12 @@
 Each `[state] path` of the configs given is one `Source`; WAL lets the page read while the
 daemons write. An enforcement is named by its server and its audit id (ids are per
 database), and in the page by `e<source>-<id>`. Filters are `jailcore tail`'s.
+
+Every function here may run in a worker thread (the page never reads on its event loop):
+each thread reads through its own read-only connection. Every list is bounded: a page of
+the log looks at no more than `SCAN` audit ids per database, however selective its filter
+(`NOT INDEXED`: the id range, never an index that would visit every row of a server), so a
+page costs the same at a thousand rows and at a million.
 """
 
 from __future__ import annotations
@@ -10,6 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
+import threading
+import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -18,12 +26,15 @@ import attrs
 
 from jailcore.config.config import Config
 from jailcore.engine.engine import Engine
-from jailcore.io.audit import standing, where
+from jailcore.io.audit import USERID, standing, where
 from jailcore.io.store import PARDONABLE, Store, pardons_for
 from jailcore.log.events import player_key
 from jailcore.log.logtime import moment
 
 _PERSONAL = ("STEAM_", "[U:")
+SCAN = 20_000  # audit ids one page of a list looks at, per database
+PAGE = 100  # entries on one page of the live log
+KEEP = 500  # entries a live view keeps; a stream never starts further back than this
 
 
 class SourceError(ValueError):
@@ -32,14 +43,41 @@ class SourceError(ValueError):
 
 @attrs.define
 class Source:
+    """One state database. `store` writes (pardons, requests); `db` reads, through a
+    read-only connection of the calling thread's own."""
+
     index: int
     path: str
     store: Store
     servers: set[str] = attrs.field(factory=set)
+    _local: threading.local = attrs.field(factory=threading.local)
+    _readers: list[tuple[threading.Thread, sqlite3.Connection]] = attrs.field(factory=list)
+    _lock: threading.Lock = attrs.field(factory=threading.Lock)
+    days: dict[str, list[tuple]] = attrs.field(factory=dict)  # the charts' counts of past days (see _counts)
 
     @property
     def db(self) -> sqlite3.Connection:
-        return self.store.db
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA busy_timeout=5000")
+            db.create_function("jc_has", 2, _contains, deterministic=True)
+            self._local.db = db
+            with self._lock:  # worker threads come and go: close the readers of those gone
+                gone = [(t, c) for t, c in self._readers if not t.is_alive()]
+                for pair in gone:
+                    self._readers.remove(pair)
+                    pair[1].close()
+                self._readers.append((threading.current_thread(), db))
+        return db
+
+    def close(self) -> None:
+        with self._lock:
+            for _, db in self._readers:
+                db.close()
+            self._readers.clear()
+        self.store.close()
 
 
 class Sources:
@@ -48,6 +86,7 @@ class Sources:
     def __init__(self, configs: Sequence[Config]):
         self.configs: dict[str, Config] = {}
         self.sources: list[Source] = []
+        self._refreshed = 0.0
         by_path: dict[str, Source] = {}
         for config in configs:
             if config.server_name in self.configs:
@@ -59,22 +98,27 @@ class Sources:
             source = by_path.get(str(path))
             if source is None:
                 source = by_path[str(path)] = Source(len(self.sources), str(path), Store(path))
-                source.db.create_function("jc_has", 2, _contains, deterministic=True)
                 self.sources.append(source)
             source.servers.add(config.server_name)
         self.refresh()
 
     def refresh(self) -> None:
-        """Servers found in a database without a config of their own are shown too."""
+        """Servers found in a database without a config of their own are shown too. The
+        audit's servers are walked on its (server, status) index, one step per server: a
+        million rows cost a few lookups, not a scan."""
+        self._refreshed = time.monotonic()
         for source in self.sources:
-            for (server,) in source.db.execute("SELECT server FROM state UNION SELECT DISTINCT server FROM audit"):
+            for (server,) in source.db.execute(
+                "WITH RECURSIVE s(x) AS (SELECT MIN(server) FROM audit UNION ALL SELECT (SELECT MIN(server) FROM audit WHERE server > x) "
+                "FROM s WHERE x IS NOT NULL) SELECT x FROM s WHERE x IS NOT NULL UNION SELECT server FROM state"):
                 source.servers.add(server)
 
     def of(self, server: str) -> Source | None:
         for source in self.sources:
             if server in source.servers:
                 return source
-        self.refresh()
+        if time.monotonic() - self._refreshed > 10:  # a name no database knows: look again, but not on every request
+            self.refresh()
         return next((s for s in self.sources if server in s.servers), None)
 
     def config(self, server: str) -> Config:
@@ -85,7 +129,7 @@ class Sources:
 
     def close(self) -> None:
         for source in self.sources:
-            source.store.close()
+            source.close()
 
 
 _DEFAULT = Config.default()
@@ -114,7 +158,7 @@ class Filters:
     def sql(self) -> tuple[str, list]:
         """The WHERE clause; raises AuditError for a `since` that is not a time."""
         clause, params = where(argparse.Namespace(**{k: v or None for k, v in attrs.asdict(self).items()}))
-        if self.player and not self.player.lstrip("#").isdigit() and not _personal(self.player):
+        if self.player and not USERID.fullmatch(self.player) and not _personal(self.player):
             clause, params = f"{clause} AND jc_has(name, ?)", [*params, self.player.casefold()]
         return clause, params
 
@@ -137,15 +181,43 @@ def _entries(source: Source, rows: Iterable[sqlite3.Row]) -> list[dict]:
     return [entry(source, r, given.get(r["id"])) for r in rows]
 
 
-def latest(sources: Sources, filters: Filters, limit: int = 100) -> list[dict]:
-    """The newest enforcements of every server, newest first."""
+def latest(sources: Sources, filters: Filters, limit: int = PAGE, before: str = "") -> tuple[list[dict], str]:
+    """One page of enforcements of every server, newest first, and the cursor of the page
+    after it ('' at the oldest). `before` is such a cursor: `source:id,...`, each source's
+    entries older than its id. Each source looks at no more than SCAN ids."""
     clause, params = filters.sql()
-    out: list[dict] = []
+    upto = _load_ids(before)
+    fetched: dict[int, tuple[list[dict], int]] = {}
     for source in sources.sources:
-        rows = source.db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id DESC LIMIT ?", [*params, limit])
-        out += _entries(source, rows)
-    out.sort(key=lambda e: (e["time"], e["id"]), reverse=True)
-    return out[:limit]
+        i = source.index
+        hi = upto.get(i, _max(source.db, "audit") + 1) - 1
+        if hi < 1:
+            continue
+        low = max(hi - SCAN, 0)
+        rows = source.db.execute(f"SELECT * FROM audit NOT INDEXED WHERE id <= ? AND id > ? AND {clause} ORDER BY id DESC LIMIT ?",
+                                 [hi, low, *params, limit])
+        fetched[i] = (_entries(source, rows), low + 1)
+    merged = sorted((e for got, _ in fetched.values() for e in got), key=lambda e: (e["time"], e["id"]), reverse=True)[:limit]
+    shown = {(e["src"], e["id"]) for e in merged}
+    cursor: dict[int, int] = {}
+    for i, (got, bottom) in fetched.items():
+        kept = [e["id"] for e in got if (i, e["id"]) in shown]
+        if len(kept) < len(got) or len(got) == limit:
+            cursor[i] = min(kept) if kept else got[0]["id"] + 1
+        else:
+            cursor[i] = bottom
+    cursor = {**{i: n for i, n in upto.items() if i not in fetched}, **cursor}
+    more = any(n > 1 for n in cursor.values())
+    return merged, (",".join(f"{i}:{n}" for i, n in sorted(cursor.items())) if more else "")
+
+
+def _load_ids(text: str) -> dict[int, int]:
+    out = {}
+    for part in text.split(",")[:64]:
+        a, _, b = part.partition(":")
+        if a.isdigit() and b.isdigit() and len(a) < 6 and len(b) < 19:
+            out[int(a)] = int(b)
+    return out
 
 
 @attrs.define
@@ -156,6 +228,7 @@ class Watch:
     audit: dict[int, int] = attrs.field(factory=dict)
     pardons: dict[int, int] = attrs.field(factory=dict)
     open: dict[int, dict[int, str]] = attrs.field(factory=dict)
+    floor: dict[int, int] = attrs.field(factory=dict)  # older entries are not on the view: their changes are not sent
 
     def dump(self) -> str:
         return ",".join(f"{i}:{self.audit.get(i, 0)}:{self.pardons.get(i, 0)}" for i in sorted(self.audit))
@@ -165,7 +238,7 @@ class Watch:
         watch = cls()
         for part in text.split(","):
             bits = part.split(":")
-            if len(bits) == 3 and all(b.isdigit() for b in bits):
+            if len(bits) == 3 and all(b.isdigit() and len(b) < 19 for b in bits):
                 i, a, p = map(int, bits)
                 watch.audit[i], watch.pardons[i] = a, p
         return watch
@@ -184,8 +257,9 @@ def newest(sources: Sources) -> Watch:
 
 
 def start_watch(sources: Sources, filters: Filters, cursor: str = "") -> Watch:
-    """From the cursor the page was rendered with (or now); the entries it may show still
-    pending are watched for their answer."""
+    """From the cursor the page was rendered with (or now), but never more than KEEP
+    entries back: a stream is not a way to read the whole table. The entries it may show
+    still pending are watched for their answer."""
     watch = Watch.load(cursor)
     now = newest(sources)
     clause, params = filters.sql()
@@ -193,36 +267,44 @@ def start_watch(sources: Sources, filters: Filters, cursor: str = "") -> Watch:
         i = source.index
         if i not in watch.audit:
             watch.audit[i], watch.pardons[i] = now.audit[i], now.pardons[i]
-        rows = source.db.execute(f"SELECT id, status FROM audit WHERE id <= ? AND status IN ({_OPEN_MARKS}) AND {clause} "
-                                 "ORDER BY id DESC LIMIT 500", [watch.audit[i], *_OPEN, *params])
+        watch.audit[i] = min(max(watch.audit[i], now.audit[i] - KEEP), now.audit[i])
+        watch.floor[i] = max(watch.audit[i] - KEEP, 0)
+        watch.pardons[i] = min(max(watch.pardons[i], now.pardons[i] - KEEP), now.pardons[i])
+        rows = source.db.execute(f"SELECT id, status FROM audit NOT INDEXED WHERE id <= ? AND id > ? AND status IN ({_OPEN_MARKS}) AND {clause} "
+                                 "ORDER BY id DESC LIMIT ?", [watch.audit[i], watch.audit[i] - SCAN, *_OPEN, *params, KEEP])
         watch.open[i] = {r["id"]: r["status"] for r in rows}
     return watch
 
 
-def changes(sources: Sources, filters: Filters, watch: Watch) -> list[dict]:
+def changes(sources: Sources, filters: Filters, watch: Watch, limit: int = PAGE) -> list[dict]:
     """Entries new since the watch, and shown ones whose status changed or that were
-    pardoned; oldest first. Moves the watch on."""
+    pardoned; oldest first, at most `limit` new ones a source. Moves the watch on."""
     clause, params = filters.sql()
     out: list[dict] = []
     for source in sources.sources:
         i, db = source.index, source.db
-        fresh = list(db.execute(f"SELECT * FROM audit WHERE id > ? AND {clause} ORDER BY id", [watch.audit[i], *params]))
-        if fresh:
-            watch.audit[i] = fresh[-1]["id"]
-        pardoned = [p["action_id"] for p in db.execute("SELECT id, action_id FROM pardons WHERE id > ? ORDER BY id", (watch.pardons[i],))]
-        watch.pardons[i] = _max(db, "pardons")
+        top = _max(db, "audit")
+        fresh = list(db.execute(f"SELECT * FROM audit NOT INDEXED WHERE id > ? AND id <= ? AND {clause} ORDER BY id LIMIT ?",
+                                [watch.audit[i], min(top, watch.audit[i] + SCAN), *params, limit]))
+        watch.audit[i] = fresh[-1]["id"] if len(fresh) == limit else min(top, watch.audit[i] + SCAN)
+        given = list(db.execute("SELECT id, action_id FROM pardons WHERE id > ? ORDER BY id LIMIT ?", (watch.pardons[i], KEEP)))
+        pardoned = [p["action_id"] for p in given]
+        if given:
+            watch.pardons[i] = given[-1]["id"]
         opened = watch.open.setdefault(i, {})
         again = [*pardoned, *opened]
         marks = ",".join("?" * len(again))
         seen = {r["id"] for r in fresh}
-        changed = [r for r in db.execute(f"SELECT * FROM audit WHERE id IN ({marks}) AND id <= ? AND {clause}",
-                                         [*again, watch.audit[i], *params])
+        changed = [r for r in db.execute(f"SELECT * FROM audit WHERE id IN ({marks}) AND id <= ? AND id > ? AND {clause}",
+                                         [*again, watch.audit[i], watch.floor.get(i, 0), *params])
                    if r["id"] not in seen and (r["id"] in pardoned or opened.get(r["id"]) != r["status"])] if again else []
         for row in [*fresh, *changed]:
             if row["status"] in _OPEN:
                 opened[row["id"]] = row["status"]
             else:
                 opened.pop(row["id"], None)
+        while len(opened) > KEEP:
+            opened.pop(min(opened))
         out += _entries(source, sorted([*fresh, *changed], key=lambda r: r["id"]))
     return out
 
@@ -247,10 +329,11 @@ def rounds(sources: Sources, server: str, limit: int = 60) -> list[int]:
     source = sources.of(server)
     if source is None:
         return []
-    rows = source.db.execute(
-        "SELECT round FROM (SELECT DISTINCT round FROM loglines WHERE server = ? UNION SELECT DISTINCT round FROM audit WHERE server = ?) "
-        "ORDER BY round DESC LIMIT ?", (server, server, limit))
-    return [r["round"] for r in rows]
+    found: set[int] = set()
+    for table in ("loglines", "audit"):  # apart: each walks its (server, round) index from the top
+        found |= {r[0] for r in source.db.execute(f"SELECT DISTINCT round FROM {table} WHERE server = ? ORDER BY round DESC LIMIT ?",
+                                                  (server, limit))}
+    return sorted(found, reverse=True)[:limit]
 
 
 def round_material(sources: Sources, server: str, round: int) -> tuple[list[sqlite3.Row], list[dict]]:
@@ -272,23 +355,27 @@ def find_players(sources: Sources, query: str, limit: int = 50) -> list[dict]:
     query = query.strip()
     if not query:
         return []
-    bare = query.lstrip("#")
-    if bare.isdigit():
-        clause, params = "userid = ?", [int(bare)]
+    userid = USERID.fullmatch(query)
+    if userid:
+        clause, params = "userid = ?", [int(userid.group(1))]
     elif _personal(query):
         clause, params = "steamid = ?", [query]
     else:
         clause, params = "jc_has(name, ?)", [query.casefold()]
     found: dict[str, dict] = {}
     for source in sources.sources:
+        # a steamid is found in the whole log (its index); a name or #userid among the newest SCAN entries
+        by_steamid = clause.startswith("steamid")
+        low = 0 if by_steamid else _max(source.db, "audit") - SCAN
         for row in source.db.execute(
-            f"SELECT steamid, userid, name, server, COUNT(*) AS n, MAX(time) AS last FROM audit WHERE {clause} AND steamid IS NOT NULL "
-            "GROUP BY steamid, name, server ORDER BY last", params):
+            f"SELECT steamid, userid, name, server, COUNT(*) AS n, MAX(time) AS last FROM audit {'' if by_steamid else 'NOT INDEXED'} "
+            f"WHERE id > ? AND {clause} "
+            "AND steamid IS NOT NULL GROUP BY steamid, name, server ORDER BY last", [low, *params]):
             _seen(found, row["steamid"], row["userid"], row["name"], row["server"], row["n"], row["last"])
         for row in source.db.execute("SELECT server, snapshot FROM state"):
             for p in json.loads(row["snapshot"]).get("players", []):
-                hit = (p["userid"] == int(bare)) if bare.isdigit() else (p["steamid"] == query if _personal(query) else _contains(p["name"], query.casefold()))
-                if hit:
+                by_name = p["steamid"] == query if _personal(query) else _contains(p["name"], query.casefold())
+                if (p["userid"] == int(userid.group(1))) if userid else by_name:
                     _seen(found, p["steamid"], p["userid"], p["name"], row["server"], 0, "", online=True)
     return sorted(found.values(), key=lambda p: (-p["count"], p["name"].casefold()))[:limit]
 
@@ -307,17 +394,19 @@ def _seen(found: dict, steamid: str, userid: int, name: str, server: str, n: int
         p["online"].add(server)
 
 
-def player(sources: Sources, key: str) -> dict:
-    """A player's record on every server, where he stands on each ladder, his CT bans."""
+def player(sources: Sources, key: str, limit: int = PAGE * 2) -> dict:
+    """A player's record on every server (the newest `limit` entries of each), where he
+    stands on each ladder, his CT bans."""
     entries: list[dict] = []
     stand: list[dict] = []
     names: list[str] = []
     for source in sources.sources:
-        if key.startswith("#"):
-            rows = source.db.execute("SELECT * FROM audit WHERE userid = ? AND (steamid IS NULL OR steamid NOT LIKE 'STEAM_%') ORDER BY id",
-                                     (int(key[1:]) if key[1:].isdigit() else -1,))
+        if key.startswith("#"):  # a bot or a player without a steamid: among the newest entries only
+            userid = int(key[1:]) if USERID.fullmatch(key) else -1
+            rows = source.db.execute("SELECT * FROM audit WHERE id > ? AND userid = ? AND (steamid IS NULL OR steamid NOT LIKE 'STEAM_%') "
+                                     "ORDER BY id DESC LIMIT ?", (_max(source.db, "audit") - SCAN * 5, userid, limit))
         else:
-            rows = source.db.execute("SELECT * FROM audit WHERE steamid = ? ORDER BY id", (key,))
+            rows = source.db.execute("SELECT * FROM audit WHERE steamid = ? ORDER BY id DESC LIMIT ?", (key, limit))
         entries += _entries(source, rows)
         for server in sorted(source.servers):
             stand += standing(source.db, {key}, sources.config(server), server)
@@ -370,19 +459,209 @@ def per_day(sources: Sources, days: int, now: datetime) -> dict:
     that fired most."""
     first = (now - timedelta(days=days - 1)).date()
     dates = [(first + timedelta(days=i)).isoformat() for i in range(days)]
-    marks = ",".join("?" * len(PARDONABLE))
+    at = {day: i for i, day in enumerate(dates)}
     by_rule: dict[str, list[int]] = {}
     by_server: dict[str, list[int]] = {}
     refs: dict[str, str] = {}
     for source in sources.sources:
-        for row in source.db.execute(
-            f"SELECT substr(time, 1, 10) AS day, rule, MAX(ref) AS ref, server, COUNT(*) AS n FROM audit "
-            f"WHERE time >= ? AND action IN ({marks}) GROUP BY day, rule, server", [dates[0], *PARDONABLE]):
-            if row["day"] not in dates:
+        for day, rule, ref, server, n in _counts(source, dates[0], (now - timedelta(days=1)).date().isoformat()):
+            if day not in at:
                 continue
-            at = dates.index(row["day"])
-            by_rule.setdefault(row["rule"], [0] * days)[at] += row["n"]
-            by_server.setdefault(row["server"], [0] * days)[at] += row["n"]
-            refs[row["rule"]] = row["ref"]
+            by_rule.setdefault(rule, [0] * days)[at[day]] += n
+            by_server.setdefault(server, [0] * days)[at[day]] += n
+            refs[rule] = ref
     top = sorted(((sum(v), k) for k, v in by_rule.items()), reverse=True)
     return {"dates": dates, "by_rule": by_rule, "by_server": by_server, "top": [(k, refs[k], n) for n, k in top]}
+
+
+_PUNISHMENTS = ",".join("?" * len(PARDONABLE))
+_COUNTS = (f"SELECT substr(time, 1, 10) AS day, rule, MAX(ref) AS ref, server, COUNT(*) AS n FROM audit "
+           f"WHERE time >= ? AND time < ? AND action IN ({_PUNISHMENTS}) AND rule != 'pardon' GROUP BY day, rule, server")  # a pardon's notice is no punishment
+
+
+def _counts(source: Source, first: str, yesterday: str) -> list[tuple]:
+    """Counts per day, rule and server from `first` on. A day before yesterday no longer
+    changes: it is counted once and remembered (26 weeks are 160,000 rows at a million)."""
+    with source._lock:
+        cached = source.days
+        missing = [d for d in _days(first, yesterday) if d not in cached]
+    fresh: dict[str, list[tuple]] = {d: [] for d in missing}
+    if missing:
+        for row in source.db.execute(_COUNTS, [missing[0], yesterday, *PARDONABLE]):
+            fresh.setdefault(row["day"], []).append(tuple(row))
+        with source._lock:
+            cached.update({d: v for d, v in fresh.items() if d in missing})
+    recent = [tuple(r) for r in source.db.execute(_COUNTS, [max(first, yesterday), "9999", *PARDONABLE])]
+    return [row for d in _days(first, yesterday) for row in (cached.get(d) or fresh.get(d, []))] + recent
+
+
+def warm(sources: Sources, now: datetime) -> None:
+    """Counts the charts' longest span once, so that no admin waits for it."""
+    per_day(sources, 26 * 7, now)
+
+
+def _days(first: str, end: str) -> list[str]:
+    """The days from `first` up to, not including, `end`."""
+    day, stop = datetime.fromisoformat(first).date(), datetime.fromisoformat(end).date()
+    out = []
+    while day < stop:
+        out.append(day.isoformat())
+        day += timedelta(days=1)
+    return out
+
+
+# -- CT bans ----------------------------------------------------------------------------------
+
+
+def ctbans(sources: Sources, server: str = "", query: str = "", by: str = "", limit: int = PAGE * 2) -> dict:
+    """The CT bans that hold on each server (from its last saved state), the requests its
+    daemon has not applied yet, and the requests of the past (who gave or lifted what, from
+    the page or the command line), newest first. `query` is part of a name or a steamid."""
+    want = query.casefold()
+
+    def shown(item: dict) -> bool:
+        return ((not server or item["server"] == server) and (not by or item.get("by") == by)
+                and (not want or want in (item.get("name") or "").casefold() or want in (item.get("steamid") or "").casefold()))
+
+    active, waiting, past = [], [], []
+    for source in sources.sources:
+        for row in source.db.execute("SELECT server, snapshot FROM state ORDER BY server"):
+            snap = json.loads(row["snapshot"])
+            now = snap.get("time") or ""
+            online = {p.get("steamid") for p in snap.get("players", [])}
+            for ban in snap.get("ctbans", {}).values():
+                if (ban.get("until") and now and ban["until"] <= now) or (ban.get("rounds") is not None and ban["rounds"] <= 0):
+                    continue
+                item = {**ban, "server": row["server"], "online": ban.get("steamid") in online, "now": now}
+                if shown(item):
+                    active.append(item)
+        rows = source.db.execute("SELECT * FROM ctban_requests ORDER BY id DESC LIMIT ?", (limit * 5,))
+        for r in rows:
+            item = {**dict(r), "src": source.index, "lift": bool(r["lift"])}
+            if shown(item):
+                (waiting if r["applied_at"] is None else past).append(item)
+    active.sort(key=lambda b: ((b.get("name") or "").casefold(), b["steamid"]))
+    return {"active": active, "waiting": waiting[:limit], "past": past[:limit]}
+
+
+def style(sources: Sources, server: str) -> str:
+    """How this server's log writes a steamid (CS:S STEAM_0, CS:GO STEAM_1), from what it
+    has written: its players online, else its newest enforcement; STEAM_1 if nothing yet."""
+    from jailcore.web.steamids import style_of
+
+    source = sources.of(server)
+    if source is not None:
+        row = source.db.execute("SELECT snapshot FROM state WHERE server = ?", (server,)).fetchone()
+        for p in (json.loads(row["snapshot"]).get("players", []) if row else []):
+            if found := style_of(p.get("steamid") or ""):
+                return found
+        row = source.db.execute("SELECT steamid FROM audit WHERE server = ? AND steamid IS NOT NULL ORDER BY id DESC LIMIT 1",
+                                (server,)).fetchone()
+        if row and (found := style_of(row[0])):
+            return found
+    return "STEAM_1"
+
+
+def last_name(sources: Sources, server: str, steamid: str) -> str:
+    source = sources.of(server)
+    if source is None:
+        return ""
+    row = source.db.execute("SELECT name FROM audit WHERE steamid = ? AND name IS NOT NULL ORDER BY id DESC LIMIT 1", (steamid,)).fetchone()
+    return row[0] if row else ""
+
+
+# -- what admins did --------------------------------------------------------------------------
+
+
+def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict]:
+    """Who did what, newest first: pardons (from the page, the command line or in game),
+    CT bans given and lifted from outside the game, config edits made on the page."""
+    out: list[dict] = []
+    for source in sources.sources:
+        for r in source.db.execute("SELECT p.*, a.action, a.name, a.steamid, a.ref, a.rule FROM pardons p LEFT JOIN audit a ON a.id = p.action_id "
+                                   "WHERE ? = '' OR p.by = ? ORDER BY p.id DESC LIMIT ?", (by, by, limit)):
+            out.append({"kind": "pardon", **dict(r)})
+        for r in source.db.execute("SELECT * FROM ctban_requests WHERE ? = '' OR by = ? ORDER BY id DESC LIMIT ?", (by, by, limit)):
+            out.append({"kind": "ctban.lift" if r["lift"] else "ctban.give", **dict(r)})
+    out.sort(key=lambda a: a["time"] or "", reverse=True)
+    return out[:limit]
+
+
+# -- server bans ------------------------------------------------------------------------------
+
+
+def bans(sources: Sources, now: datetime, server: str = "", state: str = "", query: str = "", by: str = "", limit: int = PAGE) -> list[dict]:
+    """The server bans the rules (or an admin in game) gave, newest first, each with whether
+    it still holds at `now`: not pardoned, and permanent or not yet run out. Looks at the
+    newest SCAN * 5 enforcements of each database (the `action` column has no index)."""
+    want = query.casefold()
+    out: list[dict] = []
+    for source in sources.sources:
+        low = _max(source.db, "audit") - SCAN * 5
+        rows = source.db.execute("SELECT * FROM audit NOT INDEXED WHERE id > ? AND action = 'ban' AND (? = '' OR server = ?) ORDER BY id DESC",
+                                 (low, server, server))
+        for e in _entries(source, rows):
+            detail = json.loads(e["detail"] or "{}")
+            minutes = detail.get("minutes")
+            until = (moment(e["time"]) + timedelta(minutes=minutes)) if minutes else None
+            e.update(minutes=minutes, by=detail.get("by") or "", until=until.isoformat(timespec="seconds") if until else None,
+                     holds=e["pardon"] is None and e["status"] in ("delivered", "pending") and (until is None or until > now))
+            if (state == "active" and not e["holds"]) or (state == "expired" and e["holds"]) or (by and e["by"] != by):
+                continue
+            if want and want not in (e["name"] or "").casefold() and want not in (e["steamid"] or "").casefold():
+                continue
+            out.append(e)
+            if len(out) >= limit * len(sources.sources):
+                break
+    out.sort(key=lambda e: (e["time"], e["id"]), reverse=True)
+    return out[:limit]
+
+
+# -- one decision, one row --------------------------------------------------------------------
+
+
+def _pair(e: dict) -> tuple:
+    return (e["src"], e["server"], e["round"], e["userid"], e["rule"], e["time"])
+
+
+def decisions(sources: Sources, entries: list[dict]) -> list[dict]:
+    """A CT ban and the move to T it caused (the same rule, player and moment, written
+    right after it) are one decision: the move is shown inside the ban's row, not as a
+    row of its own, and is pardoned with it. A move whose ban is not among `entries` (a
+    page's edge, a stream's later answer) brings its ban along."""
+    bans = {_pair(e): e for e in entries if e["action"] == "ctban"}
+    out: list[dict] = []
+    by_src = {s.index: s for s in sources.sources}
+    for e in entries:
+        if e["action"] != "teamswap" or e["userid"] is None:
+            out.append(e)
+            continue
+        ban = bans.get(_pair(e))
+        if ban is None:
+            source = by_src.get(e["src"])
+            row = source.db.execute("SELECT * FROM audit WHERE id BETWEEN ? AND ? AND action = 'ctban' AND server = ? AND userid = ? "
+                                    "AND rule = ? AND time = ? ORDER BY id DESC LIMIT 1",
+                                    (e["id"] - 3, e["id"] - 1, e["server"], e["userid"], e["rule"], e["time"])).fetchone() if source else None
+            if row is None:
+                out.append(e)
+                continue
+            ban = _entries(source, [row])[0]
+            bans[_pair(ban)] = ban
+            out.append(ban)
+        if ban["id"] < e["id"] <= ban["id"] + 3:
+            ban["moved"] = e
+        else:
+            out.append(e)
+    return out
+
+
+def per_admin(sources: Sources, days: int, now: datetime) -> list[tuple[str, int]]:
+    """What each admin did over the last `days` days (pardons, CT bans given or lifted from
+    outside the game), most first."""
+    first = (now - timedelta(days=days - 1)).date().isoformat()
+    counts: dict[str, int] = {}
+    for source in sources.sources:
+        for table in ("pardons", "ctban_requests"):
+            for by, n in source.db.execute(f"SELECT by, COUNT(*) FROM {table} WHERE time >= ? GROUP BY by", (first,)):
+                counts[by] = counts.get(by, 0) + n
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -13,6 +13,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "players": ("Игроки", "Players"),
     "servers": ("Серверы", "Servers"),
     "charts": ("Графики", "Charts"),
+    "ctbans.nav": ("Запреты КТ", "CT bans"),
+    "config.nav": ("Конфиг", "Config"),
+    "bans.nav": ("Баны", "Bans"),
+    "accounts.nav": ("Админы", "Admins"),
     "login": ("Войти", "Log in"),
     "logout": ("Выйти", "Log out"),
     "name": ("Имя", "Name"),
@@ -87,10 +91,88 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "charts.by_rule": ("Наказания по дням, по правилам", "Punishments per day, by rule"),
     "charts.by_server": ("Наказания по дням, по серверам", "Punishments per day, by server"),
     "charts.top": ("Чаще всего срабатывают", "Rules that fire most"),
+    "charts.admins": ("Действия администраторов (помилования, запреты за КТ)", "What admins did (pardons, CT bans)"),
     "charts.weeks": ("Недель", "Weeks"),
     "charts.none": ("За это время наказаний не было.", "No punishments in this time."),
     "public": ("Только чтение", "Read-only"),
     "error": ("Ошибка", "Error"),
+    "ctban.page": ("Запреты за КТ", "CT bans"),
+    "bans": ("Баны", "Bans"),
+    "bans.state": ("Состояние", "State"),
+    "bans.active": ("действуют", "in force"),
+    "bans.expired": ("истекли или сняты", "ran out or lifted"),
+    "bans.holds": ("действует", "in force"),
+    "bans.over": ("не действует", "over"),
+    "bans.none": ("Банов нет.", "No bans."),
+    "bans.lift": ("Разбанить", "Unban"),
+    "accounts": ("Администраторы", "Admins"),
+    "accounts.add": ("Добавить или изменить", "Add or change"),
+    "accounts.remove": ("Удалить", "Remove"),
+    "accounts.password_hint": ("Пароль (не меньше 8 символов; пусто — не менять)", "Password (8 characters or more; empty: unchanged)"),
+    "accounts.role": ("Роль", "Role"),
+    "accounts.nofile": ("Странице не дан файл конфига с [web]: учётные записи только для чтения.",
+                        "The page was not given the config file with [web]: accounts are read-only."),
+    "accounts.name": ("Имя без пробелов, кавычек, точек и скобок, пожалуйста.", "A name without spaces, quotes, dots or brackets, please."),
+    "accounts.self": ("Себя нельзя удалить или лишить роли владельца.", "You cannot remove yourself or give up being the owner."),
+    "accounts.unknown": ("Такого администратора нет.", "No such admin."),
+    "accounts.role_bad": ("Неизвестная роль.", "Unknown role."),
+    "accounts.password": ("Пароль не короче 8 символов.", "A password of 8 characters at least."),
+    "config": ("Конфиг", "Config"),
+    "config.rules": ("Правила сервера", "The server's rules"),
+    "config.clause": ("Пункт", "Clause"),
+    "config.ladder": ("Лестница", "Ladder"),
+    "config.waits": ("Ждёт администратора", "Waits for an admin"),
+    "config.settings": ("Настройки", "Settings"),
+    "config.on": ("вкл.", "on"),
+    "config.off": ("выкл.", "off"),
+    "config.edit": ("Изменить", "Edit"),
+    "config.preview": ("Показать изменения", "Show the change"),
+    "config.save": ("Сохранить: демон применит за секунду", "Save: the daemon applies it within a second"),
+    "config.cancel": ("Отмена", "Cancel"),
+    "config.versions": ("Прежние версии", "Earlier versions"),
+    "config.rollback": ("Вернуть эту версию", "Roll back to this version"),
+    "config.saved": ("Сохранено; прежняя версия: {name}.", "Saved; the earlier version is {name}."),
+    "config.nofile": ("Странице не дан файл конфига этого сервера (jailcore web --config ФАЙЛ): только просмотр.",
+                      "The page was not given this server's config file (jailcore web --config FILE): view only."),
+    "config.diff": ("Изменения в {path}", "The change to {path}"),
+    "config.same": ("Ничего не меняется.", "Nothing changes."),
+    "activity.config": ("изменил конфиг", "edited the config"),
+    "ctban.left": ("осталось {n} мин", "{n} min left"),
+    "min": ("{n} мин", "{n} min"),
+    "activity": ("Действия", "Activity"),
+    "ctban.active": ("Действуют", "In force"),
+    "ctban.waiting": ("Ждут демона", "Waiting for the daemon"),
+    "ctban.past": ("История запросов", "Past requests"),
+    "ctban.add": ("Выдать запрет за КТ", "Give a CT ban"),
+    "ctban.give": ("Выдать", "Give"),
+    "ctban.change": ("Изменить", "Change"),
+    "ctban.lift": ("Снять", "Lift"),
+    "ctban.lifted": ("снят", "lifted"),
+    "ctban.steamid": ("SteamID (STEAM_0/1, [U:1:N] или SteamID64)", "SteamID (STEAM_0/1, [U:1:N] or SteamID64)"),
+    "ctban.minutes": ("Минут (0 — навсегда)", "Minutes (0: permanent)"),
+    "ctban.rounds_field": ("или раундов", "or rounds"),
+    "ctban.by": ("Выдал", "By"),
+    "ctban.rules": ("по правилам", "by the rules"),
+    "ctban.no_server": ("Выберите сервер.", "Pick a server."),
+    "ctban.no_steamid": ("Это не SteamID: нужен STEAM_0:X:Y, STEAM_1:X:Y, [U:1:N] или SteamID64.",
+                         "Not a SteamID: give STEAM_0:X:Y, STEAM_1:X:Y, [U:1:N] or a SteamID64."),
+    "ctban.no_length": ("Укажите срок: минуты или раунды (одно из двух).", "Give a length: minutes or rounds (one of them)."),
+    "ctban.none": ("Запретов нет.", "No CT bans."),
+    "steam": ("профиль Steam", "Steam profile"),
+    "csv": ("Скачать CSV", "Download CSV"),
+    "activity.pardon": ("помиловал", "pardoned"),
+    "activity.ctban.give": ("выдал запрет за КТ", "gave a CT ban"),
+    "activity.ctban.lift": ("снял запрет за КТ", "lifted a CT ban"),
+    "activity.none": ("Пока ничего.", "Nothing yet."),
+    "applied": ("применено", "applied"),
+    "role.viewer": ("наблюдатель", "viewer"),
+    "role.moderator": ("модератор", "moderator"),
+    "role.admin": ("администратор", "admin"),
+    "role.owner": ("владелец", "owner"),
+    "role.refused": ("Не хватает прав: вы {role}, а нужно {needed} или выше.", "Not allowed: you are a {role}; this needs a {needed} or above."),
+    "player.unknown": ("Игрок {who} не найден: о нём нет ни одной записи.", "No player {who}: there is no record of him."),
+    "page.older": ("Старше →", "Older →"),
+    "page.newest": ("← К новым", "← Newest"),
     "back": ("Назад", "Back"),
     "forbidden": ("Запрещено: нет сессии или CSRF-токена.", "Forbidden: no session or no CSRF token."),
     "unconfigured": ("нет конфига", "no config"),
@@ -105,6 +187,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "cat.chat": ("чат", "chat"),
     "cat.round": ("раунд", "round"),
     "cat.conduct": ("поведение", "conduct"),
+    "cat.admin": ("администратор", "admin"),
     "cat.other": ("прочее", "other"),
 }
 
@@ -116,6 +199,45 @@ STATUS = {
            "observed": "observed", "advised": "advised", "pardoned": "pardoned", "unanswered": "unanswered",
            "dropped": "dropped"},
 }
+
+
+RULES: dict[str, tuple[str, str]] = {  # a rule's key in words: (Russian, English)
+    "calendar.freeday": ("ФД по дням недели", "Freedays by weekday"),
+    "calendar.freeday_end": ("Конец ФД", "End of a freeday"),
+    "calendar.global_games": ("Глобальные игры по дням", "Global games by day"),
+    "calendar.personal_freeday": ("Личный ФД", "Personal freeday"),
+    "calendar.rebellion": ("Бунт не в свой день", "Rebellion on the wrong day"),
+    "conduct.advertising": ("Реклама", "Advertising"),
+    "conduct.grenade_spam": ("Спам гранатами", "Grenade spam"),
+    "conduct.names": ("Ники", "Names"),
+    "conduct.privileges": ("Злоупотребление привилегиями", "Privilege abuse"),
+    "conduct.teamkill": ("Убийство своих", "Team kill"),
+    "ctban": ("Запрет за КТ", "CT ban"),
+    "ctban.return_block": ("Запрет вернуться за КТ", "No return to CT"),
+    "fairness.freekill": ("Компенсация за фрикилл", "Freekill compensation"),
+    "games.deaths": ("Смерти в игре", "Deaths in a game"),
+    "games.duration": ("Длительность игры", "Game length"),
+    "games.gagged": ("Игра при муте", "A game while gagged"),
+    "games.global_suicide": ("Самоубийство в глобальной игре", "Suicide in a global game"),
+    "games.host": ("Ведущий игры", "The game's host"),
+    "games.host_death": ("Смерть ведущего", "The host's death"),
+    "games.min_players": ("Минимум игроков", "Fewest players"),
+    "games.online_limit": ("Игры по онлайну", "Games by players online"),
+    "games.only_warden_kills": ("Убивает только начальник", "Only the warden kills"),
+    "games.repeat": ("Повтор игры", "A game repeated"),
+    "games.unknown": ("Неизвестная игра", "An unknown game"),
+    "lastrequest.guard_suicide": ("Самоубийство охраны при последнем желании", "A guard's suicide at the last request"),
+    "lastrequest.timeout": ("Время последнего желания", "The last request's time"),
+    "orders": ("Приказы", "Orders"),
+    "prohibitions.max": ("Число запретов", "Number of prohibitions"),
+    "referee": ("Судья игр", "Game referee"),
+    "specialday.cooldown": ("Перерыв между особыми днями", "Rounds between special days"),
+    "teams.balance": ("Баланс команд", "Team balance"),
+    "teams.no_warden": ("Без начальника", "No warden"),
+    "warden.immortality": ("Бессмертие начальника", "The warden's immortality"),
+    "warden.last_prisoner": ("Последний заключённый", "The last prisoner"),
+}
+_UNITS = {"ru": {"m": "мин", "r": "р.", "h": "ч", "d": "д"}, "en": {"m": "min", "r": "round(s)", "h": "h", "d": "d"}}
 
 
 class Words:
@@ -130,7 +252,23 @@ class Words:
         return text.format(**values) if values else text
 
     def action(self, kind: str) -> str:
+        if kind == "slay" and self.lang == "ru":  # «убийство» is what a player does; what an admin gives is a slay
+            return "слэй"
         return step_name(self.lang, kind)
+
+    def rule(self, key: str) -> str:
+        pair = RULES.get(key)
+        return pair[LANGS.index(self.lang)] if pair else key
+
+    def step(self, text: str) -> str:
+        """A ladder step as the config writes it ("ctban 30m", "autoslay 2") in words."""
+        kind, _, rest = str(text).partition(" ")
+        rest = rest.strip()
+        if rest[-1:] in _UNITS[self.lang] and rest[:-1].isdigit():
+            rest = f"{rest[:-1]} {_UNITS[self.lang][rest[-1]]}"
+        elif rest == "0" and kind in ("ban", "ctban"):
+            rest = "навсегда" if self.lang == "ru" else "permanent"
+        return f"{self.action(kind)} {rest}".strip()
 
     def status(self, status: str) -> str:
         return STATUS[self.lang].get(status, status)

@@ -6,7 +6,9 @@ import argparse
 import contextlib
 import getpass
 import sys
+import threading
 from collections.abc import Sequence
+from datetime import datetime
 
 import attrs
 import uvicorn
@@ -14,7 +16,7 @@ import uvicorn
 from jailcore.config.config import Config, ConfigError, WebConfig
 from jailcore.web.app import Web
 from jailcore.web.auth import hash_password
-from jailcore.web.data import SourceError, Sources
+from jailcore.web.data import SourceError, Sources, warm
 
 
 class Server(uvicorn.Server):
@@ -41,7 +43,7 @@ def build(configs: Sequence[Config], settings: WebConfig | None = None, poll: fl
 def server(web: Web, listen: str, kind: type[uvicorn.Server] = Server) -> uvicorn.Server:
     host, port = host_port(listen)
     config = uvicorn.Config(web.app(), host=host, port=port, log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=1)  # X-Forwarded-* trusted from 127.0.0.1 only (uvicorn default)
+                            timeout_graceful_shutdown=1, proxy_headers=False)  # the page reads X-Forwarded-For itself: [web] trusted_proxies
     return kind(config)
 
 
@@ -54,6 +56,10 @@ def adduser(name: str, password: str | None) -> int:
         print("jailcore web adduser: a name without spaces, quotes, dots or brackets, please", file=sys.stderr)
         return 2
     if password is None:
+        if not sys.stdin.isatty():
+            print("jailcore web adduser: no terminal to ask the password on; give it on standard input: "
+                  f"echo 'PASSWORD' | jailcore web adduser {name} --password-stdin", file=sys.stderr)
+            return 2
         password = getpass.getpass(f"password for {name}: ")
         if getpass.getpass("again: ") != password:
             print("jailcore web adduser: the two passwords differ", file=sys.stderr)
@@ -87,6 +93,7 @@ def main_web(args: argparse.Namespace) -> int:
         web.settings = attrs.evolve(web.settings, listen=args.listen or web.settings.listen, public=web.settings.public or args.public)
     if not web.settings.users:
         print("jailcore web: no admins in [web.users]; add one with `jailcore web adduser NAME`", file=sys.stderr)
+    threading.Thread(target=warm, args=(web.sources, datetime.now()), name="jailcore-web-warm", daemon=True).start()
     host, port = host_port(web.settings.listen)
     print(f"jailcore web: http://{host}:{port}/ ({', '.join(web.sources.servers()) or 'no servers yet'})", file=sys.stderr)
     try:

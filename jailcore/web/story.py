@@ -8,6 +8,7 @@ lines and decisions in, a `Story` out.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Sequence
 
@@ -28,6 +29,8 @@ _KIND: dict[type, tuple[str, bool]] = {
     ev.RoundStart: ("round", False), ev.RoundEnd: ("round", False), ev.RestartRound: ("round", False),
     ev.GameCommencing: ("round", False), ev.MapStarted: ("round", False), ev.MapLoading: ("round", True),
     ev.PrivilegeUsed: ("conduct", False), ev.FreekillConfirmed: ("conduct", False), ev.GagChanged: ("conduct", False),
+    ev.Connected: ("team", True), ev.Entered: ("team", True), ev.Validated: ("team", True), ev.Disconnected: ("team", False),
+    ev.NameChanged: ("team", False), ev.CtBanGiven: ("admin", False), ev.CtBanLifted: ("admin", False), ev.PardonAsked: ("admin", False),
 }
 
 
@@ -65,12 +68,30 @@ _SAY: dict[type, tuple[str, str]] = {  # (Russian, English)
     ev.PrivilegeUsed: ("{player} взял привилегию «{privilege}»", "{player} took the privilege “{privilege}”"),
     ev.FreekillConfirmed: ("{player} подтвердил фрикилл #{victim}", "{player} confirmed a freekill of #{victim}"),
     ev.GagChanged: ("{player}: мут {gagged}", "{player}: gagged {gagged}"),
+    ev.Connected: ("{player} подключается", "{player} is connecting"),
+    ev.Validated: ("{player}: SteamID подтверждён", "{player}: SteamID validated"),
+    ev.Entered: ("{player} вошёл в игру", "{player} entered the game"),
+    ev.Disconnected: ("{player} вышел ({reason})", "{player} left ({reason})"),
+    ev.NameChanged: ("{player} сменил ник на «{new_name}»", "{player} changed name to “{new_name}”"),
+    ev.CtBanGiven: ("{player} выдал запрет за КТ игроку #{target}: {reason}", "{player} CT-banned #{target}: {reason}"),
+    ev.CtBanLifted: ("{player} снял запрет за КТ с #{target}", "{player} lifted the CT ban of #{target}"),
+    ev.PardonAsked: ("{player} помиловал #{id}: {reason}", "{player} pardoned #{id}: {reason}"),
 }
+_KICKED = ("{player} кикнут ({reason})", "{player} was kicked ({reason})")
+# SourceMod's chat colours: \x01-\x10, and CS:GO's \x07RRGGBB / \x08RRGGBBAA hex colours
+_COLOUR = re.compile(r"\x07[0-9A-Fa-f]{6}|\x08[0-9A-Fa-f]{8}|[\x01-\x10]")
 
 
 def _sentence(pattern: str, event: ev.Event) -> str:
     values = {f.name: getattr(event, f.name) for f in attrs.fields(type(event))}
-    return pattern.format(**{k: _who(v) if isinstance(v, ev.Player) else v for k, v in values.items()})
+    return pattern.format(**{k: _who(v) if isinstance(v, ev.Player) else _COLOUR.sub("", v) if isinstance(v, str) else v
+                             for k, v in values.items()})
+
+
+def _pattern(event: ev.Event, say: int) -> str:
+    if isinstance(event, ev.Disconnected) and "kick" in event.reason.casefold():
+        return _KICKED[say]
+    return _SAY[type(event)][say]
 
 
 @attrs.frozen
@@ -121,7 +142,7 @@ def tell(lines: Sequence, decisions: Sequence[dict], lang: str = "ru") -> Story:
         event = parser.parse(row["line"])
         kind = type(event)
         category, minor = _KIND.get(kind, ("other", True))
-        text = _sentence(_SAY[kind][say], event) if kind in _SAY else row["line"]
+        text = _sentence(_pattern(event, say), event) if kind in _SAY else row["line"]
         made = tuple(placed.get(i, ()))
         moments.append(Moment(row["time"], category, text, row["line"], minor and not made, made))
         if isinstance(event, ev.WardenSet) and _who(event.player) not in wardens:

@@ -23,6 +23,11 @@
     var empty = document.getElementById("live-empty");
     if (empty) empty.remove();
   });
+  source.addEventListener("end", function () {  // the session ended (logout, expiry): no reconnecting as it
+    source.close();
+    state.textContent = state.dataset.off;
+    state.className = "state off";
+  });
   source.addEventListener("open", function () {
     state.textContent = state.dataset.on;
     state.className = "state on";

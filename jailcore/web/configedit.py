@@ -1,0 +1,191 @@
+"""A server's config edited from the page, one rule's table at a time. No web framework here.
+
+The file stays the admins' file: an edit replaces the lines of one `[rule]` table (its
+header's comments and every other table stay as they were), the whole new text is checked
+by the same loader as `jailcore check-config` before anything is written, the file is
+replaced in one rename, and the running daemon's watcher reloads it within a second (all
+of it or none of it). Every version it replaces is kept beside it, in `FILE.versions/`,
+named by when and by whom, so an edit can be rolled back from the page.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+import attrs
+
+from jailcore.config.config import Config, ConfigError, load
+
+_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-]+)\s*\]\s*(#.*)?$")
+_VERSION = re.compile(r"(\d{8}T\d{6})\.\d{6}-([A-Za-z0-9_\-]{1,64})\.toml")
+
+
+class EditError(ValueError):
+    """Why an edit is refused: the loader's problems, one per line, or a conflict."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def fingerprint(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def read(path: str) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+def rules(config: Config) -> list[dict]:
+    """The rule table: each rule's key, clause, switch, ladder and other settings."""
+    out = []
+    for key, settings in sorted(config.rules.items()):
+        values = attrs.asdict(settings, recurse=False)
+        ladder = [str(step) for step in values.pop("ladder", ())]
+        enabled, ref = values.pop("enabled"), values.pop("ref")
+        out.append({"key": key, "ref": ref, "enabled": enabled, "ladder": ladder, "settings": {k: _shown(v) for k, v in values.items()},
+                    "waits": any(k.startswith(("confirm", "admin")) and v for k, v in values.items())})
+    return out
+
+
+def _shown(value: object) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, tuple | list) else str(value)
+
+
+def _span(lines: list[str], key: str) -> tuple[int, int] | None:
+    """The lines of `[key]`'s body: after its header, before the next header and the
+    comments that belong to that next header."""
+    start = next((i for i, line in enumerate(lines) if (m := _HEADER.match(line)) and m.group(1) == key), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if _HEADER.match(lines[i])), len(lines))
+    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")) and end < len(lines):
+        end -= 1
+    return start + 1, end
+
+
+def body(text: str, config: Config, key: str) -> str:
+    """The table's lines as the file has them, or, for a rule the file does not name, its
+    settings as they run (the defaults), to edit from."""
+    lines = text.splitlines()
+    span = _span(lines, key)
+    if span is not None:
+        return "\n".join(lines[span[0]:span[1]]).strip("\n")
+    settings = config.rules.get(key)
+    if settings is None:
+        return ""
+    return "\n".join(f"{k} = {toml_value(v)}" for k, v in attrs.asdict(settings, recurse=False).items())
+
+
+def toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{toml_value(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
+    text = str(value)
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def with_table(text: str, key: str, new_body: str) -> str:
+    """The file's text with `[key]`'s body replaced (or the table added at the end)."""
+    if not _HEADER.match(f"[{key}]"):
+        raise EditError([f"{key!r} is not a rule's name"])
+    if any(line.lstrip().startswith("[") for line in new_body.splitlines()):  # [table] and [[array]] alike
+        raise EditError(["one rule's table at a time: no [table] headers in it"])
+    lines = text.splitlines()
+    fresh = [line.rstrip() for line in new_body.strip("\n").splitlines()]
+    span = _span(lines, key)
+    if span is None:
+        lines += ["", f"[{key}]", *fresh]
+    else:
+        lines[span[0]:span[1]] = fresh
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def check(text: str, path: str, server: str) -> Config:
+    """The whole new file, through `check-config`'s loader, with this machine's environment
+    (the daemon reads it the same way). A file for another server is refused."""
+    try:
+        config = load(text, path, os.environ)
+    except ConfigError as exc:
+        raise EditError(exc.problems) from None
+    if config.server_name != server:
+        raise EditError([f"{path}: [server] name is {config.server_name!r}, not {server!r}: the page would lose this server"])
+    return config
+
+
+def diff(old: str, new: str, path: str) -> list[tuple[str, str]]:
+    """The change, line by line: ('+', line), ('-', line), ('@', hunk) or (' ', context)."""
+    out = []
+    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), f"{path} (now)", f"{path} (new)", n=2, lineterm=""):
+        if line.startswith(("---", "+++")):
+            continue
+        out.append((line[:1] if line[:1] in "+-@" else " ", line))
+    return out
+
+
+def save(path: str, old: str, new: str, by: str, now: datetime | None = None) -> str:
+    """Keeps the version being replaced, then writes the new one in one rename; refuses if
+    the file changed since `old` was read. Returns the kept version's name."""
+    target = Path(path)
+    if fingerprint(read(path)) != fingerprint(old):
+        raise EditError([f"{path} changed since you opened it: open it again"])
+    keep = versions_dir(path)
+    keep.mkdir(mode=0o750, exist_ok=True)
+    name = f"{(now or datetime.now()).strftime('%Y%m%dT%H%M%S.%f')}-{re.sub(r'[^A-Za-z0-9_-]', '_', by)[:64] or '_'}.toml"
+    (keep / name).write_text(old, encoding="utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=".jailcore-", suffix=".toml", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(new)
+        shutil.copymode(target, tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return name
+
+
+def versions_dir(path: str) -> Path:
+    return Path(f"{path}.versions")
+
+
+def versions(path: str, limit: int = 50) -> list[dict]:
+    """Earlier versions of the file, newest first: when it was replaced, and by whom."""
+    folder = versions_dir(path)
+    if not folder.is_dir():
+        return []
+    out = []
+    for entry in sorted(folder.iterdir(), reverse=True):
+        m = _VERSION.fullmatch(entry.name)
+        if m:
+            when = datetime.strptime(m.group(1), "%Y%m%dT%H%M%S").isoformat(timespec="seconds")
+            out.append({"name": entry.name, "time": when, "by": m.group(2)})
+    return out[:limit]
+
+
+def version(path: str, name: str) -> str:
+    if not _VERSION.fullmatch(name):
+        raise EditError([f"no version {name!r}"])
+    try:
+        return (versions_dir(path) / name).read_text(encoding="utf-8")
+    except OSError:
+        raise EditError([f"no version {name!r}"]) from None
+
+
+def with_accounts(text: str, users: dict[str, str], roles: dict[str, object]) -> str:
+    """The file with its `[web.users]` and `[web.roles]` tables written from these."""
+    quoted = lambda name: toml_value(name)  # noqa: E731 - any name, Cyrillic too, as a quoted key
+    text = with_table(text, "web.users", "\n".join(f"{quoted(n)} = {toml_value(h)}" for n, h in sorted(users.items())))
+    return with_table(text, "web.roles", "\n".join(f"{quoted(n)} = {toml_value(r)}" for n, r in sorted(roles.items()) if n in users))

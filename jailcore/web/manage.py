@@ -1,0 +1,201 @@
+"""What admins change on the page, and the lists they change it from: server bans, CT
+bans, the activity log, each server's config (edited, checked, diffed, versioned, rolled
+back) and the admin accounts. A mixin of `app.Web`: the routes and the checks of who may
+are there; every change here also checks the role on the server it changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlencode
+
+import anyio
+import attrs
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from jailcore.config.config import ROLES
+from jailcore.log.logtime import seconds_between
+from jailcore.web import configedit, data, steamids
+from jailcore.web.access import ADMIN, MODERATOR, OWNER, NotAllowed, number
+from jailcore.web.auth import hash_password
+from jailcore.web.i18n import Words
+
+
+class Manage:
+    async def ctbans(self, request: Request, problem: str = "", status: int = 200) -> Response:
+        q = request.query_params
+        server, query, by, state = (q.get(k, "").strip()[:100] for k in ("server", "q", "by", "state"))
+        found = await self.read(data.ctbans, self.sources, server, query, by)
+        if state == "active":  # in force, or about to be
+            found["past"] = []
+        elif state == "expired":  # what was given or lifted before
+            found["active"], found["waiting"] = [], []
+        return self.render(request, "ctbans.html", status=status, found=found, server=server, query=query, by=by, state=state, problem=problem,
+                           servers=self.sources.servers(), profile=steamids.profile, ban_left=_ban_left)
+
+    async def bans(self, request: Request) -> Response:
+        q = request.query_params
+        server, state, query, by = (q.get(k, "").strip()[:100] for k in ("server", "state", "q", "by"))
+        found = await self.read(data.bans, self.sources, self.clock(), server, state if state in ("active", "expired") else "", query, by)
+        return self.render(request, "bans.html", found=found, server=server, state=state, query=query, by=by, servers=self.sources.servers(),
+                           profile=steamids.profile, here="/bans?" + urlencode({k: v for k, v in (("server", server), ("state", state),
+                                                                                                  ("q", query), ("by", by)) if v}))
+
+    async def activity(self, request: Request) -> Response:
+        by = request.query_params.get("by", "").strip()[:100]
+        rows = await self.read(data.activity, self.sources, by)
+        for server in self.sources.configs:  # config edits: the versions they replaced say who and when
+            path = self.config_file(server)
+            if path:
+                rows += [{"kind": "config", "server": server, **v} for v in await anyio.to_thread.run_sync(configedit.versions, path)
+                         if not by or v["by"] == by]
+        rows.sort(key=lambda a: a["time"] or "", reverse=True)
+        return self.render(request, "activity.html", rows=rows[:data.PAGE], by=by)
+
+    def config_file(self, server: str) -> str | None:
+        """The file a server's daemon reads its config from, if the page was given one."""
+        config = self.sources.configs.get(server)
+        return config.source if config is not None and config.source and Path(config.source).is_file() else None
+
+    async def config_page(self, request: Request, problems: list[str] | None = None, status: int = 200, edited: str = "",
+                          draft: str = "") -> Response:
+        servers = sorted(self.sources.configs)
+        server = request.query_params.get("server") or (servers[0] if servers else "")
+        if request.method == "POST":
+            server = (await self.form(request, self.admin(request))).get("server", "")
+        path = self.config_file(server)
+        config = self.sources.configs.get(server)
+        text = await anyio.to_thread.run_sync(configedit.read, path) if path else ""
+        rules = configedit.rules(config) if config else []
+        for rule in rules:
+            rule["body"] = draft if rule["key"] == edited and draft else configedit.body(text, config, rule["key"])
+        return self.render(request, "config.html", status=status, servers=servers, server=server, file=path, rules=rules,
+                           versions=await anyio.to_thread.run_sync(configedit.versions, path) if path else [], problems=problems or [],
+                           edited=edited, saved=request.query_params.get("saved", "")[:100])
+
+    async def config_change(self, request: Request) -> tuple[dict, str, str, str, str]:
+        """The form of an edit or a rollback, and the file's text now and as it would be."""
+        fields = await self.form(request, self.admin(request))
+        server = fields.get("server", "")
+        self.must(self.admin(request), ADMIN, server)
+        path = self.config_file(server)
+        if path is None:
+            raise configedit.EditError([f"{server or '?'}: the page was not given this server's config file (jailcore web --config FILE)"])
+        old = await anyio.to_thread.run_sync(configedit.read, path)
+        if fields.get("version"):
+            new = await anyio.to_thread.run_sync(configedit.version, path, fields["version"])
+        else:
+            new = configedit.with_table(old, fields.get("rule", ""), fields.get("body", ""))
+        configedit.check(new, path, server)
+        return fields, server, path, old, new
+
+    async def config_preview(self, request: Request) -> Response:
+        """The diff of an edit or a rollback, checked, before anything is written."""
+        try:
+            fields, server, path, old, new = await self.config_change(request)
+        except configedit.EditError as exc:
+            fields = await self.form(request, self.admin(request))
+            return await self.config_page(request, exc.problems, 400, fields.get("rule", ""), fields.get("body", ""))
+        return self.render(request, "config_diff.html", server=server, file=path, diff=configedit.diff(old, new, path), fields=fields,
+                           base=configedit.fingerprint(old))
+
+    async def config_save(self, request: Request) -> Response:
+        try:
+            fields, server, path, old, new = await self.config_change(request)
+            if fields.get("base") != configedit.fingerprint(old):
+                raise configedit.EditError([f"{path} changed since the diff was shown: look at it again"])
+            kept = await anyio.to_thread.run_sync(configedit.save, path, old, new, self.admin(request).user)
+        except configedit.EditError as exc:
+            fields = await self.form(request, self.admin(request))
+            return await self.config_page(request, exc.problems, 409, fields.get("rule", ""), fields.get("body", ""))
+        self.sources.configs[server] = configedit.check(new, path, server)  # the page shows what the daemon now runs
+        return RedirectResponse("/config?" + urlencode({"server": server, "saved": kept}), 303)
+
+    def accounts_file(self) -> tuple[str, str] | None:
+        """The server and the config file the page's `[web]` (its accounts) was read from."""
+        for server, config in self.sources.configs.items():
+            if dict(config.web.users) == dict(self.settings.users) and self.config_file(server):
+                return server, config.source
+        return None
+
+    async def accounts_page(self, request: Request, problem: str = "", status: int = 200) -> Response:
+        where = self.accounts_file()
+        users = [{"name": n, "role": self.settings.role(n)} for n in sorted(self.settings.users)]
+        return self.render(request, "accounts.html", status=status, users=users, roles=ROLES, file=where[1] if where else None,
+                           problem=problem)
+
+    async def accounts_change(self, request: Request) -> Response:
+        """An owner adds an admin, changes his role or password, or removes him: written to
+        `[web.users]` and `[web.roles]` of the config file (checked, the old version kept),
+        in force at once."""
+        me = self.admin(request)
+        fields = await self.form(request, me)
+        t = self.words(request)
+        where = self.accounts_file()
+        name, role, password = fields.get("name", "").strip()[:32], fields.get("role", ""), fields.get("password", "")
+        if self.settings.role(me.user, "*") != OWNER:  # accounts are for an owner of every server
+            raise NotAllowed(OWNER)
+        users, roles = dict(self.settings.users), dict(self.settings.roles)
+        remove = fields.get("do") == "remove"
+        problem = ("accounts.nofile" if where is None else "accounts.name" if not name or any(c in name for c in ' ="\n\\.[]')
+                   else "accounts.self" if name == me.user and (remove or role != OWNER)
+                   else "accounts.unknown" if remove and name not in users
+                   else "accounts.role_bad" if not remove and role not in ROLES
+                   else "accounts.password" if not remove and (password or name not in users) and len(password) < 8 else "")
+        if problem:
+            return await self.accounts_page(request, t(problem), 400)
+        if remove:
+            users.pop(name)
+        else:
+            if password:
+                users[name] = await anyio.to_thread.run_sync(hash_password, password, limiter=self.hashing)
+            roles[name] = role
+        server, path = where
+        try:
+            old = await anyio.to_thread.run_sync(configedit.read, path)
+            new = configedit.with_accounts(old, users, roles)
+            config = configedit.check(new, path, server)
+            await anyio.to_thread.run_sync(configedit.save, path, old, new, me.user)
+        except configedit.EditError as exc:
+            return await self.accounts_page(request, "; ".join(exc.problems), 409)
+        self.sources.configs[server] = config
+        self.settings = attrs.evolve(self.settings, users=config.web.users, roles=config.web.roles)  # listen and public stay as started
+        if remove:
+            self.sessions.drop_user(name)
+        return RedirectResponse("/accounts", 303)
+
+    # -- changes ---------------------------------------------------------------------------------
+
+    async def ctban_request(self, request: Request) -> Response:
+        """A CT ban given, changed or lifted: the same request row `jailcore ctban add|lift`
+        writes; the server's running daemon applies it within a second."""
+        session = self.admin(request)
+        fields = await self.form(request, session)
+        t = self.words(request)
+        server, lift = fields.get("server", "")[:100], fields.get("do") == "lift"
+        number_ = steamids.account(fields.get("steamid", "")[:100])
+        minutes, rounds = number(fields.get("minutes"), 7), number(fields.get("rounds"), 4)
+        source = self.sources.of(server) if server else None
+        one_length = (minutes is not None) != (rounds is not None and rounds >= 1)
+        problem = ("ctban.no_server" if source is None else "ctban.no_steamid" if number_ is None
+                   else "ctban.no_length" if not lift and not one_length else "")
+        if problem:
+            return await self.ctbans(request, t(problem), 400)
+        self.must(session, MODERATOR, server)
+        steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
+        name = await self.read(data.last_name, self.sources, server, steamid)
+        reason = fields.get("reason", "").strip()[:200]
+        source.store.request_ctban(server, steamid, name, None if lift or rounds else minutes, None if lift else rounds, reason, session.user,
+                                   lift=lift)
+        return RedirectResponse("/ctbans?" + urlencode({"server": server}), 303)
+
+
+def _ban_left(ban: dict, t: Words) -> str:
+    """What is left of a CT ban, in the page's language, as of its server's last log line."""
+    if ban.get("rounds") is not None:
+        return t("ctban.rounds", n=ban["rounds"])
+    if not ban.get("until"):
+        return t("ctban.forever")
+    until = t("ctban.until", t=ban["until"].replace("T", " ")[:16])
+    now = ban.get("now")
+    return f"{until} ({t('ctban.left', n=max(1, -(-int(seconds_between(now, ban['until'])) // 60)))})" if now else until
