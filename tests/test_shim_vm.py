@@ -405,6 +405,35 @@ def test_privilege_native_for_other_plugins(jail):
     assert "Invalid client 40" in sim.shim.errors.pop()
 
 
+CONSUMER = """
+#pragma semicolon 1
+#pragma newdecls required
+#include <sourcemod>
+#undef REQUIRE_PLUGIN
+#include <jailcore>
+#define REQUIRE_PLUGIN
+
+public void OnClientPutInServer(int client)
+{
+    if (LibraryExists("jailcore_bridge"))
+    {
+        JailCore_ReportPrivilege(client, "vip");
+    }
+}
+"""
+
+
+def test_another_plugin_builds_against_the_shipped_include(tmp_path):
+    """sourcemod_bridge/scripting/include/jailcore.inc, as a VIP plugin uses it: compiled with
+    -E, the native optional (the plugin loads without the bridge)."""
+    source = tmp_path / "vip.sp"
+    source.write_text(CONSUMER, encoding="utf-8")
+    smbuild.build(tmp_path / "vip.smx", source=source)
+    plugin, _ = smvm.load(tmp_path / "vip.smx")
+    assert [n.name for n in plugin.natives if n.name.startswith("JailCore")] == ["JailCore_ReportPrivilege"]
+    assert "__pl_jailcore_SetNTVOptional" in plugin.publics_by_name
+
+
 # -- hostile text ------------------------------------------------------------------------------------
 
 

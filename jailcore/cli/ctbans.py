@@ -23,12 +23,13 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.engine.admin import MAX_MINUTES, MAX_ROUNDS
 from jailcore.io.audit import AuditError, ban_left, connect, database
 from jailcore.io.store import Store, StoreError
+from jailcore.log.errors import AdminRequestError
 from jailcore.log.events import account, same_account
 
 STEAMID = re.compile(r"STEAM_[01]:[01]:[0-9]{1,10}|\[U:1:[0-9]{1,10}\]|7656119[0-9]{10}")
 
 
-class CtbanError(Exception):
+class CtbanError(AdminRequestError):
     pass
 
 
@@ -173,7 +174,12 @@ def _request(args: argparse.Namespace, path: Path, config: Config | None) -> int
     else:
         replaces = f" (replaces: {holds[steamid]['left']})" if steamid in holds else ""
         print(safe(f"CT ban {row} written for {who} on {server}: {_length(minutes, rounds)}{replaces}, by {by}: {args.reason or '-'}"))
-    print("the running daemon applies it within a second (jailcore ctban list shows it then)")
+    from jailcore.io.wake import nudge
+
+    if nudge(str(path), server):
+        print("the running daemon applies it now (jailcore ctban list shows it)")
+    else:
+        print("the running daemon applies it within a second (jailcore ctban list shows it then)")
     return 0
 
 

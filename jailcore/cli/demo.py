@@ -107,7 +107,7 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
             delivered = sum(1 for r in rows if r["status"] == "delivered")
             print(_paint(f"* done: {len(rows)} enforcement(s) logged, {delivered} delivered; "
                          f"round {daemon.engine.state.round}, day {daemon.engine.day}", "1"))
-            if page is not None:
+            if page is not None and web is not None:
                 print(_paint("* the web page keeps serving" + (f" for {web['seconds']:g} s" if web["seconds"] else "; Ctrl-C stops it"), "1"))
                 print(_paint(page[3], "1"))  # last: the one thing to copy is on the screen, not scrolled away
                 sys.stdout.flush()

@@ -10,6 +10,8 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO
 
+from jailcore.log.errors import ProtocolError
+
 GZIP_MAGIC = b"\x1f\x8b"
 SAMPLE = 65536
 # Real logs hold NULs (srcds ends lines with one) and chat colour bytes: a file is taken for
@@ -19,7 +21,7 @@ MAX_CONTROL = 0.02
 _STAMP = re.compile(rb"\d\d/\d\d/\d{4} - \d\d:\d\d:\d\d:")
 
 
-class LogFileError(Exception):
+class LogFileError(ProtocolError):
     """One line: which file, and why it cannot be replayed."""
 
 

@@ -15,34 +15,31 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
 from jailcore.config import rulebooks
-from jailcore.config.netsettings import check_settings
+from jailcore.config.netsettings import Fail, check_settings
 from jailcore.config.tomllines import line_of, locate
-from jailcore.config.webconfig import PASSWORD_HASH, ROLES, WebConfig
+from jailcore.config.webconfig import PASSWORD_HASH as PASSWORD_HASH  # re-exported: the web page reads these from the config
+from jailcore.config.webconfig import ROLES as ROLES
+from jailcore.config.webconfig import WebConfig as WebConfig
+from jailcore.engine.actions import Mode
 from jailcore.engine.catalogue import DEFAULT_CATALOGUE, Catalogue, Game, OnlineLimit
 from jailcore.engine.ladder import LadderError, parse_ladder
 from jailcore.engine.rules import ORDER
+from jailcore.engine.rules.base import Rule, SettingsT
 from jailcore.engine.settings import Ladder, RuleSettings
+from jailcore.log.errors import ConfigError as ConfigError  # the family is the config's own error: callers import it from here
 from jailcore.log.numbers import CELL_MAX, whole
-
-
-class ConfigError(ValueError):
-    """The config file is wrong; `problems` lists each as `file:line: key: why`."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
 
 
 @attrs.frozen
 class Config:
     server_name: str
     language: str
-    mode: str
+    mode: Mode
     ladder_reset: str
     rcon_host: str
     rcon_port: int
@@ -67,8 +64,12 @@ class Config:
         rule = self.rules.get(key)
         return rule is not None and rule.enabled
 
+    def settings_of(self, rule: type[Rule[SettingsT, Any]]) -> SettingsT:
+        """One rule's settings, typed as that rule declares them (`rules` holds the base class)."""
+        return cast(SettingsT, self.rules[rule.key])
+
     @classmethod
-    def from_toml(cls, path: str | os.PathLike, env: Mapping[str, str] | None = None) -> Config:
+    def from_toml(cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Config:
         """The config in a file; a missing, unreadable, non-UTF-8 or empty file is a
         ConfigError too (an emptied file must not run a server on the defaults)."""
         try:
@@ -137,7 +138,7 @@ def _settings_schema(settings: type[RuleSettings]) -> dict[str, tuple[Any, Any]]
 RULES = {rule.key: rule.Settings for rule in ORDER}
 SCHEMA.update({key: _settings_schema(settings) for key, settings in RULES.items()})
 
-_ARRAYS = {
+_ARRAYS: dict[str, dict[str, tuple[Any, Any]]] = {
     "games.online_limit.limits": {
         "more_than": (int, None),
         "ref": (str, ""),
@@ -152,7 +153,7 @@ _ARRAYS = {
     },
 }
 
-DEFAULT_LIMITS = [
+DEFAULT_LIMITS: list[dict[str, Any]] = [
     {
         "more_than": 8,
         "ref": "5.17",
@@ -194,7 +195,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         m = re.search(r"line (\d+)", str(exc))
         raise ConfigError([f"{source}:{m.group(1) if m else '?'}: not valid TOML: {exc}"]) from None
 
-    def fail(path: tuple, why: str) -> None:
+    def fail(path: tuple[Any, ...], why: str) -> None:
         problems.append(f"{source}:{locate(text, path)}: {'.'.join(map(str, path))}: {why}")
 
     web = _web(data.pop("web", {}), fail)
@@ -250,7 +251,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     limits_raw = arrays.get("games.online_limit.limits")
     limits: list[OnlineLimit] = []
     for i, item in enumerate(limits_raw if limits_raw is not None else DEFAULT_LIMITS):
-        base = ("games", "online_limit", "limits", i)
+        base: tuple[Any, ...] = ("games", "online_limit", "limits", i)
         v = _check_table(base, item, _ARRAYS["games.online_limit.limits"], fail)
         if v["tag"] and v["tag"] not in KNOWN_TAGS:
             fail((*base, "tag"), f"unknown tag {v['tag']!r}; known: {', '.join(sorted(KNOWN_TAGS))}")
@@ -281,7 +282,8 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
             except LadderError as exc:
                 fail((*name.split("."), "ladder"), str(exc))
                 v["ladder"] = ()
-        rules[name] = settings(**{k: tuple(x) if isinstance(x, list) else x for k, x in v.items()})
+        fields: dict[str, Any] = {k: tuple(x) if isinstance(x, list) else x for k, x in v.items()}
+        rules[name] = settings(**fields)
 
     if problems:
         raise ConfigError(sorted(problems, key=line_of))
@@ -311,7 +313,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     )
 
 
-def _walk(node: dict, path: tuple, sections: dict, arrays: dict, fail) -> None:
+def _walk(node: dict[str, Any], path: tuple[Any, ...], sections: dict[str, Any], arrays: dict[str, Any], fail: Fail) -> None:
     """Sort the parsed TOML into known sections and arrays; anything else is an error."""
     name = ".".join(path)
     if name in SCHEMA:
@@ -356,7 +358,7 @@ def _type_error(spec: Any, value: Any) -> str | None:
     raise AssertionError(spec)
 
 
-def _check(path: tuple, key: str, given: dict, spec: tuple, fail) -> Any:
+def _check(path: tuple[Any, ...], key: str, given: dict[str, Any], spec: tuple[Any, ...], fail: Fail) -> Any:
     """One key of a table (or of one table of an array): its value, or its default after
     reporting why the given one is refused. A default of None means the key is required."""
     kind, default = spec
@@ -377,7 +379,7 @@ def _check(path: tuple, key: str, given: dict, spec: tuple, fail) -> Any:
     return float(value) if kind is float else value
 
 
-def _check_table(path: tuple, item: dict, schema: dict, fail) -> dict[str, Any]:
+def _check_table(path: tuple[Any, ...], item: dict[str, Any], schema: dict[str, Any], fail: Fail) -> dict[str, Any]:
     for extra in sorted(set(item) - set(schema)):
         fail((*path, extra), "unknown key")
     return {k: _check(path, k, item, spec, fail) for k, spec in schema.items()}
@@ -392,7 +394,7 @@ _WEB = {
 }
 
 
-def _web(given: Any, fail) -> WebConfig:
+def _web(given: Any, fail: Fail) -> WebConfig:
     if not isinstance(given, dict):
         fail(("web",), "expected a table ([web])")
         return WebConfig()

@@ -7,12 +7,17 @@ from __future__ import annotations
 import ipaddress
 import math
 import re
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from jailcore.log.numbers import whole
 
+# Reports one refused value: its path in the file (section, key, index...) and why.
+Fail = Callable[[tuple[Any, ...], str], None]
 
-def check_settings(values: dict, from_env: dict, fail, problems: list[str]) -> None:
+
+def check_settings(values: dict[str, Any], from_env: dict[tuple[str, str], str], fail: Fail, problems: list[str]) -> None:
     """The daemon's own settings ([rcon], [log], [mqtt], and their environment overrides):
     refused here rather than failing later inside `run`. A secret is never repeated."""
 

@@ -4,17 +4,18 @@ headers, then `key =` lines): every config error names its line."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?")
 _KEYLINE = re.compile(r'^\s*("[^"]*"|[A-Za-z0-9_-]+)\s*=')
 
 
-def locate(text: str, path: tuple) -> int | str:
+def locate(text: str, path: tuple[Any, ...]) -> int | str:
     """The line that defines `path` (keys and array indices), found by reading the file
     as an admin would: table headers, then `key =` lines. '?' if it cannot be found."""
     want = tuple(p for p in path)
-    table: tuple = ()
-    counts: dict[tuple, int] = {}
+    table: tuple[Any, ...] = ()
+    counts: dict[tuple[Any, ...], int] = {}
     best: int | str = "?"
     for number, line in enumerate(text.splitlines(), 1):
         h = _HEADER.match(line)

@@ -3,19 +3,43 @@
 Contract: `render(action)` returns the one console command that carries out an action
 (protocol section 2), or None for an action the daemon keeps itself. Nothing a player
 wrote reaches the console unquoted: targets are `#userid`, every text goes through
-`clean_text`, and every command stays under 512 bytes.
+`clean_text`, and every command stays under 512 bytes: each text is capped to the buffer
+the plugin reads it into before it is joined into a command, so a command past the limit
+is a bug, refused with a `LimitError` that the daemon records instead of sending.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any, Literal, cast, get_args
 
 import attrs
 
-MAX_COMMAND = 511
-MAX_TEXT = 360  # bytes of UTF-8 in one quoted argument
+from jailcore.log.errors import LimitError
+
+MAX_COMMAND = 511  # srcds's COMMAND_MAX_LENGTH (512) less its NUL
+# Bytes of UTF-8 in one quoted argument: the plugin reads each into a `char[256]` (255 bytes
+# and the NUL); a longer text would be cut there, mid-letter perhaps, instead of here.
+MAX_TEXT = 255
+# The plugin's CT ban record (`jb_ctban_set`) holds a shorter reason and admin name.
+MAX_DOOR_REASON = 127  # char reason[128]
+MAX_DOOR_BY = 63  # char by[64]
 DOOR_MAX_SECONDS = 366 * 86400
+
+# The server's modes: act on the rules, advise (tell, punish nothing), or only watch.
+Mode = Literal["enforce", "advise", "observe"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+
+# What the audit log says became of an action.
+AuditStatus = Literal["pending", "delivered", "failed", "expired", "unanswered", "dropped", "observed", "advised"]
+AUDIT_STATUSES: tuple[AuditStatus, ...] = get_args(AuditStatus)
+
+# The words of VOCABULARY below, for the type checker; a test holds the two equal.
+ActionKind = Literal[
+    "warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay", "money", "respawn", "freeday",
+    "cancel", "say", "hud", "unctban", "unban", "pardon", "offer", "door",
+]
 
 
 @attrs.frozen(slots=True)
@@ -24,7 +48,7 @@ class Target:
     steamid: str
     name: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"userid": self.userid, "steamid": self.steamid, "name": self.name}
 
 
@@ -32,7 +56,7 @@ class Target:
 class Action:
     time: str
     round: int
-    action: str  # a key of VOCABULARY
+    action: ActionKind
     target: Target | None
     rule: str
     ref: str
@@ -44,7 +68,7 @@ class Action:
     index: int | None = None
     by: str | None = None  # the admin behind it, for a CT ban an admin gave
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {
             "time": self.time,
             "round": self.round,
@@ -61,7 +85,7 @@ class Action:
         return out
 
     @classmethod
-    def from_json(cls, data: dict) -> Action:
+    def from_json(cls, data: dict[str, Any]) -> Action:
         target = data.get("target")
         fields = {k: data.get(k) for k in ("team", "minutes", "rounds", "amount", "index", "by")}
         return cls(
@@ -87,8 +111,12 @@ def clean_text(text: str, limit: int = MAX_TEXT) -> str:
     return text
 
 
-def _q(text: str) -> str:
-    return f'"{clean_text(text)}"'
+def _q(text: str, limit: int = MAX_TEXT) -> str:
+    return f'"{clean_text(text, limit)}"'
+
+
+def _words(words: str) -> frozenset[str]:
+    return frozenset(words.split())
 
 
 @attrs.frozen
@@ -108,7 +136,7 @@ class Kind:
     en: str
     colour: str
     command: Callable[[Action], str | None]
-    traits: frozenset[str] = attrs.field(converter=lambda words: frozenset(words.split()))
+    traits: frozenset[str] = attrs.field(converter=_words)
 
 
 def _target(action: Action) -> str:
@@ -140,7 +168,7 @@ def _door(action: Action) -> str | None:
     # The shim keeps GetTime() + seconds in a 32-bit cell: a longer ban is held for a year
     # at a time (the daemon, which keeps the ban, hands it over again at every connect).
     seconds = min(int(action.minutes or 0) * 60, DOOR_MAX_SECONDS)
-    return f"jb_ctban_set #{action.target.userid} {seconds} {_q(action.reason)} {_q(action.by or 'jailcore')}"
+    return f"jb_ctban_set #{action.target.userid} {seconds} {_q(action.reason, MAX_DOOR_REASON)} {_q(action.by or 'jailcore', MAX_DOOR_BY)}"
 
 
 def _cancel(action: Action) -> str | None:
@@ -149,7 +177,7 @@ def _cancel(action: Action) -> str | None:
 
 # CT bans are kept by the daemon and pushed to the shim, which refuses a banned join at
 # the door; autoslay is kept by the daemon and the player told by a warning.
-VOCABULARY: dict[str, Kind] = {
+VOCABULARY: dict[ActionKind, Kind] = {
     "warn": Kind("предупреждение", "warning", "33", _to_player("jb_warn {uid} {reason}"), "step enforcement audited round pardonable advisory feed"),
     "slay": Kind("убийство", "slay", "31", _to_player("jb_slay {uid} {reason}"), "step enforcement audited round pardonable feed"),
     "teamswap": Kind("перевод за Т", "moved to T", "35", _to_player("jb_teamswap {uid} {team} {reason}"), "step enforcement audited round pardonable feed"),
@@ -171,10 +199,10 @@ VOCABULARY: dict[str, Kind] = {
     "offer": Kind("выбор", "choice", "36", _to_player("jb_fk_offer {uid} {reason}"), "audited round"),
     "door": Kind("запрет за КТ в игре", "CT ban at the door", "0", _door, ""),
 }
-KINDS = tuple(VOCABULARY)
+KINDS: tuple[ActionKind, ...] = tuple(VOCABULARY)
 
 
-def kinds_that(trait: str) -> frozenset[str]:
+def kinds_that(trait: str) -> frozenset[ActionKind]:
     """The kinds of action with this trait (see `Kind`)."""
     return frozenset(k for k, kind in VOCABULARY.items() if trait in kind.traits)
 
@@ -183,22 +211,31 @@ STEPS = tuple(k for k, kind in VOCABULARY.items() if "step" in kind.traits)
 
 
 def kind_name(lang: str, kind: str) -> str:
-    entry = VOCABULARY.get(kind)
+    entry = VOCABULARY.get(cast(ActionKind, kind))  # any word: an unknown one is shown as it is
     if entry is None:
         return kind
     return entry.en if lang == "en" else entry.ru
 
 
-def render(action: Action) -> str | None:
-    command = VOCABULARY[action.action].command(action)
-    if command is not None:
-        assert len(command.encode("utf-8")) <= MAX_COMMAND, command
+# Room `with_id` needs after a rendered command: " @" and a row id of up to 20 digits.
+ID_ROOM = 22
+
+
+def _fits(command: str, limit: int) -> str:
+    size = len(command.encode("utf-8"))
+    if size > limit:
+        raise LimitError(f"a console command of {size} bytes (at most {limit}): {command[:80]}...")
     return command
+
+
+def render(action: Action) -> str | None:
+    """Raises LimitError for a command that would leave `with_id` no room under 512 bytes
+    (the texts are capped, so only a bug in a template can make one)."""
+    command = VOCABULARY[action.action].command(action)
+    return None if command is None else _fits(command, MAX_COMMAND - ID_ROOM)
 
 
 def with_id(command: str, ident: int) -> str:
     """The command as sent: its audit row id last, so the shim runs it once however often
-    it arrives (it answers a repeat `ok dup`)."""
-    command = f"{command} @{int(ident)}"
-    assert len(command.encode("utf-8")) <= MAX_COMMAND, command
-    return command
+    it arrives (it answers a repeat `ok dup`). Raises LimitError past 511 bytes."""
+    return _fits(f"{command} @{int(ident)}", MAX_COMMAND)

@@ -47,7 +47,7 @@ def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Ac
     ban = s.ctbans.get(key)
     gave_ban = kind == "ctban" and ban is not None and ban.rule == rule
     gave_block = kind == "teamswap" and ban is not None and ban.rule == "ctban.return_block" and ban.since == entry.get("round")
-    if gave_ban or gave_block:
+    if (gave_ban or gave_block) and ban is not None:
         del s.ctbans[key]
         out.append(ctx.action("unctban", seat, PARDON, ban.ref, text))
     if kind == "autoslay":

@@ -26,7 +26,7 @@ STOP = object()
 
 
 class Bookkeeping:
-    def __init__(self, ctx: Context, rules: Iterable[Rule]):
+    def __init__(self, ctx: Context, rules: Iterable[Rule[Any, Any]]):
         self.ctx = ctx
         self.rules = list(rules)
         self.before: dict[type, Callable[[Any], Any]] = {
@@ -301,7 +301,7 @@ class Bookkeeping:
         if s.game is not None and not s.specialday_name:
             s.game = None  # the last request is the round's game now
 
-    def reconcile(self, status: dict) -> None:
+    def reconcile(self, status: dict[str, Any]) -> None:
         """The players, teams and warden as the shim's `jb_status` reply has them (after a
         restart or lost lines)."""
         s = self.ctx.state

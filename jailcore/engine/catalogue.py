@@ -23,7 +23,7 @@ games, which 5.17 does not name.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import attrs
 
@@ -43,7 +43,9 @@ class Game:
 
 
 def _g(name: str, aliases: str = "", tags: str = "", min_players: int = 0, contains: str = "") -> Game:
-    split = lambda text: tuple(x for x in text.split("|") if x)  # noqa: E731
+    def split(text: str) -> tuple[str, ...]:
+        return tuple(x for x in text.split("|") if x)
+
     return Game(name, split(aliases), frozenset(t for t in tags.split() if t), min_players, split(contains))
 
 
@@ -161,7 +163,7 @@ class Catalogue:
                 return game
         return None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Game]:
         return iter(self.games)
 
 

@@ -41,7 +41,7 @@ Veto = Callable[[Context, Any], "list[Action] | None"]
 
 
 class Engine:
-    def __init__(self, config: ServerRules, snapshot: dict | None = None):
+    def __init__(self, config: ServerRules, snapshot: dict[str, Any] | None = None):
         states = {rule.key: rule.State for rule in ORDER if rule.State is not None}
         self.state = restore(snapshot, states) if snapshot else State()
         for key, cls in states.items():
@@ -49,8 +49,8 @@ class Engine:
         self.ctx = Context(config, self.state)
         # Set when the shim's seq jumps or it says hello: the daemon asks `jb_status`.
         self.resync_wanted = False
-        self._last: Any = None
-        self._hud_key: tuple | None = None  # what the HUD showed, cheaper to compare than its text
+        self._last: ev.Parsed | None = None
+        self._hud_key: tuple[Any, ...] | None = None  # what the HUD showed, cheaper to compare than its text
         self.reconfigure(config)
 
     # -- public --------------------------------------------------------------------------
@@ -63,7 +63,7 @@ class Engine:
         self.books = Bookkeeping(self.ctx, self.rules)
         enabled = [rule for rule in self.rules if rule.settings.enabled]
         self._tickers = [rule.tick for rule in enabled if rule.ticks]
-        routes: dict[type, tuple[list[Veto], Callable | None, list[Handler], Callable | None]] = {}
+        routes: dict[type, tuple[list[Veto], Callable[..., Any] | None, list[Handler], Callable[..., Any] | None]] = {}
         types = {t for rule in enabled for t in (*rule.handlers, *rule.vetoers)} | set(self.books.before) | set(self.books.after) | {ev.ShimHello}
         for t in types:
             vetoes = [getattr(r, name) for r in enabled for name in r.vetoers.get(t, ())]
@@ -74,9 +74,9 @@ class Engine:
     def needed_kinds(self) -> frozenset[str]:
         """The event kinds that some enabled rule or the bookkeeping reads: the parser
         need not build the others."""
-        return frozenset(t.kind for t in self._routes)
+        return frozenset(t.kind for t in self._routes if issubclass(t, ev.Event))
 
-    def handle(self, event: Any) -> list[Action]:
+    def handle(self, event: ev.Parsed) -> list[Action]:
         route = self._routes.get(type(event))
         if route is None:
             return []
@@ -114,7 +114,7 @@ class Engine:
             return out
         return self._shown(out)
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, Any]:
         self.state.last_line = repr(self._last) if self._last is not None else self.state.last_line
         return dump(self.state)
 
@@ -126,18 +126,18 @@ class Engine:
     def week(self) -> int:
         return self.ctx.week
 
-    def public_state(self) -> dict:
+    def public_state(self) -> dict[str, Any]:
         """The standing state as `replay --state`, MQTT and the web page show it."""
         return self.ctx.public()
 
-    def apply_status(self, status: dict) -> list[Action]:
+    def apply_status(self, status: dict[str, Any]) -> list[Action]:
         """Reconcile with the shim's `jb_status` reply (after a restart or lost lines)."""
         self.books.reconcile(status)
         self.resync_wanted = False
         self.state.hud, self._hud_key = "", None
         return self._shown([])
 
-    def pardon(self, entry: dict, by: str, reason: str) -> list[Action]:
+    def pardon(self, entry: dict[str, Any], by: str, reason: str) -> list[Action]:
         """An admin undoes one enforcement (`entry`: its action's JSON)."""
         self.state.time = max(self.state.time, str(entry.get("time", "")))
         return self._shown(admin.pardon(self.ctx, entry, by, reason))
@@ -156,7 +156,7 @@ class Engine:
         """The CT bans of the players online, for the shim to hold (after hello and resync)."""
         return admin.door(self.ctx)
 
-    def import_ctban(self, ban: dict) -> list[Action]:
+    def import_ctban(self, ban: dict[str, Any]) -> list[Action]:
         """A CT ban made on another server of the network: kept here too, and a guard it
         names is moved off CT at once."""
         record = network_ban(self.ctx, ban)
@@ -183,7 +183,7 @@ class Engine:
     def _map_game(self, typed: str) -> bool:
         return self.ctx.offered_game(typed) is None and self.ctx.map_game(typed)
 
-    def _same_as_saved(self, event: Any) -> bool:
+    def _same_as_saved(self, event: ev.Parsed) -> bool:
         """The first line after a restore, compared with the last one before the snapshot."""
         same = repr(event) == self.state.last_line
         self.state.last_line = None

@@ -9,10 +9,13 @@ rounds; `ban 0` is permanent; `autoslay 2` slays at the next two round starts; `
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import attrs
 
 from jailcore.engine.actions import STEPS as ACTIONS
+from jailcore.engine.actions import ActionKind
+from jailcore.log.errors import ConfigError
 
 # A CT ban or server ban longer than ten years is a typo; it would also overflow the
 # date arithmetic of `until`.
@@ -20,13 +23,13 @@ MAX_MINUTES = 10 * 366 * 24 * 60
 MAX_AMOUNT = 1_000_000
 
 
-class LadderError(ValueError):
+class LadderError(ConfigError):
     pass
 
 
 @attrs.frozen
 class Step:
-    action: str
+    action: ActionKind
     minutes: int | None = None
     rounds: int | None = None
     amount: int | None = None
@@ -50,7 +53,8 @@ def parse_step(text: str) -> Step:
     m = _STEP.fullmatch(text)
     if m is None or m.group(1) not in ACTIONS:
         raise LadderError(f"unknown step {text!r}; steps are {', '.join(ACTIONS)} (e.g. 'ctban 30m', 'ban 10m', 'autoslay 2')")
-    action, number, unit = m.group(1), m.group(2), m.group(3)
+    action = cast(ActionKind, m.group(1))  # one of STEPS, as checked above
+    number, unit = m.group(2), m.group(3)
     if action in ("ctban", "ban"):
         if number is None:
             raise LadderError(f"{text!r}: {action} needs a duration, e.g. '{action} 30m' (or '{action} 3r' in rounds)")

@@ -10,7 +10,7 @@ are kept here, in the shared state, because several rules give them and the door
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from jailcore.engine.actions import Action, kind_name
 from jailcore.engine.ladder import Step
@@ -22,6 +22,16 @@ if TYPE_CHECKING:
     from jailcore.engine.scene import Scene
 
 _WARN = (Step("warn"),)
+
+
+class _ReturnBlock(Protocol):
+    """What a move to T reads of `ctban.return_block`'s settings (its rule class sits
+    above this module: the rules import punish)."""
+
+    enabled: bool
+    ref: str
+    rounds: int
+    after: tuple[str, ...]
 
 
 def punish(ctx: Scene, key: str, seat: Seat, text: str, ref: str | None = None) -> list[Action]:
@@ -110,9 +120,9 @@ def move_to_t(ctx: Scene, seat: Seat, key: str, ref: str, reason: str, block: bo
     game = ctx.state.game
     if game is not None and game.host == seat.userid and not ctx.state.specialday_name:
         ctx.state.game = None  # a host moved to the prisoners hosts nothing: no judging him for it after
-    blocker = ctx.config.rules["ctban.return_block"]
+    blocker = cast(_ReturnBlock, ctx.config.rules["ctban.return_block"])
     if block and was_ct and blocker.enabled and (key in blocker.after or (ladder and "ladder" in blocker.after)) and seat.key not in ctx.state.ctbans:
-        told = ctx.quoting(blocker, ctx.text("ctban.return_block", left=blocker.rounds))
+        told = ctx.quoting(blocker.ref, ctx.text("ctban.return_block", left=blocker.rounds))
         ban = ctx.state.ctbans[seat.key] = ban_record(ctx, seat.steamid, seat.name, "ctban.return_block", blocker.ref, told,
                                                       rounds=blocker.rounds)
         out.append(door_action(ctx, seat, ban))  # the shim refuses his return at once
@@ -217,7 +227,7 @@ def autoslay_at_round_start(ctx: Scene) -> list[Action]:
     return out
 
 
-def network_ban(ctx: Scene, ban: dict) -> CtBan | None:
+def network_ban(ctx: Scene, ban: dict[str, Any]) -> CtBan | None:
     """A CT ban made on another server of the network, as a record of ours."""
     steamid = str(ban.get("steamid", ""))
     if player_key(steamid, 0).startswith("#"):

@@ -12,9 +12,12 @@ from __future__ import annotations
 import ast
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import attrs
+
+from jailcore.log.errors import InputError
 
 ALPHABET = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2060\ufeff]")
@@ -34,7 +37,7 @@ def clean(text: str) -> str:
 
 # --- arithmetic -----------------------------------------------------------------------------
 
-_OPS = {
+_OPS: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
@@ -45,7 +48,7 @@ _OPS = {
 }
 
 
-class NotArithmetic(ValueError):
+class NotArithmetic(InputError):
     pass
 
 
@@ -96,8 +99,7 @@ class Verdict:
 
     winner: int | None  # userid; None when nobody (or both) lost
     kind: str
-    values: dict = attrs.field(factory=dict)
-    losers: tuple[int, ...] = ()
+    values: dict[str, Any] = attrs.field(factory=dict)
 
 
 @attrs.define
@@ -209,12 +211,12 @@ class Round:
             values = {"a": n1, "b": n2, "choice": c1, "draws": self.draws}
             if self.draws > 2:
                 self.done = True
-                return Verdict(None, "both_lose", values, (u1, u2))
+                return Verdict(None, "both_lose", values)
             return Verdict(None, "draw", values)
         self.done = True
         if _BEATS[c2] == c1:
             (u1, n1, c1), (u2, n2, c2) = (u2, n2, c2), (u1, n1, c1)
-        return Verdict(u1, "beats", {"winner": n1, "win": c1, "loser": n2, "lose": c2}, (u2,))
+        return Verdict(u1, "beats", {"winner": n1, "win": c1, "loser": n2, "lose": c2})
 
 
     # --- 000 «Третий лишний»: «З пишут в чат имя З которого хотят убить, пишется по одному

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Action, ActionKind, Target
 from jailcore.engine.catalogue import Catalogue, Game
 from jailcore.engine.messages import say
 from jailcore.engine.state import CT, Seat, State, T
@@ -101,7 +101,7 @@ class Scene:
             return text
         return say(self.lang, "rule", ref=ref, text=text)
 
-    def action(self, kind: str, seat: Seat | None, rule: str, ref: str, reason: str, **extra: Any) -> Action:
+    def action(self, kind: ActionKind, seat: Seat | None, rule: str, ref: str, reason: str, **extra: Any) -> Action:
         target = Target(seat.userid, seat.steamid, seat.name) if seat else None
         return Action(self.state.time, self.state.round, kind, target, rule, ref, reason, **extra)
 
@@ -109,7 +109,7 @@ class Scene:
         """A message to everyone under a rule (`jb_say`)."""
         return self.action("say", None, key, rule.ref, self.quoting(rule, text))
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         """The standing state as `replay --state`, MQTT and the web page show it."""
         s, ctx = self.state, self
         warden = ctx.warden

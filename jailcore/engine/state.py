@@ -16,6 +16,7 @@ import attrs
 import cattrs
 
 from jailcore.log import events as ev
+from jailcore.log.errors import StateError
 
 CT, T = ev.CT, ev.T
 PLAYING = (CT, T)
@@ -142,6 +143,10 @@ class State:
         return [p for p in self.players.values() if p.team == team and (p.alive or not alive_only)]
 
 
+class SnapshotError(StateError, ValueError):
+    """A state snapshot that is not one of ours."""
+
+
 _convert = cattrs.Converter()
 _SEATS = dict[int, Seat]
 # Seats are written as a list (each carries its userid), as version 1 wrote them.
@@ -149,24 +154,24 @@ _convert.register_unstructure_hook_func(lambda t: t == _SEATS, lambda d: [_conve
 _convert.register_structure_hook_func(lambda t: t == _SEATS, lambda items, _: {s["userid"]: _convert.structure(s, Seat) for s in items})
 
 
-def dump(state: State) -> dict:
-    data = _convert.unstructure(state)
+def dump(state: State) -> dict[str, Any]:
+    data: dict[str, Any] = _convert.unstructure(state)
     data["rules"] = {key: _convert.unstructure(value) for key, value in state.rules.items()}
     data["version"] = VERSION
     return data
 
 
-def restore(data: dict, rule_states: dict[str, type]) -> State:
+def restore(data: dict[str, Any], rule_states: dict[str, type]) -> State:
     """A snapshot back into a `State`; `rule_states` names each rule's state class.
-    Raises ValueError, naming what is wrong, for a snapshot that is not one of ours."""
+    Raises SnapshotError (a ValueError), naming what is wrong, for a snapshot that is not one of ours."""
     try:
         return _restore(data, rule_states)
     except (cattrs.BaseValidationError, TypeError, KeyError, AttributeError) as exc:
         notes = "; ".join(cattrs.transform_error(exc)) if isinstance(exc, cattrs.BaseValidationError) else repr(exc)
-        raise ValueError(f"not a jailcore state snapshot: {notes}") from None
+        raise SnapshotError(f"not a jailcore state snapshot: {notes}") from None
 
 
-def _restore(data: dict, rule_states: dict[str, type]) -> State:
+def _restore(data: dict[str, Any], rule_states: dict[str, type]) -> State:
     data = dict(data)
     if data.pop("version", 1) < VERSION:
         data = _from_v1(data)
@@ -191,8 +196,8 @@ _V1_RULES = {
 }
 
 
-def _from_v1(data: dict) -> dict:
-    rules: dict[str, dict] = {}
+def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
+    rules: dict[str, dict[str, Any]] = {}
     for key, fields in _V1_RULES.items():
         for old, new in fields.items():
             if old in data:

@@ -8,13 +8,18 @@ import json
 import os
 import re
 import sqlite3
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from jailcore.config.config import Config
 from jailcore.io.store import check_ours, pardons_for
+from jailcore.log.errors import AuditError
 from jailcore.log.logtime import seconds_between
 from jailcore.log.numbers import is_digits, whole
+
+if TYPE_CHECKING:
+    from jailcore.config.config import Config
 
 DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
 
@@ -25,16 +30,12 @@ USERID = re.compile(r"#?([0-9]{1,9})", re.ASCII)  # a #userid: ASCII digits, nev
 
 
 
-class AuditError(Exception):
-    """The state database cannot be read as asked: the message says why, for an admin."""
-
-    pass
-
-
 
 def database(args: argparse.Namespace) -> Path:
     path = getattr(args, "state_db", None) or os.environ.get("JAILCORE_STATE")
     if not path and getattr(args, "config", None):
+        from jailcore.config.config import Config
+
         path = Config.from_toml(args.config).state_path
     path = Path(path or "jailcore.sqlite3")
     if not path.is_file():
@@ -72,13 +73,15 @@ def since_time(text: str, now: datetime | None = None) -> str:
 
 
 def where(args: argparse.Namespace) -> tuple[str, list]:
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[int | str] = []
     player = getattr(args, "player", None)
     if player:
         bare = player.lstrip("#")
         if is_digits(bare):
             clauses.append("userid = ?")
-            params.append(whole(bare) if whole(bare) is not None else -1)  # too big for any userid: matches none
+            userid = whole(bare)
+            params.append(userid if userid is not None else -1)  # too big for any userid: matches none
         elif player.startswith(("STEAM_", "[U:")):
             clauses.append("steamid = ?")
             params.append(player)
@@ -106,7 +109,7 @@ def name_matches(row: sqlite3.Row, player: str | None) -> bool:
 
 
 
-def as_json(row: sqlite3.Row, pardon: sqlite3.Row | None = None) -> dict:
+def as_json(row: sqlite3.Row, pardon: sqlite3.Row | Mapping[str, Any] | None = None) -> dict:
     out = json.loads(row["detail"])
     out.update({"id": row["id"], "server": row["server"], "day": row["day"], "status": row["status"], "reply": row["reply"]})
     out["command"] = row["command"]
@@ -148,7 +151,7 @@ def standing(db: sqlite3.Connection, keys: set[str], config: Config, server: str
         for counter, reached in sorted(snap.get("ladders", {}).items()):
             rule, _, key = counter.partition("|")
             if key in keys:
-                ladder = config.rules[rule].ladder if rule in config.rules else ()
+                ladder = getattr(config.rules[rule], "ladder", ()) if rule in config.rules else ()
                 nxt = str(ladder[min(reached, len(ladder) - 1)]) if ladder else None
                 out.append({"server": row["server"], "rule": rule, "offences": reached, "next": nxt})
         for key, ban in sorted(snap.get("ctbans", {}).items()):

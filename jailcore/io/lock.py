@@ -14,8 +14,10 @@ from __future__ import annotations
 import fcntl
 import os
 
+from jailcore.log.errors import StateError
 
-class LockedError(Exception):
+
+class LockedError(StateError):
     """Another daemon holds the state database; the message says which."""
 
 

@@ -16,12 +16,13 @@ from collections.abc import Callable
 import aiomqtt
 
 from jailcore.io.mqtt import parse_url
+from jailcore.log.errors import LinkError
 
 # A message handler returns True when it has seen enough (`tail --count`).
 Handler = Callable[[str, bytes], bool]
 
 
-class NetworkError(Exception):
+class NetworkError(LinkError):
     """The broker cannot be used: the message says where and why, without the password."""
 
 

@@ -20,18 +20,24 @@ or a config change). Each change of the link's state is logged once.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
+from jailcore.engine.actions import AuditStatus
 from jailcore.io.rconproto import AUTH, AUTH_RESPONSE, EXECCOMMAND, RESPONSE_VALUE, RconProtocolError, encode, read_packet
+from jailcore.log.errors import LinkError
+
+# The RCON link as `status`, MQTT and the web page show it.
+LinkState = Literal["open", "unreachable", "refused", "stopped", "lost", "closed"]
 
 log = logging.getLogger("jailcore.rcon")
 
 
-class RconUnavailable(Exception):
+class RconUnavailable(LinkError):
     """No RCON session with the game server right now."""
 
 
@@ -58,7 +64,7 @@ class RconClient:
         self.auth_failures = 0
         self.connected = asyncio.Event()
         self.connects = 0
-        self.state = "closed"  # open, unreachable, refused, stopped, lost, closed
+        self.state: LinkState = "closed"
         self.on_change: Callable[[], None] | None = None  # the link opened, was lost or was rearmed
         self._ids = itertools.count(1)
         self._reader: asyncio.StreamReader | None = None
@@ -87,7 +93,7 @@ class RconClient:
             return None
         return max(0.01, self._retry_at - asyncio.get_running_loop().time())
 
-    def _become(self, state: str, level: int, message: str, *args: Any) -> None:
+    def _become(self, state: LinkState, level: int, message: str, *args: Any) -> None:
         if state != self.state:
             self.state = state
             log.log(level, message, *args)
@@ -120,7 +126,7 @@ class RconClient:
         """Give the session up (a command went unanswered); every call in flight fails."""
         self._drop(reason)
 
-    def _drop(self, reason: str, state: str = "lost") -> None:
+    def _drop(self, reason: str, state: LinkState = "lost") -> None:
         writer, self._writer, self._reader = self._writer, None, None
         if writer is not None:
             writer.close()
@@ -213,7 +219,7 @@ class RconClient:
                 elif kind == RESPONSE_VALUE and got_id in self._calls:
                     self._calls[got_id][1].append(body)
         except asyncio.CancelledError:
-            return
+            raise  # `_drop` cancels us and has failed the calls itself; the task must end cancelled
         except (OSError, asyncio.IncompleteReadError, RconProtocolError) as exc:
             reason = repr(exc) if not isinstance(exc, asyncio.IncompleteReadError) else reason
         except Exception as exc:  # a bug here must not leave calls waiting forever
@@ -231,7 +237,8 @@ class RconClient:
         if self._writer is None:
             raise RconUnavailable("no RCON session")
         loop = asyncio.get_running_loop()
-        futures, packets = [], []
+        futures: list[asyncio.Future[str]] = []
+        packets: list[bytes] = []
         for text in texts:
             request_id, marker = next(self._ids), next(self._ids)
             future: asyncio.Future[str] = loop.create_future()
@@ -264,14 +271,14 @@ def is_shim_reply(reply: str) -> bool:
 class Item:
     __slots__ = ("attempts", "command", "future", "key", "meta", "sent_at", "tag")
 
-    def __init__(self, tag: object, command: str, key: str | None, meta: Any):
+    def __init__(self, tag: int | None, command: str, key: str | None, meta: Any):
         self.tag, self.command, self.key, self.meta = tag, command, key, meta
         self.attempts = 0
         self.future: asyncio.Future | None = None
         self.sent_at = 0.0
 
 
-def _lapsed(item: Item) -> str:
+def _lapsed(item: Item) -> AuditStatus:
     """A command whose moment passed: `expired` if it never left, `unanswered` if it was
     sent and its answer never came (the server may have run it; the shim's id memory made
     a re-send safe, but it is not re-sent late)."""
@@ -310,7 +317,7 @@ class Outbox:
         self.idle.set()
         client.on_change = self.wake
 
-    def put(self, tag: object, command: str, key: str | None = None, meta: Any = None) -> None:
+    def put(self, tag: int | None, command: str, key: str | None = None, meta: Any = None) -> None:
         """Queue a command; one with a `key` replaces a queued, unsent one with the same key
         (only the newest display line is worth sending)."""
         if key is not None:
@@ -341,7 +348,7 @@ class Outbox:
         if not self.client.is_open:
             return
         flying = self.in_flight
-        batch = []
+        batch: list[Item] = []
         for item in list(self._queue):
             if flying + len(batch) >= self.window:
                 break
@@ -357,7 +364,7 @@ class Outbox:
         now = asyncio.get_running_loop().time()
         for item, future in zip(batch, self.client.send_all([item.command for item in batch]), strict=True):
             item.future, item.sent_at = future, now
-            future.add_done_callback(lambda f, item=item: self._answered(item, f))
+            future.add_done_callback(functools.partial(self._answered, item))
         if self.after_send is not None:
             self.after_send(batch)
 
@@ -371,7 +378,7 @@ class Outbox:
                 if reason is not None:
                     self._finish(item, _lapsed(item), reason)
 
-    def drop(self, why: Callable[[Item], str | None], status: str = "dropped") -> int:
+    def drop(self, why: Callable[[Item], str | None], status: AuditStatus = "dropped") -> int:
         """Take out the waiting commands `why` gives a reason for (the config changed under
         them); each is reported with that status and reason. Those in flight stay."""
         dropped = 0
@@ -404,7 +411,7 @@ class Outbox:
         if any(i.future is None for i in self._queue):
             self._wake.set()  # the window has room again
 
-    def _finish(self, item: Item, status: str, reply: str | None) -> None:
+    def _finish(self, item: Item, status: AuditStatus, reply: str | None) -> None:
         try:
             self._queue.remove(item)
         except ValueError:

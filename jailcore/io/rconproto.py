@@ -12,6 +12,8 @@ import struct
 
 from rcon.source.proto import LittleEndianSignedInt32, Packet, Type
 
+from jailcore.log.errors import ProtocolError
+
 AUTH = 3
 EXECCOMMAND = 2
 AUTH_RESPONSE = 2
@@ -20,7 +22,7 @@ MAX_BODY = 4096  # srcds splits longer replies into several RESPONSE_VALUE packe
 MAX_INCOMING = 1024  # srcds: a bigger packet from a client is a failed login
 
 
-class RconProtocolError(Exception):
+class RconProtocolError(ProtocolError):
     """The peer sent something that is not Source RCON."""
 
 

@@ -20,8 +20,10 @@ import time as clock
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
-from jailcore.engine.actions import Action, kinds_that
+from jailcore.engine.actions import Action, AuditStatus, kinds_that
+from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.logtime import plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
 
@@ -51,6 +53,11 @@ CREATE TABLE IF NOT EXISTS audit (
 );
 CREATE INDEX IF NOT EXISTS audit_status ON audit (server, status);
 CREATE INDEX IF NOT EXISTS audit_player ON audit (steamid);
+CREATE TABLE IF NOT EXISTS standing (
+    server TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS audit_round ON audit (server, round);
 CREATE INDEX IF NOT EXISTS audit_time ON audit (time);
 """
@@ -67,8 +74,15 @@ SENT = "sent, no answer yet"  # a pending row's reply once its command went out
 _OURS = {"state": {"server", "snapshot", "updated"}, "audit": {"id", "server", "action", "status", "command", "detail"}}
 
 
-class StoreError(Exception):
+class StoreError(StateError):
     """The state database cannot be used: the message says which file and why, in one line."""
+
+
+def _inserted(cur: sqlite3.Cursor) -> int:
+    """The row id an INSERT gave; SQLite always gives one, so its absence is a broken database."""
+    if cur.lastrowid is None:
+        raise StoreError("the state database gave no row id for an insert")
+    return cur.lastrowid
 
 
 class Store:
@@ -177,6 +191,15 @@ class Store:
         row = self.db.execute("SELECT snapshot FROM state WHERE server = ?", (server,)).fetchone()
         return json.loads(row["snapshot"]) if row else None
 
+    def save_standing(self, server: str, standing: str, when: str) -> None:
+        """What `status` shows of a server's engine, written in the same transaction as its
+        snapshot (call it first): the command reads it without loading the rules."""
+        self._write(
+            "INSERT INTO standing (server, state, updated) VALUES (?, ?, ?) "
+            "ON CONFLICT(server) DO UPDATE SET state = excluded.state, updated = excluded.updated",
+            (server, standing, when),
+        )
+
     def save_state(self, server: str, snapshot: dict | str, when: str) -> None:
         text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
         self._write(
@@ -189,7 +212,7 @@ class Store:
 
     # -- audit log / outbox --------------------------------------------------------------
 
-    def record(self, server: str, action: Action, day: int, command: str | None, status: str) -> int:
+    def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus) -> int:
         t = action.target
         cur = self._write(
             "INSERT INTO audit (server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status) "
@@ -200,7 +223,7 @@ class Store:
                 action.reason, json.dumps(action.to_json(), ensure_ascii=False), command, status,
             ),
         )
-        return int(cur.lastrowid)
+        return _inserted(cur)
 
     def mark_sent(self, row_ids: list[int]) -> None:
         """Rows whose command went out (still pending): their reply says `sent` until the answer."""
@@ -249,7 +272,7 @@ class Store:
             "INSERT INTO pardons (server, action_id, by, reason, time) VALUES (?, ?, ?, ?, ?)",
             (row["server"], action_id, by, reason, when),
         )
-        return int(cur.lastrowid)
+        return _inserted(cur)
 
     def pardons_for(self, action_ids: Iterable[int]) -> dict[int, sqlite3.Row]:
         return pardons_for(self.db, action_ids)
@@ -264,7 +287,7 @@ class Store:
             (server, steamid, name, minutes, rounds, int(lift), reason, by, when),
         )
         self.commit()
-        return int(cur.lastrowid)
+        return _inserted(cur)
 
     def requests(self, server: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
         """The pardons (with the enforcement they undo) and the CT-ban requests not yet applied."""
@@ -274,8 +297,9 @@ class Store:
         bans = list(self.db.execute("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)))
         return pardons, bans
 
-    def applied(self, table: str, row_id: int, when: str) -> None:
-        assert table in ("pardons", "ctban_requests")
+    def applied(self, table: Literal["pardons", "ctban_requests"], row_id: int, when: str) -> None:
+        if table not in ("pardons", "ctban_requests"):  # the name goes into the SQL: never trust a caller with it
+            raise StoreError(f"no request table {table!r}")
         self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
 
     def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str,
@@ -376,7 +400,7 @@ def check_ours(db: sqlite3.Connection) -> None:
             raise sqlite3.DatabaseError(f"not a jailcore state database (it has tables {', '.join(sorted(tables))})")
 
 
-class PardonError(ValueError):
+class PardonError(AdminRequestError, ValueError):
     pass
 
 

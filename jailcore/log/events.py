@@ -232,6 +232,11 @@ class Noted:
     time: str = ""
 
 
+# What the parser hands on for a line it read: an event, or the shared mark of a line no
+# rule reads (the engine passes those over).
+Parsed = Event | Noted
+
+
 # --- the shim's lines (protocol section 1) ----------------------------------------------
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from jailcore.log import events as ev
 from jailcore.log.shimlines import SEQ_TAIL, Malformed, number, prop, shim_event
@@ -91,7 +91,7 @@ _NOTED_BY_VERB = {verb: NOTED[kind] for verb, kind in _NOTED_VERBS.items()}
 _CACHE_SIZE = 4096
 
 
-def _keep(cache: dict, key: object, value: _V) -> _V:
+def _keep(cache: dict[Any, _V], key: bytes | str, value: _V) -> _V:
     if len(cache) > _CACHE_SIZE:
         cache.clear()
     cache[key] = value
@@ -114,6 +114,7 @@ class LineReader:
 
     def __init__(self) -> None:
         self._times: dict[str | bytes, str] = {}  # `MM/DD/YYYY - HH:MM:SS` -> ISO: one per second of log time
+        self._days: dict[str, str] = {}  # `MM/DD/YYYY` -> `YYYY-MM-DD`, a day the calendar has
         self._actors: dict[str | bytes, ev.Player] = {}  # identity text read from the left
         self._identities: dict[str | bytes, ev.Player] = {}  # identity text read whole, from the right
 
@@ -122,9 +123,11 @@ class LineReader:
     # Keys are the text as the line holds it, bytes or str: MASTER reads either.
 
     def _new_second(self, key: bytes | str) -> str:
-        """A timestamp `MM/DD/YYYY - HH:MM:SS` whose shape MASTER has already checked."""
-        stamp = key.decode("ascii") if type(key) is bytes else key
-        return _keep(self._times, key, _iso(stamp[6:10], stamp[0:2], stamp[3:5], stamp[13:15], stamp[16:18], stamp[19:21]))
+        """`MM/DD/YYYY - HH:MM:SS` in MASTER's ranges: each day checked once, no datetime a second."""
+        stamp = key.decode("ascii") if isinstance(key, bytes) else key
+        if stamp[19:21] == "60" or (day := self._days.get(stamp[:10])) is None:  # a leap second fails in _iso
+            day = _keep(self._days, stamp[:10], _iso(stamp[6:10], stamp[0:2], stamp[3:5], "00", "00", stamp[19:21])[:10])
+        return _keep(self._times, key, f"{day}T{stamp[13:21]}")
 
     # The identity caches hold well-formed identities only: text that is none is rare (and
     # then read step by step anyway), so it is not worth a place.
@@ -134,7 +137,7 @@ class LineReader:
         return None if m is None else _keep(self._actors, key, _player(m))
 
     def _identity(self, key: bytes | str) -> ev.Player | None:
-        player = self._identities.get(key)  # type: ignore[call-overload]
+        player = self._identities.get(key)
         return self._new_identity(key) if player is None else player
 
     def _new_identity(self, key: bytes | str) -> ev.Player | None:
@@ -261,7 +264,7 @@ class LineReader:
                 if not player:
                     continue
                 seen_identity = True
-                event = self._verb(time, player, tail)  # type: ignore[arg-type]
+                event = self._verb(time, player, tail)
                 if event is not None:
                     return event
         if _CVAR.match(body):
@@ -370,7 +373,7 @@ class LineReader:
         player = self._identity(victim)
         if not player:
             return None
-        return player, tail[w + 7 : end], tail[end + 1 :]  # type: ignore[return-value]
+        return player, tail[w + 7 : end], tail[end + 1 :]
 
     def _player_trigger(self, time: str, player: ev.Player, rest: str) -> ev.Event | ev.Noted | None:
         if not rest.startswith('"'):
@@ -385,7 +388,7 @@ class LineReader:
         return shim_event(time, player, name, props)
 
 
-_VERBS: dict[str, Callable] = {
+_VERBS: dict[str, Callable[..., Any]] = {
     "say": LineReader._say,
     "say_team": LineReader._say_team,
     "triggered": LineReader._triggered,
@@ -434,13 +437,13 @@ _TEAMS = {
 
 def _text(raw: bytes | str) -> str:
     # A piece of a record cut at ASCII delimiters decodes as it reads inside the whole line.
-    return raw.decode("utf-8", "jailcore-latin1") if type(raw) is bytes else raw  # type: ignore[union-attr,return-value]
+    return raw.decode("utf-8", "jailcore-latin1") if isinstance(raw, bytes) else raw
 
 
 def _team(raw: str) -> str:
     return _TEAMS.get(raw, raw)
 
 
-def _player(m: re.Match) -> ev.Player:
+def _player(m: re.Match[str]) -> ev.Player:
     team = m.group(4)
     return ev.Player(m.group(1), int(m.group(2)), m.group(3), _TEAMS.get(team, team) if team else None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -25,7 +26,7 @@ class Step:
     # Builds the event of a needed kind: (reader, time, player, tail) -> event, the tail
     # from the verb on (a player line) or the line's body; (reader, match, time, player)
     # for a two-player line. None: the kind's shared NOTED value.
-    read: Callable | None = None
+    read: Callable[..., Any] | None = None
     victim: str = ""  # a two-player line: the group holding its second identity, still to prove
 
 
@@ -69,13 +70,13 @@ _M_NO_LATER_WITH = r'(?!.* with ")'
 _M_DAMAGE = r' \(damage "(?P<damage>-?\d{1,10})"\) \(damage_armor "-?\d+"\) \(health "(?P<health>-?\d{1,10})"\)'
 
 
-def _attacked_whole(reader: LineReader, m: re.Match, time: str, player: ev.Player) -> ev.Attacked:
+def _attacked_whole(reader: LineReader, m: re.Match[str], time: str, player: ev.Player) -> ev.Attacked:
     # What `_attacked` would read, from MASTER's groups: the parser has proved both identities.
     victim = reader._identities[m[_VICTIM_A]]
     return ev.Attacked(time, player, victim, _text(m[_WEAPON_A]), int(m[_DAMAGE_A]), int(m[_HEALTH_A]))
 
 
-def _killed_whole(reader: LineReader, m: re.Match, time: str, player: ev.Player) -> ev.Killed:
+def _killed_whole(reader: LineReader, m: re.Match[str], time: str, player: ev.Player) -> ev.Killed:
     return ev.Killed(time, player, reader._identities[m[_VICTIM_K]], _text(m[_WEAPON_K]))
 
 
@@ -128,7 +129,7 @@ _M_WORLD = _family(
     ("Restart_Round_", r'(?:\(\d{1,10}_seconds?\)|(?!\(\d+_seconds?\)")[^"]*)"', Step("restart_round", LineReader._body)),
     ("", r'(?!Restart_Round_)[^"]*"', Step("world_triggered", LineReader._body)),
 )
-_M_BODIES = _family("body", False, *((prefix, "", Step(kind, read and LineReader._body)) for prefix, kind, read in _BODIES))
+_M_BODIES = _family("body", False, *((prefix, "", Step(kind, LineReader._body if read else None)) for prefix, kind, read in _BODIES))
 
 _M_ALL = (
     rf"{_M_START}{_M_STAMP}(?:{_M_PLAYER}(?:{_M_NOTED_VERBS}|(?:{_M_POS} )?{_M_VERBS})"

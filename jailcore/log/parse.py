@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import codecs
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import Any
 
 import attrs
 
@@ -49,7 +50,7 @@ def _latin1_fallback(err: UnicodeDecodeError) -> tuple[str, int]:
     return err.object[err.start : err.end].decode("latin-1"), err.end
 
 
-codecs.register_error("jailcore-latin1", _latin1_fallback)
+codecs.register_error("jailcore-latin1", _latin1_fallback)  # type: ignore[arg-type]  # a decoding handler only
 
 
 def decode(raw: bytes | str) -> str:
@@ -70,7 +71,7 @@ class ParseStats:
     malformed: int = 0
 
     @property
-    def events(self) -> Counter:
+    def events(self) -> Counter[str]:
         events = Counter(self.counts)
         for step, n in zip(STEPS, self.tally, strict=True):
             if n:
@@ -84,7 +85,7 @@ class ParseStats:
     def __repr__(self) -> str:
         return f"ParseStats(lines={self.lines}, events={dict(self.events)}, unknown={self.unknown}, malformed={self.malformed})"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         events = self.events
         return {
             "lines": self.lines,
@@ -92,6 +93,10 @@ class ParseStats:
             "unknown": self.unknown,
             "malformed": self.malformed,
         }
+
+
+# By token: the slot to tally, what is left to prove, the shared Noted, the reader.
+_Plan = dict[str | bytes, tuple[int, int, ev.Noted | None, Callable[..., ev.Event | ev.Noted | None] | None]]
 
 
 class LogParser(LineReader):
@@ -113,8 +118,8 @@ class LogParser(LineReader):
         self._text_plan = [self._plan(tokens, str) for tokens in TOKENS]
         self._bytes_plan = [self._plan(tokens, bytes) for tokens in TOKENS]
 
-    def _plan(self, tokens: dict, keys: type) -> dict:
-        plan = {}
+    def _plan(self, tokens: dict[str | bytes, tuple[int, int]], keys: type) -> _Plan:
+        plan: _Plan = {}
         for token, (slot, check) in tokens.items():
             if type(token) is keys:
                 step = STEPS[slot]
@@ -125,16 +130,17 @@ class LogParser(LineReader):
     def parse(self, record: bytes | str) -> ev.Event | ev.Noted | None:
         """One record in, one event (or None) out; counted either way."""
         # The hot path of every log line: kept flat on purpose.
+        m: Any  # a match on bytes or on text: both read alike below
         try:
-            m = MASTER_BYTES(record)
+            m = MASTER_BYTES(record)  # type: ignore[arg-type]  # a text record raises TypeError
             plan = self._bytes_plan
         except TypeError:  # a text record (cheaper to learn so than to ask every bytes one)
-            record = record.strip("\x00\r\n\ufeff")  # type: ignore[union-attr]
-            m = MASTER(record)
+            record = record.strip("\x00\r\n\ufeff")  # type: ignore[arg-type]
+            m = MASTER(record)  # type: ignore[arg-type]
             plan = self._text_plan
         if m is None:
             return self._parse_slowly(record)
-        i = m.lastindex
+        i: int = m.lastindex
         slot, check, noted, read = plan[i][m[i]]
         if check:  # a player line: the pattern proved its shape, the caches prove its names
             actor = m[2]
@@ -176,7 +182,7 @@ class LogParser(LineReader):
         return event if event.kind in self.needed else None
 
 
-_MARKS = {bytes: (b"\x00", b"\r\n", b'"', b"\n", b"L ", b"/"), str: ("\x00", "\r\n", '"', "\n", "L ", "/")}
+_MARKS: dict[type, tuple[Any, ...]] = {bytes: (b"\x00", b"\r\n", b'"', b"\n", b"L ", b"/"), str: ("\x00", "\r\n", '"', "\n", "L ", "/")}
 
 
 MAX_JOINED = 8192  # a record split by newlines inside quotes is short; past this it is junk, not one record
@@ -189,7 +195,7 @@ def records(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:
     whole record again) and the parts are joined once, and a record stops growing at
     MAX_JOINED, so a stray quote followed by megabytes of lines without a timestamp costs
     what reading them costs."""
-    parts: list = []
+    parts: list[Any] = []
     size, quote_open = 0, False
     for line in lines:
         nul, eol, quote, newline, prefix, slash = _MARKS[type(line)]

@@ -10,11 +10,13 @@ writes each); `EXTENSION_TRIGGERS` those beyond protocol section 1, named in the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from jailcore.log import events as ev
+from jailcore.log.errors import ProtocolError
 
 
-class Malformed(ValueError):
+class Malformed(ProtocolError, ValueError):
     """The peer (the game server, or whoever wrote the file) sent something unreadable."""
 
 
@@ -59,7 +61,7 @@ def _choice(time: str, player: ev.Player, seq: int, value: str) -> ev.Event | No
     return ev.FreekillChoice(time, player, seq, value) if value in ("respawn", "freeday") else None
 
 
-_ONE_PROP = {
+_ONE_PROP: dict[str, tuple[str, Callable[..., ev.Event | None]]] = {
     "jb_warden_removed": ("reason", ev.WardenRemoved),
     "jb_order": ("text", ev.OrderGiven),
     "jb_prohibit": ("text", ev.ProhibitionSet),
@@ -107,5 +109,7 @@ def shim_event(time: str, player: ev.Player, name: str, props: str) -> ev.Event 
         pm = _PARDON.fullmatch(props)
         return ev.PardonAsked(time, player, seq, number(pm.group(1)), pm.group(2) or "") if pm else None
     maker = _ONE_PROP.get(name)
-    value = prop(props, maker[0]) if maker else None
+    if maker is None:
+        return None
+    value = prop(props, maker[0])
     return None if value is None else maker[1](time, player, seq, value)

@@ -21,7 +21,9 @@ BREAKS = frozenset("{}()':")
 def split_commands(line: str) -> list[str]:
     """The engine's command splitter: `"` toggles quoting, `;` splits outside quotes,
     a newline always splits, `//` outside quotes starts a comment."""
-    out, cur, quoted, i = [], [], False, 0
+    out: list[str] = []
+    cur: list[str] = []
+    quoted, i = False, 0
     while i < len(line):
         ch = line[i]
         if ch == "\n":

@@ -17,13 +17,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+from jailcore.log.errors import PluginError
+
 ROOT = Path(__file__).resolve().parents[2] / "sourcemod_bridge"
 SCRIPTING = ROOT / "scripting"
+INCLUDE = SCRIPTING / "include"  # the bridge's own include file(s), which other plugins copy
 MAIN = SCRIPTING / "jailcore_bridge.sp"
 TRANSLATIONS = ROOT / "translations"
 
 
-class BuildError(RuntimeError):
+class BuildError(PluginError, RuntimeError):
     pass
 
 
@@ -49,7 +52,7 @@ def tools(spcomp: str | None = None, include: str | None = None) -> tuple[Path, 
 
 
 def sources() -> list[Path]:
-    return sorted(SCRIPTING.rglob("*.sp"))
+    return sorted([*SCRIPTING.rglob("*.sp"), *SCRIPTING.rglob("*.inc")])
 
 
 def source_hash(spcomp: Path) -> str:
@@ -70,7 +73,7 @@ def build(out: Path, spcomp: str | None = None, include: str | None = None, sour
     if not os.access(compiler, os.X_OK):
         compiler.chmod(compiler.stat().st_mode | 0o111)
     out.parent.mkdir(parents=True, exist_ok=True)
-    args = [str(compiler), str(source), "-i", str(SCRIPTING), "-i", str(includes), "-o", str(out), "-E"]
+    args = [str(compiler), str(source), "-i", str(SCRIPTING), "-i", str(INCLUDE), "-i", str(includes), "-o", str(out), "-E"]
     done = subprocess.run(args, capture_output=True, text=True, check=False)
     if done.returncode != 0 or not out.is_file():
         raise BuildError(f"spcomp failed ({done.returncode}):\n{done.stdout}{done.stderr}")

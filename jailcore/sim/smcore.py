@@ -37,7 +37,7 @@ TARGET_NONE, TARGET_NOT_ALIVE, TARGET_NOT_DEAD, TARGET_NOT_IN_GAME, TARGET_IMMUN
     0, -1, -2, -3, -4, -5, -6, -7)
 
 ServerCallback = Callable[[Command], object]
-ClientCallback = Callable[[Client | None, Command], object]
+ClientCallback = Callable[[Client | None, Command], int | None]
 EventCallback = Callable[[str, dict], object]
 
 

@@ -9,9 +9,11 @@ SourceMod's wording, and abort the callback as they do on a server.
 from __future__ import annotations
 
 import struct
+from typing import TYPE_CHECKING
 
 import attrs
 
+from jailcore.log.errors import PluginError
 from jailcore.sim import smtext
 from jailcore.sim.smcore import CHAT, CONSOLE, describe, read_flags
 from jailcore.sim.world import Client
@@ -26,7 +28,7 @@ FEATURE_AVAILABLE, FEATURE_UNKNOWN = 0, 2
 AUTH_ENGINE, AUTH_STEAM2, AUTH_STEAM3, AUTH_STEAMID64 = range(4)
 
 
-class NativeError(Exception):
+class NativeError(PluginError):
     pass
 
 
@@ -45,7 +47,13 @@ def steam3(steam2: str) -> str:
     return f"[U:1:{int(z) * 2 + int(y)}]"
 
 
-class Natives:
+if TYPE_CHECKING:
+    from jailcore.sim.hostface import Host as _Host
+else:
+    _Host = object  # the host is `smhost.PluginHost`: these methods are mixed into it
+
+
+class Natives(_Host):
     # -- memory -----------------------------------------------------------------------------------
 
     def cell(self, addr: int) -> int:
@@ -104,9 +112,9 @@ class Natives:
             index = self.cell(addr)
             if index == 0:
                 return b"Console" if conv == "N" else describe(None).encode()
-            if not 1 <= index <= self.world.max_clients or self.world.slot(index) is None:
+            found = self.world.slot(index) if 1 <= index <= self.world.max_clients else None
+            if found is None:
                 raise NativeError(f"Client index {index} is invalid")
-            found = self.world.slot(index)
             return found.name.encode() if conv == "N" else describe(found).encode()
         return self.string(addr)
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import attrs
 
+from jailcore.log.errors import PluginError
+
 LADJUST, ZEROPAD, UPPER = 1, 2, 4
 ENGLISH = "en"
 
@@ -90,12 +92,11 @@ def render(d: Directive, value: int | float | bytes) -> bytes:
     if conv == "b":
         return _pad_number(format(int(value) & 0xFFFFFFFF, "b"), d)
     if conv in "xX":
-        text = format(int(value) & 0xFFFFFFFF, "X" if conv == "X" else "x")
-        return _pad_number(text, d)
+        return _pad_number(format(int(value) & 0xFFFFFFFF, "X" if conv == "X" else "x"), d)
     if conv == "f":
         return _float(float(value), d)
     if conv == "c":
-        return bytes([int(value) & 0xFF]) if isinstance(value, int) else bytes(value[:1])
+        return value[:1] if isinstance(value, bytes) else bytes([int(value) & 0xFF])
     text = bytes(value) if not isinstance(value, (int, float)) else str(value).encode()
     if d.prec >= 0:
         text = text[: d.prec]
@@ -188,7 +189,7 @@ class Phrase:
     params: int  # how many arguments the phrase takes (its #format count)
 
 
-class PhraseError(ValueError):
+class PhraseError(PluginError, ValueError):
     pass
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from pathlib import Path
+from typing import TypeGuard
 
 import attrs
 
@@ -129,8 +130,8 @@ class StandIn(SourceModCore):
                   "jb_ban": self.srv_ban, "jb_ctban_set": self.srv_ctban_set, "jb_ctban_clear": self.srv_ctban_clear,
                   "jb_adminfeed": self.srv_adminfeed, "jb_fk_offer": self.srv_fk_offer, "jb_unban": self.srv_unban,
                   "jb_note": self.srv_note}
-        for name, callback in server.items():
-            self.reg_server(name, callback)
+        for name, handler in server.items():
+            self.reg_server(name, handler)
         self.listen("jointeam", self.ctban_join)
         self.create_cvar("sm_jailcore_admin_flag", "b")
         admin = {"sm_jcpardon": self.cmd_pardon, "sm_ctban": self.cmd_ctban, "sm_unctban": self.cmd_unctban,
@@ -240,7 +241,7 @@ class StandIn(SourceModCore):
                 return HANDLED if text[0] == "/" else 0
         return 0
 
-    def require_warden(self, client: Client | None) -> bool:
+    def require_warden(self, client: Client | None) -> TypeGuard[Client]:
         if client is None or client is not self.warden:
             if client is not None:
                 self.reply_tr(client, "JB_OnlyWarden")
@@ -618,7 +619,7 @@ class StandIn(SourceModCore):
         return left
 
     def ctban_describe(self, client: Client, to: Client | None) -> str:
-        left, ban = self.ctban_left(client), self.ctbans.get(client.slot)
+        left, ban = self.ctban_left(client), self.ctbans[client.slot]  # described only while held
         if left < 0:
             return self.tr("JB_CtBanEntryForever", to, client, ban.reason, ban.by)
         return self.tr("JB_CtBanEntryLeft", to, client, ban.reason, ban.by, (left + 59) // 60)
@@ -640,7 +641,7 @@ class StandIn(SourceModCore):
 
     # -- admin.sp -------------------------------------------------------------------------------------
 
-    def admin_allow(self, client: Client | None) -> bool:
+    def admin_allow(self, client: Client | None) -> TypeGuard[Client]:
         if client is None:
             self.reply_tr(client, "JB_InGameOnly")
             return False
@@ -711,7 +712,7 @@ class StandIn(SourceModCore):
             self.emit(client, "jb_unctban", f' (target "#{target.userid}")')
             self.reply_tr(client, "JB_UnCtBanSent", target)
 
-    def reply_ban(self, client: Client, other: Client) -> None:
+    def reply_ban(self, client: Client | None, other: Client) -> None:
         self.reply(client, "[jailcore] " + smtext.fit(self.ctban_describe(other, client), 256, utf8=False))
 
     def list_bans(self, client: Client) -> bool:

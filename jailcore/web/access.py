@@ -7,14 +7,15 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from jailcore.config.config import ROLES
+from jailcore.log.errors import AdminRequestError, LimitError
 from jailcore.log.invisible import visible
 
 
-class Forbidden(Exception):
+class Forbidden(AdminRequestError):
     pass
 
 
-class TooLarge(Exception):
+class TooLarge(LimitError):
     pass
 
 
@@ -24,7 +25,7 @@ OPEN, WATCH = "open", "watch"
 VIEWER, MODERATOR, ADMIN, OWNER = ROLES
 
 
-class NotAllowed(Exception):
+class NotAllowed(AdminRequestError):
     pass
 
 

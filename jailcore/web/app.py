@@ -30,10 +30,11 @@ from urllib.parse import parse_qs, urlencode
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
+from starlette.types import ASGIApp
 
 from jailcore.config.config import ROLES, WebConfig
 from jailcore.io.audit import AuditError
@@ -105,7 +106,7 @@ class Web(Manage):
         self.templates.env.finalize = shown_text
         self.stopping = False
 
-    def app(self) -> Starlette:
+    def app(self) -> ASGIApp:
         page = self.guard
         routes = [
             Route("/", lambda r: RedirectResponse("/live", 303)),
@@ -189,7 +190,7 @@ class Web(Manage):
         lang = request.cookies.get(LANG_COOKIE)
         return Words(lang if lang in LANGS else self.settings.language)
 
-    def render(self, request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
+    def render(self, request: Request, template: str, status: int = 200, **context) -> Response:
         session = self.session(request) or getattr(request.state, "new_session", None)
         admin = session if session is not None and session.user is not None else None
         context.update(request=request, t=self.words(request), session=session, admin=admin.user if admin else None,
@@ -223,8 +224,9 @@ class Web(Manage):
         return self.render(request, "error.html", status=403, message=self.words(request)("forbidden"))
 
     async def not_allowed(self, request: Request, exc: Exception) -> Response:
-        t = self.words(request)
-        return self.render(request, "error.html", status=403, message=t("role.refused", role=t(f"role.{self.settings.role(self.admin(request).user)}"),
+        t, admin = self.words(request), self.admin(request)
+        role = self.settings.role(admin.user) if admin is not None and admin.user is not None else None
+        return self.render(request, "error.html", status=403, message=t("role.refused", role=t(f"role.{role}"),
                                                                            needed=t(f"role.{exc.args[0]}")))
 
     async def too_large(self, request: Request, exc: Exception) -> Response:
@@ -343,7 +345,7 @@ class Web(Manage):
         cursor = (request.headers.get("last-event-id") or request.query_params.get("cursor", ""))[:400]
         watch = await self.read(data.start_watch, self.sources, filters, cursor)
         t = self.words(request)
-        row = self.templates.get_template("_entry.html").module.entry  # the same markup as the page's
+        row = getattr(self.templates.get_template("_entry.html").module, "entry")  # noqa: B009  the same markup as the page's
         admin = self.admin(request)
         back = "/live?" + urlencode(filters.query())  # where a pardon made in the stream's rows comes back to
 
@@ -438,6 +440,8 @@ class Web(Manage):
             return self.render(request, "error.html", status=404, message=f"{server} #{fields.get('id', '')[:20]}: ?")
         self.must(session, ADMIN if entry["action"] == "ban" else MODERATOR, server)  # lifting a server ban is an admin's
         source = self.sources.of(server)
+        if source is None or session is None or session.user is None:  # `find` and `must` let none of these through
+            raise NotAllowed(MODERATOR)
         try:
             source.store.request_pardon(entry["id"], session.user, fields.get("reason", "").strip()[:300])
         except PardonError as exc:

@@ -31,7 +31,7 @@ def stacked(dates: list[str], series: dict[str, list[int]], names_shown: dict[st
     slot = (WIDTH - LEFT) / max(len(dates), 1)
     bars = []
     for i, day in enumerate(dates):
-        y = HEIGHT - BOTTOM
+        y: float = HEIGHT - BOTTOM
         for name in names:
             n = series[name][i]
             if not n:

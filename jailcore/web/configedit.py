@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -27,12 +28,12 @@ _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-]+)\s*\]\s*(#.*)?$")
 _VERSION = re.compile(r"(\d{8}T\d{6})\.\d{6}-([A-Za-z0-9_\-]{1,64})\.toml")
 
 
-class EditError(ValueError):
+class EditError(ConfigError):
     """Why an edit is refused: the loader's problems, one per line, or a conflict."""
 
     def __init__(self, problems: list[str]):
-        super().__init__("; ".join(problems))
-        self.problems = problems
+        super().__init__(problems)
+        self.args = ("; ".join(problems),)  # one line on the page
 
 
 def fingerprint(text: str) -> str:
@@ -184,7 +185,7 @@ def version(path: str, name: str) -> str:
         raise EditError([f"no version {name!r}"]) from None
 
 
-def with_accounts(text: str, users: dict[str, str], roles: dict[str, object]) -> str:
+def with_accounts(text: str, users: dict[str, str], roles: Mapping[str, object]) -> str:
     """The file with its `[web.users]` and `[web.roles]` tables written from these."""
     quoted = lambda name: toml_value(name)  # noqa: E731 - any name, Cyrillic too, as a quoted key
     text = with_table(text, "web.users", "\n".join(f"{quoted(n)} = {toml_value(h)}" for n, h in sorted(users.items())))

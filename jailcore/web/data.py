@@ -26,8 +26,10 @@ import attrs
 
 from jailcore.config.config import Config
 from jailcore.engine.engine import Engine
+from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.io.audit import USERID, standing, where
 from jailcore.io.store import PARDONABLE, Store, pardons_for
+from jailcore.log.errors import ConfigError
 from jailcore.log.events import player_key
 from jailcore.log.logtime import moment
 
@@ -37,7 +39,7 @@ PAGE = 100  # entries on one page of the live log
 KEEP = 500  # entries a live view keeps; a stream never starts further back than this
 
 
-class SourceError(ValueError):
+class SourceError(ConfigError):
     pass
 
 
@@ -356,6 +358,7 @@ def find_players(sources: Sources, query: str, limit: int = 50) -> list[dict]:
     if not query:
         return []
     userid = USERID.fullmatch(query)
+    params: list[int | str]
     if userid:
         clause, params = "userid = ?", [int(userid.group(1))]
     elif _personal(query):
@@ -433,7 +436,7 @@ def servers(sources: Sources, now: datetime) -> list[dict]:
             state = engine.public_state()
             pending = source.db.execute("SELECT COUNT(*), MIN(time) FROM audit WHERE server = ? AND status = 'pending'", (server,)).fetchone()
             last = snapshot.get("time") or row["updated"]
-            cooldown = config.rules["specialday.cooldown"].rounds
+            cooldown = config.settings_of(SpecialDayCooldown).rounds
             special = state["specialday"]
             state.update({
                 "server": server,
@@ -523,7 +526,9 @@ def ctbans(sources: Sources, server: str = "", query: str = "", by: str = "", li
         return ((not server or item["server"] == server) and (not by or item.get("by") == by)
                 and (not want or want in (item.get("name") or "").casefold() or want in (item.get("steamid") or "").casefold()))
 
-    active, waiting, past = [], [], []
+    active: list[dict] = []
+    waiting: list[dict] = []
+    past: list[dict] = []
     for source in sources.sources:
         for row in source.db.execute("SELECT server, snapshot FROM state ORDER BY server"):
             snap = json.loads(row["snapshot"])
@@ -642,7 +647,7 @@ def decisions(sources: Sources, entries: list[dict]) -> list[dict]:
             row = source.db.execute("SELECT * FROM audit WHERE id BETWEEN ? AND ? AND action = 'ctban' AND server = ? AND userid = ? "
                                     "AND rule = ? AND time = ? ORDER BY id DESC LIMIT 1",
                                     (e["id"] - 3, e["id"] - 1, e["server"], e["userid"], e["rule"], e["time"])).fetchone() if source else None
-            if row is None:
+            if row is None or source is None:
                 out.append(e)
                 continue
             ban = _entries(source, [row])[0]

@@ -6,6 +6,7 @@ are there; every change here also checks the role on the server it changes."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 import anyio
@@ -14,14 +15,21 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from jailcore.config.config import ROLES
+from jailcore.config.webconfig import WebConfig
 from jailcore.log.logtime import seconds_between
 from jailcore.web import configedit, data, steamids
 from jailcore.web.access import ADMIN, MODERATOR, OWNER, NotAllowed, number
-from jailcore.web.auth import hash_password
+from jailcore.web.auth import Session, hash_password
 from jailcore.web.i18n import Words
 
+if TYPE_CHECKING:
+    from jailcore.web.pageface import Page as _Page
+else:
+    _Page = object  # the page is `app.Web`: these handlers are mixed into it
 
-class Manage:
+
+class Manage(_Page):
+    settings: WebConfig  # the page's; an owner's change of the accounts replaces it
     async def ctbans(self, request: Request, problem: str = "", status: int = 200) -> Response:
         q = request.query_params
         server, query, by, state = (q.get(k, "").strip()[:100] for k in ("server", "q", "by", "state"))
@@ -68,7 +76,7 @@ class Manage:
         text = await anyio.to_thread.run_sync(configedit.read, path) if path else ""
         rules = configedit.rules(config) if config else []
         for rule in rules:
-            rule["body"] = draft if rule["key"] == edited and draft else configedit.body(text, config, rule["key"])
+            rule["body"] = draft if rule["key"] == edited and draft else configedit.body(text, config, rule["key"]) if config else ""
         return self.render(request, "config.html", status=status, servers=servers, server=server, file=path, rules=rules,
                            versions=await anyio.to_thread.run_sync(configedit.versions, path) if path else [], problems=problems or [],
                            edited=edited, saved=request.query_params.get("saved", "")[:100])
@@ -104,7 +112,7 @@ class Manage:
             fields, server, path, old, new = await self.config_change(request)
             if fields.get("base") != configedit.fingerprint(old):
                 raise configedit.EditError([f"{path} changed since the diff was shown: look at it again"])
-            kept = await anyio.to_thread.run_sync(configedit.save, path, old, new, self.admin(request).user)
+            kept = await anyio.to_thread.run_sync(configedit.save, path, old, new, admin_name(self.admin(request)))
         except configedit.EditError as exc:
             fields = await self.form(request, self.admin(request))
             return await self.config_page(request, exc.problems, 409, fields.get("rule", ""), fields.get("body", ""))
@@ -133,17 +141,17 @@ class Manage:
         t = self.words(request)
         where = self.accounts_file()
         name, role, password = fields.get("name", "").strip()[:32], fields.get("role", ""), fields.get("password", "")
-        if self.settings.role(me.user, "*") != OWNER:  # accounts are for an owner of every server
+        if self.settings.role(admin_name(me), "*") != OWNER:  # accounts are for an owner of every server
             raise NotAllowed(OWNER)
         users, roles = dict(self.settings.users), dict(self.settings.roles)
         remove = fields.get("do") == "remove"
         problem = ("accounts.nofile" if where is None else "accounts.name" if not name or any(c in name for c in ' ="\n\\.[]')
-                   else "accounts.self" if name == me.user and (remove or role != OWNER)
+                   else "accounts.self" if name == admin_name(me) and (remove or role != OWNER)
                    else "accounts.unknown" if remove and name not in users
                    else "accounts.role_bad" if not remove and role not in ROLES
                    else "accounts.password" if not remove and (password or name not in users) and len(password) < 8 else "")
-        if problem:
-            return await self.accounts_page(request, t(problem), 400)
+        if problem or where is None:
+            return await self.accounts_page(request, t(problem or "accounts.nofile"), 400)
         if remove:
             users.pop(name)
         else:
@@ -155,7 +163,7 @@ class Manage:
             old = await anyio.to_thread.run_sync(configedit.read, path)
             new = configedit.with_accounts(old, users, roles)
             config = configedit.check(new, path, server)
-            await anyio.to_thread.run_sync(configedit.save, path, old, new, me.user)
+            await anyio.to_thread.run_sync(configedit.save, path, old, new, admin_name(me))
         except configedit.EditError as exc:
             return await self.accounts_page(request, "; ".join(exc.problems), 409)
         self.sources.configs[server] = config
@@ -179,15 +187,22 @@ class Manage:
         one_length = (minutes is not None) != (rounds is not None and rounds >= 1)
         problem = ("ctban.no_server" if source is None else "ctban.no_steamid" if number_ is None
                    else "ctban.no_length" if not lift and not one_length else "")
-        if problem:
+        if problem or source is None or number_ is None:
             return await self.ctbans(request, t(problem), 400)
         self.must(session, MODERATOR, server)
         steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
         name = await self.read(data.last_name, self.sources, server, steamid)
         reason = fields.get("reason", "").strip()[:200]
-        source.store.request_ctban(server, steamid, name, None if lift or rounds else minutes, None if lift else rounds, reason, session.user,
+        source.store.request_ctban(server, steamid, name, None if lift or rounds else minutes, None if lift else rounds, reason, admin_name(session),
                                    lift=lift)
         return RedirectResponse("/ctbans?" + urlencode({"server": server}), 303)
+
+
+def admin_name(session: Session | None) -> str:
+    """The admin behind a change: the routes' guard lets only admins reach one."""
+    if session is None or session.user is None:
+        raise NotAllowed(MODERATOR)
+    return session.user
 
 
 def _ban_left(ban: dict, t: Words) -> str:

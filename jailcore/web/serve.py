@@ -23,7 +23,7 @@ class Server(uvicorn.Server):
     """uvicorn inside a program that already owns the loop and the signals (the demo,
     the tests): it stops when `should_exit` is set."""
 
-    def capture_signals(self):  # type: ignore[override]
+    def capture_signals(self):
         return contextlib.nullcontext()
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
+from typing import cast
 
 import attrs
 
@@ -142,7 +143,7 @@ def tell(lines: Sequence, decisions: Sequence[dict], lang: str = "ru") -> Story:
         event = parser.parse(row["line"])
         kind = type(event)
         category, minor = _KIND.get(kind, ("other", True))
-        text = _sentence(_pattern(event, say), event) if kind in _SAY else row["line"]
+        text = _sentence(_pattern(cast(ev.Event, event), say), cast(ev.Event, event)) if kind in _SAY else row["line"]
         made = tuple(placed.get(i, ()))
         moments.append(Moment(row["time"], category, text, row["line"], minor and not made, made))
         if isinstance(event, ev.WardenSet) and _who(event.player) not in wardens:

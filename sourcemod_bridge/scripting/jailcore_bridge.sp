@@ -18,6 +18,9 @@
 #include <basecomm>
 #define REQUIRE_PLUGIN
 
+#define JAILCORE_BRIDGE  // the bridge provides what its include declares
+#include <jailcore>
+
 #define JB_VERSION "1.1.0"  // 1.1: command ids, kick, ban, CT bans held, the admin feed and commands
 
 public Plugin myinfo =

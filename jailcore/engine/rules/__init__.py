@@ -9,6 +9,8 @@ ends; the clocks tick in the order game, last prisoner, no warden.
 
 from __future__ import annotations
 
+from typing import Any
+
 from jailcore.engine.rules.base import Rule
 from jailcore.engine.rules.calendar import GlobalGames, Rebellion
 from jailcore.engine.rules.conduct import Advertising, GrenadeSpam, Names, Privileges, Teamkill
@@ -34,7 +36,7 @@ from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.engine.rules.teams import Balance, NoWarden
 from jailcore.engine.rules.warden import Immortality, LastPrisoner
 
-ORDER: tuple[type[Rule], ...] = (
+ORDER: tuple[type[Rule[Any, Any]], ...] = (
     CtBanDoor,
     ReturnBlock,
     Balance,
@@ -70,5 +72,3 @@ ORDER: tuple[type[Rule], ...] = (
     NoWarden,
     Referee,
 )
-
-BY_KEY: dict[str, type[Rule]] = {rule.key: rule for rule in ORDER}

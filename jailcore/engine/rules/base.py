@@ -6,7 +6,7 @@ changes only its own `state` and what `Context` lets it do (punish, announce). I
 settings class is also the config schema: `config.py` validates a rule's TOML table
 against the same declaration, so a key the rule does not read is refused at load time.
 
-    class GrenadeSpam(Rule):
+    class GrenadeSpam(Rule["GrenadeSpam.Settings", None]):
         key = "conduct.grenade_spam"
 
         @attrs.frozen
@@ -18,6 +18,8 @@ against the same declaration, so a key the rule does not read is refused at load
         @handles(ev.Threw)
         def threw(self, ctx, e): ...
 
+`Rule[SettingsT, StateT]` names the rule's own settings and state classes (strings: they
+are nested in the class being defined), so `self.settings.count` is checked by mypy.
 `@handles(EventType)` marks a method `(ctx, event) -> list[Action]` called after the
 shared bookkeeping of that event; `@vetoes(EventType)` marks one that may refuse a
 proposal (a game, a prohibition, a special day) before it is recorded: it returns the
@@ -27,7 +29,7 @@ refusal's actions, or None to let it pass. `tick(ctx, now)` is for rules with a 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from jailcore.engine.settings import RuleSettings
 
@@ -35,26 +37,31 @@ if TYPE_CHECKING:
     from jailcore.engine.actions import Action
     from jailcore.engine.context import Context
 
-def handles(*types: type) -> Callable:
-    def mark(method: Callable) -> Callable:
+SettingsT = TypeVar("SettingsT", bound=RuleSettings)
+StateT = TypeVar("StateT")
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+def handles(*types: type) -> Callable[[Method], Method]:
+    def mark(method: Method) -> Method:
         method.__handles__ = types  # type: ignore[attr-defined]
         return method
 
     return mark
 
 
-def vetoes(*types: type) -> Callable:
-    def mark(method: Callable) -> Callable:
+def vetoes(*types: type) -> Callable[[Method], Method]:
+    def mark(method: Method) -> Method:
         method.__vetoes__ = types  # type: ignore[attr-defined]
         return method
 
     return mark
 
 
-class Rule:
+class Rule(Generic[SettingsT, StateT]):
     key: ClassVar[str]
     Settings: ClassVar[type[RuleSettings]] = RuleSettings
-    State: ClassVar[type | None] = None
+    State: ClassVar[type[Any] | None] = None
     ticks: ClassVar[bool] = False
     handlers: ClassVar[dict[type, list[str]]]
     vetoers: ClassVar[dict[type, list[str]]]
@@ -72,7 +79,7 @@ class Rule:
                 cls.vetoers.setdefault(t, []).append(name)
         cls.ticks = cls.tick is not Rule.tick
 
-    def __init__(self, settings: RuleSettings, state: Any = None):
+    def __init__(self, settings: SettingsT, state: StateT):
         self.settings = settings
         self.state = state
 

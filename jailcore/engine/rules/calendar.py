@@ -19,7 +19,7 @@ from jailcore.engine.state import CT, Seat, T
 from jailcore.log import events as ev
 
 
-class GlobalGames(Rule):
+class GlobalGames(Rule["GlobalGames.Settings", "GlobalGames.State"]):
     key = "calendar.global_games"
 
     @attrs.frozen
@@ -74,7 +74,7 @@ class GlobalGames(Rule):
     calendar_reset = week_started
 
 
-class Rebellion(Rule):
+class Rebellion(Rule["Rebellion.Settings", "Rebellion.State"]):
     key = "calendar.rebellion"
 
     @attrs.frozen

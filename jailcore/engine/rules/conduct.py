@@ -26,7 +26,7 @@ from jailcore.log import events as ev
 ADMIN_TAG = r"(?i)(?:^|[\[\(\{<|])\s*(?:admin|админ|модер|moder|staff|owner|владелец)\w*\s*(?:[\]\)\}>|]|$)"
 
 
-class Privileges(Rule):
+class Privileges(Rule["Privileges.Settings", None]):
     key = "conduct.privileges"
 
     @attrs.frozen
@@ -45,7 +45,7 @@ class Privileges(Rule):
         return ctx.punish(self.key, ctx.seat(e.player), ctx.text("conduct.privileges", kind=e.privilege))
 
 
-class Teamkill(Rule):
+class Teamkill(Rule["Teamkill.Settings", None]):
     key = "conduct.teamkill"
 
     @attrs.frozen
@@ -68,7 +68,7 @@ class Teamkill(Rule):
         return ctx.punish(self.key, killer, ctx.text("conduct.teamkill", victim=victim.name))
 
 
-class Advertising(Rule):
+class Advertising(Rule["Advertising.Settings", None]):
     key = "conduct.advertising"
 
     @attrs.frozen
@@ -92,7 +92,7 @@ class Advertising(Rule):
         return []
 
 
-class Names(Rule):
+class Names(Rule["Names.Settings", None]):
     key = "conduct.names"
 
     @attrs.frozen
@@ -122,7 +122,7 @@ class Names(Rule):
         return None
 
 
-class GrenadeSpam(Rule):
+class GrenadeSpam(Rule["GrenadeSpam.Settings", "GrenadeSpam.State"]):
     key = "conduct.grenade_spam"
 
     @attrs.frozen

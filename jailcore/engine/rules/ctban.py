@@ -16,10 +16,11 @@ from jailcore.engine.context import Context
 from jailcore.engine.punish import active_ban, door_action, move_to_t, time_left
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import RuleSettings
+from jailcore.engine.state import CtBan
 from jailcore.log import events as ev
 
 
-class CtBanDoor(Rule):
+class CtBanDoor(Rule["CtBanDoor.Settings", None]):
     key = "ctban"
 
     @attrs.frozen
@@ -29,7 +30,7 @@ class CtBanDoor(Rule):
     def _applies(self, rule: str) -> bool:
         return rule != "ctban.return_block"
 
-    def _message(self, ctx: Context, ban) -> str:
+    def _message(self, ctx: Context, ban: CtBan) -> str:
         return ctx.text("ctban", left=time_left(ctx, ban))
 
     @handles(ev.Validated, ev.Entered)
@@ -73,5 +74,5 @@ class ReturnBlock(CtBanDoor):
     def _applies(self, rule: str) -> bool:
         return rule == "ctban.return_block"
 
-    def _message(self, ctx: Context, ban) -> str:
+    def _message(self, ctx: Context, ban: CtBan) -> str:
         return ctx.text("ctban.return_block", left=ban.rounds)

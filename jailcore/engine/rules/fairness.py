@@ -14,11 +14,11 @@ from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import RuleSettings
-from jailcore.engine.state import T
+from jailcore.engine.state import Seat, T
 from jailcore.log import events as ev
 
 
-class Freekill(Rule):
+class Freekill(Rule["Freekill.Settings", "Freekill.State"]):
     key = "fairness.freekill"
 
     @attrs.frozen
@@ -72,10 +72,10 @@ class Freekill(Rule):
         return out
 
     @staticmethod
-    def _can_respawn(ctx: Context, victim) -> bool:
+    def _can_respawn(ctx: Context, victim: Seat) -> bool:
         return ctx.state.round_open and not victim.alive and victim.team == T
 
-    def _freeday(self, ctx: Context, victim) -> list[Action]:
+    def _freeday(self, ctx: Context, victim: Seat) -> list[Action]:
         self.state.next_round.append(victim.key)
         ctx.state.owed[victim.key] = ctx.state.round
         return [ctx.action("freeday", victim, self.key, self.ref, ctx.text("freeday.next", name=victim.name))]

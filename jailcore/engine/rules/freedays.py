@@ -20,7 +20,7 @@ from jailcore.engine.state import CT, T
 from jailcore.log import events as ev
 
 
-class MondayFreeday(Rule):
+class MondayFreeday(Rule["MondayFreeday.Settings", "MondayFreeday.State"]):
     """ФД 1 «Понедельник - всегда ФД!», until ФД 5 «Общее ФД можно забрать, если
     Половина/Большинство игроков - Мертвы»: from the moment half the players who began the
     round are dead, the warden may take the freeday, and his orders and games are lawful."""
@@ -62,7 +62,7 @@ class MondayFreeday(Rule):
         return ctx.punish(self.key, ctx.seat(e.player), ctx.text("calendar.freeday"))
 
 
-class PersonalFreeday(Rule):
+class PersonalFreeday(Rule["PersonalFreeday.Settings", "PersonalFreeday.State"]):
     """001 ФД 8 «Приобретать ФД чаще, чем раз в неделю» is among what takes a freeday away
     («ФД забирается, если игрок сделал то, что ЗАПРЕЩЕНО»): the second personal freeday of
     a week is taken from the prisoner, unless he won it in a duel («Исключение: выигрыш в
@@ -134,7 +134,7 @@ class PersonalFreeday(Rule):
     calendar_reset = week_started
 
 
-class FreedayEnd(Rule):
+class FreedayEnd(Rule["FreedayEnd.Settings", "FreedayEnd.State"]):
     key = "calendar.freeday_end"
 
     @attrs.frozen

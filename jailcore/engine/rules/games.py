@@ -30,7 +30,7 @@ from jailcore.engine.state import T
 from jailcore.log import events as ev
 
 
-class UnknownGame(Rule):
+class UnknownGame(Rule["UnknownGame.Settings", "UnknownGame.State"]):
     key = "games.unknown"
 
     @attrs.frozen
@@ -59,7 +59,7 @@ class UnknownGame(Rule):
         self.state.approved = []
 
 
-class OnlineLimit(Rule):
+class OnlineLimit(Rule["OnlineLimit.Settings", None]):
     key = "games.online_limit"
 
     @attrs.frozen
@@ -81,7 +81,7 @@ class OnlineLimit(Rule):
         return None
 
 
-class MinPlayers(Rule):
+class MinPlayers(Rule["MinPlayers.Settings", None]):
     key = "games.min_players"
 
     @attrs.frozen
@@ -106,7 +106,7 @@ def _name(ctx: Context, e: ev.GameStarted) -> tuple[str, frozenset[str]]:
     return (game.name, game.tags) if game else (e.game, frozenset())
 
 
-class HostIsWarden(Rule):
+class HostIsWarden(Rule["HostIsWarden.Settings", None]):
     key = "games.host"
 
     @attrs.frozen
@@ -122,7 +122,7 @@ class HostIsWarden(Rule):
         return ctx.punish(self.key, seat, ctx.text("games.host", game=_name(ctx, e)[0]))
 
 
-class GaggedChatGame(Rule):
+class GaggedChatGame(Rule["GaggedChatGame.Settings", None]):
     key = "games.gagged"
 
     @attrs.frozen
@@ -139,7 +139,7 @@ class GaggedChatGame(Rule):
         return ctx.punish(self.key, ctx.seat(e.player), ctx.text("games.gagged", game=name, names=", ".join(gagged)))
 
 
-class RepeatedGame(Rule):
+class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
     """004 5.5 «Начальник обязан проводить интересные и разнообразные раунды, не
     злоупотребляя однотипными играми и приказами» is a duty of each warden: the streak is
     his own (his rounds in a row, the same game each), never other wardens' games. The
@@ -204,7 +204,7 @@ class RepeatedGame(Rule):
         return ctx.punish(self.key, seat, ctx.text("games.repeat.order", order=e.text, rounds=streak + 1))
 
 
-class GameDuration(Rule):
+class GameDuration(Rule["GameDuration.Settings", "GameDuration.State"]):
     """004 5.11 «Если игра продолжается более 5 минут, в ней обязательно должны быть
     определены победители»: a game may run past 5 minutes; what it may not do is end
     without winners. `reading = "winners"` (shipped): a reminder at 5 minutes, and the
@@ -282,7 +282,7 @@ class GameDuration(Rule):
         return []
 
 
-class HostDeath(Rule):
+class HostDeath(Rule["HostDeath.Settings", None]):
     key = "games.host_death"
 
     @attrs.frozen

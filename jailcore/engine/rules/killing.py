@@ -24,7 +24,7 @@ from jailcore.engine.state import CT, T
 from jailcore.log import events as ev
 
 
-class OnlyWardenKills(Rule):
+class OnlyWardenKills(Rule["OnlyWardenKills.Settings", None]):
     """«Убивает только Начальник»: the warden as he is at the kill (after a hand-over, the
     new one), or the game's own host (Реакция «Убивает только играющий Н»); a prisoner who
     attacked a guard earlier in the round is a rebel and may be killed by any guard."""
@@ -48,7 +48,7 @@ class OnlyWardenKills(Rule):
         return ctx.punish(self.key, killer, ctx.text("games.only_warden_kills", game=game.name, victim=victim.name))
 
 
-class HalfMayDie(Rule):
+class HalfMayDie(Rule["HalfMayDie.Settings", "HalfMayDie.State"]):
     """000 Король «запрещено убивать больше половины от играющих в него заключённых» (of 7,
     3) and Морской бой «до уничтожения половины заключенных… округление в сторону меньшего».
     Both games end when half have died (the bookkeeping ends them), so a kill after that is
@@ -104,7 +104,7 @@ class HalfMayDie(Rule):
         self.state.at, self.state.punished = "", False
 
 
-class GlobalSuicide(Rule):
+class GlobalSuicide(Rule["GlobalSuicide.Settings", None]):
     key = "games.global_suicide"
 
     @attrs.frozen

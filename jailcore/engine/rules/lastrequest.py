@@ -19,7 +19,7 @@ from jailcore.engine.state import CT, T
 from jailcore.log import events as ev
 
 
-class LastRequestTimeout(Rule):
+class LastRequestTimeout(Rule["LastRequestTimeout.Settings", "LastRequestTimeout.State"]):
     """ПЗ 1 «ПЗ имеет 10 секунд на выбор желания. [Убийство Охраной и выдача ФД, если зек
     не бунтует]»: after his 10 s everyone is told the guards may kill him, and when a guard
     does, a prisoner who did not rebel is owed a freeday next round (`freeday`), said to all."""
@@ -70,7 +70,7 @@ class LastRequestTimeout(Rule):
         self.state.done, self.state.late = False, 0
 
 
-class GuardSuicide(Rule):
+class GuardSuicide(Rule["GuardSuicide.Settings", None]):
     key = "lastrequest.guard_suicide"
 
     @attrs.frozen

@@ -14,7 +14,7 @@ from jailcore.engine.state import Order
 from jailcore.log import events as ev
 
 
-class Orders(Rule):
+class Orders(Rule["Orders.Settings", None]):
     key = "orders"
 
     @attrs.frozen

@@ -14,7 +14,7 @@ from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.log import events as ev
 
 
-class MaxProhibitions(Rule):
+class MaxProhibitions(Rule["MaxProhibitions.Settings", None]):
     key = "prohibitions.max"
 
     @attrs.frozen

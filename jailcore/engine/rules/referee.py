@@ -23,7 +23,7 @@ _OUTCOMES = {
 }
 
 
-class Referee(Rule):
+class Referee(Rule["Referee.Settings", "Referee.State"]):
     key = "referee"
 
     @attrs.frozen
@@ -38,9 +38,10 @@ class Referee(Rule):
     @handles(ev.GameStarted)
     def started(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
         game = ctx.state.game
-        judged = game is not None and game.name in JUDGED
-        self.state.game = Round(game.name, game.host) if judged else None
-        self.state.started = game.started if judged else ""
+        if game is not None and game.name in JUDGED:
+            self.state.game, self.state.started = Round(game.name, game.host), game.started
+        else:
+            self.state.game, self.state.started = None, ""
         return []
 
     @handles(ev.Chat)

@@ -12,7 +12,7 @@ from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.log import events as ev
 
 
-class SpecialDayCooldown(Rule):
+class SpecialDayCooldown(Rule["SpecialDayCooldown.Settings", None]):
     key = "specialday.cooldown"
 
     @attrs.frozen

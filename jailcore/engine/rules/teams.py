@@ -22,7 +22,7 @@ from jailcore.log import events as ev
 from jailcore.log.logtime import plus_seconds
 
 
-class Balance(Rule):
+class Balance(Rule["Balance.Settings", None]):
     key = "teams.balance"
 
     @attrs.frozen
@@ -55,7 +55,7 @@ class Balance(Rule):
         return out
 
 
-class NoWarden(Rule):
+class NoWarden(Rule["NoWarden.Settings", "NoWarden.State"]):
     key = "teams.no_warden"
 
     @attrs.frozen

@@ -12,7 +12,7 @@ from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.log import events as ev
 
 
-class Immortality(Rule):
+class Immortality(Rule["Immortality.Settings", "Immortality.State"]):
     key = "warden.immortality"
 
     @attrs.frozen
@@ -42,7 +42,7 @@ class Immortality(Rule):
         self.state.used = {}  # last week's count is reset on its next use anyway
 
 
-class LastPrisoner(Rule):
+class LastPrisoner(Rule["LastPrisoner.Settings", None]):
     """001 warden must 3 «Оставить одного заключенного в живых»: the last prisoner is owed
     his last request (ПЗ 1: 10 seconds to choose). The warden who kills him before he
     chose, before his time ran out, and without his having attacked a guard (ПЗ 4), has
