@@ -69,7 +69,7 @@ class Scene:
     def map_game(self, typed: str) -> bool:
         """A game the map itself runs (000 6.0 «Игры на картах не в счет»): the server
         lists them in `[games.unknown] map_games`; they are never judged."""
-        names = self.config.rules["games.unknown"].map_games
+        names: tuple[str, ...] = getattr(self.config.rules["games.unknown"], "map_games", ())  # the rule's class sits above
         return bool(names) and Catalogue([Game(n) for n in names]).find(typed) is not None
 
     # -- the calendar --------------------------------------------------------------------
@@ -140,7 +140,7 @@ class Scene:
         if s.warden is None:
             return
         s.warden = None
-        if orders_end and self.config.rules["orders"].end_with_warden:
+        if orders_end and getattr(self.config.rules["orders"], "end_with_warden", True):
             s.orders = []
             if s.game is not None and not s.specialday_name:
                 s.game = None

@@ -164,7 +164,7 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
         played: list[tuple[int, str]] = attrs.Factory(list)
         ordered: list[tuple[int, str, str]] = attrs.Factory(list)  # (round, order folded, warden's key)
 
-    def _streak(self, ctx: Context, history: list, what: str, key: str) -> int:
+    def _streak(self, ctx: Context, history: list[tuple[int, str, str]], what: str, key: str) -> int:
         seen = {(r, w, k) for r, w, k in history}
         streak = 0
         while (ctx.state.round - streak - 1, what, key) in seen:
