@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: install test bench lint plugin demo
+.PHONY: install test bench bench-net bench-start lint plugin demo
 
 install:
 	$(PYTHON) -m pip install -e '.[dev,mqtt,web]'
@@ -14,6 +14,14 @@ bench:
 	$(PYTHON) bench/story_size.py
 	@if [ -f bench/live_bench.py ]; then $(PYTHON) bench/live_bench.py; fi
 	$(PYTHON) bench/web_bench.py
+
+# The network on one box: N simulated servers, one jailcore process, one mosquitto (N=200 for the big one).
+bench-net:
+	$(PYTHON) bench/net_bench.py $(N)
+
+# How long each admin command takes to its first output.
+bench-start:
+	$(PYTHON) bench/startup_bench.py
 
 lint:
 	$(PYTHON) -m ruff check jailcore tests bench

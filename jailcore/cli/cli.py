@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
+from typing import TYPE_CHECKING
 
-from jailcore.config.config import Config, ConfigError
+from jailcore.log.errors import ConfigError
 from jailcore.log.numbers import is_digits
+
+if TYPE_CHECKING:
+    from jailcore.config.config import Config
+
+# Each command imports what it needs when it runs: `--help`, `status` or `tail` would
+# otherwise pay for loading every rule before printing a line.
 
 
 def _config(path: str | None) -> Config:
+    from jailcore.config.config import Config
+
     if path is None:
         return Config.default()
     return Config.from_toml(path)
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
+    from jailcore.config.config import Config
+
     try:
         config = Config.from_toml(args.file)
     except ConfigError as exc:
@@ -54,9 +64,25 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from jailcore.io.daemon import main_run
+    paths = list(args.config or [])
+    if args.config_dir:
+        from jailcore.io.fleet import configs_in
 
-    return main_run(_config(args.config), args.config)
+        found = configs_in(args.config_dir)
+        if not found:
+            print(f"jailcore run: no *.toml config in {args.config_dir}", file=sys.stderr)
+            return 1
+        paths += found
+    if not paths:
+        print("jailcore run: give --config FILE (once per server) or --config-dir DIR", file=sys.stderr)
+        return 2
+    if len(paths) == 1:
+        from jailcore.io.daemon import main_run
+
+        return main_run(_config(paths[0]), paths[0])
+    from jailcore.io.fleet import main_fleet
+
+    return main_fleet(paths)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -99,7 +125,12 @@ def cmd_pardon(args: argparse.Namespace) -> int:
         return 1
     finally:
         store.close()
-    print(f"pardon {pardon_id} written; the running daemon applies it within a second")
+    from jailcore.io.wake import nudge
+
+    if nudge(str(path), row["server"]):
+        print(f"pardon {pardon_id} written; the running daemon applies it now")
+    else:
+        print(f"pardon {pardon_id} written; the running daemon applies it within a second")
     return 0
 
 
@@ -141,8 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="jailcore", description="Live rule enforcement for CS:S/CS:GO jail servers.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("run", help="the daemon: listen for the log, enforce, send commands")
-    p.add_argument("--config", required=True)
+    p = sub.add_parser("run", help="the daemon: listen for the log, enforce, send commands; one process for many servers")
+    p.add_argument("--config", action="append", help="a server's config; once per server, all served by one process")
+    p.add_argument("--config-dir", help="a folder whose every *.toml is one server's config")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("replay", help="run log files through the engine, print actions as JSON")
@@ -260,6 +292,8 @@ def _audit_filters(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import sqlite3
+
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

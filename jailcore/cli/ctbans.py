@@ -174,7 +174,12 @@ def _request(args: argparse.Namespace, path: Path, config: Config | None) -> int
     else:
         replaces = f" (replaces: {holds[steamid]['left']})" if steamid in holds else ""
         print(safe(f"CT ban {row} written for {who} on {server}: {_length(minutes, rounds)}{replaces}, by {by}: {args.reason or '-'}"))
-    print("the running daemon applies it within a second (jailcore ctban list shows it then)")
+    from jailcore.io.wake import nudge
+
+    if nudge(str(path), server):
+        print("the running daemon applies it now (jailcore ctban list shows it)")
+    else:
+        print("the running daemon applies it within a second (jailcore ctban list shows it then)")
     return 0
 
 

@@ -16,16 +16,18 @@ from collections.abc import Mapping
 from datetime import datetime
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
-from cattrs.errors import BaseValidationError
 
 from jailcore.cli.tail import coloured, json_line, json_object, mqtt_target, paint, safe
-from jailcore.config.config import Config, ConfigError, load
-from jailcore.engine.engine import Engine
-from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.io.audit import DAYS, AuditError, ban_left, connect, database
+from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
+
+if TYPE_CHECKING:
+    from jailcore.config.config import Config
+    from jailcore.engine.engine import Engine
 
 STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
@@ -36,6 +38,8 @@ SILENT = 30.0  # seconds without a link row (a running daemon writes one every 5
 @cache
 def default_config() -> Config:
     """For a server without a config of its own: every rule on, with the rulebooks' defaults."""
+    from jailcore.config.config import load
+
     return load('[server]\nrulebook = "all"\n', "<status>", {})
 
 
@@ -52,6 +56,10 @@ class Saved:
 def saved_servers(db: sqlite3.Connection, configs: Mapping[str, Config], only: set[str] | None = None) -> list[Saved]:
     """Each server of the database with its engine as the daemon saved it, under its config
     when one is given (else `default_config()`)."""
+    from cattrs.errors import BaseValidationError
+
+    from jailcore.engine.engine import Engine
+
     out = []
     for row in db.execute("SELECT server, snapshot FROM state WHERE server != '' ORDER BY server"):
         server = row["server"]
@@ -78,11 +86,36 @@ def expired(until: str | None, rounds: int | None, now: str | None) -> bool:
 # -- gathering --------------------------------------------------------------------------------
 
 
+def _standings(db: sqlite3.Connection, configs: Mapping[str, Config], only: set[str] | None) -> dict[str, dict]:
+    """The servers without a config given whose daemon saved its standing with its snapshot:
+    read as it is, without loading the rules (a command that answers at once)."""
+    try:
+        rows = db.execute("SELECT s.server, p.state FROM state s JOIN standing p ON p.server = s.server AND p.updated = s.updated "
+                          "WHERE s.server != ''").fetchall()
+    except sqlite3.OperationalError:  # a database from before the standing was kept
+        return {}
+    out = {}
+    for server, text in rows:
+        if server in configs or (only is not None and server not in only):
+            continue
+        try:
+            state = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(state, dict):
+            out[server] = state
+    return out
+
+
 def from_database(path: Path, configs: Mapping[str, Config], only: set[str] | None) -> list[dict]:
     db = connect(path)
     try:
         out = []
-        saved = saved_servers(db, configs, only)
+        ready = _standings(db, configs, only)
+        rest = (only if only is not None else set(server_names(db))) - set(ready)
+        saved = saved_servers(db, configs, rest) if rest else []
+        for server, state in ready.items():
+            out.append(standing(server, state, None, _link(db, server), str(path)))
         for s in saved:
             if s.engine is None:
                 out.append({"server": s.server, "error": s.error})
@@ -93,7 +126,8 @@ def from_database(path: Path, configs: Mapping[str, Config], only: set[str] | No
                 ban["online"] = ban["key"] in online
             state["time"] = s.engine.state.time or None
             out.append(standing(s.server, state, s.config, _link(db, s.server), str(path)))
-        missing = sorted((only or set()) - {s.server for s in saved})
+        out.sort(key=lambda s: s["server"])
+        missing = sorted((only or set()) - {s.server for s in saved} - set(ready))
         if missing:
             known = server_names(db)
             has = f"it has {', '.join(known)}" if known else "it has no server yet"
@@ -138,19 +172,28 @@ def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[st
                         "daemon": {"word": "lost", "why": "the broker says its session died without a goodbye (crashed, killed or cut off)"}})
             continue
         link = state.get("link") if isinstance(state.get("link"), dict) else None
-        out.append(standing(server, state, configs.get(server) or default_config(), link, "mqtt"))
+        config = configs.get(server) or (None if "cooldown_rounds" in state else default_config())
+        out.append(standing(server, state, config, link, "mqtt"))
     return sorted(out, key=lambda s: s["server"]), skipped
 
 
-def standing(server: str, state: dict, config: Config, link: dict | None, source: str, now: datetime | None = None) -> dict:
-    """A server's status: its public state, the special-day cooldown under its config, its
-    link, and the age of its last log line."""
+def standing(server: str, state: dict, config: Config | None, link: dict | None, source: str, now: datetime | None = None) -> dict:
+    """A server's status: its public state, the special-day cooldown under its config (or,
+    without one, as the daemon saved it under its own), its link, and the age of its last
+    log line."""
     now = now or datetime.now()
     out = {**state, "server": server, "source": source, "link": link}
     rnd, special = state.get("round"), state.get("specialday")
-    rule = config.settings_of(SpecialDayCooldown)
-    if rule.enabled and isinstance(rnd, int) and isinstance(special, int):
-        out["cooldown"] = {"rounds": rule.rounds, "next": special + rule.rounds, "left": max(0, special + rule.rounds - rnd)}
+    saved_rounds = out.pop("cooldown_rounds", None)
+    if config is not None:
+        from jailcore.engine.rules.specialday import SpecialDayCooldown  # loaded with the config already
+
+        rule = config.settings_of(SpecialDayCooldown)
+        rounds = rule.rounds if rule.enabled else None
+    else:
+        rounds = saved_rounds if isinstance(saved_rounds, int) else None
+    if rounds is not None and isinstance(rnd, int) and isinstance(special, int):
+        out["cooldown"] = {"rounds": rounds, "next": special + rounds, "left": max(0, special + rounds - rnd)}
     else:
         out["cooldown"] = None
     out["daemon"] = daemon_word(link, now, aged=source != "mqtt")  # over MQTT the broker's last will says it instead
@@ -292,6 +335,9 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, int]:
     """The servers asked for: with --mqtt all that retain a state; with --state-db (or
     JAILCORE_STATE) all in that file; with configs only theirs, each from its own [state] path.
     Configs always lend their rule settings to the servers they name."""
+    if args.config:
+        from jailcore.config.config import Config
+
     configs = [Config.from_toml(path) for path in args.config or []]
     by_name = {c.server_name: c for c in configs}
     only = {args.server} if args.server else None

@@ -14,12 +14,15 @@ import sqlite3
 import sys
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jailcore.config.config import Config, ConfigError
 from jailcore.engine.actions import VOCABULARY
+from jailcore.log.errors import ConfigError
+
+if TYPE_CHECKING:
+    from jailcore.config.config import Config
+
 from jailcore.io.audit import DAYS, AuditError, as_json, ban_left, connect, database, max_id, name_matches, pardons, rows_since, standing, where
-from jailcore.log.events import player_key
 from jailcore.log.invisible import INVISIBLE
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
@@ -124,6 +127,8 @@ def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params:
 def main_history(args: argparse.Namespace) -> int:
     try:
         path = database(args)
+        from jailcore.config.config import Config
+
         config = Config.from_toml(args.config) if args.config else Config.default()
         return _history(args, connect(path), config)
     except (AuditError, ConfigError) as exc:
@@ -138,6 +143,8 @@ def _history(args: argparse.Namespace, db: sqlite3.Connection, config: Config) -
     args.rule = args.action = args.since = None
     clause, params = where(args)
     rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
+    from jailcore.log.events import player_key
+
     keys = {player_key(r["steamid"] or "", r["userid"] or 0) for r in rows if r["steamid"]}
     if args.player.startswith(("STEAM_", "[U:")):
         keys.add(args.player)
@@ -179,6 +186,8 @@ def mqtt_target(args: argparse.Namespace, who: str) -> tuple[str, dict]:
     """The broker's URL (`--mqtt URL`, else JAILCORE_MQTT_URL, else the config's [mqtt] url)
     and its TLS files (the config's). A URL in the environment keeps its password out of `ps`."""
     configs = getattr(args, "config", None) or []
+    from jailcore.config.config import Config
+
     config = Config.from_toml(configs if isinstance(configs, str) else configs[0]) if configs else None
     url = args.mqtt or os.environ.get("JAILCORE_MQTT_URL") or (config.mqtt_url if config else "")
     if not url:

@@ -11,13 +11,15 @@ import sqlite3
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jailcore.config.config import Config
 from jailcore.io.store import check_ours, pardons_for
 from jailcore.log.errors import AuditError
 from jailcore.log.logtime import seconds_between
 from jailcore.log.numbers import is_digits, whole
+
+if TYPE_CHECKING:
+    from jailcore.config.config import Config
 
 DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
 
@@ -32,6 +34,8 @@ USERID = re.compile(r"#?([0-9]{1,9})", re.ASCII)  # a #userid: ASCII digits, nev
 def database(args: argparse.Namespace) -> Path:
     path = getattr(args, "state_db", None) or os.environ.get("JAILCORE_STATE")
     if not path and getattr(args, "config", None):
+        from jailcore.config.config import Config
+
         path = Config.from_toml(args.config).state_path
     path = Path(path or "jailcore.sqlite3")
     if not path.is_file():

@@ -31,8 +31,9 @@ import signal
 import sqlite3
 import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -41,12 +42,15 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.engine.actions import Action, AuditStatus, clean_text, kinds_that, render, with_id
 from jailcore.engine.actions import kind_name as step_name
 from jailcore.engine.engine import Engine
+from jailcore.engine.rules.specialday import SpecialDayCooldown
+from jailcore.io import wake
 from jailcore.io.lock import LockedError, StateLock
 from jailcore.io.logsource import AllowList, UdpLog, follow_file, listen_udp
 from jailcore.io.mqtt import CTBANS, MqttLink
 from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
 from jailcore.io.requests import Requests
 from jailcore.io.store import SENT, Store, StoreError
+from jailcore.io.supervisor import Supervisor
 from jailcore.log import events as ev
 from jailcore.log.errors import LimitError
 from jailcore.log.parse import LogParser
@@ -104,6 +108,9 @@ class Daemon:
         self.outbox = Outbox(self.client, on_result=self._answered, expired=self._expired, after_send=self._sent)
         self.udp = UdpLog(self.feed, config.log_secret, config.log_allow)
         self.on_action = on_action
+        self.siblings: Callable[[dict], None] | None = None  # the other servers of this process, for CT bans
+        self.phase = 0.0  # 0..1: where in each interval this server's timers fire (`_phased`)
+        self.checkpoints = True  # False where another server of the process checkpoints the same file
         self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban, tls=dict(config.mqtt_tls)) if config.mqtt_url else None
         if self.mqtt is not None:
             self.mqtt.restore(self.store.kept_messages(self.server))  # what the broker never took before the last stop
@@ -122,6 +129,7 @@ class Daemon:
         self._drops = ""
         self._commit_due = False
         self._resync_task: asyncio.Task | None = None
+        self._tasks: Supervisor | None = None  # while serving
         self.store.skip_ids(1000)
         # Round ends this process has seen: a round-bound command expires once one passed.
         self.epoch = 0
@@ -274,16 +282,16 @@ class Daemon:
     def _tell(self, action: Action, command: str | None, status: AuditStatus, row_id: int) -> None:
         if self.on_action is not None:
             self.on_action(action, command, status)
+        t = action.target
+        if action.action == "ctban" and t is not None and really_given(status) and (self.mqtt is not None or self.siblings is not None):
+            ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid))
+            if ban is not None:  # lifted meanwhile: nothing to share
+                self.share_ctban({
+                    "id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
+                    "until": ban.until, "rounds": ban.rounds, "ref": action.ref, "reason": action.reason,
+                })
         if self.mqtt is not None:
             self.mqtt.publish(f"jailcore/{self.server}/actions", {"server": self.server, "id": row_id, "status": status, **action.to_json()})
-            t = action.target
-            ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid)) if t is not None else None
-            if action.action == "ctban" and t is not None and ban is not None and really_given(status):  # lifted meanwhile: nothing to share
-                self.mqtt.publish(CTBANS, {
-                    "id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
-                    "until": ban.until if ban else None, "rounds": ban.rounds if ban else None, "ref": action.ref, "reason": action.reason,
-                })
-        t = action.target
         who = f"{t.name} #{t.userid} {t.steamid}" if t else "everyone"
         log.info("%s %s [%s %s] %s: %s (%s)", action.time, action.action, action.rule, action.ref, who, action.reason, status)
 
@@ -311,16 +319,33 @@ class Daemon:
         except sqlite3.Error as exc:
             self.store_failed(exc)
 
-    def save(self) -> None:
-        """Write the engine's state if it changed since the last write."""
+    def save(self, publish: bool = True) -> bool:
+        """Write the engine's state if it changed since the last write (True if it did)."""
         self._dirty = False
         text = json.dumps(self.engine.snapshot(), ensure_ascii=False)
         if text == self._saved:
-            return
+            return False
+        self.store.save_standing(self.server, json.dumps(self._standing(), ensure_ascii=False), self.engine.state.time or "")
         self.store.save_state(self.server, text, self.engine.state.time or "")
         self._saved = text
-        if self.mqtt is not None:
+        if publish and self.mqtt is not None:
             self.mqtt.publish_state(self._public())
+        return True
+
+    def _standing(self) -> dict:
+        """The public state as `jailcore status` shows it, under this server's own config."""
+        state = self.engine.public_state()
+        online = {seat.key for seat in self.engine.state.players.values()}
+        for ban in state["ctbans"]:
+            ban["online"] = ban["key"] in online
+        state["time"] = self.engine.state.time or None
+        state["cooldown_rounds"] = self._cooldown_rounds()
+        return state
+
+    def _cooldown_rounds(self) -> int | None:
+        """The special-day cooldown this server's config sets, for `status` without its config."""
+        rule = self.config.settings_of(SpecialDayCooldown)
+        return rule.rounds if rule.enabled else None
 
     def _public(self) -> dict:
         daemon = "stopped" if self._stopped_said else "running"
@@ -329,7 +354,15 @@ class Daemon:
             link["daemon"] = daemon
             link["dropped"] = self._drops
             link["updated"] = datetime.now().isoformat(timespec="seconds")
-        return {**self.engine.public_state(), "link": link}
+        return {**self.engine.public_state(), "cooldown_rounds": self._cooldown_rounds(), "link": link}
+
+    def share_ctban(self, ban: dict) -> None:
+        """A CT ban given or lifted here, for the rest of the network: the servers of this
+        process at once (`siblings`), the others through MQTT, ahead of everything queued."""
+        if self.mqtt is not None:
+            self.mqtt.publish(CTBANS, ban, urgent=True)
+        if self.siblings is not None:
+            self.siblings(ban)
 
     def network_ctban(self, ban: dict) -> None:
         """A CT ban another server of the network made or lifted (through MQTT)."""
@@ -353,47 +386,6 @@ class Daemon:
         self.fail(f"the state database {self.store.path} cannot be written ({exc}); commands are not sent without "
                   "their audit rows. Free the disk or fix the file, then start jailcore again: what was not answered is re-sent")
 
-    async def _supervise(self, name: str, factory: Callable[[], Awaitable[Any]], essential: bool = True) -> None:
-        """Run a background task for the daemon's lifetime: a failure is logged with its
-        reason and the task restarts after a back-off; an essential one that fails five
-        times within a minute stops the daemon instead."""
-        loop = asyncio.get_running_loop()
-        failures: list[float] = []
-        while True:
-            try:
-                await factory()
-                raise RuntimeError("it returned")
-            except asyncio.CancelledError:
-                raise
-            except sqlite3.Error as exc:
-                self.store_failed(exc)
-                return
-            except Exception as exc:
-                now = loop.time()
-                failures = [t for t in failures if now - t < 60.0] + [now]
-                self.task_failures.append(f"{name}: {exc!r}")
-                if essential and len(failures) >= 5:
-                    self.fail(f"{name} failed {len(failures)} times within a minute, last: {exc!r}")
-                    return
-                delay = min(self.restart_delay * 2 ** (len(failures) - 1), 30.0)
-                log.error("%s failed: %r; restarting it in %.1fs", name, exc, delay, exc_info=exc)
-                await asyncio.sleep(delay)
-
-    def _spawn(self, coro: Coroutine, name: str) -> asyncio.Task:
-        task = asyncio.get_running_loop().create_task(coro, name=name)
-        task.add_done_callback(self._task_done)
-        return task
-
-    def _task_done(self, task: asyncio.Task) -> None:
-        if task.cancelled() or self.stopping.is_set():
-            return
-        exc = task.exception()
-        if isinstance(exc, sqlite3.Error):
-            self.store_failed(exc)
-        elif exc is not None:
-            self.task_failures.append(f"{task.get_name()}: {exc!r}")
-            log.error("%s failed: %r", task.get_name(), exc, exc_info=exc)
-
     def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
         """Whatever escapes a callback (a datagram handler, a timer) is logged, never lost."""
         exc = context.get("exception")
@@ -406,8 +398,9 @@ class Daemon:
     # -- resync ------------------------------------------------------------------------------
 
     def request_resync(self) -> None:
-        if self._resync_task is None or self._resync_task.done():
-            self._resync_task = self._spawn(self.resync(), "resync")
+        """Asked again once serving starts when it comes before (a reload at start)."""
+        if self._tasks is not None and (self._resync_task is None or self._resync_task.done()):
+            self._resync_task = self._tasks.once(self.resync(), "resync")
 
     async def resync(self) -> bool:
         """Ask the shim for the truth (`jb_status`) and reconcile players, teams, warden."""
@@ -492,16 +485,18 @@ class Daemon:
     async def _saver(self) -> None:
         while True:
             await asyncio.sleep(self.save_interval)
-            if self._dirty:
-                self.save()
+            saved = self._dirty and self.save(publish=False)
             self.store.flush_lines()  # the round story's lines, even when the state did not change
             gone = self.store.still_there()  # deleted under us: every audit row would go at stop
             if gone:
                 log.error("%s", gone)
-            self._save_link()
+            # One retained state a tick, whichever of the two changed: each is a public_state and a JSON of it.
+            if not self._save_link() and saved and self.mqtt is not None:
+                self.mqtt.publish_state(self._public())
 
-    def _save_link(self) -> None:
-        """How the daemon stands, for `jailcore status`, the web page and MQTT: RCON, outbox, last line."""
+    def _save_link(self) -> bool:
+        """How the daemon stands, for `jailcore status`, the web page and MQTT: RCON, outbox,
+        last line; True when it published the state on MQTT."""
         link = (self.client.state, len(self.outbox), self.engine.state.time or None, self.config.mode)
         drops = self.udp.drops()
         now = time.monotonic()
@@ -515,6 +510,18 @@ class Daemon:
             self.store.commit()
             if self.mqtt is not None and changed:
                 self.mqtt.publish_state(self._public())
+                return True
+        return False
+
+    def _phased(self, interval: float, job: Callable[[], Coroutine]) -> Callable[[], Coroutine]:
+        """`job` started `phase` of its interval late: the timers of the servers of one
+        process take turns instead of all firing in the same loop turn (a stall in which
+        datagrams pile up)."""
+        async def phased() -> None:
+            if self.phase:
+                await asyncio.sleep(interval * self.phase)
+            await job()
+        return phased
 
     def _note_drops(self) -> None:
         """The admins online read the drops in !jcstatus (the shim's `jb_note`; again after a reload of it)."""
@@ -563,65 +570,69 @@ class Daemon:
                 await loop.run_in_executor(worker, self.store.checkpoint)
 
     async def run(self) -> None:
-        loop = asyncio.get_running_loop()
-        previous_handler = loop.get_exception_handler()
-        loop.set_exception_handler(self._loop_error)
-        handlers = {signal.SIGTERM: self.stopping.set, signal.SIGINT: self.stopping.set, signal.SIGHUP: self.hangup}
-        for sig, handler in handlers.items():
-            try:
-                loop.add_signal_handler(sig, handler)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
-        transport = None
-        tasks: list[asyncio.Task] = []
+        """One server alone in its process: its signals and the loop's error handler, then `serve`."""
+        async with process_hooks(self.stopping.set, self.hangup, self._loop_error):
+            await self.serve()
+
+    async def serve(self, listen: bool = True) -> None:
+        """This server's part of a process, until `stopping`: the log in (its own UDP port
+        unless `listen` is False and the caller routes its datagrams to `self.udp`), the
+        background tasks under one supervisor, RCON; on the way out the tasks stop first,
+        then the log, then the state is saved and RCON closed."""
         try:
-            if self.config.log_file:
-                tasks.append(self._spawn(self._supervise("log file follower", lambda: follow_file(self.config.log_file, self.feed)), "log"))
-            else:
-                try:
-                    transport, self.log_port = await listen_udp(self.config.log_listen, self.udp)
-                except OSError as exc:
-                    self.fail(f"cannot listen for the log on {self.config.log_listen}: {exc.strerror or exc}")
-                    return
-            tasks += [
-                self._spawn(self._supervise("RCON outbox", self.outbox.run), "outbox"),
-                self._spawn(self._supervise("state saver", self._saver), "saver"),
-                self._spawn(self._supervise("WAL checkpointer", self._checkpointer), "checkpointer"),
-                self._spawn(self._supervise("admin requests", self.requests.run, essential=False), "requests"),
-            ]
-            if self.mqtt is not None:
-                tasks.append(self._spawn(self._supervise("MQTT link", self.mqtt.run, essential=False), "mqtt"))
-            if self.config_path:
-                tasks.append(self._spawn(self._supervise("config watcher", self._watch_config, essential=False), "watcher"))
-            self.request_resync()
-            self.ready.set()
-            await self.stopping.wait()
+            async with AsyncExitStack() as stack:
+                stack.push_async_callback(self._at_stop)
+                if self.config.log_file:
+                    listen = False
+                if listen:
+                    try:
+                        transport, self.log_port = await listen_udp(self.config.log_listen, self.udp)
+                    except OSError as exc:
+                        self.fail(f"cannot listen for the log on {self.config.log_listen}: {exc.strerror or exc}")
+                        return
+                    stack.callback(transport.close)
+                woken = await wake.listen(self.store.path, self.server, self._woken)
+                if woken is not None:
+                    stack.callback(woken.close)
+                tasks = self._tasks = await stack.enter_async_context(Supervisor(self))
+                stack.callback(setattr, self, "_tasks", None)
+                stack.push_async_callback(self._goodbye)  # first on the way out: the MQTT link still runs to drain
+                if self.config.log_file:
+                    tasks.keep("log file follower", lambda: follow_file(self.config.log_file, self.feed))
+                tasks.keep("RCON outbox", self.outbox.run)
+                tasks.keep("state saver", self._phased(self.save_interval, self._saver))
+                if self.checkpoints:
+                    tasks.keep("WAL checkpointer", self._phased(self.checkpoint_interval, self._checkpointer))
+                tasks.keep("admin requests", self._phased(self.requests.interval, self.requests.run), essential=False)
+                if self.mqtt is not None:
+                    tasks.keep("MQTT link", self.mqtt.run, essential=False)
+                if self.config_path:
+                    tasks.keep("config watcher", self._phased(self.watch_interval, self._watch_config), essential=False)
+                self._dirty = True  # the first saver tick shows this server to `status`, before any line
+                self.request_resync()
+                self.ready.set()
+                await self.stopping.wait()
         finally:
             self.ready.set()
-            await self._goodbye()
-            running = [t for t in [*tasks, self._resync_task] if t is not None]
-            for task in running:
-                task.cancel()
-            if running:
-                _, stuck = await asyncio.wait(running, timeout=5.0)
-                for task in stuck:
-                    log.error("%s did not stop within 5s of being cancelled", task.get_name())
-            if transport is not None:
-                transport.close()
-            try:
-                self.save()
-                self.store.commit()
-            except sqlite3.Error as exc:
-                log.error("the state could not be saved at stop: %s", exc)
-            self._keep_mqtt()
-            await self.client.close()
-            self.lock.release()
-            for sig in handlers:
-                try:
-                    loop.remove_signal_handler(sig)
-                except (NotImplementedError, RuntimeError, ValueError):
-                    pass
-            loop.set_exception_handler(previous_handler)
+
+    def _woken(self) -> None:
+        """An admin's command wrote a request and said so: apply it now, not at the next poll."""
+        try:
+            self.requests.apply()
+        except sqlite3.Error as exc:
+            self.store_failed(exc)
+        except Exception:  # the poll tries again; a failure here is logged, never lost
+            log.exception("admin requests failed on a wake-up")
+
+    async def _at_stop(self) -> None:
+        try:
+            self.save()
+            self.store.commit()
+        except sqlite3.Error as exc:
+            log.error("the state could not be saved at stop: %s", exc)
+        self._keep_mqtt()
+        await self.client.close()
+        self.lock.release()
 
     def stop(self) -> None:
         self.stopping.set()
@@ -633,6 +644,31 @@ def _signature(path: Path) -> tuple | None:
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+@asynccontextmanager
+async def process_hooks(stop: Callable[[], None], hangup: Callable[[], None],
+                        on_error: Callable[[asyncio.AbstractEventLoop, dict], None]) -> AsyncIterator[None]:
+    """The process's signals (SIGTERM and SIGINT stop, SIGHUP reloads) and the loop's error
+    handler for as long as the block runs; the ones before are put back after it."""
+    loop = asyncio.get_running_loop()
+    previous_handler = loop.get_exception_handler()
+    loop.set_exception_handler(on_error)
+    handlers = {signal.SIGTERM: stop, signal.SIGINT: stop, signal.SIGHUP: hangup}
+    for sig, handler in handlers.items():
+        try:
+            loop.add_signal_handler(sig, handler)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    try:
+        yield
+    finally:
+        for sig in handlers:
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        loop.set_exception_handler(previous_handler)
 
 
 def run_loop(main: Coroutine) -> Any:

@@ -5,6 +5,11 @@ counts by reason, every datagram that is not from an allowed address, not in the
 remote-log format, or without the configured `sv_logsecret`; it never raises. The first
 drop of each reason is logged with its sender, so a mis-set `sv_logsecret` or `[log]
 allow` is said at once, not found days later; `status` and `!jcstatus` show the counts.
+
+One UDP port may serve many servers of one process (`SharedLog`), as HLstatsX does with
+one `logaddress_add` target for all: a datagram goes to the one server whose
+`sv_logsecret` it carries and whose allow list holds its address; one that more than one
+server would take is dropped (counted `ambiguous`), never given to the wrong server.
 """
 
 from __future__ import annotations
@@ -28,11 +33,27 @@ WHY = {
 RECEIVE_BUFFER = 4 * 1024 * 1024
 
 
+CACHED_HOSTS = 4096  # past this many distinct senders the cache starts afresh: forged sources cannot grow it
+
+
 class AllowList:
     def __init__(self, entries: Iterable[str]):
         self.networks = [ipaddress.ip_network(e, strict=False) for e in entries]
+        self._known: dict[str, bool] = {}
 
     def __contains__(self, host: str) -> bool:
+        # Parsing an address costs as much as parsing the line; a server sends from one address.
+        known = self._known.get(host)
+        if known is None:
+            if len(self._known) >= CACHED_HOSTS:
+                self._known.clear()
+            known = self._known[host] = self._allows(host)
+        return known
+
+    def overlaps(self, other: AllowList) -> bool:
+        return any(a.overlaps(b) for a in self.networks for b in other.networks if a.version == b.version)
+
+    def _allows(self, host: str) -> bool:
         try:
             addr = ipaddress.ip_address(host.split("%", 1)[0])
         except ValueError:
@@ -62,21 +83,49 @@ def unwrap(datagram: bytes, secret: str) -> bytes | str:
 class UdpLog(asyncio.DatagramProtocol):
     def __init__(self, on_record: Callable[[bytes], None], secret: str = "", allow: Iterable[str] = ("127.0.0.1", "::1")):
         self.on_record = on_record
-        self.secret = secret
-        self.allow = AllowList(allow)
+        self._secret = secret
+        self._allow = AllowList(allow)
         self.received = 0
         self.dropped: Counter[str] = Counter()
+        self.changed: Callable[[], None] | None = None  # a shared port forgets its routes
+
+    @property
+    def secret(self) -> str:
+        return self._secret
+
+    @secret.setter
+    def secret(self, value: str) -> None:
+        self._secret = value
+        if self.changed is not None:
+            self.changed()
+
+    @property
+    def allow(self) -> AllowList:
+        return self._allow
+
+    @allow.setter
+    def allow(self, value: AllowList) -> None:
+        self._allow = value
+        if self.changed is not None:
+            self.changed()
 
     def datagram_received(self, data: bytes, addr: tuple) -> None:
         self.received += 1
-        if addr[0] not in self.allow:
+        if addr[0] not in self._allow:
             self._drop("address", addr)
             return
-        record = unwrap(data, self.secret)
+        record = unwrap(data, self._secret)
         if isinstance(record, str):
             self._drop(record, addr)
             return
         self.on_record(record)
+
+    def take(self, data: bytes, addr: tuple) -> bytes | None:
+        """The record if this datagram is this server's (allowed sender, its secret), else None."""
+        if addr[0] not in self._allow:
+            return None
+        record = unwrap(data, self._secret)
+        return None if isinstance(record, str) else record
 
     def _drop(self, why: str, addr: tuple) -> None:
         self.dropped[why] += 1
@@ -89,15 +138,66 @@ class UdpLog(asyncio.DatagramProtocol):
         return ", ".join(f"{why} {n}" for why, n in sorted(self.dropped.items()) if n)
 
 
-async def listen_udp(listen: str, proto: UdpLog) -> tuple[asyncio.DatagramTransport, int]:
+class SharedLog(asyncio.DatagramProtocol):
+    """One UDP port for several servers' logs, each datagram to the one server it is for."""
+
+    def __init__(self, members: Iterable[UdpLog]):
+        # A server with a secret is asked first: a secretless one would take any datagram.
+        self.members = sorted(members, key=lambda m: not m.secret)
+        self.routes: dict[tuple, UdpLog] = {}  # sender -> its server, learnt from its first datagram
+        self.received = 0
+        self.dropped: Counter[str] = Counter()
+        for member in self.members:
+            member.changed = self.routes.clear
+
+    def add(self, member: UdpLog) -> None:
+        """A server that joins the port while it runs (its config was fixed)."""
+        self.members = sorted([*self.members, member], key=lambda m: not m.secret)
+        member.changed = self.routes.clear
+        self.routes.clear()
+
+    def datagram_received(self, data: bytes, addr: tuple) -> None:
+        self.received += 1
+        member = self.routes.get(addr)
+        if member is not None:
+            record = member.take(data, addr)
+            if record is not None:
+                member.received += 1
+                member.on_record(record)
+                return
+        takers = [(m, r) for m in self.members if (r := m.take(data, addr)) is not None]
+        if len(takers) > 1:  # the server whose secret the datagram carries, over one that asks none
+            takers = [t for t in takers if t[0].secret] or takers
+        if len(takers) != 1:
+            why = "ambiguous" if takers else "unclaimed"
+            self.dropped[why] += 1
+            if self.dropped[why] == 1:
+                log.warning("a log datagram from %s:%s on the shared port was dropped: %s; such drops are counted", addr[0], addr[1],
+                            "more than one server would take it" if takers else "no server's sv_logsecret and [log] allow fit it")
+            return
+        member, record = takers[0]
+        if len(self.routes) >= CACHED_HOSTS:
+            self.routes.clear()
+        self.routes[addr] = member
+        member.received += 1
+        member.on_record(record)
+
+
+async def listen_udp(listen: str, proto: asyncio.DatagramProtocol, buffer: int = RECEIVE_BUFFER) -> tuple[asyncio.DatagramTransport, int]:
     host, _, port = listen.rpartition(":")
     loop = asyncio.get_running_loop()
     transport, _ = await loop.create_datagram_endpoint(lambda: proto, local_addr=(host.strip("[]") or "127.0.0.1", int(port)))
     sock = transport.get_extra_info("socket")
-    try:  # room for a burst (a round end writes dozens of lines at once); the kernel caps it
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
-    except OSError:
-        pass
+    # Room for a burst (a round end writes dozens of lines at once) and for the loop's
+    # longest stall; the kernel caps it at net.core.rmem_max, except for root (FORCE).
+    for option in (getattr(socket, "SO_RCVBUFFORCE", None), socket.SO_RCVBUF):
+        if option is None:
+            continue
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, option, buffer)
+            break
+        except OSError:
+            continue
     return transport, transport.get_extra_info("sockname")[1]
 
 

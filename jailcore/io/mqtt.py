@@ -5,7 +5,11 @@ newest only), `jailcore/network/ctbans` (a CT ban made on one server, kept on al
 
 A broker outage never blocks enforcement: `publish` only appends to an in-memory queue,
 and the connection loop drains it, oldest first, taking a message off only once the
-broker acknowledged it (QoS 1). The session is persistent (a fixed client id, no clean
+broker acknowledged it (QoS 1). Messages go out in order without waiting for each one's
+acknowledgement in turn (a window of `WINDOW`); a CT ban (`urgent`) has its own queue and
+sender, so it leaves ahead of the actions it came with and of state messages, even while
+a window of them waits for the broker. Unacknowledged messages are sent again, in order,
+after a reconnection. The session is persistent (a fixed client id, no clean
 session), so CT bans published while this daemon was away are delivered when it returns.
 Messages carry an `id`; a message seen before is ignored, since QoS 1 may deliver twice.
 
@@ -33,6 +37,7 @@ log = logging.getLogger("jailcore.mqtt")
 
 CTBANS = "jailcore/network/ctbans"
 MAX_QUEUE = 50_000
+WINDOW = 64  # messages awaiting the broker's acknowledgement at once
 KEEPALIVE = 10
 
 
@@ -76,19 +81,23 @@ class MqttLink:
         self.backoff_min, self.backoff_max = backoff
         self.connected = asyncio.Event()
         self.published = 0
+        self.local = {server}  # servers of this process: their bans reach each other without the broker
         self._queue: deque[tuple[str, str, bool]] = deque()
+        self._urgent: deque[tuple[str, str, bool]] = deque()
         self._state: str | None = None
         self._wake = asyncio.Event()
+        self._wake_urgent = asyncio.Event()
         self._seen: deque[str] = deque(maxlen=4096)
 
     # -- what the daemon calls (never blocks) ---------------------------------------------
 
-    def publish(self, topic: str, payload: dict, retain: bool = False) -> None:
-        if len(self._queue) >= MAX_QUEUE:
-            self._queue.popleft()
+    def publish(self, topic: str, payload: dict, retain: bool = False, urgent: bool = False) -> None:
+        queue = self._urgent if urgent else self._queue
+        if len(queue) >= MAX_QUEUE:
+            queue.popleft()
             log.warning("MQTT queue full: the oldest message was dropped")
-        self._queue.append((topic, json.dumps(payload, ensure_ascii=False), retain))
-        self._wake.set()
+        queue.append((topic, json.dumps(payload, ensure_ascii=False), retain))
+        (self._wake_urgent if urgent else self._wake).set()
 
     def publish_state(self, state: dict) -> None:
         self._state = json.dumps({"server": self.server, **state}, ensure_ascii=False)
@@ -96,14 +105,14 @@ class MqttLink:
 
     @property
     def waiting(self) -> int:
-        return len(self._queue) + (self._state is not None)
+        return len(self._queue) + len(self._urgent) + (self._state is not None)
 
     def will_payload(self) -> str:
         return json.dumps({"server": self.server, "daemon": "offline"})
 
     def waiting_messages(self) -> list[tuple[str, str, bool]]:
         """What the broker has not taken yet, oldest first, the newest state last."""
-        out = list(self._queue)
+        out = list(self._urgent) + list(self._queue)
         if self._state is not None:
             out.append((f"jailcore/{self.server}/state", self._state, True))
         return out
@@ -111,9 +120,10 @@ class MqttLink:
     def restore(self, messages: list[tuple[str, str, bool]]) -> None:
         """Messages kept from before the last stop go out first, in their order."""
         for topic, payload, retain in reversed(messages):
-            self._queue.appendleft((topic, payload, retain))
+            (self._urgent if topic == CTBANS else self._queue).appendleft((topic, payload, retain))
         if messages:
             self._wake.set()
+            self._wake_urgent.set()
 
     async def drain(self, timeout: float) -> None:
         """At a stop: give a connected broker a moment to take what is queued."""
@@ -134,12 +144,14 @@ class MqttLink:
                 async with aiomqtt.Client(
                     **self.args, identifier=f"jailcore-{self.server}", clean_session=False, timeout=10, will=will, keepalive=KEEPALIVE
                 ) as client:
+                    client.pending_calls_threshold = 2 * WINDOW + 16  # two windows in flight are the plan, not a backlog
                     await client.subscribe(CTBANS, qos=1)
                     self.connected.set()
                     delay = self.backoff_min
                     log.info("MQTT connected to %s:%s", self.args["hostname"], self.args["port"])
                     async with asyncio.TaskGroup() as group:
-                        group.create_task(self._send(client))
+                        group.create_task(self._send(client, self._urgent, self._wake_urgent, with_state=False))
+                        group.create_task(self._send(client, self._queue, self._wake, with_state=True))
                         group.create_task(self._receive(client))
             except* aiomqtt.MqttError as group:
                 log.warning("MQTT: %s; retrying in %.1fs", group.exceptions[0], delay)
@@ -147,22 +159,26 @@ class MqttLink:
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.backoff_max)
 
-    async def _send(self, client: aiomqtt.Client) -> None:
+    async def _send(self, client: aiomqtt.Client, queue: deque, wake: asyncio.Event, with_state: bool) -> None:
         while True:
-            if not self._queue and self._state is None:
-                self._wake.clear()
-                await self._wake.wait()
+            if not queue and not (with_state and self._state is not None):
+                wake.clear()
+                await wake.wait()
                 continue
-            if self._queue:
-                topic, payload, retain = self._queue[0]
-                await client.publish(topic, payload, qos=1, retain=retain)
-                self._queue.popleft()
-            else:
-                state = self._state
-                await client.publish(f"jailcore/{self.server}/state", state, qos=1, retain=True)
-                if self._state is state:
-                    self._state = None
-            self.published += 1
+            batch = [queue.popleft() for _ in range(min(len(queue), WINDOW))]
+            state = self._state if with_state and len(batch) < WINDOW else None
+            try:
+                # Issued in order, so they reach the broker (and each subscriber) in order.
+                sends = [client.publish(topic, payload, qos=1, retain=retain) for topic, payload, retain in batch]
+                if state is not None:
+                    sends.append(client.publish(f"jailcore/{self.server}/state", state, qos=1, retain=True))
+                await asyncio.gather(*sends)
+            except BaseException:
+                queue.extendleft(reversed(batch))  # not acknowledged: first again after reconnecting
+                raise
+            if state is not None and self._state is state:
+                self._state = None
+            self.published += len(batch) + (state is not None)
 
     async def _receive(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:
@@ -172,7 +188,7 @@ class MqttLink:
                 log.warning("MQTT: a message on %s that is not JSON was ignored", message.topic)
                 continue
             key = str(data.get("id"))
-            if key in self._seen or data.get("origin") == self.server:
+            if key in self._seen or data.get("origin") in self.local:
                 continue
             self._seen.append(key)
             if self.on_ctban is not None and isinstance(data, dict) and data.get("steamid"):

@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from jailcore.engine.actions import Action, clean_text, kind_name, kinds_that
-from jailcore.io.mqtt import CTBANS
 from jailcore.io.store import PardonError
 from jailcore.log import events as ev
 
@@ -46,6 +45,8 @@ class Daemon(Protocol):
     _dirty: bool
 
     def _carry_out(self, actions: list[Action], sweep: bool = False) -> None: ...
+
+    def share_ctban(self, ban: dict) -> None: ...
 
 
 class Requests:
@@ -119,23 +120,21 @@ class Requests:
     def _network_ban(self, steamid: str, why: str) -> None:
         d = self.daemon
         ban = d.engine.state.ctbans.get(ev.player_key(steamid, 0))
-        if d.mqtt is None or ban is None:
+        if ban is None:
             return
-        d.mqtt.publish(CTBANS, {"id": f"{d.server}:{why}", "origin": d.server, "steamid": ban.steamid, "name": ban.name,
-                                "until": ban.until, "rounds": ban.rounds, "ref": ban.ref, "reason": ban.reason, "by": ban.by})
+        d.share_ctban({"id": f"{d.server}:{why}", "origin": d.server, "steamid": ban.steamid, "name": ban.name,
+                       "until": ban.until, "rounds": ban.rounds, "ref": ban.ref, "reason": ban.reason, "by": ban.by})
 
     def _published_pardon(self, entry: dict, row) -> None:
         d = self.daemon
-        if d.mqtt is None:
-            return
-        d.mqtt.publish(f"jailcore/{d.server}/actions", {
-            **entry, "server": d.server, "id": row["action_id"], "status": "pardoned", "pardon": {"by": row["by"], "reason": row["reason"]},
-        })
+        if d.mqtt is not None:
+            d.mqtt.publish(f"jailcore/{d.server}/actions", {
+                **entry, "server": d.server, "id": row["action_id"], "status": "pardoned", "pardon": {"by": row["by"], "reason": row["reason"]},
+            })
         target = entry.get("target") or {}
         if entry.get("action") == "ctban" and target.get("steamid"):
             self._network_lift(target["steamid"], row["by"], f"pardon {row['id']}")
 
     def _network_lift(self, steamid: str, by: str, why: str) -> None:
         d = self.daemon
-        if d.mqtt is not None:
-            d.mqtt.publish(CTBANS, {"id": f"{d.server}:lift:{why}:{steamid}", "origin": d.server, "steamid": steamid, "lift": True, "by": by})
+        d.share_ctban({"id": f"{d.server}:lift:{why}:{steamid}", "origin": d.server, "steamid": steamid, "lift": True, "by": by})

@@ -53,6 +53,11 @@ CREATE TABLE IF NOT EXISTS audit (
 );
 CREATE INDEX IF NOT EXISTS audit_status ON audit (server, status);
 CREATE INDEX IF NOT EXISTS audit_player ON audit (steamid);
+CREATE TABLE IF NOT EXISTS standing (
+    server TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS audit_round ON audit (server, round);
 CREATE INDEX IF NOT EXISTS audit_time ON audit (time);
 """
@@ -185,6 +190,15 @@ class Store:
     def load_state(self, server: str) -> dict | None:
         row = self.db.execute("SELECT snapshot FROM state WHERE server = ?", (server,)).fetchone()
         return json.loads(row["snapshot"]) if row else None
+
+    def save_standing(self, server: str, standing: str, when: str) -> None:
+        """What `status` shows of a server's engine, written in the same transaction as its
+        snapshot (call it first): the command reads it without loading the rules."""
+        self._write(
+            "INSERT INTO standing (server, state, updated) VALUES (?, ?, ?) "
+            "ON CONFLICT(server) DO UPDATE SET state = excluded.state, updated = excluded.updated",
+            (server, standing, when),
+        )
 
     def save_state(self, server: str, snapshot: dict | str, when: str) -> None:
         text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)

@@ -114,6 +114,7 @@ class LineReader:
 
     def __init__(self) -> None:
         self._times: dict[str | bytes, str] = {}  # `MM/DD/YYYY - HH:MM:SS` -> ISO: one per second of log time
+        self._days: dict[str, str] = {}  # `MM/DD/YYYY` -> `YYYY-MM-DD`, a day the calendar has
         self._actors: dict[str | bytes, ev.Player] = {}  # identity text read from the left
         self._identities: dict[str | bytes, ev.Player] = {}  # identity text read whole, from the right
 
@@ -122,9 +123,11 @@ class LineReader:
     # Keys are the text as the line holds it, bytes or str: MASTER reads either.
 
     def _new_second(self, key: bytes | str) -> str:
-        """A timestamp `MM/DD/YYYY - HH:MM:SS` whose shape MASTER has already checked."""
+        """`MM/DD/YYYY - HH:MM:SS` in MASTER's ranges: each day checked once, no datetime a second."""
         stamp = key.decode("ascii") if isinstance(key, bytes) else key
-        return _keep(self._times, key, _iso(stamp[6:10], stamp[0:2], stamp[3:5], stamp[13:15], stamp[16:18], stamp[19:21]))
+        if stamp[19:21] == "60" or (day := self._days.get(stamp[:10])) is None:  # a leap second fails in _iso
+            day = _keep(self._days, stamp[:10], _iso(stamp[6:10], stamp[0:2], stamp[3:5], "00", "00", stamp[19:21])[:10])
+        return _keep(self._times, key, f"{day}T{stamp[13:21]}")
 
     # The identity caches hold well-formed identities only: text that is none is rare (and
     # then read step by step anyway), so it is not worth a place.

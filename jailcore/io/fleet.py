@@ -1,0 +1,265 @@
+"""One process, many servers: `jailcore run --config a.toml --config b.toml ...`.
+
+One config per server stays the unit: each server is a whole `Daemon` (its engine, RCON
+link, state, reload, mode) served side by side in one event loop. One bad server never
+stops the others: a config refused at start, a state database that cannot be opened or a
+log port that cannot be bound leaves that server out (one line each; a refused config is
+read again when its file changes, and joins once it is right), a server that
+fails while running stops alone, and RCON refused or lost waits as it does for a daemon
+alone. The process ends when every server has stopped (SIGTERM stops them all); its exit
+status is 1 when any server was refused or failed.
+
+Servers whose configs name the same `[log] listen` share one UDP port (`SharedLog`): the
+servers of one port must each have their own `sv_logsecret` (or allow lists that do not
+overlap), or the later one is refused. Servers whose configs name the same state file
+share one connection to it (the database is keyed by server). A CT ban given on one
+server goes straight to the others of the process on the next loop turn; MQTT carries it
+to the rest of the network, whose copy the servers of this process then ignore.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import sqlite3
+import sys
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+from jailcore.config.config import Config, ConfigError
+from jailcore.io.daemon import Daemon, _signature, process_hooks, run_loop
+from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
+from jailcore.io.store import Store, StoreError
+
+log = logging.getLogger("jailcore")
+
+
+def configs_in(folder: str) -> list[str]:
+    """Every `*.toml` of a folder, in name order: one server each."""
+    return [str(p) for p in sorted(Path(folder).glob("*.toml")) if p.is_file()]
+
+
+class Fleet:
+    def __init__(self, paths: list[str], load: Callable[[str], Config] = Config.from_toml, watch_interval: float = 1.0, **options):
+        self.paths = paths
+        self.watch_interval = watch_interval
+        self._load, self._options = load, options
+        self._group: asyncio.TaskGroup | None = None
+        self.daemons: list[Daemon] = []
+        self.refused: dict[str, str] = {}  # config path -> the one line saying why
+        self.failed: dict[str, str] = {}  # server -> why it stopped while running
+        self.stores: dict[str, Store] = {}
+        self.shared: dict[str, SharedLog] = {}  # listen address -> the servers' shared port
+        self.stopping = asyncio.Event()
+        self.ready = asyncio.Event()
+        for path in paths:
+            self._add(path, load, options)
+        self._names: set[str] = set()
+        self._checkpointed: set[int] = set()
+        for i, daemon in enumerate(self.daemons):
+            self._wire(daemon, i / len(self.daemons))
+
+    def _wire(self, daemon: Daemon, phase: float) -> None:
+        """A server into the process: its bans to the others, its turn for the timers, one
+        checkpointer per file, and the names whose bans its MQTT link leaves to the process."""
+        daemon.siblings = self._relay_from(daemon)
+        daemon.phase = phase
+        daemon.checkpoints = id(daemon.store) not in self._checkpointed
+        self._checkpointed.add(id(daemon.store))
+        self._names.add(daemon.server)
+        if daemon.mqtt is not None:
+            daemon.mqtt.local = self._names
+
+    # -- start ---------------------------------------------------------------------------------
+
+    def _add(self, path: str, load: Callable[[str], Config], options: dict) -> None:
+        try:
+            config = load(path)
+        except ConfigError as exc:
+            return self._refuse(path, "config refused: " + "; ".join(exc.problems))
+        except (OSError, ValueError) as exc:
+            return self._refuse(path, f"config refused: {exc}")
+        if any(d.server == config.server_name for d in self.daemons):
+            return self._refuse(path, f"server name {config.server_name!r} is already served by another config")
+        if not config.log_file:  # before the daemon takes its lock and its kept messages
+            for other in self.daemons:
+                if self._same_port(other.config, config) and _confusable(other.config, config):
+                    return self._refuse(path, f"shares the log port {config.log_listen} with server {other.server!r} "
+                                              "with the same sv_logsecret: give each server its own [log] secret")
+        key = str(Path(config.state_path).resolve()) if config.state_path != ":memory:" else f":memory:{path}"
+        try:
+            store = self.stores.get(key) or Store(config.state_path)
+        except StoreError as exc:
+            return self._refuse(path, str(exc))
+        self.stores[key] = store
+        try:
+            daemon = Daemon(config, store, config_path=path, **options)
+        except StoreError as exc:
+            return self._refuse(path, str(exc))
+        except (OSError, ValueError, sqlite3.Error) as exc:
+            return self._refuse(path, f"cannot start: {exc}")
+        self.daemons.append(daemon)
+
+    def _refuse(self, path: str, why: str) -> None:
+        self.refused[path] = why
+        log.error("%s: %s; the other servers go on", path, why)
+
+    @staticmethod
+    def _same_port(a: Config, b: Config) -> bool:
+        # Port 0 is "any free port": each its own, never shared.
+        return not a.log_file and a.log_listen == b.log_listen and not a.log_listen.endswith(":0")
+
+    # -- the in-process network ----------------------------------------------------------------
+
+    def _relay_from(self, origin: Daemon) -> Callable[[dict], None]:
+        def relay(ban: dict) -> None:
+            # On the next loop turn: the origin finishes recording and sending its own decision first.
+            asyncio.get_running_loop().call_soon(self._relay, origin, ban)
+        return relay
+
+    def _relay(self, origin: Daemon, ban: dict) -> None:
+        for daemon in self.daemons:
+            if daemon is origin or daemon.stopping.is_set():
+                continue
+            try:
+                daemon.network_ctban(ban)
+            except Exception:  # one server's fault stays its own
+                log.exception("server %s could not take the CT ban %s", daemon.server, ban.get("id"))
+
+    # -- lifetime ------------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        async with process_hooks(self.stop, self.hangup, self._loop_error), AsyncExitStack() as stack:
+            groups: dict[str, list[Daemon]] = {}
+            for daemon in self.daemons:
+                if not daemon.config.log_file and not daemon.config.log_listen.endswith(":0"):
+                    groups.setdefault(daemon.config.log_listen, []).append(daemon)
+            own = {id(d) for d in self.daemons}
+            for listen, members in groups.items():
+                if len(members) < 2:
+                    continue
+                shared = SharedLog(d.udp for d in members)
+                try:
+                    # Each server's share of room for a stall, up to 64 MB (used only while it fills).
+                    transport, port = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
+                except OSError as exc:
+                    for d in members:
+                        d.fail(f"cannot listen for the log on {listen}: {exc.strerror or exc}")
+                    continue
+                stack.callback(transport.close)
+                self.shared[listen] = shared
+                for d in members:
+                    d.log_port = port
+                    own.discard(id(d))
+            async with asyncio.TaskGroup() as group:
+                self._group = group
+                group.create_task(self._watch_refused(), name="refused configs")
+                for daemon in self.daemons:
+                    group.create_task(self._serve(daemon, id(daemon) in own), name=f"server {daemon.server}")
+                group.create_task(self._stop_all(), name="fleet stop")
+                group.create_task(self._all_ready(), name="fleet ready")
+        for store in self.stores.values():
+            try:
+                store.close()
+            except sqlite3.Error:
+                pass
+        return 1 if self.refused or self.failed else 0
+
+    async def _serve(self, daemon: Daemon, listen: bool) -> None:
+        try:
+            await daemon.serve(listen=listen)  # a server already failed (its port) still saves and lets go of its lock
+        except Exception as exc:  # a server's own bug stops that server, not the process
+            log.exception("server %s stopped on an error", daemon.server)
+            daemon.fail(f"{exc!r}")
+        finally:
+            daemon.ready.set()
+        if daemon.stop_reason is not None:
+            self.failed[daemon.server] = daemon.stop_reason
+            log.error("server %s stopped: %s; the other servers go on", daemon.server, daemon.stop_reason)
+        if all(d.stopping.is_set() for d in self.daemons):
+            self.stopping.set()
+
+    async def _watch_refused(self) -> None:
+        """A config refused at start is read again when its file changes: once it is right,
+        its server joins the running ones (the same as a reload for a running server)."""
+        seen = {path: _signature(Path(path)) for path in self.refused}
+        while True:
+            try:
+                async with asyncio.timeout(self.watch_interval):
+                    await self.stopping.wait()
+                return
+            except TimeoutError:
+                pass
+            for path in list(self.refused):
+                now = _signature(Path(path))
+                if now is None or now == seen.get(path):
+                    continue
+                seen[path] = now
+                del self.refused[path]
+                count = len(self.daemons)
+                self._add(path, self._load, self._options)
+                if len(self.daemons) == count:
+                    continue  # refused again, and said so
+                daemon = self.daemons[-1]
+                self._wire(daemon, 0.5)
+                shared = self.shared.get(daemon.config.log_listen) if not daemon.config.log_file else None
+                if shared is not None:
+                    shared.add(daemon.udp)
+                    daemon.log_port = next(iter(d.log_port for d in self.daemons if d is not daemon and d.udp in shared.members))
+                log.info("%s: accepted after an edit; server %s starts", path, daemon.server)
+                assert self._group is not None
+                self._group.create_task(self._serve(daemon, shared is None), name=f"server {daemon.server}")
+
+    async def _all_ready(self) -> None:
+        for daemon in self.daemons:
+            await daemon.ready.wait()
+        # What start-up made (every server's rules, config, caches) lives as long as the
+        # process: out of the collector's sight, a full collection no longer walks it, and
+        # the loop's longest stall (a datagram's and a ban's wait) shrinks with it.
+        gc.collect()
+        gc.freeze()
+        self.ready.set()
+
+    async def _stop_all(self) -> None:
+        if self.daemons:
+            await self.stopping.wait()
+        for daemon in self.daemons:
+            daemon.stop()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def hangup(self) -> None:
+        for daemon in self.daemons:
+            if not daemon.stopping.is_set():
+                daemon.hangup()
+
+    def daemon(self, server: str) -> Daemon:
+        return next(d for d in self.daemons if d.server == server)
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        """Whatever escapes a callback is logged, never lost. A database error here is not
+        pinned on every server: the failing one's next write (the saver's, within a second)
+        stops that server alone."""
+        exc = context.get("exception")
+        log.error("unexpected error: %s", context.get("message"), exc_info=exc)
+
+
+def _confusable(a: Config, b: Config) -> bool:
+    return a.log_secret == b.log_secret and AllowList(a.log_allow).overlaps(AllowList(b.log_allow))
+
+
+def main_fleet(paths: list[str]) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    fleet = Fleet(paths)
+    if not fleet.daemons:
+        print(f"jailcore run: no server could start ({len(fleet.refused)} refused)", file=sys.stderr)
+        return 1
+    for d in fleet.daemons:
+        c = d.config
+        log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", c.server_name, c.log_file or c.log_listen,
+                 c.rcon_host, c.rcon_port, c.state_path, c.mode)
+    log.info("jailcore: %d server(s) in one process, %d refused", len(fleet.daemons), len(fleet.refused))
+    return run_loop(fleet.run())
