@@ -12,6 +12,7 @@ bench:
 	$(PYTHON) bench/replay_bench.py
 	$(PYTHON) bench/memory_bench.py
 	$(PYTHON) bench/story_size.py
+	$(PYTHON) bench/precision.py
 	@if [ -f bench/live_bench.py ]; then $(PYTHON) bench/live_bench.py; fi
 	$(PYTHON) bench/web_bench.py
 

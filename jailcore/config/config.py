@@ -172,7 +172,7 @@ DEFAULT_LIMITS: list[dict[str, Any]] = [
     {"more_than": 13, "ref": "5.18", "games": [], "tag": "turn_based"},
 ]
 
-KNOWN_TAGS = {"chat", "turn_based", "global", "host_kills", "half"}
+KNOWN_TAGS = {"chat", "turn_based", "global", "host_kills", "half", "cells"}
 
 _ENV = {
     "JAILCORE_RCON_HOST": ("rcon", "host", str),
@@ -237,8 +237,8 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
                 fail((*section.split("."), "patterns"), f"pattern {i + 1} {pattern!r} is not a valid regular expression: {exc}")
 
     for i, key in enumerate(values["ctban.return_block"]["after"]):
-        if key not in RULES:
-            fail(("ctban", "return_block", "after"), f"entry {i + 1} {key!r} is not a rule key")
+        if key not in RULES and key != "ladder":
+            fail(("ctban", "return_block", "after"), f"entry {i + 1} {key!r} is neither a rule key nor \"ladder\"")
 
     secret = values["log"]["secret"]
     if secret and not whole(secret, 1, CELL_MAX):

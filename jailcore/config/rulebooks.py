@@ -18,7 +18,8 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
     "000": {
         "games.host": {"ref": "VI", "ladder": ["warn"]},  # «Любую игру проводит только Начальник Тюрьмы»
         "games.host_death": {"ref": "VI"},  # «Любая игра заканчивается тогда, когда умирает ведущий игры.(Искл. Особые дни)»
-        "games.unknown": {"ref": "6.0", "ladder": ["warn"]},  # «…одобрение Администрации» |Kill/Warn|
+        # «…одобрение Администрации (Игры на картах не в счет)» |Kill/Warn|
+        "games.unknown": {"ref": "6.0", "ladder": ["warn"], "map_games": ["Футбол", "Баскетбол"]},
         "specialday.cooldown": {"ref": "6.5", "ladder": ["slay", "ctban 30m"]},  # |Kill/BanGuard(10-60)|
         "games.min_players": {"ref": "Коммунизм", "ladder": ["warn"]},  # «Минимальное количество игроков: 7»
         "games.only_warden_kills": {"ref": "Саймон а", "ladder": ["warn", "teamswap"]},  # «Убивает только Начальник (Исключение — Бунт)»
@@ -48,10 +49,12 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
         "warden.last_prisoner": {"ref": "Начальник обязан 3", "ladder": ["warn", "teamswap"]},
         "games.global_suicide": {"ref": "Глобальные 4", "ladder": ["kick", "ctban 30m"]},
         "ctban": {"ref": ""},
-        "ctban.return_block": {"ref": "Охрана 11", "rounds": 3, "after": ["teams.balance"]},
+        "ctban.return_block": {"ref": "Охрана 11", "rounds": 3, "after": ["teams.balance", "ladder"]},
     },
     "004": {
-        "orders": {"ref": "5.3", "mode": "stack"},  # «…отменяет предыдущий только в том случае, если они противоречат»
+        # «…отменяет предыдущий только в том случае, если они противоречат»; no clause ends
+        # orders at the warden's death (001 Общие 7 does)
+        "orders": {"ref": "5.3", "mode": "stack", "end_with_warden": False},
         "prohibitions.max": {"ref": "6.3", "limit": 2, "freeday_limit": 2, "only_during_game": True, "ladder": ["warn"]},
         "games.online_limit": {"ref": "5.17", "ladder": ["warn", "teamswap"]},
         "games.duration": {"ref": "5.11", "ladder": ["warn", "teamswap"]},

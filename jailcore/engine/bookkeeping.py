@@ -97,8 +97,16 @@ class Bookkeeping:
                 s.last_prisoner = LastPrisoner(alive[0].userid, alive[0].name, s.time)
 
     def _rebel(self, attacker: ev.Player, victim: ev.Player) -> None:
-        last = self.ctx.state.last_prisoner
-        if last is not None and attacker.userid == last.uid and self.ctx.state.players[victim.userid].team == CT:
+        """000 «Исключение — Бунт»: a prisoner who attacked a guard is a rebel for the rest
+        of the round, in any game that follows too."""
+        s = self.ctx.state
+        if s.players[attacker.userid].team != T or s.players[victim.userid].team != CT:
+            return
+        fight = s.specialday_name or s.last_request or (s.game is not None and "global" in s.game.tags)
+        if attacker.userid not in s.rebels and not fight:  # a special day's, a global game's, a duel's fight is no бунт
+            s.rebels.append(attacker.userid)
+        last = s.last_prisoner
+        if last is not None and attacker.userid == last.uid:
             last.rebelled = True
 
     def _joined_team(self, e: ev.JoinedTeam) -> None:
@@ -127,15 +135,27 @@ class Bookkeeping:
         self._one_left()
 
     def _killed_after(self, e: ev.Killed) -> None:
-        if e.victim.userid == self.ctx.state.warden:
+        s = self.ctx.state
+        game, killer, victim = s.game, s.players.get(e.killer.userid), s.players.get(e.victim.userid)
+        if game is not None and victim is not None and victim.team == T:
+            game.result = True  # 004 5.12 «Проигравшие … погибают»: a loser is a result
+        if game is not None and killer is not None and victim is not None and killer.team == CT and victim.team == T:
+            if victim.userid not in s.rebels:
+                game.died += 1
+            # 000 Король and Морской бой end «когда умрет половина заключенных» (rounded
+            # down): what follows is no longer the game.
+            if "half" in game.tags and game.playing >= 2 and game.died >= game.playing // 2 and not s.specialday_name:
+                s.game = None
+        if e.victim.userid == s.warden:
             self.ctx.warden_gone(orders_end=True)
 
     def _attacked(self, e: ev.Attacked) -> None:
         self.ctx.seat(e.attacker)
         victim = self.ctx.seat(e.victim)
+        self._rebel(e.attacker, e.victim)
         if e.health <= 0:
             victim.alive = False
-        self._rebel(e.attacker, e.victim)
+            self._one_left()  # two killed at once: the last one is left between the two lines
 
     def _suicide(self, e: ev.Suicide) -> None:
         self.ctx.seat(e.player).alive = False
@@ -143,6 +163,9 @@ class Bookkeeping:
 
     def _suicide_after(self, e: ev.Suicide) -> None:
         s = self.ctx.state
+        seat = s.players.get(e.player.userid)
+        if s.game is not None and seat is not None and seat.team == T and e.player.userid not in s.slain:
+            s.game.result = True  # a prisoner who lost (a fall in Светофор) is a result too
         if e.player.userid in s.slain:
             s.slain.remove(e.player.userid)  # our own slay has been seen through
         if e.player.userid == s.warden:
@@ -157,7 +180,7 @@ class Bookkeeping:
         s = self.ctx.state
         s.orders, s.prohibitions, s.game = [], [], None
         s.warden, s.last_request, s.freeday, s.specialday_name = None, False, False, None
-        s.first_order, s.slain, s.moved, s.last_prisoner = False, [], [], None
+        s.first_order, s.slain, s.moved, s.last_prisoner, s.rebels = False, [], [], None, []
         for rule in self.rules:
             rule.round_cleared(self.ctx)
 
@@ -169,6 +192,7 @@ class Bookkeeping:
             count_down_bans(self.ctx)  # a Round_End line was lost: close the day before opening one
         s.round += 1
         s.round_open = True
+        s.owed = {k: r for k, r in s.owed.items() if r >= s.round - 1}
         self._clear_round()
         s.round_started = e.time
         for seat in s.players.values():
@@ -248,7 +272,9 @@ class Bookkeeping:
         seat = self.ctx.seat(e.player)
         game = self.ctx.offered_game(e.game)
         name, tags = (game.name, tuple(sorted(game.tags))) if game else (e.game, ())
-        self.ctx.state.game = GameRun(name, seat.userid, self.ctx.state.time, tags)
+        if game is None and self.ctx.map_game(e.game):
+            tags = ("map",)  # 000 6.0 «Игры на картах не в счет»: played, never judged
+        self.ctx.state.game = GameRun(name, seat.userid, self.ctx.state.time, tags, playing=len(self.ctx.alive(T)))
 
     def _game_end(self, e: ev.GameEnded) -> object:
         if self.ctx.state.game is None:
@@ -264,11 +290,16 @@ class Bookkeeping:
 
     def _freeday(self, e: ev.FreedayGranted) -> None:
         self.ctx.seat(e.player)
+        if self.ctx.state.game is not None:
+            self.ctx.state.game.result = True  # a winner's reward
         if e.scope == "all":
             self.ctx.state.freeday = True
 
     def _last_request(self, e: ev.LastRequest) -> None:
-        self.ctx.state.last_request = True
+        s = self.ctx.state
+        s.last_request = True
+        if s.game is not None and not s.specialday_name:
+            s.game = None  # the last request is the round's game now
 
     def reconcile(self, status: dict[str, Any]) -> None:
         """The players, teams and warden as the shim's `jb_status` reply has them (after a

@@ -4,7 +4,9 @@ Seed 000 section VI is the source, plus the games that 004 5.17 names. Tags:
 `chat` (won by writing in chat), `turn_based` (prisoners one at a time, in turn, more
 than one attempt: what 004 5.18 limits), `global` (a whole-map game, 001 global 1),
 `host_kills` (000 «Убивает только Начальник»: Саймон, Злой Саймон, Реакция), `half` (at
-most half the prisoners may die: 000 Король, Морской бой).
+most half the prisoners may die, and the game ends when half have: 000 Король, Морской
+бой), `cells` (the last volley may take more than the half: Морской бой's admiral names a
+whole cell).
 A warden types a game's name however he likes ("Играем в Математику", "кнб", "rps"),
 so names are compared in a folded form: lower case, ё as е, letters and digits only,
 and a Russian case ending is allowed to differ.
@@ -70,7 +72,7 @@ DEFAULT_CATALOGUE = (
     _g("Мёртвый король", "мертвый король|dead king"),
     _g("Американец", "american"),
     _g("Коммунизм", "communism", "", 7),
-    _g("Морской бой", "battleship", "chat half"),
+    _g("Морской бой", "battleship", "chat half cells"),
     _g("Коко-Шанель", "коко шанель|coco chanel"),
     _g("Повар", "cook"),
     _g("Дальность дропа", "дроп|drop distance", "turn_based"),
@@ -83,21 +85,47 @@ DEFAULT_CATALOGUE = (
 )
 
 _NOT_WORD = re.compile(r"[\W_]+")
-_LEAD = re.compile(r"^(?:играем|играть|игра|начинаем|game|play)\s+(?:в|во|in)?\s*", re.I)
+_LEAD = re.compile(r"^(?:давайте\s+)?(?:играем|сыграем|играть|игра|начинаем|game|play)\s+(?:в|во|in)?\s*", re.I)
+_QUOTES = re.compile(r"[«»\"'“”„`‘’]")
+_MARKER = re.compile(r"\b(?:играем|сыграем|играть|поиграем)\s+(?:в|во)\s+")
+_QUOTED = re.compile(r"[«\"“„'‘]([^«»\"“”„'‘’]{2,40})[»\"”“'’]")
+
+
+def _words(name: str) -> list[str]:
+    """The words of a name as a warden types it: lower case, ё as е, quotes and «играем
+    в» gone («Играем в "Алфавит"», «…'Американца'», «Играем в Мертвого Короля!»)."""
+    name = _QUOTES.sub(" ", name.lower().replace("ё", "е")).strip()
+    return [w for w in _NOT_WORD.split(_LEAD.sub("", name)) if w]
 
 
 def fold(name: str) -> str:
-    name = _LEAD.sub("", name.strip().lower().replace("ё", "е"))
-    return _NOT_WORD.sub("", name)
+    return "".join(_words(name))
+
+
+def _same_word(typed: str, label: str) -> bool:
+    """One word in another Russian case: «Мертвого» is «Мертвый», «третьего» «третий»,
+    «Американца» «Американец». Short words must be written as they are."""
+    if typed == label:
+        return True
+    if len(label) < 4 or len(typed) < 3 or abs(len(typed) - len(label)) > 3:
+        return False
+    common = 0
+    for a, b in zip(typed, label, strict=False):
+        if a != b:
+            break
+        common += 1
+    return common >= max(3, min(len(label), len(typed)) - 3)
 
 
 class Catalogue:
     def __init__(self, games: Iterable[Game]):
         self.games = tuple(games)
         self._exact: dict[str, Game] = {}
+        self._worded: list[tuple[list[str], Game]] = []
         for game in self.games:
             for label in (game.name, *game.aliases):
                 self._exact.setdefault(fold(label), game)
+                self._worded.append((_words(label), game))
 
     def find(self, typed: str) -> Game | None:
         key = fold(typed)
@@ -106,12 +134,33 @@ class Catalogue:
         game = self._exact.get(key)
         if game is not None:
             return game
-        # Russian case endings: "Математику", "Короля", "Интуицию", "Реакцию".
+        words = _words(typed)
+        matches = {id(g): g for label, g in self._worded
+                   if len(label) == len(words) and all(_same_word(w, x) for w, x in zip(words, label, strict=True))}
+        if len(matches) == 1:
+            return next(iter(matches.values()))
+        # Russian case endings on a name written as one word: "Математику", "Короля".
         if len(key) >= 4:
             for label, game in self._exact.items():
                 stem = label[:-1] if len(label) >= 5 else label
                 if key.startswith(stem) and len(key) - len(label) <= 2 and len(label) >= 4:
                     return game
+        # A whole start phrase with the game's name in quotes: 000 «Саймон говорит, что игра
+        # «Саймон говорит» началась».
+        quoted = {fold(q) for q in _QUOTED.findall(typed)} - {key}
+        found = {id(g): g for g in (self.find(q) for q in quoted if q) if g is not None}
+        if found:
+            return next(iter(found.values())) if len(found) == 1 else None
+        # «Сейчас играем в математику, все в линию»: the words after «играем в», the longest
+        # run of them that names a game.
+        m = _MARKER.search(typed.lower().replace("ё", "е"))
+        if m is None:
+            return None
+        after = _words(typed.lower().replace("ё", "е")[m.end():].split(",")[0])
+        for n in range(min(len(after), 4), 0, -1):
+            game = self.find(" ".join(after[:n])) if n < len(after) or m.start() > 0 else None
+            if game is not None:
+                return game
         return None
 
     def __iter__(self) -> Iterator[Game]:

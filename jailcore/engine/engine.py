@@ -98,6 +98,8 @@ class Engine:
             self.resync_wanted = True
             return out
         vetoes, before, handlers, after = route
+        if type(event) is ev.GameStarted and self._map_game(event.game):
+            vetoes = []  # 000 6.0 «Игры на картах не в счет»
         for veto in vetoes:
             refused = veto(self.ctx, event)
             if refused is not None:
@@ -185,6 +187,9 @@ class Engine:
         return self._shown(out)
 
     # -- inside --------------------------------------------------------------------------
+
+    def _map_game(self, typed: str) -> bool:
+        return self.ctx.offered_game(typed) is None and self.ctx.map_game(typed)
 
     def _same_as_saved(self, event: ev.Parsed) -> bool:
         """The first line after a restore, compared with the last one before the snapshot."""

@@ -77,7 +77,7 @@ def _slay(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -
 
 
 def _teamswap(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
-    return move_to_t(ctx, seat, key, ref, reason, block=True)
+    return move_to_t(ctx, seat, key, ref, reason, block=True, ladder=True)
 
 
 def _ctban(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
@@ -116,18 +116,22 @@ STEPS: dict[str, Callable[..., list[Action]]] = {
 # -- moves, CT bans, autoslay ----------------------------------------------------------
 
 
-def move_to_t(ctx: Scene, seat: Seat, key: str, ref: str, reason: str, block: bool) -> list[Action]:
-    """Move a guard to the prisoners; a move under one of the rules that 001 guards 11
-    names (balance, not knowing the rules, bad command, bad microphone: the rule keys in
-    `ctban.return_block.after`) also blocks his return when the server has that rule."""
+def move_to_t(ctx: Scene, seat: Seat, key: str, ref: str, reason: str, block: bool, ladder: bool = False) -> list[Action]:
+    """Move a guard to the prisoners; a move under one of the reasons 001 guards 11 names
+    (balance, not knowing the rules, bad command, bad microphone: the rule keys in
+    `ctban.return_block.after`, and `"ladder"` there for any rule's ladder step, a move
+    for breaking a rule) also blocks his return when the server has that rule."""
     out = [ctx.action("teamswap", seat, key, ref, reason, team="T")]
     was_ct = seat.team == CT
     seat.team = T  # the shim moves him with CS_SwitchTeam: alive, a prisoner now
     ctx.state.moved.append(seat.userid)
     if seat.userid == ctx.state.warden:
         ctx.warden_gone(orders_end=True)
+    game = ctx.state.game
+    if game is not None and game.host == seat.userid and not ctx.state.specialday_name:
+        ctx.state.game = None  # a host moved to the prisoners hosts nothing: no judging him for it after
     blocker = cast(_ReturnBlock, ctx.config.rules["ctban.return_block"])
-    if block and was_ct and blocker.enabled and key in blocker.after and seat.key not in ctx.state.ctbans:
+    if block and was_ct and blocker.enabled and (key in blocker.after or (ladder and "ladder" in blocker.after)) and seat.key not in ctx.state.ctbans:
         told = ctx.quoting(blocker.ref, ctx.text("ctban.return_block", left=blocker.rounds))
         ban = ctx.state.ctbans[seat.key] = ban_record(ctx, seat.steamid, seat.name, "ctban.return_block", blocker.ref, told,
                                                       rounds=blocker.rounds)

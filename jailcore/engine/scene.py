@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from jailcore.engine.actions import Action, ActionKind, Target
-from jailcore.engine.catalogue import Game
+from jailcore.engine.catalogue import Catalogue, Game
 from jailcore.engine.messages import say
 from jailcore.engine.state import CT, Seat, State, T
 from jailcore.log import events as ev
@@ -65,6 +65,12 @@ class Scene:
     def offered_game(self, typed: str) -> Game | None:
         """The catalogue's game for what the warden typed, or None for one it lacks."""
         return self.config.catalogue.find(typed)
+
+    def map_game(self, typed: str) -> bool:
+        """A game the map itself runs (000 6.0 «Игры на картах не в счет»): the server
+        lists them in `[games.unknown] map_games`; they are never judged."""
+        names: tuple[str, ...] = getattr(self.config.rules["games.unknown"], "map_games", ())  # the rule's class sits above
+        return bool(names) and Catalogue([Game(n) for n in names]).find(typed) is not None
 
     # -- the calendar --------------------------------------------------------------------
 
@@ -127,13 +133,14 @@ class Scene:
     def warden_gone(self, orders_end: bool) -> None:
         """001 general 7 «После смерти начальника все приказы отменяются, игры
         заканчиваются»: his death, and his leaving the server or the guards (which ends his
-        command as surely), cancel every order and end the game (a special day's goes on).
+        command as surely), cancel every order and end the game (a special day's goes on),
+        on a server whose rulebook says so (`[orders] end_with_warden`; 004 does not).
         A warden who hands over command (resigns, or an admin moves it) leaves both standing."""
         s = self.state
         if s.warden is None:
             return
         s.warden = None
-        if orders_end:
+        if orders_end and getattr(self.config.rules["orders"], "end_with_warden", True):
             s.orders = []
             if s.game is not None and not s.specialday_name:
                 s.game = None

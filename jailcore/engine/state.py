@@ -64,6 +64,9 @@ class GameRun:
     reminded: bool = False  # games.duration: the 5-minute reminder went out
     reminded_at: str = ""  # and when: the host has the whole grace after it, even after a quiet log
     punished: bool = False  # games.duration: the host was punished once
+    playing: int = 0  # prisoners alive when it began: a game of half (Король, Морской бой) ends at half of them
+    died: int = 0  # prisoners the guards killed in it, rebels apart
+    result: bool = False  # a prisoner lost (a guard killed him) or the referee named a winner: 004 5.11's winners
 
 
 @attrs.define(slots=True)
@@ -143,6 +146,8 @@ class State:
     first_order: bool = False
     last_request: bool = False  # the last prisoner chose his request: fights are his game now
     last_prisoner: LastPrisoner | None = None
+    rebels: list[int] = attrs.Factory(list)  # prisoners who attacked a guard this round: «Исключение — Бунт»
+    owed: dict[str, int] = attrs.Factory(dict)  # player key -> round he was owed a freeday by a rule (001 ПЗ 1, 004 4.5)
     specialday: int | None = None  # the round of the last special day
     specialday_name: str | None = None  # today's special day
     slain: list[int] = attrs.Factory(list)  # our own slays, so their suicide lines are not a guard's

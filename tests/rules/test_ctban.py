@@ -68,12 +68,23 @@ def test_only_the_rules_it_names_block_the_return():
     log, _ = setup(9)
     log.game(WARDEN, "короля").game(WARDEN, "Повар")  # a warning, then a move to T for 004 5.17
     log.join(WARDEN, "CT")
-    actions, _ = run("", log)
+    actions, _ = run('[ctban.return_block]\nafter = ["teams.balance"]\n', log)
     assert [a.rule for a in actions] == ["games.online_limit", "games.online_limit"]
     log, _ = setup(9)
     log.game(WARDEN, "короля").game(WARDEN, "Повар").join(WARDEN, "CT")
     actions, _ = run('[ctban.return_block]\nafter = ["teams.balance", "games.online_limit"]\n', log)
     assert [a.rule for a in actions][-1] == "ctban.return_block"
+
+
+def test_a_move_for_breaking_a_rule_blocks_the_return():
+    """001 Охрана 11 «Не заходить обратно за КТ 3 игровых раунда, если Вас перевели по
+    следующим причинам: Нарушение баланса, Незнание правил, Плохое командование…»: jailcore's
+    own move for a rule broken is one of them ("ladder" in `after`, shipped on server A)."""
+    log, _ = setup(9)
+    log.game(WARDEN, "короля").game(WARDEN, "Повар").join(WARDEN, "CT")
+    actions, _ = run('[server]\nrulebook = ["001", "004", "000"]\n', log)
+    assert [(a.action, a.rule) for a in actions][-1] == ("teamswap", "ctban.return_block")
+    assert actions[-1].target.userid == WARDEN.userid
 
 
 @pytest.mark.parametrize("reset", [True, False])

@@ -38,10 +38,10 @@ def test_online_limit_ladder_warn_then_teamswap():
     actions, engine = run("", log)
     assert [(a.action, a.team) for a in actions] == [("warn", None), ("teamswap", "T")]
     assert engine.public_state()["warden"] is None
-    # a move for a game rule is not one of 001 guards 11's reasons: he may come back
+    # a move for a game rule is 001 guards 11's «Незнание правил»: he may not come back yet
     log.join(WARDEN, "CT")
     actions, _ = run("", log)
-    assert [a.rule for a in actions[2:]] == []
+    assert [a.rule for a in actions[2:]] == ["ctban.return_block"]
 
 
 def test_first_last_reaction_carries_both_reactions_limit():
@@ -110,11 +110,29 @@ def test_n2_reminder_at_five_minutes(after, expected):
     assert rules_of(actions) == expected
 
 
-def test_n2_then_the_ladder_after_the_grace():
+def test_n2_the_deadline_reading_punishes_after_the_grace():
     log, _ = setup()
     log.game(WARDEN, "Светофор").wait(301).say(GUARD, "x").start_here().wait(60).say(GUARD, "y")
+    actions, _ = run('[games.duration]\nreading = "deadline"\n', log)
+    assert rules_of(actions) == [("warn", "games.duration")] and actions[0].target.userid == WARDEN.userid
+
+
+def test_n2_a_game_may_run_past_five_minutes_and_then_name_its_winners():
+    """004 5.11 «Если игра продолжается более 5 минут, в ней обязательно должны быть
+    определены победители»: a game past 5 minutes is lawful; its winners are what it owes
+    (the shipped reading, "winners"): a loser killed, then the round ends: nothing."""
+    log, ts = setup()
+    log.game(WARDEN, "Светофор").wait(301).say(GUARD, "x").start_here().wait(200).kill(WARDEN, ts[0]).wait(30).round_end()
+    actions, _ = run("", log)
+    assert actions == []
+
+
+def test_n2_a_round_that_ends_with_the_game_undecided_past_five_minutes():
+    log, _ = setup()
+    log.game(WARDEN, "Светофор").wait(301).say(GUARD, "x").start_here().wait(200).round_end()
     actions, _ = run("", log)
     assert rules_of(actions) == [("warn", "games.duration")] and actions[0].target.userid == WARDEN.userid
+    assert "без победителей" in actions[0].reason
 
 
 def test_n3_no_chat_game_while_a_participant_is_gagged():

@@ -13,11 +13,14 @@ def test_specialday_cooldown_boundary_r2_refused_r3_allowed():
     log.round_start().warden(WARDEN).specialday(WARDEN, "Голодные игры")  # round 4 = R+2
     actions, engine = run("", log)
     assert [(a.action, a.rule, a.ref, a.round) for a in actions] == [("slay", "specialday.cooldown", "6.5", 4)]
-    assert "1" in actions[0].reason and engine.public_state()["specialday"] == 2
-    log.round_end().round_start().warden(WARDEN).specialday(WARDEN, "Голодные игры")  # round 5 = R+3
+    # 000 6.5 «раз в 3 раунда»: the refused day was played all the same, so the count starts again from it
+    assert "1" in actions[0].reason and engine.public_state()["specialday"] == 4
+    log.round_end().round_start().warden(WARDEN).specialday(WARDEN, "Голодные игры")  # round 5: one after the day played in 4
     actions, engine = run("", log)
-    assert [a.round for a in actions] == [4]
-    assert engine.public_state()["specialday"] == 5
+    assert [(a.action, a.round) for a in actions] == [("slay", 4), ("ctban", 5), ("teamswap", 5)]
+    log.round_end().rounds(2).round_start().warden(GUARD).specialday(GUARD, "Прятки")  # round 8 = 5 + 3
+    actions, engine = run("", log)
+    assert [a for a in actions[3:] if a.rule == "specialday.cooldown"] == [] and engine.public_state()["specialday"] == 8
 
 
 def test_ladder_climbs_per_offender():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import attrs
 
 from jailcore.engine.actions import Action
+from jailcore.engine.catalogue import fold
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles, vetoes
 from jailcore.engine.settings import Ladder, RuleSettings, steps
@@ -30,6 +31,21 @@ class GlobalGames(Rule["GlobalGames.Settings", "GlobalGames.State"]):
     @attrs.define
     class State:
         played: int = 0  # global games this game week
+        approved: list[str] = attrs.Factory(list)  # «Смотритель может дать разрешение»: games an admin allowed this round
+        today: list[str] = attrs.Factory(list)  # global games played this round: the same one again is one game
+
+    @handles(ev.GameApproved)
+    def approve(self, ctx: Context, e: ev.GameApproved) -> list[Action]:
+        self.state.approved.append(self._key(ctx, e.game))
+        return []
+
+    @staticmethod
+    def _key(ctx: Context, typed: str) -> str:
+        game = ctx.offered_game(typed)
+        return fold(game.name if game is not None else typed)
+
+    def round_cleared(self, ctx: Context) -> None:
+        self.state.approved, self.state.today = [], []
 
     @staticmethod
     def _global(ctx: Context, e: ev.GameStarted) -> bool:
@@ -38,15 +54,18 @@ class GlobalGames(Rule["GlobalGames.Settings", "GlobalGames.State"]):
 
     @vetoes(ev.GameStarted)
     def third(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
-        if not self._global(ctx, e) or self.state.played < self.settings.per_week:
+        if not self._global(ctx, e) or self.state.played < self.settings.per_week or self._key(ctx, e.game) in self.state.today:
+            return None
+        if self._key(ctx, e.game) in self.state.approved:
             return None
         text = ctx.text("calendar.global_games", limit=self.settings.per_week, count=self.state.played)
         return ctx.punish(self.key, ctx.seat(e.player), text)
 
     @handles(ev.GameStarted)
     def played(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
-        if self._global(ctx, e):
+        if self._global(ctx, e) and self._key(ctx, e.game) not in self.state.today:
             self.state.played += 1
+            self.state.today.append(self._key(ctx, e.game))
         return []
 
     def week_started(self, ctx: Context) -> None:

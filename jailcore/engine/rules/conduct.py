@@ -52,7 +52,9 @@ class Privileges(Rule["Privileges.Settings", None]):
     @handles(ev.PrivilegeUsed)
     def used(self, ctx: Context, e: ev.PrivilegeUsed) -> list[Action]:
         s = ctx.state
-        if not s.round_open or s.first_order or e.privilege in self.settings.allowed:
+        # 001 ФД 2 «Во время ФД … действуют все правила, кроме тех, что связывают Зеков и
+        # приказы»: a freeday has no first order to wait for.
+        if not s.round_open or s.first_order or s.freeday or e.privilege in self.settings.allowed:
             return []
         return ctx.punish(self.key, ctx.seat(e.player), ctx.text("conduct.privileges", kind=e.privilege))
 
@@ -63,6 +65,8 @@ class Teamkill(Rule["Teamkill.Settings", None]):
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "Общие 17"
+        # «Намеренно»: a grenade's or a fire's kill of a team mate shows no intent
+        unintended: tuple[str, ...] = ("hegrenade", "inferno", "molotov", "incgrenade", "env_explosion", "world")
         ladder: Ladder = steps("slay", "kick", "ban 15m")
 
     @handles(ev.Killed)
@@ -70,6 +74,8 @@ class Teamkill(Rule["Teamkill.Settings", None]):
         s = ctx.state
         killer, victim = s.players[e.killer.userid], s.players[e.victim.userid]
         if killer.userid == victim.userid or killer.team != victim.team or killer.team not in (CT, T):
+            return []
+        if e.weapon in self.settings.unintended:
             return []
         if s.specialday_name or (s.game is not None and "global" in s.game.tags):
             return []
@@ -182,6 +188,9 @@ class GrenadeSpam(Rule["GrenadeSpam.Settings", "GrenadeSpam.State"]):
 
     @handles(ev.Threw)
     def threw(self, ctx: Context, e: ev.Threw) -> list[Action]:
+        s = ctx.state
+        if s.specialday_name or (s.game is not None and "global" in s.game.tags):
+            return []  # the day's or the global game's own fight, not a flood
         seat, rule = ctx.seat(e.player), self.settings
         times = [t for t in self.state.thrown.get(seat.key, ()) if ctx.seconds_since(t) <= rule.seconds]
         times.append(e.time)

@@ -66,8 +66,10 @@ class ReturnBlock(CtBanDoor):
         ref: str = "Охрана 11"
         rounds: int = 3
         # «…если Вас перевели по следующим причинам: Нарушение баланса, Незнание правил,
-        # Плохое командование, Плохой микрофон»: the rules whose move to T blocks a return.
-        after: tuple[str, ...] = ("teams.balance",)
+        # Плохое командование, Плохой микрофон»: the rules whose move to T blocks a return;
+        # "ladder": any rule's ladder step (a move for breaking a rule is «Незнание правил»
+        # or «Плохое командование»).
+        after: tuple[str, ...] = ("teams.balance", "ladder")
 
     def _applies(self, rule: str) -> bool:
         return rule == "ctban.return_block"

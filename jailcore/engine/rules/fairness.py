@@ -77,6 +77,7 @@ class Freekill(Rule["Freekill.Settings", "Freekill.State"]):
 
     def _freeday(self, ctx: Context, victim: Seat) -> list[Action]:
         self.state.next_round.append(victim.key)
+        ctx.state.owed[victim.key] = ctx.state.round
         return [ctx.action("freeday", victim, self.key, self.ref, ctx.text("freeday.next", name=victim.name))]
 
     @handles(ev.RoundStart)

@@ -1,7 +1,7 @@
 """Freedays (ФД): a day, or a prisoner, free of the warden's orders.
 
 - `calendar.freeday`: 001 ФД 1 «Понедельник - всегда ФД!»: Monday is announced as a freeday;
-  an order or a game on it climbs the warden's ladder.
+  an order or a game on it climbs the warden's ladder, until ФД 5 lets him take it.
 - `calendar.personal_freeday`: 001 ФД 8: a personal freeday at most once a week.
 - `calendar.freeday_end`: 001 ФД 4 «Персональное ФД забирается, если осталось 2 и менее
   простых заключенных» and ФД 5 «Общее ФД можно забрать, если Половина/Большинство
@@ -20,7 +20,11 @@ from jailcore.engine.state import CT, T
 from jailcore.log import events as ev
 
 
-class MondayFreeday(Rule["MondayFreeday.Settings", None]):
+class MondayFreeday(Rule["MondayFreeday.Settings", "MondayFreeday.State"]):
+    """ФД 1 «Понедельник - всегда ФД!», until ФД 5 «Общее ФД можно забрать, если
+    Половина/Большинство игроков - Мертвы»: from the moment half the players who began the
+    round are dead, the warden may take the freeday, and his orders and games are lawful."""
+
     key = "calendar.freeday"
 
     @attrs.frozen
@@ -28,14 +32,23 @@ class MondayFreeday(Rule["MondayFreeday.Settings", None]):
         ref: str = "ФД 1"
         ladder: Ladder = steps("warn", "teamswap", "ctban 30m")
 
+    @attrs.define
+    class State:
+        playing: int = 0  # players alive when Monday began
+
     def _today(self, ctx: Context) -> bool:
-        return ctx.state.freeday and ctx.day == 1
+        if not (ctx.state.freeday and ctx.day == 1):
+            return False
+        playing = self.state.playing
+        dead = playing - len(ctx.alive(T)) - len(ctx.alive(CT))
+        return not (playing and dead * 2 >= playing)
 
     @handles(ev.RoundStart)
     def monday(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
         if ctx.day != 1:
             return []
         ctx.state.freeday = True
+        self.state.playing = len(ctx.alive(T)) + len(ctx.alive(CT))
         return [ctx.announce(self.key, self.settings, ctx.text("calendar.freeday.say", day=ctx.day, week=ctx.week))]
 
     @handles(ev.OrderGiven)
@@ -53,7 +66,8 @@ class PersonalFreeday(Rule["PersonalFreeday.Settings", "PersonalFreeday.State"])
     """001 ФД 8 «Приобретать ФД чаще, чем раз в неделю» is among what takes a freeday away
     («ФД забирается, если игрок сделал то, что ЗАПРЕЩЕНО»): the second personal freeday of
     a week is taken from the prisoner, unless he won it in a duel («Исключение: выигрыш в
-    дуэли»): a prisoner who chose his last request this round or the last one and lived."""
+    дуэли»): a prisoner who chose his last request and then killed a guard, or lived to the
+    round's end, this round or the last one. A lost duel exempts nothing."""
 
     key = "calendar.personal_freeday"
 
@@ -64,19 +78,47 @@ class PersonalFreeday(Rule["PersonalFreeday.Settings", "PersonalFreeday.State"])
     @attrs.define
     class State:
         granted: dict[str, int] = attrs.Factory(dict)  # player key -> the week of his freeday
-        duels: dict[str, int] = attrs.Factory(dict)  # player key -> the round of his last request
+        duels: dict[str, int] = attrs.Factory(dict)  # player key -> the round of the duel he won
+        fighting: dict[int, int] = attrs.Factory(dict)  # userid -> the round of his request, not yet decided
 
     @handles(ev.LastRequest)
     def duel(self, ctx: Context, e: ev.LastRequest) -> list[Action]:
-        self.state.duels[ctx.seat(e.player).key] = ctx.state.round
+        self.state.fighting[ctx.seat(e.player).userid] = ctx.state.round
         return []
+
+    @handles(ev.Killed)
+    def fought(self, ctx: Context, e: ev.Killed) -> list[Action]:
+        mine, s = self.state, ctx.state
+        if e.victim.userid in mine.fighting:
+            del mine.fighting[e.victim.userid]  # he lost
+        elif e.killer.userid in mine.fighting and s.players[e.victim.userid].team == CT:
+            self._won(ctx, e.killer.userid)
+        return []
+
+    def _won(self, ctx: Context, userid: int) -> None:
+        seat = ctx.state.players.get(userid)
+        round_ = self.state.fighting.pop(userid, ctx.state.round)
+        if seat is not None:
+            self.state.duels[seat.key] = round_
+
+    def round_cleared(self, ctx: Context) -> None:
+        for userid in list(self.state.fighting):
+            seat = ctx.state.players.get(userid)
+            if seat is not None and seat.alive:
+                self._won(ctx, userid)  # he outlived the duel
+        self.state.fighting = {}
 
     @handles(ev.FreedayGranted)
     def granted(self, ctx: Context, e: ev.FreedayGranted) -> list[Action]:
         target = ctx.state.players.get(e.target) if e.scope == "personal" and e.target is not None else None
         if target is None:
             return []
+        if target.userid in self.state.fighting and target.alive:
+            self._won(ctx, target.userid)  # given his reward while the round still runs
         won = self.state.duels.get(target.key, -9) >= ctx.state.round - 1
+        if ctx.state.owed.get(target.key, -9) >= ctx.state.round - 1:
+            del ctx.state.owed[target.key]  # a freeday a rule owed him (ПЗ 1, FreeKill) is not one he acquired
+            return []
         if self.state.granted.get(target.key) == ctx.week and not won:
             # Taking it back is no punishment: everyone is told, the guards above all.
             text = ctx.quoting(self.settings, ctx.text("calendar.personal_freeday", name=target.name))

@@ -3,13 +3,16 @@
 A game announced with `jb_game_start` is offered to these rules in the engine's order; the
 first that refuses it wins, and the game does not start.
 - `games.unknown`: 000 6.0 «Любая нестандартная игра должна получить одобрение
-  Администрации»: a game outside the catalogue, unless an admin approved it this round.
+  Администрации (Игры на картах не в счет)»: a game outside the catalogue, unless an admin
+  approved it this round; the maps' own games (`map_games`) are never judged at all.
 - `games.online_limit`: 004 5.17 (more than 8 prisoners), 5.18 (more than 13: turn-based).
 - `games.min_players`: 000 «Коммунизм … Минимальное количество игроков: 7».
 - `games.host`: 000 VI «Любую игру проводит только Начальник Тюрьмы».
 - `games.gagged`: 004 5.16: no chat game while a prisoner is gagged.
-- `games.repeat`: 004 5.5 «…не злоупотребляя однотипными играми»: not a third round in a row.
-- `games.duration`: 004 5.11: winners within 5 minutes (a reminder, then the host's ladder).
+- `games.repeat`: 004 5.5 «…не злоупотребляя однотипными играми»: not the same warden's
+  same game a third round in a row (his orders too, opt-in).
+- `games.duration`: 004 5.11: a reminder at 5 minutes; the host's ladder if the round ends
+  with his game past 5 minutes and undecided (or, the other reading, winners by minute 5).
 - `games.host_death`: 000 VI «Любая игра заканчивается тогда, когда умирает ведущий игры»
   (special days excepted).
 """
@@ -22,7 +25,7 @@ from jailcore.engine.actions import Action
 from jailcore.engine.catalogue import fold
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles, vetoes
-from jailcore.engine.settings import Ladder, RuleSettings, steps
+from jailcore.engine.settings import Ladder, RuleSettings, choice, steps
 from jailcore.engine.state import T
 from jailcore.log import events as ev
 
@@ -34,6 +37,8 @@ class UnknownGame(Rule["UnknownGame.Settings", "UnknownGame.State"]):
     class Settings(RuleSettings):
         ref: str = "6.0"
         ladder: Ladder = steps("warn")
+        # «(Игры на картах не в счет)»: the games a server's maps run themselves, never judged
+        map_games: tuple[str, ...] = ()
 
     @attrs.define
     class State:
@@ -112,8 +117,8 @@ class HostIsWarden(Rule["HostIsWarden.Settings", None]):
     @vetoes(ev.GameStarted)
     def not_warden(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
         seat = ctx.seat(e.player)
-        if seat.userid == ctx.state.warden:
-            return None
+        if seat.userid == ctx.state.warden or seat.userid in ctx.state.moved:
+            return None  # (a warden jailcore moved, before the log shows the move: no cascade)
         return ctx.punish(self.key, seat, ctx.text("games.host", game=_name(ctx, e)[0]))
 
 
@@ -135,6 +140,12 @@ class GaggedChatGame(Rule["GaggedChatGame.Settings", None]):
 
 
 class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
+    """004 5.5 «Начальник обязан проводить интересные и разнообразные раунды, не
+    злоупотребляя однотипными играми и приказами» is a duty of each warden: the streak is
+    his own (his rounds in a row, the same game each), never other wardens' games. The
+    clause names orders too; reading the same order text round after round as abuse is
+    opt-in (`orders = true`): an order is voice, and its registered text a short label."""
+
     key = "games.repeat"
     HISTORY = 20  # rounds of games remembered; more than any `in_a_row` needs
 
@@ -142,31 +153,69 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
     class Settings(RuleSettings):
         ref: str = "5.5"
         in_a_row: int = 2
+        orders: bool = False
         ladder: Ladder = steps("warn", "teamswap")
 
     @attrs.define
     class State:
-        played: list[tuple[int, str]] = attrs.Factory(list)  # (round, game)
+        games: list[tuple[int, str, str]] = attrs.Factory(list)  # (round, game, warden's key)
+        # The layout before issue 18 (round, game), nobody's: a saved state still loads, and
+        # counts for no warden's streak.
+        played: list[tuple[int, str]] = attrs.Factory(list)
+        ordered: list[tuple[int, str, str]] = attrs.Factory(list)  # (round, order folded, warden's key)
+
+    def _streak(self, ctx: Context, history: list[tuple[int, str, str]], what: str, key: str) -> int:
+        seen = {(r, w, k) for r, w, k in history}
+        streak = 0
+        while (ctx.state.round - streak - 1, what, key) in seen:
+            streak += 1
+        return streak
 
     @vetoes(ev.GameStarted)
     def again(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
-        name = _name(ctx, e)[0]
-        played = set(self.state.played)
-        streak = 0
-        while (ctx.state.round - streak - 1, name) in played:
-            streak += 1
-        if streak < self.settings.in_a_row:
-            return None
-        return ctx.punish(self.key, ctx.seat(e.player), ctx.text("games.repeat", game=name, rounds=streak + 1))
+        name, seat = _name(ctx, e)[0], ctx.seat(e.player)
+        streak = self._streak(ctx, self.state.games, name, seat.key)
+        if streak < self.settings.in_a_row or any(h[0] == ctx.state.round and h[1:] == (name, seat.key) for h in self.state.games):
+            return None  # the same game again in one round is one round's game
+        return ctx.punish(self.key, seat, ctx.text("games.repeat", game=name, rounds=streak + 1))
 
     @handles(ev.GameStarted)
     def started(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
         r = ctx.state.round
-        self.state.played = [h for h in self.state.played if h[0] > r - self.HISTORY] + [(r, _name(ctx, e)[0])]
+        entry = (r, _name(ctx, e)[0], ctx.seat(e.player).key)
+        self.state.games = [h for h in self.state.games if h[0] > r - self.HISTORY and h != entry] + [entry]
+        self.state.played = []
         return []
 
+    @handles(ev.OrderGiven)
+    def order(self, ctx: Context, e: ev.OrderGiven) -> list[Action]:
+        if not self.settings.orders:
+            return []
+        r, seat, text = ctx.state.round, ctx.seat(e.player), fold(e.text)
+        if not text:
+            return []
+        entry = (r, text, seat.key)
+        if entry in self.state.ordered:
+            return []
+        self.state.ordered = [h for h in self.state.ordered if h[0] > r - self.HISTORY] + [entry]
+        streak = self._streak(ctx, self.state.ordered, text, seat.key)
+        if streak < self.settings.in_a_row:
+            return []
+        return ctx.punish(self.key, seat, ctx.text("games.repeat.order", order=e.text, rounds=streak + 1))
 
-class GameDuration(Rule["GameDuration.Settings", None]):
+
+class GameDuration(Rule["GameDuration.Settings", "GameDuration.State"]):
+    """004 5.11 «Если игра продолжается более 5 минут, в ней обязательно должны быть
+    определены победители»: a game may run past 5 minutes; what it may not do is end
+    without winners. `reading = "winners"` (shipped): a reminder at 5 minutes, and the
+    host's ladder only when the round ends with his game, past 5 minutes, still running
+    and nothing decided in it that the log shows: no prisoner died, the referee named no
+    one, no freeday was given, the host (or the warden) named no winner in chat (a word of
+    `winner_words`, or a prisoner's name), he did not end it (5.10 lets him at any moment). A
+    global game is won by those it leaves alive, so the round's end decides it. The other
+    reading, `"deadline"`: winners by the 5th minute, the ladder `grace_seconds` after the
+    reminder."""
+
     key = "games.duration"
 
     @attrs.frozen
@@ -174,15 +223,56 @@ class GameDuration(Rule["GameDuration.Settings", None]):
         ref: str = "5.11"
         minutes: int = 5
         grace_seconds: int = 60
+        reading: str = choice("winners", "deadline")
+        winner_words: tuple[str, ...] = ("побед", "выиграл", "выигра", "winner", "won")
         ladder: Ladder = steps("warn", "teamswap")
+
+    @attrs.define
+    class State:
+        # The round's game as the last clock tick saw it, for the round's end (which clears
+        # the game before the rules hear of it): its host, name, and whether it was past its
+        # minutes with nothing decided.
+        host: int = 0
+        name: str = ""
+        undecided: bool = False
+
+    @handles(ev.Chat)
+    def named(self, ctx: Context, e: ev.Chat) -> list[Action]:
+        s, game = ctx.state, ctx.state.game
+        if game is None or game.result or e.player.userid not in (game.host, s.warden):
+            return []
+        text = e.text.casefold()
+        if any(w in text for w in self.settings.winner_words) or any(p.name.casefold() in text for p in ctx.alive(T) if len(p.name) >= 3):
+            game.result = True  # «победитель Вася»: winners named
+        return []
+
+    @handles(ev.RoundEnd)
+    def round_end(self, ctx: Context, e: ev.RoundEnd) -> list[Action]:
+        mine = self.state
+        if self.settings.reading != "winners" or not mine.undecided:
+            return []
+        mine.undecided = False
+        host = ctx.state.players.get(mine.host)
+        return ctx.punish(self.key, host, ctx.text("games.duration.undecided", game=mine.name, minutes=self.settings.minutes)) if host else []
+
+    @handles(ev.RoundStart)
+    def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
+        self.state.undecided = False
+        return []
 
     def tick(self, ctx: Context, now: str) -> list[Action]:
         game, rule = ctx.state.game, self.settings
-        if game is None or game.punished:
+        self.state.undecided = False
+        if game is None or game.punished or "map" in game.tags:
             return []
         elapsed = ctx.seconds_since(game.started)
+        if "global" in game.tags and rule.reading == "winners":
+            return []  # a global game is won by those it leaves alive when the round ends
         limit = rule.minutes * 60
-        if elapsed > limit + rule.grace_seconds and game.reminded and ctx.seconds_since(game.reminded_at or game.started) > rule.grace_seconds:
+        if elapsed > limit and not game.result:
+            self.state.host, self.state.name, self.state.undecided = game.host, game.name, True
+        graced = game.reminded and ctx.seconds_since(game.reminded_at or game.started) > rule.grace_seconds
+        if rule.reading == "deadline" and elapsed > limit + rule.grace_seconds and graced:
             game.punished = True
             host = ctx.state.players.get(game.host)
             return ctx.punish(self.key, host, ctx.text("games.duration", game=game.name, minutes=rule.minutes)) if host else []
@@ -206,6 +296,10 @@ class HostDeath(Rule["HostDeath.Settings", None]):
     @handles(ev.Suicide, ev.Disconnected)
     def died(self, ctx: Context, e: ev.Suicide | ev.Disconnected) -> list[Action]:
         return self._gone(ctx, e.player.userid)
+
+    @handles(ev.JoinedTeam)
+    def left_the_guards(self, ctx: Context, e: ev.JoinedTeam) -> list[Action]:
+        return self._gone(ctx, e.player.userid) if e.new != ev.CT else []
 
     def _gone(self, ctx: Context, userid: int) -> list[Action]:
         s = ctx.state

@@ -1,11 +1,13 @@
 """Who may die in a game, and by whose hand.
 
 - `games.only_warden_kills`: 000 Саймон говорит, Злой Саймон говорит «Убивает только
-  Начальник (Исключение — Бунт)», Реакция «Убивает только играющий Н»: another guard who
-  kills a prisoner during such a game, unless that prisoner rebelled.
+  Начальник (Исключение — Бунт)», Реакция «Убивает только играющий Н»: a guard, neither the
+  warden at that moment nor the game's host, who kills a prisoner during such a game,
+  unless that prisoner attacked a guard earlier in the round.
 - `games.deaths`: 000 Король «запрещено убивать больше половины от играющих в него
   заключённых» (of 7, 3), Морской бой «до уничтожения половины заключенных… округление в
-  сторону меньшего»: the host whose game kills more than half of the prisoners it began with.
+  сторону меньшего»: the host whose game kills more than half of the prisoners it began with
+  (the game ends at the half; Морской бой's last cell may pass it).
 - `games.global_suicide`: 001 global 4 «Охране намеренно убивать себя. [Кик, Запрет за Кт]»:
   a guard who kills himself during a global game.
 """
@@ -22,7 +24,11 @@ from jailcore.engine.state import CT, T
 from jailcore.log import events as ev
 
 
-class OnlyWardenKills(Rule["OnlyWardenKills.Settings", "OnlyWardenKills.State"]):
+class OnlyWardenKills(Rule["OnlyWardenKills.Settings", None]):
+    """«Убивает только Начальник»: the warden as he is at the kill (after a hand-over, the
+    new one), or the game's own host (Реакция «Убивает только играющий Н»); a prisoner who
+    attacked a guard earlier in the round is a rebel and may be killed by any guard."""
+
     key = "games.only_warden_kills"
 
     @attrs.frozen
@@ -30,73 +36,72 @@ class OnlyWardenKills(Rule["OnlyWardenKills.Settings", "OnlyWardenKills.State"])
         ref: str = "Саймон а"
         ladder: Ladder = steps("warn", "teamswap")
 
-    @attrs.define
-    class State:
-        rebels: list[int] = attrs.Factory(list)  # prisoners who attacked a guard during the game
-
-    @handles(ev.GameStarted)
-    def started(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
-        self.state.rebels = []
-        return []
-
-    @handles(ev.Attacked, ev.Killed)
-    def hurt(self, ctx: Context, e: ev.Attacked | ev.Killed) -> list[Action]:
+    @handles(ev.Killed)
+    def killed(self, ctx: Context, e: ev.Killed) -> list[Action]:
         s = ctx.state
-        attacker = s.players[e.attacker.userid if isinstance(e, ev.Attacked) else e.killer.userid]
-        victim = s.players[e.victim.userid]
-        if attacker.team == T and victim.team == CT and attacker.userid not in self.state.rebels:
-            self.state.rebels.append(attacker.userid)  # «Исключение — Бунт»
-            return []
         game = s.game
-        if not isinstance(e, ev.Killed) or game is None or "host_kills" not in game.tags:
+        if game is None or "host_kills" not in game.tags:
             return []
-        if attacker.team != CT or victim.team != T or attacker.userid == game.host or victim.userid in self.state.rebels:
+        killer, victim = s.players[e.killer.userid], s.players[e.victim.userid]
+        if killer.team != CT or victim.team != T or killer.userid in (game.host, s.warden, *s.moved) or victim.userid in s.rebels:
             return []
-        return ctx.punish(self.key, attacker, ctx.text("games.only_warden_kills", game=game.name, victim=victim.name))
-
-    def round_cleared(self, ctx: Context) -> None:
-        self.state.rebels = []
+        return ctx.punish(self.key, killer, ctx.text("games.only_warden_kills", game=game.name, victim=victim.name))
 
 
 class HalfMayDie(Rule["HalfMayDie.Settings", "HalfMayDie.State"]):
+    """000 Король «запрещено убивать больше половины от играющих в него заключённых» (of 7,
+    3) and Морской бой «до уничтожения половины заключенных… округление в сторону меньшего».
+    Both games end when half have died (the bookkeeping ends them), so a kill after that is
+    not the game's. A kill in the same volley (`volley_seconds` after the half was reached)
+    is still the game's in Король; in Морской бой the admiral's last cell may take more
+    than the half by the game's own rules (tag `cells`). Rebels' deaths are not the game's."""
+
     key = "games.deaths"
 
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "Король"
+        volley_seconds: int = 1
         ladder: Ladder = steps("warn", "teamswap")
 
     @attrs.define
     class State:
-        playing: int = 0  # prisoners alive when the game began
+        name: str = ""  # the game of half that reached its half this round
+        host: int = 0
+        playing: int = 0
         died: int = 0
+        at: str = ""  # when it reached its half
         punished: bool = False
-
-    @handles(ev.GameStarted)
-    def started(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
-        mine = self.state
-        mine.playing, mine.died, mine.punished = len(ctx.alive(T)), 0, False
-        return []
 
     @handles(ev.Killed)
     def died(self, ctx: Context, e: ev.Killed) -> list[Action]:
         """Only the guards' kills count: the game's dead are those it sends to death, not a
-        prisoner another prisoner killed, nor one jailcore slew."""
+        prisoner another prisoner killed, nor one jailcore slew, nor a rebel."""
         s, mine = ctx.state, self.state
         killer, victim = s.players.get(e.killer.userid), s.players.get(e.victim.userid)
-        if s.game is None or "half" not in s.game.tags or victim is None or victim.team != T or mine.punished:
+        if victim is None or victim.team != T or killer is None or killer.team != CT or victim.userid in s.rebels:
             return []
-        if killer is None or killer.team != CT:
+        game = s.game
+        if game is not None and "half" in game.tags and game.playing >= 2:
+            died = game.died + 1  # the bookkeeping counts this kill after the rules
+            if died >= game.playing // 2:
+                mine.name, mine.host, mine.playing, mine.died, mine.at, mine.punished = game.name, game.host, game.playing, died, s.time, False
+            return []
+        if game is not None or not mine.at or mine.punished or ctx.seconds_since(mine.at) > self.settings.volley_seconds:
+            return []
+        found = ctx.offered_game(mine.name)
+        if found is not None and "cells" in found.tags:
             return []
         mine.died += 1
-        if mine.died <= mine.playing // 2:
-            return []
-        host = s.players.get(s.game.host)
+        host = s.players.get(mine.host)
         if host is None:
             return []
         mine.punished = True
-        text = ctx.text("games.deaths", game=s.game.name, died=mine.died, playing=mine.playing, most=mine.playing // 2)
+        text = ctx.text("games.deaths", game=mine.name, died=mine.died, playing=mine.playing, most=mine.playing // 2)
         return ctx.punish(self.key, host, text)
+
+    def round_cleared(self, ctx: Context) -> None:
+        self.state.at, self.state.punished = "", False
 
 
 class GlobalSuicide(Rule["GlobalSuicide.Settings", None]):

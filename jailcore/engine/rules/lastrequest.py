@@ -2,7 +2,7 @@
 
 - `lastrequest.timeout`: 001 ПЗ 1 «ПЗ имеет 10 секунд на выбор желания»: the moment one
   prisoner is left his clock starts; without a request in time everyone is told the guards
-  may kill him.
+  may kill him, and when they do, that he is owed a freeday (unless he rebelled).
 - `lastrequest.guard_suicide`: 004 4.12 «…охраннику запрещается намеренно погибать.
   Наказание: компенсация заключённому в размере 100$».
 """
@@ -20,16 +20,37 @@ from jailcore.log import events as ev
 
 
 class LastRequestTimeout(Rule["LastRequestTimeout.Settings", "LastRequestTimeout.State"]):
+    """ПЗ 1 «ПЗ имеет 10 секунд на выбор желания. [Убийство Охраной и выдача ФД, если зек
+    не бунтует]»: after his 10 s everyone is told the guards may kill him, and when a guard
+    does, a prisoner who did not rebel is owed a freeday next round (`freeday`), said to all."""
+
     key = "lastrequest.timeout"
 
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "ПЗ 1"
         seconds: int = 10
+        freeday: bool = True
 
     @attrs.define
     class State:
         done: bool = False  # chosen in time, or everyone was told
+        late: int = 0  # the prisoner whose time ran out (his userid), until the guards kill him
+
+    @handles(ev.Killed)
+    def killed(self, ctx: Context, e: ev.Killed) -> list[Action]:
+        s, mine = ctx.state, self.state
+        if not mine.late or e.victim.userid != mine.late:
+            return []
+        mine.late = 0
+        killer, last = s.players.get(e.killer.userid), s.last_prisoner
+        rebel = last is not None and (last.rebelled or last.uid in s.rebels)
+        if not self.settings.freeday or killer is None or killer.team != CT or last is None or rebel or s.last_request:
+            return []
+        victim = s.players[e.victim.userid]
+        s.owed[victim.key] = s.round
+        text = ctx.quoting(self.settings, ctx.text("lastrequest.freeday", name=victim.name))
+        return [ctx.action("freeday", victim, self.key, self.ref, text)]
 
     @handles(ev.LastRequest)
     def chosen(self, ctx: Context, e: ev.LastRequest) -> list[Action]:
@@ -41,12 +62,12 @@ class LastRequestTimeout(Rule["LastRequestTimeout.Settings", "LastRequestTimeout
         last = ctx.state.last_prisoner
         if last is None or self.state.done or ctx.seconds_since(last.since) <= self.settings.seconds:
             return []
-        self.state.done = True
+        self.state.done, self.state.late = True, last.uid
         text = ctx.text("lastrequest.timeout", name=last.name, seconds=self.settings.seconds)
         return [ctx.announce(self.key, self.settings, text)]
 
     def round_cleared(self, ctx: Context) -> None:
-        self.state.done = False
+        self.state.done, self.state.late = False, 0
 
 
 class GuardSuicide(Rule["GuardSuicide.Settings", None]):

@@ -21,6 +21,10 @@ class Orders(Rule["Orders.Settings", None]):
     class Settings(RuleSettings):
         ref: str = "3"
         mode: str = choice("replace", "stack")
+        # 001 Общие 7 «После смерти начальника все приказы отменяются, игры заканчиваются»:
+        # the warden's death (or leaving) clears his orders and game. 004 has no such clause:
+        # there his orders stand and his game ends only as 000 VI ends a host's.
+        end_with_warden: bool = True
 
     @handles(ev.OrderGiven)
     def given(self, ctx: Context, e: ev.OrderGiven) -> list[Action]:

@@ -55,11 +55,15 @@ class Referee(Rule["Referee.Settings", "Referee.State"]):
         seat = ctx.state.players[e.player.userid]
         if seat.userid == judging.host:
             verdict = judging.host_says(e.text)
+        elif seat.team != T or not seat.alive:
+            return []  # 000: «З пишут ответ»: the prisoners in the game answer, not a guard nor the dead
         else:
             prisoners = {p.userid: p.name for p in ctx.alive(T)}
             verdict = judging.player_says(seat.userid, seat.name, e.text, prisoners)
         if verdict is None:
             return []
+        if verdict.kind not in ("draw",):
+            game.result = True  # 004 5.11's winners: the referee named an outcome
         values = dict(verdict.values)
         for flag, (yes, no, slot) in _OUTCOMES.items():
             if flag in values:

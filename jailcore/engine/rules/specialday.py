@@ -29,7 +29,8 @@ class SpecialDayCooldown(Rule["SpecialDayCooldown.Settings", None]):
         nxt = s.specialday + rounds
         text = ctx.text("specialday.cooldown", rounds=rounds, left=nxt - s.round, next=nxt)
         # The warden is punished, but the day is played in game all the same: the rules that
-        # spare a special day (rebellion, teamkill, the host's death) must spare it too. It
-        # does not count as the last special day for the cooldown.
+        # spare a special day (rebellion, teamkill, the host's death) must spare it too, and
+        # «раз в 3 раунда» counts from it, as from any day played.
         s.specialday_name = e.day
+        s.specialday = s.round
         return ctx.punish(self.key, ctx.seat(e.player), text)

@@ -3,7 +3,9 @@
 - `teams.balance`: 001 general 5 «Идеальный баланс 1 к 5. Минимальный баланс 1 к 3»: the
   surplus guard goes back to T, the newest first, never the warden.
 - `teams.no_warden`: 004 4.4 «При отсутствии желающих КТ обязаны взять на себя роль
-  Начальника тюрьмы»: asked after 30 s; after 60 s the longest-serving guard climbs the ladder.
+  Начальника тюрьмы»: asked after 30 s; after 60 s the longest-serving guard climbs the ladder;
+  each gap in command gets the time again; a freeday, a special day and the last request
+  need no warden.
 """
 
 from __future__ import annotations
@@ -68,20 +70,37 @@ class NoWarden(Rule["NoWarden.Settings", "NoWarden.State"]):
         asked: bool = False
         punished: bool = False
         asked_at: str = ""  # the guards get the whole time between ask and punishment, even after a quiet log
+        gap_since: str = ""  # when the guards were last left without a warden this round
+        commanded: str = ""  # the last line seen with a warden: the one that ended his command
+        last: int = 0  # that warden: one jailcore moved leaves no gap until the log shows the move
 
     @handles(ev.RoundStart)
     def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
         self.state.asked = self.state.punished = False
         self.state.asked_at = ""
+        self.state.gap_since = e.time
         return []
 
     def tick(self, ctx: Context, now: str) -> list[Action]:
+        """Each gap in command (the round's start, the warden's death, leaving or
+        hand-over) gives the guards the clause's whole time again."""
         s, mine, rule = ctx.state, self.state, self.settings
-        if s.warden is not None or mine.punished or not s.round_started or s.freeday:
+        if s.warden is not None:
+            mine.commanded, mine.last = now, s.warden
+            if mine.gap_since:
+                mine.asked = mine.punished = False
+                mine.asked_at = mine.gap_since = ""
             return []
-        if now <= plus_seconds(s.round_started, rule.ask_seconds):
+        if mine.last in s.moved:
+            return []  # (no cascade: our own move of the warden is not yet a gap the guards left)
+        if not mine.gap_since:
+            mine.gap_since = mine.commanded or now  # a new gap, from the line that ended his command
+        if mine.punished or not s.round_started or s.freeday or s.specialday_name or s.last_prisoner is not None:
+            return []  # a freeday, a special day, a last request: the round runs without commands
+        since = mine.gap_since
+        if now <= plus_seconds(since, rule.ask_seconds):
             return []
-        late = now > plus_seconds(s.round_started, rule.punish_seconds) and (
+        late = now > plus_seconds(since, rule.punish_seconds) and (
             not mine.asked_at or now > plus_seconds(mine.asked_at, rule.punish_seconds - rule.ask_seconds))
         if mine.asked and not late:
             return []

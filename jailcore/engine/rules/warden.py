@@ -60,7 +60,8 @@ class LastPrisoner(Rule["LastPrisoner.Settings", None]):
     def killed(self, ctx: Context, e: ev.Killed) -> list[Action]:
         s = ctx.state
         last = s.last_prisoner
-        if last is None or e.victim.userid != last.uid or e.killer.userid != s.warden or s.last_request or last.rebelled:
+        rebel = last is not None and (last.rebelled or last.uid in s.rebels)  # ПЗ 4: a rebel is owed nothing
+        if last is None or e.victim.userid != last.uid or e.killer.userid != s.warden or s.last_request or rebel:
             return []
         if ctx.seconds_since(last.since) > self.settings.seconds:
             return []

@@ -1,0 +1,358 @@
+"""One violation of each kind the engine enforces, made on purpose inside a lawful season
+(`tests/lawful.py`): each injector writes the violation into its round and says which
+rule must reach which player; some need the rounds before prepared (the same warden's
+game twice, a rebel the day before, a special day the round before)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from jailcore.config.config import Config
+from jailcore.engine.admin import ADMIN as ADMIN_RULE
+from jailcore.sim.logwriter import Who
+from tests.lawful import ATTACK, PROHIBITIONS, ROOT, Injected, Season
+
+
+def _warden_first(s: Season, steamid: str = "") -> Who | None:
+    guards = s.team("CT", True)
+    if not guards:
+        return None
+    s.warden = next((g for g in guards if g.steamid == steamid), guards[0])
+    s.log.wait(3).warden(s.warden)
+    return s.warden
+
+
+def _plain_game(s: Season) -> str:
+    """A lawful game of no kind the rules look into (no kills of its own, no chat)."""
+    fresh = [g.name for g in s.lawful_games() if not g.tags and not g.min_players]
+    last = s.streak.get(s.warden.steamid) if s.warden else None
+    fresh = [n for n in fresh if not (last and last[0] == n)] or fresh
+    return fresh[0] if fresh else "Светофор"
+
+
+def _others(s: Season) -> list[Who]:
+    return [g for g in s.team("CT", True) if g is not s.warden]
+
+
+def i_unknown(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "строимся").game(w, "Бадминтон")
+    inj.expected = [("games.unknown", w.userid)]
+
+
+def i_host(s: Season, inj: Injected) -> None:
+    _warden_first(s)
+    g = _others(s)[0]
+    s.log.game(g, "Светофор")
+    inj.expected = [("games.host", g.userid)]
+
+
+def i_only_warden_kills(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "строимся").game(w, "Саймон говорит")
+    g = _others(s)[0]
+    victim = s.team("TERRORIST", True)[0]
+    s.log.wait(3).kill(g, victim)
+    inj.expected = [("games.only_warden_kills", g.userid)]
+
+
+def _king_ready(s: Season) -> None:
+    """004 5.17 forbids Король above 8 prisoners: the rest watch from the spectators."""
+    if s.cfg.on("games.online_limit"):
+        for t in s.ts[8:]:
+            s.log.join(t, "Spectator")
+            s.spectators[t.userid] = s.round + 1
+
+
+def i_deaths(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    _king_ready(s)
+    s.log.order(w, "строимся").game(w, "Король")
+    playing = len(s.team("TERRORIST", True))
+    for _ in range(playing // 2 + 1):
+        s.log.kill(s.team("CT", True)[-1], s.team("TERRORIST", True)[0])
+    inj.expected = [("games.deaths", w.userid)]
+
+
+def i_online_limit(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "строимся").game(w, "Король")
+    inj.expected = [("games.online_limit", w.userid)]
+
+
+def i_min_players(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    while len(s.team("TERRORIST", True)) > 6:
+        s.log.kill(_others(s)[0] if _others(s) else w, s.team("TERRORIST", True)[0])
+    s.log.order(w, "строимся").game(w, "Коммунизм")
+    inj.expected = [("games.min_players", w.userid)]
+
+
+def i_gagged(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    t = s.team("TERRORIST", True)[0]
+    s.log.trig(t, "jb_gag", ' (state "on")').order(w, "строимся").game(w, "Математика")
+    s.log.trig(t, "jb_gag", ' (state "off")')
+    inj.expected = [("games.gagged", w.userid)]
+
+
+def i_duration(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "строимся").game(w, _plain_game(s)).wait(200).say(w, "зелёный").wait(200).say(w, "красный").wait(30)
+    inj.expected = [("games.duration", w.userid)]
+
+
+def i_repeat(s: Season, inj: Injected) -> None:
+    w = _warden_first(s, s.picked["repeat.warden"])
+    s.log.order(w, "строимся").game(w, s.picked["repeat.game"])
+    s.protected.discard(w.steamid)
+    inj.expected = [("games.repeat", w.userid)]
+
+
+def p_repeat(s: Season, round_: int) -> None:
+    """The two rounds before: the same warden, the same game."""
+    def one() -> None:
+        w = _warden_first(s, s.picked.get("repeat.warden", ""))
+        if "repeat.warden" not in s.picked:
+            s.picked["repeat.warden"], s.picked["repeat.game"] = w.steamid, _plain_game(s)
+            s.protected.add(w.steamid)
+        s.log.order(w, "строимся")
+        s.start_game(next(g for g in s.cfg.catalogue if g.name == s.picked["repeat.game"]))
+        s.log.wait(20).trig(w, "jb_game_end").wait(3).round_end()
+    s.forced[round_ - 2] = one
+    s.forced[round_ - 1] = one
+
+
+def i_prohibitions(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    limit = s.cfg.rules["prohibitions.max"]
+    if limit.only_during_game:
+        s.log.order(w, "строимся").game(w, _plain_game(s))
+    n = limit.freeday_limit if s.monday else limit.limit
+    for i in range(n + 1):
+        s.log.prohibit(w, PROHIBITIONS[i])
+    inj.expected = [("prohibitions.max", w.userid)]
+
+
+def i_specialday(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.specialday(w, "Голодные игры")
+    s.last_special = s.round
+    inj.expected = [("specialday.cooldown", w.userid)]
+
+
+def p_specialday(s: Season, round_: int) -> None:
+    """A lawful special day the round before (none in the three before that)."""
+    def one() -> None:
+        w = _warden_first(s)
+        s.last_special = s.round
+        s.log.specialday(w, "Прятки").wait(30).round_end()
+    s.no_special.update(range(round_ - 4, round_))
+    s.forced[round_ - 1] = one
+
+def i_no_warden(s: Season, inj: Injected) -> None:
+    first = min(s.team("CT", True), key=lambda p: s.joined.get(p.userid, 0))
+    s.log.wait(31).say(s.team("CT", True)[0], "кто начальник?").wait(31).say(s.team("CT", True)[0], "никто?")
+    inj.expected = [("teams.no_warden", first.userid)]
+
+
+def i_freeday(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "все в клетку")
+    inj.expected = [("calendar.freeday", w.userid)]
+
+
+def i_global_games(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "строимся")
+    per_week = s.cfg.rules["calendar.global_games"].per_week
+    names = iter(("Прятки", "Голодные игры", "Чай-чай выручай", "Прятки"))
+    while s.globals_week.get(s.week, 0) < per_week:
+        s.globals_week[s.week] = s.globals_week.get(s.week, 0) + 1
+        s.log.game(w, next(names)).wait(30).trig(w, "jb_game_end")
+    s.log.game(w, "Оборона")
+    inj.expected = [("calendar.global_games", w.userid)]
+
+
+def i_global_suicide(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "строимся")
+    if s.globals_week.get(s.week, 0) >= s.cfg.rules["calendar.global_games"].per_week:
+        s.log.trig(Who("Смотритель", 999, "STEAM_1:0:999"), "jb_game_approve", ' (game "Прятки")')
+    s.globals_week[s.week] = s.globals_week.get(s.week, 0) + 1
+    g = _others(s)[0]
+    s.log.game(w, "Прятки").wait(20).suicide(g)
+    inj.expected = [("games.global_suicide", g.userid)]
+
+
+def i_rebellion(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    t = next(p for p in s.team("TERRORIST", True) if p.steamid == s.picked["rebel"])
+    s.protected.discard(t.steamid)
+    s.log.order(w, "строимся").add(ATTACK.format(a=t.ident(), v=w.ident(), d=20, h=80))
+    inj.expected = [("calendar.rebellion", t.userid)]
+
+
+def p_rebellion(s: Season, round_: int) -> None:
+    def one() -> None:
+        w = _warden_first(s)
+        t = next(p for p in s.team("TERRORIST", True) if s.rebelled.get(p.steamid, -9) < s.round - 1)
+        s.picked["rebel"] = t.steamid
+        s.protected.add(t.steamid)
+        s.rebelled[t.steamid] = s.round
+        s.log.order(w, "строимся").add(ATTACK.format(a=t.ident(), v=w.ident(), d=20, h=80)).wait(3).round_end()
+    s.forced[round_ - 1] = one
+
+
+def i_personal_freeday(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    t = next(p for p in s.team("TERRORIST", True) if s.freedays.get(p.steamid) != s.week and s.duel_won.get(p.steamid, -9) < s.round - 1)
+    s.freedays[t.steamid] = s.week
+    fd = f' (scope "personal") (target "#{t.userid}")'
+    s.log.trig(w, "jb_freeday", fd).wait(5).trig(w, "jb_freeday", fd)
+    inj.expected = [("calendar.personal_freeday", t.userid)]
+
+
+def i_last_prisoner(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "строимся")
+    g = _others(s)[0]
+    while len(s.team("TERRORIST", True)) > 1:
+        s.log.kill(g, s.team("TERRORIST", True)[0])
+    s.log.wait(2).kill(w, s.team("TERRORIST", True)[0])
+    inj.expected = [("warden.last_prisoner", w.userid)]
+
+
+def i_guard_suicide(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "строимся")
+    g = _others(s)[0]
+    while len(s.team("TERRORIST", True)) > 1:
+        s.log.kill(w, s.team("TERRORIST", True)[0])
+    last = s.team("TERRORIST", True)[0]
+    s.log.trig(last, "jb_lr", ' (choice "дуэль")').wait(2).suicide(g)
+    inj.expected = [("lastrequest.guard_suicide", last.userid)]
+
+
+def i_immortality(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "строимся")
+    key = (w.steamid, s.week)
+    per_week = s.cfg.rules["warden.immortality"].per_week
+    while s.immortal.get(key, 0) < per_week:
+        s.immortal[key] = s.immortal.get(key, 0) + 1
+        s.log.trig(w, "jb_privilege", ' (kind "immortality")')
+    s.log.trig(w, "jb_privilege", ' (kind "invisibility")')
+    inj.expected = [("warden.immortality", w.userid)]
+
+
+def i_privileges(s: Season, inj: Injected) -> None:
+    _warden_first(s)
+    t = s.team("TERRORIST", True)[0]
+    s.log.trig(t, "jb_privilege", ' (kind "vip_gun")')
+    inj.expected = [("conduct.privileges", t.userid)]
+
+
+def i_teamkill(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "строимся")
+    g = _others(s)[0]
+    s.log.kill(g, w)
+    inj.expected = [("conduct.teamkill", g.userid)]
+
+
+def i_grenades(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    t = s.team("TERRORIST", True)[0]
+    s.log.order(w, "строимся")
+    for _ in range(4):
+        s.log.add(f"{t.ident()} threw hegrenade [1 2 3]")
+    inj.expected = [("conduct.grenade_spam", t.userid)]
+
+
+def i_balance(s: Season, inj: Injected) -> None:
+    w = _warden_first(s)
+    s.log.order(w, "строимся")
+    while len(s.cts) + 1 <= s.guards_allowed(len(s.ts) - 1):
+        s.join_ct(next(p for p in s.ts if s.may_guard(p)))
+    t = next(p for p in s.ts if s.may_guard(p))
+    s.join_ct(t)
+    s.log.wait(5).join(t, "CT")
+    inj.expected = [("teams.balance", t.userid), ("ctban.return_block", t.userid)]
+
+
+def i_ctban(s: Season, inj: Injected) -> None:
+    """A prisoner an admin banned from CT (`!ctban`) tries the guards' door."""
+    w = _warden_first(s)
+    t = next(p for p in s.team("TERRORIST", True) if s.may_guard(p))
+    s.log.order(w, "строимся").trig(s.admin, "jb_ctban", f' (target "#{t.userid}") (length "30") (reason "грубил")')
+    s.log.wait(5).join(t, "CT")
+    inj.expected = [(ADMIN_RULE, t.userid), ("ctban", t.userid)]
+
+
+# kind -> (the rule it breaks, the injector, the day it needs or 0, a preparation in the rounds before)
+INJECTORS: dict[str, tuple[str, Callable[[Season, Injected], None], int, Callable[[Season, int], None] | None]] = {
+    "games.unknown": ("games.unknown", i_unknown, 0, None),
+    "games.host": ("games.host", i_host, 0, None),
+    "games.only_warden_kills": ("games.only_warden_kills", i_only_warden_kills, 0, None),
+    "games.deaths": ("games.deaths", i_deaths, 0, None),
+    "games.online_limit": ("games.online_limit", i_online_limit, 0, None),
+    "games.min_players": ("games.min_players", i_min_players, 0, None),
+    "games.gagged": ("games.gagged", i_gagged, 0, None),
+    "games.duration": ("games.duration", i_duration, 0, None),
+    "games.repeat": ("games.repeat", i_repeat, 0, p_repeat),
+    "prohibitions.max": ("prohibitions.max", i_prohibitions, 1, None),
+    "specialday.cooldown": ("specialday.cooldown", i_specialday, 0, p_specialday),
+    "teams.no_warden": ("teams.no_warden", i_no_warden, 0, None),
+    "calendar.freeday": ("calendar.freeday", i_freeday, 1, None),
+    "calendar.global_games": ("calendar.global_games", i_global_games, 0, None),
+    "games.global_suicide": ("games.global_suicide", i_global_suicide, 0, None),
+    "calendar.rebellion": ("calendar.rebellion", i_rebellion, 3, p_rebellion),
+    "calendar.personal_freeday": ("calendar.personal_freeday", i_personal_freeday, 0, None),
+    "warden.last_prisoner": ("warden.last_prisoner", i_last_prisoner, 0, None),
+    "lastrequest.guard_suicide": ("lastrequest.guard_suicide", i_guard_suicide, 0, None),
+    "warden.immortality": ("warden.immortality", i_immortality, 0, None),
+    "conduct.privileges": ("conduct.privileges", i_privileges, 0, None),
+    "conduct.teamkill": ("conduct.teamkill", i_teamkill, 0, None),
+    "conduct.grenade_spam": ("conduct.grenade_spam", i_grenades, 0, None),
+    "teams.balance": ("teams.balance", i_balance, 0, None),
+    "ctban": ("ctban", i_ctban, 0, None),
+}
+# Not injected here: conduct.advertising and conduct.names (their judgement goes to an admin,
+# issue 18 part B), fairness.freekill (an admin's confirmation is the finding), and the rules
+# that only announce or keep the state (orders, freeday_end, lastrequest.timeout, referee,
+# games.host_death).
+
+
+def injectable(cfg: Config) -> list[str]:
+    """The kinds a server's config enforces."""
+    return [kind for kind, (rule, *_rest) in INJECTORS.items() if cfg.on(rule)]
+
+
+def schedule(cfg: Config, kinds: list[str], start: int = 30, gap: int = 12) -> dict[int, str]:
+    """A round for each kind: on the day it needs (counted as the generator counts them,
+    without a map reset), well apart from the others. Preparations take the rounds before."""
+    out: dict[int, str] = {}
+    r = start
+    for kind in kinds:
+        day = INJECTORS[kind][2]
+        if day == 1 and not cfg.on("calendar.freeday"):
+            day = 0
+        while ((day == 1 and (r - 1) % cfg.week_length != 0) or (day == 3 and (r - 1) % cfg.week_length < 2)
+               or (day == 0 and cfg.on("calendar.freeday") and (r - 1) % cfg.week_length in (0, cfg.week_length - 1))):
+            r += 1
+        out[r] = kind
+        r += gap
+    return out
+
+
+def season(server: str, seed: int, rounds: int, kinds: list[str] | None = None) -> Season:
+    """Plays a season; with `kinds`, one injected violation of each."""
+    cfg = Config.from_toml(ROOT / "configs" / f"{server}.toml", env={})
+    inject = schedule(cfg, kinds) if kinds else {}
+    s = Season(server, seed, rounds, {r: (kind, INJECTORS[kind][1]) for r, kind in inject.items()})
+    for r, kind in inject.items():
+        prepare = INJECTORS[kind][3]
+        if prepare is not None:
+            prepare(s, r)
+    return s.play()
