@@ -677,14 +677,19 @@ def test_admin_chat_commands_report_to_the_daemon(jail):
         f'{me} triggered "jb_ctban" (target "#{jail.vasya.userid}") (length "3r") (reason "") (seq "5")']
     assert shim_lines(after(sim, lambda: sim.say(admin, f"!unctban #{zek.userid}"))) == [
         f'{me} triggered "jb_unctban" (target "#{zek.userid}") (seq "6")']
+    assert shim_lines(after(sim, lambda: sim.say(admin, "!jcconfirm 41"))) == [f'{me} triggered "jb_confirm" (id "41") (reason "") (seq "7")']
+    assert admin.chat[-1] == "[jailcore] Подтверждение предложения 41 отправлено в jailcore."
+    assert shim_lines(after(sim, lambda: sim.say(admin, "!jcdismiss 42 это Steam"))) == [
+        f'{me} triggered "jb_dismiss" (id "42") (reason "это Steam") (seq "8")']
     for bad, answer in (("!jcpardon", "Использование: !jcpardon"), ("!jcpardon 12x", "Использование: !jcpardon"),
+                        ("!jcconfirm", "Использование: !jcconfirm"), ("!jcdismiss x", "Использование: !jcdismiss"),
                         (f"!ctban #{zek.userid}", "Использование: !ctban"), (f"!ctban #{zek.userid} 0r", "Использование: !ctban"),
                         (f"!ctban #{zek.userid} 30m", "Использование: !ctban"), ("!ctban Никто 30", "[SM] Игрок не найден."),
                         ("!ctban а 30", "[SM] Подходит больше одного игрока."), ("!ctban вас 30", "[SM] Игрок не найден."),
                         ("!unctban", "Использование: !unctban")):
         assert shim_lines(after(sim, lambda b=bad: sim.say(admin, b))) == [], bad
         assert answer in admin.chat[-1], (bad, admin.chat[-1])
-    for command in ("!jcpardon 5", f"!ctban #{zek.userid} 5", "!ctbans", "!jcstatus", "!isbanned Вася"):
+    for command in ("!jcpardon 5", "!jcconfirm 5", f"!ctban #{zek.userid} 5", "!ctbans", "!jcstatus", "!isbanned Вася"):
         assert shim_lines(after(sim, lambda c=command: sim.say(zek, c))) == []
         assert zek.chat[-1] == "[jailcore] У вас нет доступа к этой команде."
 
@@ -745,7 +750,8 @@ def scenario(sim: SimServer) -> list:
               ("gag", lambda: sim.world.gag(p("Зек"), True))]
     steps += [(f"prisoner: {c}", lambda c=c: sim.say(p("Вася"), c)) for c in ("!lr нож", "!пж", "!order x", "!approve x", "!fk #2 kill")]
     steps += [(f"admin: {c}", lambda c=c: sim.say(p("Админ"), c)) for c in (
-        "!approve Бадминтон", "!fk Зек damage", "!fk Зек", "!fk Зек bite", "!jcpardon 55 по ошибке", "!jcpardon", "!ctban Зек 3r спам", "!ctban Зек 2R",
+        "!approve Бадминтон", "!fk Зек damage", "!fk Зек", "!fk Зек bite", "!jcpardon 55 по ошибке", "!jcpardon", "!jcconfirm 56", "!jcdismiss 57 не реклама",
+        "!jcconfirm x", "!ctban Зек 3r спам", "!ctban Зек 2R",
         "!ctban Зек", "!ctban Нет 5", "!unctban Зек", "!ctbans", "!isbanned Зек", "!jcstatus")]
     commands = [
         "jb_warn #{Зек} \"Не бегать\"", "jb_warn #{Зек}", "jb_warn {Зек} \"x\"", "jb_warn #999 \"x\"",

@@ -45,7 +45,8 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 def rule_table(rules: list) -> str:
     """The rules a server will enforce, as an admin checks them against his rulebook."""
-    rows = [("rule", "ref", "ladder")] + [(k, r.ref or "-", " → ".join(map(str, getattr(r, "ladder", ()))) or "-") for k, r in rules]
+    rows = [("rule", "ref", "ladder")] + [(k, r.ref or "-", (" → ".join(map(str, getattr(r, "ladder", ()))) or "-")
+                                           + (" (an admin confirms)" if r.confirm == "admin" else "")) for k, r in rules]
     widths = [max(len(row[i]) for row in rows) for i in range(2)]
     return "\n".join(f"  {a:<{widths[0]}}  {b:<{widths[1]}}  {c}".rstrip() for a, b, c in rows)
 
@@ -259,6 +260,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public", action="store_true", help="show the live log read-only without a login")
     p.add_argument("--password-stdin", action="store_true", help="with adduser: read the password from standard input")
     p.set_defaults(func=cmd_web)
+
+    from jailcore.cli.proposals import add_parsers as proposal_parsers
+
+    proposal_parsers(sub)
     return parser
 
 

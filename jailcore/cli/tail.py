@@ -27,7 +27,9 @@ from jailcore.log.invisible import INVISIBLE
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90",
-                  "unanswered": "33;1", "dropped": "90"}
+                  "unanswered": "33;1", "dropped": "90", "proposed": "35;1", "confirmed": "32", "dismissed": "90"}
+# A row whose status ends a story shows why (a proposal: by whom, or why it lapsed).
+_WITH_REPLY = ("failed", "expired", "unanswered", "dropped", "confirmed", "dismissed")
 # What a player may put in a name or chat that would move, recolour or retitle an admin's
 # terminal (control characters: C0, DEL, C1), or make him read a name that is not there
 # (bidi overrides, zero-width and blank characters: log/invisible.py).
@@ -67,7 +69,9 @@ def human(row: sqlite3.Row, colour: bool, lang: str = "ru", pardon: sqlite3.Row 
     action = paint(safe(f"{row['action']:<8}"), COLOURS.get(row["action"]), colour)
     status = paint(safe(row["status"]), STATUS_COLOURS.get(row["status"]), colour)
     rule = paint(safe(f"[{row['ref']} {row['rule']}]"), "1", colour)
-    reply = f" ({safe(row['reply'])})" if row["status"] in ("failed", "expired", "unanswered", "dropped") and row["reply"] else ""
+    reply = f" ({safe(row['reply'])})" if row["status"] in _WITH_REPLY and row["reply"] else ""
+    if row["status"] == "proposed":
+        reply = f" ({safe(json.loads(row['detail']).get('step') or '')}: awaiting an admin, jailcore confirm|dismiss {row['id']})"
     pardoned = paint(safe(f"  pardoned by {pardon['by']}: {pardon['reason']}"), "32", colour) if pardon else ""
     return f"#{row['id']} {when}  {safe(row['server'])} r{row['round']} {dayname}  {rule} {action} {who}: {safe(row['reason'])}  {status}{reply}{pardoned}"
 

@@ -39,8 +39,11 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
         "teams.balance": {"ref": "Общие 5", "ratio": 3},
         "conduct.privileges": {"ref": "Привилегии 1", "allowed": ["money", "voice", "freeday"], "ladder": ["slay"]},
         "conduct.teamkill": {"ref": "Общие 17", "ladder": ["slay", "kick", "ban 15m"]},
-        "conduct.advertising": {"ref": "Общие 19", "ladder": ["ban 0"]},
-        "conduct.names": {"ref": "Общие 16", "ladder": ["kick", "ban 30m"]},
+        # A ban for ever and «оскорбительные» / «выдавать себя за администратора» are
+        # judgements: an admin confirms them.
+        "conduct.advertising": {"ref": "Общие 19", "ladder": ["ban 0"], "confirm": "admin",
+                                "allowed_domains": ["steamcommunity.com", "s.team", "steampowered.com"]},
+        "conduct.names": {"ref": "Общие 16", "ladder": ["kick", "ban 30m"], "confirm": "admin"},
         "conduct.grenade_spam": {"ref": "Общие 22", "ladder": ["slay", "ban 10m"]},
         "warden.immortality": {"ref": "Начальник 8", "ladder": ["slay", "teamswap"]},
         "warden.last_prisoner": {"ref": "Начальник обязан 3", "ladder": ["warn", "teamswap"]},

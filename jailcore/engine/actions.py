@@ -32,13 +32,14 @@ Mode = Literal["enforce", "advise", "observe"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 
 # What the audit log says became of an action.
-AuditStatus = Literal["pending", "delivered", "failed", "expired", "unanswered", "dropped", "observed", "advised"]
+AuditStatus = Literal["pending", "delivered", "failed", "expired", "unanswered", "dropped", "observed", "advised",
+                      "proposed", "confirmed", "dismissed"]
 AUDIT_STATUSES: tuple[AuditStatus, ...] = get_args(AuditStatus)
 
 # The words of VOCABULARY below, for the type checker; a test holds the two equal.
 ActionKind = Literal[
     "warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay", "money", "respawn", "freeday",
-    "cancel", "say", "hud", "unctban", "unban", "pardon", "offer", "door",
+    "cancel", "say", "hud", "unctban", "unban", "pardon", "offer", "door", "propose", "lapse",
 ]
 
 
@@ -67,6 +68,7 @@ class Action:
     amount: int | None = None
     index: int | None = None
     by: str | None = None  # the admin behind it, for a CT ban an admin gave
+    step: str | None = None  # a proposal's punishment, as a ladder writes it ("ban 0")
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -78,7 +80,7 @@ class Action:
             "ref": self.ref,
             "reason": self.reason,
         }
-        for key in ("team", "minutes", "rounds", "amount", "index", "by"):
+        for key in ("team", "minutes", "rounds", "amount", "index", "by", "step"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -87,7 +89,7 @@ class Action:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Action:
         target = data.get("target")
-        fields = {k: data.get(k) for k in ("team", "minutes", "rounds", "amount", "index", "by")}
+        fields = {k: data.get(k) for k in ("team", "minutes", "rounds", "amount", "index", "by", "step")}
         return cls(
             data["time"], data["round"], data["action"], Target(**target) if target else None,
             data["rule"], data["ref"], data["reason"], **fields,
@@ -198,6 +200,11 @@ VOCABULARY: dict[ActionKind, Kind] = {
     "pardon": Kind("помилование", "pardon", "32", _to_player("jb_warn {uid} {reason}"), "audited"),
     "offer": Kind("выбор", "choice", "36", _to_player("jb_fk_offer {uid} {reason}"), "audited round"),
     "door": Kind("запрет за КТ в игре", "CT ban at the door", "0", _door, ""),
+    # A punishment waiting for an admin (`confirm = "admin"`): `index` is its number in the
+    # engine, `step` what it stands for. Printed by replay, sent to no one but the admins.
+    "propose": Kind("на решение админа", "proposed", "36;1", lambda a: None, "enforcement audited"),
+    # A proposal nobody answered in time: its `propose` row is marked `expired`.
+    "lapse": Kind("предложение истекло", "proposal lapsed", "2", lambda a: None, ""),
 }
 KINDS: tuple[ActionKind, ...] = tuple(VOCABULARY)
 

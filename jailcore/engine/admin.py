@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from jailcore.engine import proposals
 from jailcore.engine.actions import Action
-from jailcore.engine.punish import active_ban, ban_from_ct, door_action
+from jailcore.engine.ladder import parse_step
+from jailcore.engine.punish import active_ban, ban_from_ct, carry_out, door_action
 from jailcore.engine.state import Seat
 from jailcore.log.events import player_key, same_account
 
@@ -57,6 +59,33 @@ def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Ac
     if kind == "money" and int(entry.get("amount") or 0) < 0:
         out.append(ctx.action("money", seat, PARDON, str(entry.get("ref", "")), text, amount=-int(entry["amount"])))
     return out
+
+
+# Steps that need the player in the game; a CT ban or an autoslay is kept for his return.
+_IN_GAME = frozenset({"warn", "slay", "teamswap", "kick", "ban", "money", "respawn", "freeday"})
+
+
+def confirm(ctx: Context, number: int, by: str) -> tuple[list[Action], str | None]:
+    """An admin confirms proposal `number`: the punishment it stands for is carried out as
+    it would have been, and the ladder climbed now. Returns the actions, or none and why
+    not (answered or lapsed already; the player is away, and it waits for his return)."""
+    p = proposals.find(ctx, number)
+    if p is None:
+        return [], "gone"
+    step = parse_step(p.step)
+    seat = ctx.online(p.key)
+    if seat is None and step.action in _IN_GAME:
+        return [], ctx.text("proposal.offline")
+    proposals.take(ctx, number)
+    seat = seat or Seat(0, p.steamid, p.name)
+    out = carry_out(ctx, p.rule, p.ref, step, seat, p.reason)
+    out = [attrs.evolve(a, by=by) if a.rule == p.rule and a.by is None else a for a in out]
+    return [a for a in out if a.target is None or a.target.userid], None
+
+
+def dismiss(ctx: Context, number: int) -> bool:
+    """An admin dismisses proposal `number`: nothing is done and the ladder stays."""
+    return proposals.take(ctx, number) is not None
 
 
 def give_ctban(ctx: Context, seat: Seat, minutes: int | None, rounds: int | None, reason: str, by: str) -> list[Action]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from jailcore.engine import admin
+from jailcore.engine import admin, proposals
 from jailcore.engine.actions import Action
 from jailcore.engine.bookkeeping import STOP, Bookkeeping
 from jailcore.engine.context import Context
@@ -89,7 +89,7 @@ class Engine:
         if isinstance(event, ev.ShimEvent) and self._already_handled(event):
             return []
         s.time = event.time
-        out: list[Action] = []
+        out: list[Action] = proposals.lapse_due(self.ctx) if s.proposals else []
         if s.round_open:
             for tick in self._tickers:
                 out += tick(self.ctx, event.time)
@@ -141,6 +141,14 @@ class Engine:
         """An admin undoes one enforcement (`entry`: its action's JSON)."""
         self.state.time = max(self.state.time, str(entry.get("time", "")))
         return self._shown(admin.pardon(self.ctx, entry, by, reason))
+
+    def confirm(self, number: int, by: str) -> tuple[list[Action], str | None]:
+        """An admin confirms proposal `number` (see `admin.confirm`)."""
+        out, why = admin.confirm(self.ctx, number, by)
+        return self._shown(out) if out else out, why
+
+    def dismiss(self, number: int) -> bool:
+        return admin.dismiss(self.ctx, number)
 
     def give_ctban(self, steamid: str, name: str, minutes: int | None, rounds: int | None, reason: str, by: str) -> list[Action]:
         """An admin's CT ban from outside the game (`jailcore ctban add`)."""

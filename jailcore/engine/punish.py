@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from jailcore.engine.actions import Action, kind_name
 from jailcore.engine.ladder import Step
+from jailcore.engine.proposals import propose
 from jailcore.engine.state import CT, Autoslay, CtBan, Seat, T
 from jailcore.log.events import player_key, same_account
 from jailcore.log.logtime import plus_minutes, seconds_between
@@ -42,10 +43,19 @@ def punish(ctx: Scene, key: str, seat: Seat, text: str, ref: str | None = None) 
     ladders = ctx.state.ladders
     counter = f"{key}|{seat.key}"
     reached = ladders.get(counter, 0)
-    ladders[counter] = reached + 1
     ladder = getattr(rule, "ladder", ()) or _WARN
     step = ladder[min(reached, len(ladder) - 1)]
     reason = ctx.quoting(ref, ctx.text("penalty", text=text, step=kind_name(ctx.lang, step.action)))
+    if rule.confirm == "admin":  # an admin's judgement: the ladder waits for his word
+        return propose(ctx, key, rule, seat, ref, step, reason)
+    ladders[counter] = reached + 1
+    return STEPS[step.action](ctx, step, seat, key, ref, reason)
+
+
+def carry_out(ctx: Scene, key: str, ref: str, step: Step, seat: Seat, reason: str) -> list[Action]:
+    """A step decided elsewhere (an admin confirmed a proposal): the ladder climbed now."""
+    counter = f"{key}|{seat.key}"
+    ctx.state.ladders[counter] = ctx.state.ladders.get(counter, 0) + 1
     return STEPS[step.action](ctx, step, seat, key, ref, reason)
 
 

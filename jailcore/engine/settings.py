@@ -24,10 +24,15 @@ def steps(*texts: str) -> Ladder:
 @attrs.frozen
 class RuleSettings:
     """Every rule has a switch and its server's own rule number; a rule that punishes
-    also declares `ladder: Ladder = steps(...)`."""
+    also declares `ladder: Ladder = steps(...)`. `confirm = "admin"` makes its
+    punishments proposals an admin confirms or dismisses (`proposals.py`); one nobody
+    answers lapses after `confirm_minutes`, or at its round's end when its step is for
+    that round only (a slay, a warning, a move)."""
 
     enabled: bool = True
     ref: str = ""
+    confirm: str = attrs.field(default="none", metadata={"choices": ("none", "admin")})
+    confirm_minutes: int = 30
 
 
 def choice(default: str, *choices: str) -> Any:

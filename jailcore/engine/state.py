@@ -97,6 +97,29 @@ class LastPrisoner:
 
 
 @attrs.define(slots=True)
+class Proposal:
+    """A punishment an admin must confirm (`confirm = "admin"`); the ladder is climbed
+    only when he does."""
+
+    number: int
+    rule: str
+    ref: str
+    step: str  # as a ladder writes it: "ban 0", "kick"
+    steamid: str
+    userid: int
+    name: str
+    reason: str
+    round: int
+    time: str
+    expires: str  # log time after which it lapses
+    round_only: bool  # its step is for its round only: it lapses when the round ends
+
+    @property
+    def key(self) -> str:
+        return ev.player_key(self.steamid, self.userid)
+
+
+@attrs.define(slots=True)
 class Autoslay:
     rounds: int
     rule: str
@@ -132,6 +155,8 @@ class State:
     ladders: dict[str, int] = attrs.Factory(dict)  # "rule|player key" -> offences so far
     ctbans: dict[str, CtBan] = attrs.Factory(dict)
     autoslay: dict[str, Autoslay] = attrs.Factory(dict)
+    proposals: list[Proposal] = attrs.Factory(list)  # punishments waiting for an admin
+    proposed: int = 0  # the number of the last proposal made
     rules: dict[str, Any] = attrs.Factory(dict)  # rule key -> that rule's own state
     # The duplicate window: the last line handled and the recent shim lines by seq, as
     # their text, so a line that arrives again after a restart is still recognised.

@@ -44,6 +44,7 @@ from jailcore.engine.actions import kind_name as step_name
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.io import wake
+from jailcore.io.answers import KINDS as PROPOSALS
 from jailcore.io.lock import LockedError, StateLock
 from jailcore.io.logsource import AllowList, UdpLog, follow_file, listen_udp
 from jailcore.io.mqtt import CTBANS, MqttLink
@@ -154,7 +155,7 @@ class Daemon:
     # -- the data path -----------------------------------------------------------------------
 
     def _needed(self) -> frozenset[str]:
-        return self.engine.needed_kinds() | {ev.PardonAsked.kind}
+        return self.engine.needed_kinds() | {ev.PardonAsked.kind, ev.ConfirmAsked.kind, ev.DismissAsked.kind}
 
     def feed(self, record: bytes) -> None:
         """One log record in; whatever the engine decides goes to the outbox and out."""
@@ -165,6 +166,9 @@ class Daemon:
             return
         if type(event) is ev.PardonAsked:
             self.requests.asked_in_game(event)
+            return
+        if isinstance(event, (ev.ConfirmAsked, ev.DismissAsked)):
+            self.requests.answers.asked_in_game(event)
             return
         try:
             actions = self.engine.handle(event)
@@ -200,6 +204,9 @@ class Daemon:
             return
 
     def dispatch(self, action: Action) -> None:
+        if action.action in PROPOSALS:  # waits for an admin: nothing goes to the game
+            self.requests.answers.decided(action)
+            return
         try:
             command = render(action)
         except LimitError as exc:  # a template bug, not a player's text (texts are capped): this one is refused, the rest go on

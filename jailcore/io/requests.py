@@ -16,7 +16,8 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from jailcore.engine.actions import Action, clean_text, kind_name, kinds_that
+from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name, kinds_that
+from jailcore.io.answers import Answers
 from jailcore.io.store import PardonError
 from jailcore.log import events as ev
 
@@ -45,6 +46,7 @@ class Daemon(Protocol):
     _dirty: bool
 
     def _carry_out(self, actions: list[Action], sweep: bool = False) -> None: ...
+    def _tell(self, action: Action, command: str | None, status: AuditStatus, row_id: int) -> None: ...
 
     def share_ctban(self, ban: dict) -> None: ...
 
@@ -53,6 +55,7 @@ class Requests:
     def __init__(self, daemon: Daemon, interval: float = 0.5):
         self.daemon = daemon
         self.interval = interval
+        self.answers = Answers(daemon)  # proposals: confirm / dismiss rows
 
     async def run(self) -> None:
         while True:
@@ -83,6 +86,7 @@ class Requests:
                 self._network_ban(row["steamid"], f"request {row['id']}")
         if pardons or bans:
             d._dirty = True
+        self.answers.apply()
 
     def asked_in_game(self, event: ev.PardonAsked) -> None:
         """`!jcpardon ID [reason]`: the same row the command line writes."""

@@ -69,6 +69,8 @@ CREATE INDEX IF NOT EXISTS audit_time ON audit (time);
 # with the session, and then its moment passed: the server may have run it), dropped (the
 # config in force after a restart or a reload would not send it: observe or advise mode,
 # its rule off), observed (observe mode), advised (advise mode). The reply says why.
+# A `propose` row (a punishment waiting for an admin) is proposed, then confirmed,
+# dismissed or expired, its reply saying by whom or why.
 
 SENT = "sent, no answer yet"  # a pending row's reply once its command went out
 _OURS = {"state": {"server", "snapshot", "updated"}, "audit": {"id", "server", "action", "status", "command", "detail"}}
@@ -297,8 +299,47 @@ class Store:
         bans = list(self.db.execute("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)))
         return pardons, bans
 
-    def applied(self, table: Literal["pardons", "ctban_requests"], row_id: int, when: str) -> None:
-        if table not in ("pardons", "ctban_requests"):  # the name goes into the SQL: never trust a caller with it
+    def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None) -> int:
+        """An admin's answer to a proposal (`jailcore confirm|dismiss`, the web page,
+        `!jcconfirm`): the running daemon applies it. Refuses an id that is not a proposal
+        still waiting, and a second answer."""
+        assert answer in ("confirm", "dismiss")
+        row = self.db.execute("SELECT id, server, action, status, reply FROM audit WHERE id = ?", (action_id,)).fetchone()
+        if row is None:
+            raise ProposalError(f"no proposal with id {action_id} in {self.path}")
+        if row["action"] != "propose":
+            raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
+        given = self.db.execute("SELECT * FROM answers WHERE action_id = ?", (action_id,)).fetchone()
+        if given is not None:
+            raise ProposalError(f"proposal {action_id} was already answered ({given['answer']}) by {given['by']} at {given['time']}")
+        if row["status"] != "proposed":
+            raise ProposalError(f"proposal {action_id} is {row['status']}: {row['reply'] or ''}".rstrip(": "))
+        when = when or datetime.now().isoformat(timespec="seconds")
+        cur = self.db.execute(
+            "INSERT INTO answers (server, action_id, answer, by, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
+            (row["server"], action_id, answer, by, reason, when),
+        )
+        return _inserted(cur)
+
+    def answers(self, server: str) -> list[sqlite3.Row]:
+        """Admins' answers to proposals not yet applied, with the proposal they answer."""
+        return list(self.db.execute(
+            "SELECT n.*, a.detail FROM answers n JOIN audit a ON a.id = n.action_id "
+            "WHERE n.applied_at IS NULL AND n.server = ? ORDER BY n.id", (server,)))
+
+    def note_answer(self, row_id: int, note: str) -> None:
+        """Why an answer waits (the player is away): said to the admin once."""
+        self._write("UPDATE answers SET note = ? WHERE id = ?", (note, row_id))
+
+    def proposal_row(self, server: str, number: int) -> int | None:
+        """The audit id of the engine's proposal `number` (its `propose` row)."""
+        row = self.db.execute(
+            "SELECT id FROM audit WHERE server = ? AND action = 'propose' AND json_extract(detail, '$.index') = ? "
+            "ORDER BY id DESC LIMIT 1", (server, number)).fetchone()
+        return int(row["id"]) if row else None
+
+    def applied(self, table: Literal["pardons", "ctban_requests", "answers"], row_id: int, when: str) -> None:
+        if table not in ("pardons", "ctban_requests", "answers"):  # the name goes into the SQL: never trust a caller with it
             raise StoreError(f"no request table {table!r}")
         self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
 
@@ -404,6 +445,10 @@ class PardonError(AdminRequestError, ValueError):
     pass
 
 
+class ProposalError(AdminRequestError, ValueError):
+    pass
+
+
 # What a pardon can take back: the ladder step, the CT ban, the ban. Announcements,
 # compensation and cancelled prohibitions are not punishments.
 PARDONABLE = tuple(sorted(kinds_that("pardonable")))
@@ -438,6 +483,17 @@ CREATE TABLE IF NOT EXISTS ctban_requests (
     reason TEXT NOT NULL DEFAULT '',
     by TEXT NOT NULL,
     time TEXT NOT NULL,
+    applied_at TEXT
+);
+CREATE TABLE IF NOT EXISTS answers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    action_id INTEGER NOT NULL UNIQUE REFERENCES audit (id),
+    answer TEXT NOT NULL,
+    by TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    time TEXT NOT NULL,
+    note TEXT,
     applied_at TEXT
 );
 CREATE TABLE IF NOT EXISTS link (

@@ -378,6 +378,24 @@ class PardonAsked(ShimEvent):
 
 
 @attrs.frozen(slots=True)
+class ConfirmAsked(ShimEvent):
+    """An admin's `!jcconfirm ID`: the proposed punishment ID is to be carried out."""
+
+    id: int = 0
+    reason: str = ""
+    kind: ClassVar[str] = "jb_confirm"
+
+
+@attrs.frozen(slots=True)
+class DismissAsked(ShimEvent):
+    """An admin's `!jcdismiss ID [reason]`: the proposed punishment ID is not to be."""
+
+    id: int = 0
+    reason: str = ""
+    kind: ClassVar[str] = "jb_dismiss"
+
+
+@attrs.frozen(slots=True)
 class FreekillChoice(ShimEvent):
     """A freekilled prisoner's choice from the shim's menu (004 4.5): respawn or freeday."""
 

@@ -77,8 +77,9 @@ _ONE_PROP: dict[str, tuple[str, Callable[..., ev.Event | None]]] = {
 }
 _BARE = {"jb_warden": ev.WardenSet, "jb_order_cancel": ev.OrdersCancelled, "jb_game_end": ev.GameEnded}
 
-SHIM_TRIGGERS = (*_BARE, "jb_freeday", "jb_freekill", "jb_hello", "jb_ctban", "jb_pardon", *_ONE_PROP)
-EXTENSION_TRIGGERS = ("jb_game_approve", "jb_freekill", "jb_ctban", "jb_unctban", "jb_pardon", "jb_fk_choice")
+_ANSWERS = {"jb_pardon": ev.PardonAsked, "jb_confirm": ev.ConfirmAsked, "jb_dismiss": ev.DismissAsked}
+SHIM_TRIGGERS = (*_BARE, "jb_freeday", "jb_freekill", "jb_hello", "jb_ctban", *_ANSWERS, *_ONE_PROP)
+EXTENSION_TRIGGERS = ("jb_game_approve", "jb_freekill", "jb_ctban", "jb_unctban", *_ANSWERS, "jb_fk_choice")
 
 
 def shim_event(time: str, player: ev.Player, name: str, props: str) -> ev.Event | None:
@@ -105,9 +106,10 @@ def shim_event(time: str, player: ev.Player, name: str, props: str) -> ev.Event 
         length = number(cm.group(2))
         minutes, rounds = (None, length) if cm.group(3) else (length, None)
         return ev.CtBanGiven(time, player, seq, number(cm.group(1)), minutes, rounds, cm.group(4) or "")
-    if name == "jb_pardon":
+    answer = _ANSWERS.get(name)
+    if answer is not None:  # an admin's word on one audit entry: `(id "N") (reason "...")`
         pm = _PARDON.fullmatch(props)
-        return ev.PardonAsked(time, player, seq, number(pm.group(1)), pm.group(2) or "") if pm else None
+        return answer(time, player, seq, number(pm.group(1)), pm.group(2) or "") if pm else None
     maker = _ONE_PROP.get(name)
     if maker is None:
         return None

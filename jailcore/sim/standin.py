@@ -134,7 +134,8 @@ class StandIn(SourceModCore):
             self.reg_server(name, handler)
         self.listen("jointeam", self.ctban_join)
         self.create_cvar("sm_jailcore_admin_flag", "b")
-        admin = {"sm_jcpardon": self.cmd_pardon, "sm_ctban": self.cmd_ctban, "sm_unctban": self.cmd_unctban,
+        admin = {"sm_jcpardon": self.cmd_pardon, "sm_jcconfirm": self.cmd_confirm, "sm_jcdismiss": self.cmd_dismiss,
+                 "sm_ctban": self.cmd_ctban, "sm_unctban": self.cmd_unctban,
                  "sm_ctbans": self.cmd_ctbans, "sm_isbanned": self.cmd_isbanned, "sm_jcstatus": self.cmd_jcstatus}
         for name, callback in admin.items():
             self.reg_console(name, callback)
@@ -680,6 +681,24 @@ class StandIn(SourceModCore):
         reason = self.admin_rest(cmd, 1, 192)
         self.emit(client, "jb_pardon", self.prop(self.prop("", 320, "id", pid), 320, "reason", reason))
         self.reply_tr(client, "JB_PardonSent", pid)
+
+    def cmd_confirm(self, client: Client | None, cmd: Command) -> None:
+        self.answer(client, cmd, "jb_confirm", "JB_UsageConfirm", "JB_ConfirmSent")
+
+    def cmd_dismiss(self, client: Client | None, cmd: Command) -> None:
+        self.answer(client, cmd, "jb_dismiss", "JB_UsageDismiss", "JB_DismissSent")
+
+    def answer(self, client: Client | None, cmd: Command, trigger: str, usage: str, done: str) -> None:
+        """`!jcconfirm ID`, `!jcdismiss ID [reason]`: an admin's word on a proposed punishment."""
+        if not self.admin_allow(client):
+            return
+        pid = smtext.fit(cmd.arg(1), 32)
+        if not self.digits(pid, 15):
+            self.reply_tr(client, usage)
+            return
+        reason = self.admin_rest(cmd, 1, 192)
+        self.emit(client, trigger, self.prop(self.prop("", 320, "id", pid), 320, "reason", reason))
+        self.reply_tr(client, done, pid)
 
     def cmd_ctban(self, client: Client | None, cmd: Command) -> None:
         if not self.admin_allow(client):

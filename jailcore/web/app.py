@@ -24,6 +24,7 @@ import ipaddress
 import json
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
@@ -40,7 +41,7 @@ from jailcore.config.config import ROLES, WebConfig
 from jailcore.io.audit import AuditError
 from jailcore.io.store import PardonError
 from jailcore.log.invisible import visible
-from jailcore.web import data, steamids
+from jailcore.web import data, proposals, steamids
 from jailcore.web.access import ADMIN, MODERATOR, OPEN, OWNER, VIEWER, WATCH, Forbidden, NotAllowed, TooLarge, number, shown_text
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
 from jailcore.web.charts import colours, hbars, stacked
@@ -132,6 +133,8 @@ class Web(Manage):
             Route("/config/save", page(ADMIN, self.config_save), methods=["POST"]),
             Route("/accounts", page(OWNER, self.accounts_page)),
             Route("/accounts", page(OWNER, self.accounts_change), methods=["POST"]),
+            Route("/proposals", page(VIEWER, partial(proposals.page, self))),
+            Route("/answer", page(MODERATOR, partial(proposals.answer, self)), methods=["POST"]),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
         app = Starlette(routes=routes, exception_handlers={Forbidden: self.forbidden, TooLarge: self.too_large, NotAllowed: self.not_allowed})

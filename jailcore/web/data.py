@@ -246,7 +246,7 @@ class Watch:
         return watch
 
 
-_OPEN = ("pending",)  # statuses a daemon will still change
+_OPEN = ("pending", "proposed")  # statuses a daemon will still change (a proposal: its answer)
 _OPEN_MARKS = ",".join("?" * len(_OPEN))
 
 

@@ -54,3 +54,63 @@ def test_n15_grenade_spam(grenades, slain):
         log.add(f'{ts[0].ident()} threw hegrenade [1 2 3]')
     actions, _ = run("", log)
     assert rules_of(actions) == ([("slay", "conduct.grenade_spam")] if slain else [])
+
+
+# 001 Общие 19 «Рекламировать что либо [Бан Навсегда]»: a link to Steam's own pages (a
+# prisoner reporting a cheater's profile) or to the server's own site is no advertising.
+@pytest.mark.parametrize(("text", "banned"), [
+    ("читер вот: https://steamcommunity.com/profiles/76561198000000000", False),
+    ("его профиль steamcommunity.com/id/cheater", False),
+    ("https://s.team/p/abcd-efgh", False),
+    ("https://store.steampowered.com/app/240", False),
+    ("наш форум https://myjail.ru/forum", False),
+    ("https://steamcommunity.com.evil.ru/id/x", True),
+    ("https://evil.ru/steamcommunity.com", True),
+    ("мой профиль https://steamcommunity.com/id/me и заходите www.other-jail.ru", True),
+    ("заходите 212.129.25.133:27015", True),
+])
+def test_general_19_steam_and_the_servers_own_site_are_not_advertising(text, banned):
+    log, ts = setup()
+    log.say(ts[0], text)
+    actions, _ = run('[conduct.advertising]\nallowed_domains = ["steamcommunity.com", "s.team", "steampowered.com", "myjail.ru"]\n', log)
+    assert rules_of(actions) == ([("ban", "conduct.advertising")] if banned else [])
+
+
+# 001 Общие 16 «…непонятные, оскорбительные, тяжело читаемые ники, выдавать себя за
+# администратора или за другого игрока»: a staff title as a word of the name poses as an
+# administrator with or without brackets; offensive names from a short word list.
+@pytest.mark.parametrize(("name", "why"), [
+    ("Админ Вася", "администратора"), ("Администратор Вася", "администратора"), ("[ADMIN] Петя", "администратора"),
+    ("Модератор", "администратора"), ("Гл.Админ", "администратора"), ("Admin_Kolya", "администратора"),
+    ("Сука", "Оскорбительный"), ("xуйло", "Оскорбительный"), ("Ёбаный Рот", "Оскорбительный"), ("FuckYou", "Оскорбительный"),
+    ("Барсук", None), ("Адмирал", None), ("Badminton", None), ("Рубля", None), ("Вася", None),
+])
+def test_general_16_posing_as_an_admin_and_offensive_names(name, why):
+    log, _ = setup()
+    log.connect(P(name, 70, "STEAM_1:0:7070"), "TERRORIST")
+    actions, _ = run("", log)
+    if why is None:
+        assert actions == []
+    else:
+        (a,) = actions
+        assert (a.action, a.rule) == ("kick", "conduct.names") and why in a.reason
+
+
+def test_general_16_offensive_words_are_a_setting():
+    log, _ = setup()
+    log.connect(P("Лох Педальный", 70, "STEAM_1:0:7070"), "TERRORIST")
+    assert run("", log)[0] == []
+    assert rules_of(run('[conduct.names]\noffensive = ["лох"]\n', log)[0]) == [("kick", "conduct.names")]
+
+
+def test_the_shipped_servers_send_advertising_and_names_to_an_admin():
+    from pathlib import Path
+
+    from jailcore.config.config import Config
+
+    configs = Path(__file__).resolve().parents[2] / "configs"
+    for name in ("server-a", "example"):
+        config = Config.from_toml(configs / f"{name}.toml", env={})
+        for key in ("conduct.advertising", "conduct.names"):
+            assert config.rules[key].confirm == "admin", (name, key)
+        assert "steamcommunity.com" in config.rules["conduct.advertising"].allowed_domains

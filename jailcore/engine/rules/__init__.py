@@ -15,6 +15,7 @@ from jailcore.engine.rules.base import Rule
 from jailcore.engine.rules.calendar import GlobalGames, Rebellion
 from jailcore.engine.rules.conduct import Advertising, GrenadeSpam, Names, Privileges, Teamkill
 from jailcore.engine.rules.ctban import CtBanDoor, ReturnBlock
+from jailcore.engine.rules.duels import DuelStakes, OneWish
 from jailcore.engine.rules.fairness import Freekill
 from jailcore.engine.rules.freedays import FreedayEnd, MondayFreeday, PersonalFreeday
 from jailcore.engine.rules.games import (
@@ -27,9 +28,11 @@ from jailcore.engine.rules.games import (
     RepeatedGame,
     UnknownGame,
 )
+from jailcore.engine.rules.headstart import HeadStart
 from jailcore.engine.rules.killing import GlobalSuicide, HalfMayDie, OnlyWardenKills
 from jailcore.engine.rules.lastrequest import GuardSuicide, LastRequestTimeout
 from jailcore.engine.rules.orders import Orders
+from jailcore.engine.rules.privileges import GamePrivileges
 from jailcore.engine.rules.prohibitions import MaxProhibitions
 from jailcore.engine.rules.referee import Referee
 from jailcore.engine.rules.specialday import SpecialDayCooldown
@@ -47,6 +50,7 @@ ORDER: tuple[type[Rule[Any, Any]], ...] = (
     Names,
     GrenadeSpam,
     Privileges,
+    GamePrivileges,
     Immortality,
     LastPrisoner,
     UnknownGame,
@@ -61,6 +65,7 @@ ORDER: tuple[type[Rule[Any, Any]], ...] = (
     OnlyWardenKills,
     HalfMayDie,
     GlobalSuicide,
+    HeadStart,
     HostDeath,
     Orders,
     MaxProhibitions,
@@ -69,6 +74,8 @@ ORDER: tuple[type[Rule[Any, Any]], ...] = (
     FreedayEnd,
     LastRequestTimeout,
     GuardSuicide,
+    OneWish,
+    DuelStakes,
     NoWarden,
     Referee,
 )

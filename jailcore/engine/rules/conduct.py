@@ -4,8 +4,13 @@
   voice and freeday allowed).
 - `conduct.teamkill`: general 17 «Намеренно убивать членов команды» (not on special days
   and in global games, where teammates may be set against each other).
-- `conduct.advertising`: general 19 «Рекламировать что либо».
-- `conduct.names`: general 16: unreadable, admin-like or copied names.
+- `conduct.advertising`: general 19 «Рекламировать что либо»; links to the domains of
+  `allowed_domains` (Steam's own, the server's site) are not advertising: a prisoner who
+  posts a Steam profile to report a cheater is helping.
+- `conduct.names`: general 16 «…непонятные, оскорбительные, тяжело читаемые ники, выдавать
+  себя за администратора или за другого игрока»: unreadable, admin-like («Админ Вася»,
+  «[ADMIN]», «Модератор»), offensive (a short word list) or copied names.
+Both judge what a player wrote: the shipped configs send them to an admin (`confirm`).
 - `conduct.grenade_spam`: general 22 «"Спамить" любыми гранатами»: more than 3 in 10 s.
 """
 
@@ -24,6 +29,15 @@ from jailcore.log import events as ev
 
 # A name wearing a staff tag: "[ADMIN] Вася", "(Админ)Петя", "|Модер| X", "Admin | Y".
 ADMIN_TAG = r"(?i)(?:^|[\[\(\{<|])\s*(?:admin|админ|модер|moder|staff|owner|владелец)\w*\s*(?:[\]\)\}>|]|$)"
+# A staff title as a word of the name: "Админ Вася", "Администратор Вася", "Модератор",
+# "Гл.Админ"; not "Badminton" or "Адмирал".
+ADMIN_WORD = r"(?i)(?<![^\W\d_])(?:админ\w*|администратор\w*|модер|модератор\w*|admin\w*|moder|moderator\w*)(?![^\W\d_])"
+# Roots of the commonest insults, matched at the start of a word of the name (so
+# «Барсук» or «рубля» never match); a server adds its own in `offensive`.
+OFFENSIVE = ("хуй", "хуе", "хуё", "пизд", "ебан", "ебат", "ёбан", "еблан", "бляд", "блят", "сука", "суки", "пидор", "пидар",
+             "гандон", "мудак", "шлюх", "fuck", "shit", "bitch", "nigger", "faggot")
+# Latin letters that pass for Cyrillic in a name («xуй» with a Latin x).
+_LOOKALIKE = str.maketrans("aeopcxyktmbh", "аеорсхуктмвн")
 
 
 class Privileges(Rule["Privileges.Settings", None]):
@@ -79,6 +93,10 @@ class Advertising(Rule["Advertising.Settings", None]):
             r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b",
             r"(?i)\b[\w-]+\.(?:ru|com|net|org|su|pro|gg)\b",
         )
+        # Never advertising: Steam's own pages (a profile posted to report a cheater) and
+        # the server's own site or address, which a server adds here. A domain covers its
+        # subdomains; an address may carry its port.
+        allowed_domains: tuple[str, ...] = ("steamcommunity.com", "s.team", "steampowered.com")
         ladder: Ladder = steps("ban 0")
 
     @handles(ev.Chat)
@@ -86,10 +104,32 @@ class Advertising(Rule["Advertising.Settings", None]):
         if e.player.userid == 0:
             return []
         for pattern in self.settings.patterns:
-            m = re.search(pattern, e.text)
-            if m:
-                return ctx.punish(self.key, ctx.seat(e.player), ctx.text("conduct.advertising", text=m.group(0)))
+            for m in re.finditer(pattern, e.text):
+                if not allowed(m.group(0), self.settings.allowed_domains):
+                    return ctx.punish(self.key, ctx.seat(e.player), ctx.text("conduct.advertising", text=m.group(0)))
         return []
+
+
+_SCHEME = re.compile(r"(?i)^[a-z][a-z0-9+.-]*://")
+
+
+def host_of(link: str) -> str:
+    """The host a link names: `https://user@Www.Site.ru:80/x?y` -> `www.site.ru`."""
+    rest = _SCHEME.sub("", link.strip())
+    rest = re.split(r"[/?#\\]", rest, maxsplit=1)[0]
+    rest = rest.rsplit("@", 1)[-1]
+    host = rest.split(":", 1)[0] if rest.count(":") == 1 else rest
+    return host.strip(".,!?;)'\"»").casefold()
+
+
+def allowed(link: str, domains: tuple[str, ...]) -> bool:
+    host = host_of(link)
+    whole = link.strip().casefold()
+    for domain in domains:
+        d = domain.strip().casefold()
+        if d and (host == d or host.endswith("." + d) or whole == d):
+            return True
+    return False
 
 
 class Names(Rule["Names.Settings", None]):
@@ -98,7 +138,8 @@ class Names(Rule["Names.Settings", None]):
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "Общие 16"
-        patterns: tuple[str, ...] = (ADMIN_TAG, r"(?i)^\s*console\s*$")
+        patterns: tuple[str, ...] = (ADMIN_TAG, ADMIN_WORD, r"(?i)^\s*console\s*$")
+        offensive: tuple[str, ...] = OFFENSIVE  # word beginnings, in lower case
         ladder: Ladder = steps("kick")
 
     @handles(ev.Connected, ev.NameChanged)
@@ -115,11 +156,20 @@ class Names(Rule["Names.Settings", None]):
             return ctx.text("conduct.names.unreadable", name=name)
         if any(re.search(p, name) for p in self.settings.patterns):
             return ctx.text("conduct.names.admin", name=name)
+        if offensive(name, self.settings.offensive):
+            return ctx.text("conduct.names.offensive", name=name)
         folded = name.casefold().strip()
         others = (p for p in ctx.state.players.values() if p.userid != seat.userid and p.steamid != seat.steamid)
         if any(p.name.casefold().strip() == folded for p in others):
             return ctx.text("conduct.names.copy", name=name)
         return None
+
+
+def offensive(name: str, roots: tuple[str, ...]) -> bool:
+    folded = name.casefold().replace("ё", "е")
+    words = re.findall(r"[^\W\d_]+", folded) + re.findall(r"[^\W\d_]+", folded.translate(_LOOKALIKE))
+    roots = tuple(r.casefold().replace("ё", "е") for r in roots if r.strip())
+    return any(word.startswith(roots) for word in words) if roots else False
 
 
 class GrenadeSpam(Rule["GrenadeSpam.Settings", "GrenadeSpam.State"]):

@@ -11,6 +11,8 @@ void Admin_Start()
 	s_AdminFlag = CreateConVar("sm_jailcore_admin_flag", "b",
 		"SourceMod admin flag(s) of jailcore's admins: they see the enforcement feed and may use !ctban, !jcpardon...");
 	RegConsoleCmd("sm_jcpardon", Cmd_Pardon, "Undo an enforcement: !jcpardon <id> [reason]");
+	RegConsoleCmd("sm_jcconfirm", Cmd_Confirm, "Carry out a proposed punishment: !jcconfirm <id>");
+	RegConsoleCmd("sm_jcdismiss", Cmd_Dismiss, "Drop a proposed punishment: !jcdismiss <id> [reason]");
 	RegConsoleCmd("sm_ctban", Cmd_CtBan, "CT-ban a player: !ctban <#userid|name> <minutes|Nr> [reason]");
 	RegConsoleCmd("sm_unctban", Cmd_UnCtBan, "Lift a CT ban: !unctban <#userid|name>");
 	RegConsoleCmd("sm_ctbans", Cmd_CtBans, "The CT bans of the players online");
@@ -110,6 +112,37 @@ public Action Cmd_Pardon(int client, int args)
 	Emit_Pardon(client, id, reason);
 	ReplyToCommand(client, "[jailcore] %t", "JB_PardonSent", id);
 	return Plugin_Handled;
+}
+
+public Action Cmd_Confirm(int client, int args)
+{
+	Admin_Answer(client, true, "JB_UsageConfirm", "JB_ConfirmSent");
+	return Plugin_Handled;
+}
+
+public Action Cmd_Dismiss(int client, int args)
+{
+	Admin_Answer(client, false, "JB_UsageDismiss", "JB_DismissSent");
+	return Plugin_Handled;
+}
+
+/** An admin's word on a proposed punishment (a rule set confirm = "admin"): the daemon decides. */
+static void Admin_Answer(int client, bool confirm, const char[] usage, const char[] done)
+{
+	if (!Admin_Allow(client))
+	{
+		return;
+	}
+	char id[32], reason[192];
+	GetCmdArg(1, id, sizeof(id));
+	if (!Admin_Digits(id, 15))
+	{
+		ReplyToCommand(client, "[jailcore] %t", usage);
+		return;
+	}
+	Admin_Rest(1, reason, sizeof(reason));
+	Emit_Answer(client, confirm, id, reason);
+	ReplyToCommand(client, "[jailcore] %t", done, id);
 }
 
 public Action Cmd_CtBan(int client, int args)

@@ -166,6 +166,21 @@ void Emit_Pardon(int admin, const char[] id, const char[] reason)
 	Emit_Line(admin, "jb_pardon", props);
 }
 
+void Emit_Answer(int admin, bool confirm, const char[] id, const char[] reason)
+{
+	char props[320];
+	Emit_Prop(props, sizeof(props), "id", id);
+	Emit_Prop(props, sizeof(props), "reason", reason);
+	if (confirm)
+	{
+		Emit_Line(admin, "jb_confirm", props);
+	}
+	else
+	{
+		Emit_Line(admin, "jb_dismiss", props);
+	}
+}
+
 void Emit_FkChoice(int client, const char[] choice)
 {
 	char props[64];

@@ -1,0 +1,81 @@
+"""The page of punishments waiting for an admin (`confirm = "admin"`): each proposal still
+open on every server, with confirm and dismiss buttons. An answer is the same `answers` row
+`jailcore confirm|dismiss` writes; the server's daemon applies it within a second."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Protocol
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from jailcore.io.store import ProposalError
+from jailcore.web.access import ADMIN, MODERATOR
+from jailcore.web.i18n import STATUS, WORDS
+
+if TYPE_CHECKING:
+    from jailcore.web.data import Sources
+
+
+class Web(Protocol):
+    """What these pages use of the application (`app.Web`)."""
+
+    sources: Sources
+
+    def admin(self, request: Request) -> Any: ...
+    def must(self, session: Any, level: str, server: str) -> None: ...
+    def to_login(self, request: Request) -> Response: ...
+    def render(self, request: Request, template: str, status: int = 200, **context: Any) -> Response: ...
+    async def form(self, request: Request, session: Any) -> dict[str, str]: ...
+
+WORDS.update({
+    "proposals": ("На решение", "To decide"),
+    "proposals.none": ("Нет наказаний, ждущих решения администратора.", "No punishment waits for an admin."),
+    "proposals.step": ("Предложено", "Proposed"),
+    "proposals.expires": ("Истекает", "Lapses"),
+    "proposals.round_only": ("или с концом раунда", "or when the round ends"),
+    "confirm": ("Подтвердить", "Confirm"),
+    "dismiss": ("Отклонить", "Dismiss"),
+})
+for lang, words in (("ru", {"proposed": "ждёт решения", "confirmed": "подтверждено", "dismissed": "отклонено"}),
+                    ("en", {"proposed": "awaiting an admin", "confirmed": "confirmed", "dismissed": "dismissed"})):
+    STATUS[lang].update(words)
+
+
+def waiting(sources: Sources) -> list[dict]:
+    """Every proposal still open, oldest first (the first to lapse)."""
+    out = []
+    for source in sources.sources:
+        answered = {r[0] for r in source.db.execute("SELECT action_id FROM answers")}
+        for row in source.db.execute("SELECT * FROM audit WHERE action = 'propose' AND status = 'proposed' ORDER BY id"):
+            if row["id"] in answered:
+                continue
+            detail = json.loads(row["detail"])
+            out.append({**dict(row), "step": detail.get("step") or "", "dom": f"p{source.index}-{row['id']}"})
+    out.sort(key=lambda e: (e["time"], e["id"]))
+    return out
+
+
+async def page(web: Web, request: Request) -> Response:
+    if web.admin(request) is None:
+        return web.to_login(request)
+    return web.render(request, "proposals.html", proposals=waiting(web.sources))
+
+
+async def answer(web: Web, request: Request) -> Response:
+    session = web.admin(request)
+    fields = await web.form(request, session)
+    server, action_id, verb = fields.get("server", ""), fields.get("id", ""), fields.get("answer", "")
+    source = web.sources.of(server)
+    if source is None or not action_id.isdigit() or len(action_id) > 18 or verb not in ("confirm", "dismiss"):
+        return web.render(request, "error.html", status=404, message=f"{server[:100]} #{action_id[:20]}: ?")
+    # Carrying out a server ban is an admin's, as lifting one is; the rest a moderator's.
+    row = source.db.execute("SELECT detail FROM audit WHERE id = ? AND server = ?", (int(action_id), server)).fetchone()
+    step = json.loads(row["detail"]).get("step") or "" if row is not None else ""
+    web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, server)
+    try:
+        source.store.request_answer(int(action_id), verb, session.user, fields.get("reason", "").strip()[:300])
+    except ProposalError as exc:
+        return web.render(request, "error.html", status=409, message=str(exc))
+    return RedirectResponse("/proposals", 303)
