@@ -107,32 +107,9 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_pardon(args: argparse.Namespace) -> int:
     import getpass
 
-    from jailcore.cli.tail import human
-    from jailcore.io.audit import AuditError, database
-    from jailcore.io.store import PardonError, Store
+    from jailcore.cli.proposals import admin_request
 
-    try:
-        path = database(args)
-    except (AuditError, ConfigError) as exc:
-        print(f"jailcore pardon: {exc}", file=sys.stderr)
-        return 1
-    store = Store(path)
-    try:
-        pardon_id = store.request_pardon(args.id, args.by or getpass.getuser(), args.reason)
-        (row,) = store.entries("id = ?", (args.id,))
-        print(human(row, False, "en", store.pardons_for([args.id])[args.id]))
-    except PardonError as exc:
-        print(f"jailcore pardon: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        store.close()
-    from jailcore.io.wake import nudge
-
-    if nudge(str(path), row["server"]):
-        print(f"pardon {pardon_id} written; the running daemon applies it now")
-    else:
-        print(f"pardon {pardon_id} written; the running daemon applies it within a second")
-    return 0
+    return admin_request(args, lambda store: store.request_pardon(args.id, args.by or getpass.getuser(), args.reason), pardon=True)
 
 
 def cmd_ctban(args: argparse.Namespace) -> int:

@@ -7,14 +7,22 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from jailcore.log.errors import ConfigError
+from jailcore.log.errors import AdminRequestError, ConfigError
+
+if TYPE_CHECKING:
+    from jailcore.io.store import Store
 
 
-def main_answer(args: argparse.Namespace) -> int:
+def admin_request(args: argparse.Namespace, write: Callable[[Store], int], pardon: bool = False) -> int:
+    """An admin's word on one entry (`pardon`, `confirm`, `dismiss`), written as a row the
+    running daemon applies: at once when it hears the nudge, else at its next poll."""
     from jailcore.cli.tail import human
     from jailcore.io.audit import AuditError, database
-    from jailcore.io.store import ProposalError, Store
+    from jailcore.io.store import Store
+    from jailcore.io.wake import nudge
 
     try:
         path = database(args)
@@ -23,16 +31,21 @@ def main_answer(args: argparse.Namespace) -> int:
         return 1
     store = Store(path)
     try:
-        answer_id = store.request_answer(args.id, args.command, args.by or getpass.getuser(), args.reason)
+        request_id = write(store)
         (row,) = store.entries("id = ?", (args.id,))
-        print(human(row, False, "en"))
-    except ProposalError as exc:
+        print(human(row, False, "en", store.pardons_for([args.id])[args.id] if pardon else None))
+    except AdminRequestError as exc:
         print(f"jailcore {args.command}: {exc}", file=sys.stderr)
         return 1
     finally:
         store.close()
-    print(f"{args.command} {answer_id} written; the running daemon applies it within a second")
+    when = "now" if nudge(str(path), row["server"]) else "within a second"
+    print(f"{args.command} {request_id} written; the running daemon applies it {when}")
     return 0
+
+
+def main_answer(args: argparse.Namespace) -> int:
+    return admin_request(args, lambda store: store.request_answer(args.id, args.command, args.by or getpass.getuser(), args.reason))
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
