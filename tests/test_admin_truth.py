@@ -16,7 +16,7 @@ import pytest
 from jailcore.config.config import load
 from jailcore.sim.simserver import SimServer
 from tests.test_live import config_text, live, populate, running, sent, settled, until
-from tests.test_mqtt import broker, collect, daemon_on, needs_broker  # noqa: F401  (the broker fixture)
+from tests.test_mqtt import broker, daemon_on, needs_broker, watching  # noqa: F401  (the broker fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -191,29 +191,21 @@ def test_status_over_mqtt_says_a_killed_daemon_is_lost_and_a_stopped_one_stopped
 
 @needs_broker
 async def test_each_status_change_is_published(tmp_path, broker):  # noqa: F811
-    got: list = []
-    ready = asyncio.Event()
-    watcher = asyncio.create_task(collect(broker.port, "jailcore/a/actions", got, ready, identifier="status-watcher"))
-    await ready.wait()
     sim = SimServer(password="pw")
-    try:
-        async with daemon_on(tmp_path, broker, "a", sim) as daemon:
-            warden, _ = populate(sim)
-            for _ in range(3):
-                sim.say(warden, "!sd Прятки")
-            sim.flush()
-            await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.outbox.idle.is_set(), timeout=10)
-            (ctban,) = daemon.store.entries("action = 'ctban'")
-            daemon.store.request_pardon(ctban["id"], "Админ", "ошибка")
-            daemon.store.commit()
-            await until(lambda: {m.get("status") for m in got if m.get("id") == ctban["id"]} >= {"pending", "delivered", "pardoned"}, timeout=10)
-            slay = daemon.store.entries("action = 'slay'")[0]
-            await until(lambda: [m["status"] for m in got if m.get("id") == slay["id"]] == ["pending", "delivered"], timeout=10)
-            delivered = next(m for m in got if m.get("id") == slay["id"] and m["status"] == "delivered")
-            assert delivered["reply"] == "ok" and delivered["action"] == "slay" and delivered["target"]["userid"] == warden.userid
-    finally:
-        watcher.cancel()
-        await asyncio.gather(watcher, return_exceptions=True)
+    async with watching(broker.port, "jailcore/a/actions", "status-watcher") as got, daemon_on(tmp_path, broker, "a", sim) as daemon:
+        warden, _ = populate(sim)
+        for _ in range(3):
+            sim.say(warden, "!sd Прятки")
+        sim.flush()
+        await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.outbox.idle.is_set(), timeout=10)
+        (ctban,) = daemon.store.entries("action = 'ctban'")
+        daemon.store.request_pardon(ctban["id"], "Админ", "ошибка")
+        daemon.store.commit()
+        await until(lambda: {m.get("status") for m in got if m.get("id") == ctban["id"]} >= {"pending", "delivered", "pardoned"}, timeout=10)
+        slay = daemon.store.entries("action = 'slay'")[0]
+        await until(lambda: [m["status"] for m in got if m.get("id") == slay["id"]] == ["pending", "delivered"], timeout=10)
+        delivered = next(m for m in got if m.get("id") == slay["id"] and m["status"] == "delivered")
+        assert delivered["reply"] == "ok" and delivered["action"] == "slay" and delivered["target"]["userid"] == warden.userid
 
 
 # -- 7. a pardon is its own kind -----------------------------------------------------------------------------

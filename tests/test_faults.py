@@ -19,8 +19,8 @@ import pytest
 
 from jailcore.config.config import Config, load
 from jailcore.sim.simserver import SimServer
-from tests.test_live import config_text, live, populate, running, sent, settled, until
-from tests.test_mqtt import broker, collect, daemon_on, needs_broker  # noqa: F401  (the broker fixture)
+from tests.test_live import config_text, live, never_answering, populate, running, sent, settled, until
+from tests.test_mqtt import broker, daemon_on, needs_broker, watching  # noqa: F401  (the broker fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,10 +108,7 @@ async def test_a_second_daemon_on_the_same_state_file_is_refused(tmp_path):
 
 
 async def test_a_command_sent_and_never_answered_before_its_round_ended_says_so(tmp_path):
-    sim = SimServer(password="pw")
-    sim.never_answer = lambda c: c.startswith("jb_warn")
-    port = await sim.start()
-    text = config_text(port, tmp_path / "s.sqlite3").replace("timeout = 1.0", "timeout = 0.3")
+    sim, text = await never_answering(tmp_path, "jb_warn", 0.3)
     async with running(load(text, "<t>", {}), sim) as daemon:
         warden, _ = populate(sim, prisoners=9)
         sim.flush()
@@ -130,10 +127,7 @@ async def test_a_command_sent_and_never_answered_before_its_round_ended_says_so(
 async def test_a_command_sent_before_a_restart_and_never_answered_says_so_after_it(tmp_path):
     from jailcore.io.store import SENT
 
-    sim = SimServer(password="pw")
-    sim.never_answer = lambda c: c.startswith("jb_warn")
-    port = await sim.start()
-    text = config_text(port, tmp_path / "s.sqlite3").replace("timeout = 1.0", "timeout = 5.0")
+    sim, text = await never_answering(tmp_path, "jb_warn", 5.0)
     async with running(load(text, "<t>", {}), sim, stop_sim=False) as daemon:
         warden, _ = populate(sim, prisoners=9)
         sim.flush()
@@ -157,12 +151,8 @@ async def test_a_command_sent_before_a_restart_and_never_answered_says_so_after_
 @needs_broker
 async def test_mqtt_messages_queued_at_sigterm_are_published_after_the_restart(tmp_path, broker, caplog):  # noqa: F811
     caplog.set_level(logging.INFO)
-    got: list = []
-    ready = asyncio.Event()
-    watcher = asyncio.create_task(collect(broker.port, "jailcore/a/actions", got, ready, identifier="keep-watcher"))
-    await ready.wait()
     sim = SimServer(password="pw")
-    try:
+    async with watching(broker.port, "jailcore/a/actions", "keep-watcher") as got:
         async with daemon_on(tmp_path, broker, "a", sim) as daemon:
             warden, _ = populate(sim)
             sim.flush()
@@ -181,9 +171,6 @@ async def test_mqtt_messages_queued_at_sigterm_are_published_after_the_restart(t
         sim2 = SimServer(password="pw")
         async with daemon_on(tmp_path, broker, "a", sim2):
             await until(lambda: {m.get("status") for m in got if m.get("id") == slay["id"]} == {"pending", "delivered"}, timeout=15)
-    finally:
-        watcher.cancel()
-        await asyncio.gather(watcher, return_exceptions=True)
 
 
 # -- 14. dropped datagrams are counted, said and shown -------------------------------------------------------------

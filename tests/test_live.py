@@ -43,6 +43,15 @@ def config_text(port: int, state: Path, server: str = "", log: str = "", rest: s
     )
 
 
+async def never_answering(tmp_path: Path, prefix: str, timeout: float) -> tuple[SimServer, str]:
+    """A started server that never answers the commands starting with `prefix`, and the
+    config text of a daemon that waits `timeout` seconds for an answer."""
+    sim = SimServer(password="pw")
+    sim.never_answer = lambda c: c.startswith(prefix)
+    port = await sim.start()
+    return sim, config_text(port, tmp_path / "s.sqlite3").replace("timeout = 1.0", f"timeout = {timeout}")
+
+
 @asynccontextmanager
 async def running(config, sim: SimServer, stop_sim: bool = True, **options):
     """A daemon with this config beside this (started) simulated server; stops both (the

@@ -87,24 +87,33 @@ async def collect(port: int, topic: str, into: list, ready: asyncio.Event, ident
             await asyncio.sleep(0.1)
 
 
-@needs_broker
-async def test_actions_and_state_arrive_on_their_topics(tmp_path, broker):
+@asynccontextmanager
+async def watching(port: int, topic: str, identifier: str = "watcher"):
+    """What arrives on `topic`, collected by a subscriber that is ready before the block runs and stopped after it."""
     got: list = []
     ready = asyncio.Event()
-    watcher = asyncio.create_task(collect(broker.port, "jailcore/a/#", got, ready))
-    await ready.wait()
-    sim = SimServer(password="pw")
-    async with daemon_on(tmp_path, broker, "a", sim):
-        warden, _ = populate(sim)
-        sim.say(warden, "!sd Прятки")
-        sim.say(warden, "!sd Прятки")
-        sim.flush()
-        await until(lambda: any(m.get("rule") == "specialday.cooldown" for m in got), timeout=10)
-        await until(lambda: any("round" in m and "ctbans" in m for m in got), timeout=10)
-    action = next(m for m in got if m.get("rule") == "specialday.cooldown")
-    assert (action["action"], action["server"], action["target"]["userid"]) == ("slay", "a", warden.userid)
-    watcher.cancel()
-    await asyncio.gather(watcher, return_exceptions=True)
+    watcher = asyncio.create_task(collect(port, topic, got, ready, identifier=identifier))
+    try:
+        await ready.wait()
+        yield got
+    finally:
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
+
+
+@needs_broker
+async def test_actions_and_state_arrive_on_their_topics(tmp_path, broker):
+    async with watching(broker.port, "jailcore/a/#") as got:
+        sim = SimServer(password="pw")
+        async with daemon_on(tmp_path, broker, "a", sim):
+            warden, _ = populate(sim)
+            sim.say(warden, "!sd Прятки")
+            sim.say(warden, "!sd Прятки")
+            sim.flush()
+            await until(lambda: any(m.get("rule") == "specialday.cooldown" for m in got), timeout=10)
+            await until(lambda: any("round" in m and "ctbans" in m for m in got), timeout=10)
+        action = next(m for m in got if m.get("rule") == "specialday.cooldown")
+        assert (action["action"], action["server"], action["target"]["userid"]) == ("slay", "a", warden.userid)
 
 
 @needs_broker
@@ -131,32 +140,27 @@ async def test_a_ct_ban_on_one_server_is_enforced_on_another(tmp_path, broker):
 
 @needs_broker
 async def test_broker_outage_loses_no_message(tmp_path, broker):
-    got: list = []
-    ready = asyncio.Event()
-    watcher = asyncio.create_task(collect(broker.port, "jailcore/a/actions", got, ready, identifier="outage-watcher"))
-    await ready.wait()
-    sim = SimServer(password="pw")
-    async with daemon_on(tmp_path, broker, "a", sim) as daemon:
-        warden, _ = populate(sim)
-        sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid)
-        await asyncio.sleep(1.5)  # the broker saves the watcher's session
-        broker.stop()
-        await until(lambda: not daemon.mqtt.connected.is_set())
-        for i in range(5):
-            sim.say(warden, f"!prohibit p{i}")  # three of these are refused: warn + cancel each
-        sim.flush()
-        await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 3, timeout=10)
-        assert daemon.mqtt.waiting >= 6  # enforcement went on; the messages wait
-        await broker.start()
-        # Each entry twice: as decided (pending) and as the server answered (delivered).
-        await until(lambda: len([m for m in got if m.get("rule") == "prohibitions.max"]) == 12, timeout=20)
-        assert daemon.mqtt.waiting == 0
-    ids = [m["id"] for m in got if m.get("rule") == "prohibitions.max" and m["status"] == "pending"]
-    assert len(ids) == 6 and ids == sorted(ids)
-    assert sorted(m["id"] for m in got if m.get("rule") == "prohibitions.max" and m["status"] == "delivered") == ids
-    watcher.cancel()
-    await asyncio.gather(watcher, return_exceptions=True)
+    async with watching(broker.port, "jailcore/a/actions", "outage-watcher") as got:
+        sim = SimServer(password="pw")
+        async with daemon_on(tmp_path, broker, "a", sim) as daemon:
+            warden, _ = populate(sim)
+            sim.flush()
+            await until(lambda: daemon.engine.state.warden == warden.userid)
+            await asyncio.sleep(1.5)  # the broker saves the watcher's session
+            broker.stop()
+            await until(lambda: not daemon.mqtt.connected.is_set())
+            for i in range(5):
+                sim.say(warden, f"!prohibit p{i}")  # three of these are refused: warn + cancel each
+            sim.flush()
+            await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 3, timeout=10)
+            assert daemon.mqtt.waiting >= 6  # enforcement went on; the messages wait
+            await broker.start()
+            # Each entry twice: as decided (pending) and as the server answered (delivered).
+            await until(lambda: len([m for m in got if m.get("rule") == "prohibitions.max"]) == 12, timeout=20)
+            assert daemon.mqtt.waiting == 0
+        ids = [m["id"] for m in got if m.get("rule") == "prohibitions.max" and m["status"] == "pending"]
+        assert len(ids) == 6 and ids == sorted(ids)
+        assert sorted(m["id"] for m in got if m.get("rule") == "prohibitions.max" and m["status"] == "delivered") == ids
 
 
 def test_mqtt_urls_carry_user_password_and_tls():

@@ -22,7 +22,7 @@ from jailcore.config.config import Config, load
 from jailcore.io.daemon import Daemon
 from jailcore.io.store import Store
 from jailcore.sim.simserver import SimServer
-from tests.test_live import ROOT, config_text, live, populate, running, sent, settled, until
+from tests.test_live import ROOT, config_text, live, never_answering, populate, running, sent, settled, until
 
 
 def pending_ids(daemon: Daemon) -> list[int]:
@@ -274,10 +274,7 @@ async def test_a_state_bound_command_expires_when_its_target_left(tmp_path):
 
 
 async def test_a_command_never_answered_does_not_block_the_rest(tmp_path):
-    sim = SimServer(password="pw")
-    sim.never_answer = lambda c: c.startswith("jb_slay")
-    port = await sim.start()
-    text = config_text(port, tmp_path / "s.sqlite3").replace("timeout = 1.0", "timeout = 0.2")
+    sim, text = await never_answering(tmp_path, "jb_slay", 0.2)
     async with running(load(text, "<t>", {}), sim) as daemon:
         warden, _ = populate(sim)
         sim.log.specialday(warden).specialday(warden)  # a slay, never answered

@@ -68,12 +68,12 @@ async def page_beside_daemon(tmp_path, web: str = "", users: str = "", config_fi
                 web_page.sources.close()
 
 
-async def log_in(browser, base: str, viewport: dict, name: str = "admin"):
+async def log_in(browser, base: str, viewport: dict, name: str = "admin", password: str = PASSWORD):
     context = await browser.new_context(viewport=viewport, locale="ru-RU")
     page = await context.new_page()
     await page.goto(f"{base}/login?next=/live")
     await page.fill("input[name=name]", name)
-    await page.fill("input[name=password]", PASSWORD)
+    await page.fill("input[name=password]", password)
     await page.click("form.login button")
     await page.wait_for_url(f"{base}/live")
     return context, page

@@ -214,7 +214,7 @@ async def test_the_owner_adds_an_admin_who_logs_in_with_his_role_and_removes_him
         assert '"Петя" = "scrypt$' in path.read_text(encoding="utf-8") and "новый пароль" not in path.read_text(encoding="utf-8")
         await shoot(page, tmp_path, "accounts-phone")
 
-        newcomer, his = await log_in_as(browser, base, "Петя", "новый пароль 1")
+        newcomer, his = await log_in(browser, base, DESKTOP, name="Петя", password="новый пароль 1")
         assert "модератор" in await his.locator("header .role").inner_text()
         assert (await his.goto(f"{base}/accounts")).status == 403  # accounts are the owner's
 
@@ -229,17 +229,6 @@ async def test_the_owner_adds_an_admin_who_logs_in_with_his_role_and_removes_him
         await shoot(page, tmp_path, "accounts-desktop")
         for c in (context, newcomer, desktop):
             await c.close()
-
-
-async def log_in_as(browser, base: str, name: str, password: str):
-    context = await browser.new_context(viewport=DESKTOP, locale="ru-RU")
-    page = await context.new_page()
-    await page.goto(f"{base}/login?next=/live")
-    await page.fill("input[name=name]", name)
-    await page.fill("input[name=password]", password)
-    await page.click("form.login button")
-    await page.wait_for_url(f"{base}/live")
-    return context, page
 
 
 async def test_bans_are_listed_filtered_and_an_admin_unbans_where_a_moderator_may_not(tmp_path):

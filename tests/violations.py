@@ -213,22 +213,25 @@ def i_personal_freeday(s: Season, inj: Injected) -> None:
     inj.expected = [("calendar.personal_freeday", t.userid)]
 
 
-def i_last_prisoner(s: Season, inj: Injected) -> None:
+def _down_to_last_prisoner(s: Season, by_warden: bool) -> tuple[Who | None, Who]:
+    """The warden orders, then the warden (or another guard) kills every prisoner but one: (warden, guard)."""
     w = _warden_first(s)
     s.log.order(w, "строимся")
     g = _others(s)[0]
+    killer = w if by_warden else g
     while len(s.team("TERRORIST", True)) > 1:
-        s.log.kill(g, s.team("TERRORIST", True)[0])
+        s.log.kill(killer, s.team("TERRORIST", True)[0])
+    return w, g
+
+
+def i_last_prisoner(s: Season, inj: Injected) -> None:
+    w, _ = _down_to_last_prisoner(s, by_warden=False)
     s.log.wait(2).kill(w, s.team("TERRORIST", True)[0])
     inj.expected = [("warden.last_prisoner", w.userid)]
 
 
 def i_guard_suicide(s: Season, inj: Injected) -> None:
-    w = _warden_first(s)
-    s.log.order(w, "строимся")
-    g = _others(s)[0]
-    while len(s.team("TERRORIST", True)) > 1:
-        s.log.kill(w, s.team("TERRORIST", True)[0])
+    _, g = _down_to_last_prisoner(s, by_warden=True)
     last = s.team("TERRORIST", True)[0]
     s.log.trig(last, "jb_lr", ' (choice "дуэль")').wait(2).suicide(g)
     inj.expected = [("lastrequest.guard_suicide", last.userid)]

@@ -194,13 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--listen", default="127.0.0.1:0", help="with --web: host:port (default: a free port on loopback)")
     p.set_defaults(func=cmd_demo)
 
+    from jailcore.cli.proposals import add_parsers as proposal_parsers
+    from jailcore.cli.proposals import add_word_arguments
+
     p = sub.add_parser("pardon", help="pardon an enforcement by its id: the running daemon takes it back")
-    p.add_argument("id", type=number, help="the enforcement's id (jailcore tail --json shows it)")
-    p.add_argument("--reason", default="", help="why, for the log")
-    p.add_argument("--by", help="who pardons (default: your login name)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, jailcore.sqlite3)")
-    where.add_argument("--config", help="the server's config (for its state database)")
+    add_word_arguments(p, number, "the enforcement's id (jailcore tail --json shows it)", "pardons")
     p.set_defaults(func=cmd_pardon)
 
     p = sub.add_parser("ctban", help="the CT bans: list them, give one, lift one (the running daemon applies it)")
@@ -237,8 +235,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public", action="store_true", help="show the live log read-only without a login")
     p.add_argument("--password-stdin", action="store_true", help="with adduser: read the password from standard input")
     p.set_defaults(func=cmd_web)
-
-    from jailcore.cli.proposals import add_parsers as proposal_parsers
 
     proposal_parsers(sub)
     return parser

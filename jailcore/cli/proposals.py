@@ -48,14 +48,20 @@ def main_answer(args: argparse.Namespace) -> int:
     return admin_request(args, lambda store: store.request_answer(args.id, args.command, args.by or getpass.getuser(), args.reason))
 
 
+def add_word_arguments(p: argparse.ArgumentParser, id_type: Callable[[str], int], id_help: str, who: str) -> None:
+    """The arguments every admin's word takes (`pardon`, `confirm`, `dismiss`): the entry's
+    id, why, who, and where its state database is."""
+    p.add_argument("id", type=id_type, help=id_help)
+    p.add_argument("--reason", default="", help="why, for the log")
+    p.add_argument("--by", help=f"who {who} (default: your login name)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    where.add_argument("--config", help="the server's config (for its state database)")
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     for name, what in (("confirm", "carry out a proposed punishment (its ladder climbed then)"),
                        ("dismiss", "drop a proposed punishment: nothing is done, the ladder stays")):
         p = sub.add_parser(name, help=f"{what}; the running daemon applies it within a second")
-        p.add_argument("id", type=int, help="the proposal's id (jailcore tail --action propose shows it)")
-        p.add_argument("--reason", default="", help="why, for the log")
-        p.add_argument("--by", help="who answers (default: your login name)")
-        where = p.add_mutually_exclusive_group()
-        where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, jailcore.sqlite3)")
-        where.add_argument("--config", help="the server's config (for its state database)")
+        add_word_arguments(p, int, "the proposal's id (jailcore tail --action propose shows it)", "answers")
         p.set_defaults(func=main_answer)

@@ -103,10 +103,8 @@ _SPACES = re.compile(r"\s+")
 
 
 def clean_text(text: str, limit: int = MAX_TEXT) -> str:
-    text = _UNSAFE.sub(" ", text)
-    while "//" in text:
-        text = text.replace("//", "/")
-    text = _SPACES.sub(" ", text).strip()
+    # Each character `_UNSAFE` takes becomes a space, so no `//` can be left or made.
+    text = _SPACES.sub(" ", _UNSAFE.sub(" ", text)).strip()
     raw = text.encode("utf-8")
     if len(raw) > limit:
         text = raw[: limit - 3].decode("utf-8", "ignore").rstrip() + "..."

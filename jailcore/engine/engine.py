@@ -204,7 +204,8 @@ class Engine:
         gap in seq means lines were lost, and a seq that goes back with new content means
         the plugin reloaded without its hello reaching us: both ask for a resync."""
         s = self.state
-        if s.recent.get(event.seq) == repr(event):
+        text = repr(event)
+        if s.recent.get(event.seq) == text:
             return True
         last = s.seq
         if last is not None and event.seq <= last and event.time < s.time:
@@ -212,7 +213,7 @@ class Engine:
         if last is not None and event.seq != last + 1:
             self.resync_wanted = True
         s.seq = event.seq
-        s.recent[event.seq] = repr(event)
+        s.recent[event.seq] = text
         if len(s.recent) > SEQ_WINDOW:
             del s.recent[next(iter(s.recent))]
         return False

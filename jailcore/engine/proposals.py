@@ -40,11 +40,10 @@ def propose(ctx: Scene, key: str, rule: RuleSettings, seat: Seat, ref: str, step
 
 def take(ctx: Scene, number: int) -> Proposal | None:
     """The proposal with this number, taken out of the waiting list."""
-    s = ctx.state
-    for i, p in enumerate(s.proposals):
-        if p.number == number:
-            return s.proposals.pop(i)
-    return None
+    p = find(ctx, number)
+    if p is not None:
+        ctx.state.proposals.remove(p)
+    return p
 
 
 def find(ctx: Scene, number: int) -> Proposal | None:

@@ -40,16 +40,13 @@ def punish(ctx: Scene, key: str, seat: Seat, text: str, ref: str | None = None) 
     if not rule.enabled:
         return []
     ref = rule.ref if ref is None else ref
-    ladders = ctx.state.ladders
-    counter = f"{key}|{seat.key}"
-    reached = ladders.get(counter, 0)
+    reached = ctx.state.ladders.get(f"{key}|{seat.key}", 0)
     ladder = getattr(rule, "ladder", ()) or _WARN
     step = ladder[min(reached, len(ladder) - 1)]
     reason = ctx.quoting(ref, ctx.text("penalty", text=text, step=kind_name(ctx.lang, step.action)))
     if rule.confirm == "admin":  # an admin's judgement: the ladder waits for his word
         return propose(ctx, key, rule, seat, ref, step, reason)
-    ladders[counter] = reached + 1
-    return STEPS[step.action](ctx, step, seat, key, ref, reason)
+    return carry_out(ctx, key, ref, step, seat, reason)
 
 
 def carry_out(ctx: Scene, key: str, ref: str, step: Step, seat: Seat, reason: str) -> list[Action]:

@@ -29,6 +29,7 @@ class Scene:
         self.config = config
         self.lang = config.language
         self.state = state
+        self._map_games: tuple[tuple[str, ...], Catalogue | None] = ((), None)
 
     # -- players -------------------------------------------------------------------------
 
@@ -70,7 +71,12 @@ class Scene:
         """A game the map itself runs (000 6.0 «Игры на картах не в счет»): the server
         lists them in `[games.unknown] map_games`; they are never judged."""
         names: tuple[str, ...] = getattr(self.config.rules["games.unknown"], "map_games", ())  # the rule's class sits above
-        return bool(names) and Catalogue([Game(n) for n in names]).find(typed) is not None
+        if not names:
+            return False
+        if self._map_games[0] != names:  # built once per config, not at every game start
+            self._map_games = (names, Catalogue([Game(n) for n in names]))
+        catalogue = self._map_games[1]
+        return catalogue is not None and catalogue.find(typed) is not None
 
     # -- the calendar --------------------------------------------------------------------
 

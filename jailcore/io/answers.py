@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name
 from jailcore.engine.ladder import parse_step
@@ -25,6 +25,8 @@ from jailcore.log import events as ev
 if TYPE_CHECKING:
     from jailcore.config.config import Config
     from jailcore.engine.engine import Engine
+    from jailcore.io.mqtt import MqttLink
+    from jailcore.io.rcon import Outbox
     from jailcore.io.store import Store
 
 log = logging.getLogger("jailcore")
@@ -49,14 +51,14 @@ def step_text(lang: str, step: str) -> str:
 
 
 class Daemon(Protocol):
-    """The parts of the running daemon that answers go through."""
+    """The parts of the running daemon that answers (and requests) go through."""
 
     server: str
     config: Config
     engine: Engine
     store: Store
-    outbox: Any
-    mqtt: Any
+    outbox: Outbox
+    mqtt: MqttLink | None
     _dirty: bool
 
     def _carry_out(self, actions: list[Action], sweep: bool = False) -> None: ...

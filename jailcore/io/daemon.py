@@ -498,12 +498,12 @@ class Daemon:
             if gone:
                 log.error("%s", gone)
             # One retained state a tick, whichever of the two changed: each is a public_state and a JSON of it.
-            if not self._save_link() and saved and self.mqtt is not None:
+            if (self._save_link() or saved) and self.mqtt is not None:
                 self.mqtt.publish_state(self._public())
 
     def _save_link(self) -> bool:
         """How the daemon stands, for `jailcore status`, the web page and MQTT: RCON, outbox,
-        last line; True when it published the state on MQTT."""
+        last line; True when it changed (the state on MQTT is then due)."""
         link = (self.client.state, len(self.outbox), self.engine.state.time or None, self.config.mode)
         drops = self.udp.drops()
         now = time.monotonic()
@@ -515,10 +515,7 @@ class Daemon:
             self._link, self._link_written = link, now
             self.store.save_link(self.server, *link, datetime.now().isoformat(timespec="seconds"), dropped=drops)
             self.store.commit()
-            if self.mqtt is not None and changed:
-                self.mqtt.publish_state(self._public())
-                return True
-        return False
+        return changed
 
     def _phased(self, interval: float, job: Callable[[], Coroutine]) -> Callable[[], Coroutine]:
         """`job` started `phase` of its interval late: the timers of the servers of one

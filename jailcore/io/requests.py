@@ -14,19 +14,13 @@ import asyncio
 import json
 import logging
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name, kinds_that
+from jailcore.engine.actions import Action, clean_text, kind_name, kinds_that
+from jailcore.io import answers
 from jailcore.io.answers import Answers
 from jailcore.io.store import PardonError
 from jailcore.log import events as ev
-
-if TYPE_CHECKING:
-    from jailcore.config.config import Config
-    from jailcore.engine.engine import Engine
-    from jailcore.io.mqtt import MqttLink
-    from jailcore.io.rcon import Outbox
-    from jailcore.io.store import Store
 
 log = logging.getLogger("jailcore")
 
@@ -34,19 +28,8 @@ log = logging.getLogger("jailcore")
 FEED = kinds_that("feed")
 
 
-class Daemon(Protocol):
-    """The parts of the running daemon that admins' requests go through."""
-
-    server: str
-    config: Config
-    engine: Engine
-    store: Store
-    outbox: Outbox
-    mqtt: MqttLink | None
-    _dirty: bool
-
-    def _carry_out(self, actions: list[Action], sweep: bool = False) -> None: ...
-    def _tell(self, action: Action, command: str | None, status: AuditStatus, row_id: int) -> None: ...
+class Daemon(answers.Daemon, Protocol):
+    """The parts of the running daemon that admins' requests go through: those of answers, and the network."""
 
     def share_ctban(self, ban: dict) -> None: ...
 

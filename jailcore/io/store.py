@@ -139,9 +139,7 @@ class Store:
         self.flush_lines()
         self.commit()
         with self._checkpoint_lock:
-            if self._checkpointer is not None:
-                self._checkpointer.close()
-                self._checkpointer = None
+            self._close_checkpointer()
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # everything into the open file
             _create_private(Path(self.path))
             self.db.execute("VACUUM INTO ?", (self.path,))
@@ -162,10 +160,14 @@ class Store:
         self.flush_lines()
         self.commit()
         with self._checkpoint_lock:
-            if self._checkpointer is not None:
-                self._checkpointer.close()
-                self._checkpointer = None
+            self._close_checkpointer()
         self.db.close()
+
+    def _close_checkpointer(self) -> None:
+        """The checkpoint worker's own connection; under `_checkpoint_lock`."""
+        if self._checkpointer is not None:
+            self._checkpointer.close()
+            self._checkpointer = None
 
     def commit(self) -> None:
         if self.db.in_transaction:

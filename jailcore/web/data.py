@@ -27,7 +27,7 @@ import attrs
 from jailcore.config.config import Config
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
-from jailcore.io.audit import USERID, standing, where
+from jailcore.io.audit import USERID, max_id, standing, where
 from jailcore.io.store import PARDONABLE, Store, pardons_for
 from jailcore.log.errors import ConfigError
 from jailcore.log.events import player_key
@@ -192,7 +192,7 @@ def latest(sources: Sources, filters: Filters, limit: int = PAGE, before: str = 
     fetched: dict[int, tuple[list[dict], int]] = {}
     for source in sources.sources:
         i = source.index
-        hi = upto.get(i, _max(source.db, "audit") + 1) - 1
+        hi = upto.get(i, max_id(source.db, "audit") + 1) - 1
         if hi < 1:
             continue
         low = max(hi - SCAN, 0)
@@ -253,8 +253,8 @@ _OPEN_MARKS = ",".join("?" * len(_OPEN))
 def newest(sources: Sources) -> Watch:
     watch = Watch()
     for source in sources.sources:
-        watch.audit[source.index] = _max(source.db, "audit")
-        watch.pardons[source.index] = _max(source.db, "pardons")
+        watch.audit[source.index] = max_id(source.db, "audit")
+        watch.pardons[source.index] = max_id(source.db, "pardons")
     return watch
 
 
@@ -285,7 +285,7 @@ def changes(sources: Sources, filters: Filters, watch: Watch, limit: int = PAGE)
     out: list[dict] = []
     for source in sources.sources:
         i, db = source.index, source.db
-        top = _max(db, "audit")
+        top = max_id(db, "audit")
         fresh = list(db.execute(f"SELECT * FROM audit NOT INDEXED WHERE id > ? AND id <= ? AND {clause} ORDER BY id LIMIT ?",
                                 [watch.audit[i], min(top, watch.audit[i] + SCAN), *params, limit]))
         watch.audit[i] = fresh[-1]["id"] if len(fresh) == limit else min(top, watch.audit[i] + SCAN)
@@ -309,10 +309,6 @@ def changes(sources: Sources, filters: Filters, watch: Watch, limit: int = PAGE)
             opened.pop(min(opened))
         out += _entries(source, sorted([*fresh, *changed], key=lambda r: r["id"]))
     return out
-
-
-def _max(db: sqlite3.Connection, table: str) -> int:
-    return db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0]
 
 
 def find(sources: Sources, server: str, action_id: int) -> dict | None:
@@ -369,7 +365,7 @@ def find_players(sources: Sources, query: str, limit: int = 50) -> list[dict]:
     for source in sources.sources:
         # a steamid is found in the whole log (its index); a name or #userid among the newest SCAN entries
         by_steamid = clause.startswith("steamid")
-        low = 0 if by_steamid else _max(source.db, "audit") - SCAN
+        low = 0 if by_steamid else max_id(source.db, "audit") - SCAN
         for row in source.db.execute(
             f"SELECT steamid, userid, name, server, COUNT(*) AS n, MAX(time) AS last FROM audit {'' if by_steamid else 'NOT INDEXED'} "
             f"WHERE id > ? AND {clause} "
@@ -407,7 +403,7 @@ def player(sources: Sources, key: str, limit: int = PAGE * 2) -> dict:
         if key.startswith("#"):  # a bot or a player without a steamid: among the newest entries only
             userid = int(key[1:]) if USERID.fullmatch(key) else -1
             rows = source.db.execute("SELECT * FROM audit WHERE id > ? AND userid = ? AND (steamid IS NULL OR steamid NOT LIKE 'STEAM_%') "
-                                     "ORDER BY id DESC LIMIT ?", (_max(source.db, "audit") - SCAN * 5, userid, limit))
+                                     "ORDER BY id DESC LIMIT ?", (max_id(source.db, "audit") - SCAN * 5, userid, limit))
         else:
             rows = source.db.execute("SELECT * FROM audit WHERE steamid = ? ORDER BY id DESC LIMIT ?", (key, limit))
         entries += _entries(source, rows)
@@ -602,7 +598,7 @@ def bans(sources: Sources, now: datetime, server: str = "", state: str = "", que
     want = query.casefold()
     out: list[dict] = []
     for source in sources.sources:
-        low = _max(source.db, "audit") - SCAN * 5
+        low = max_id(source.db, "audit") - SCAN * 5
         rows = source.db.execute("SELECT * FROM audit NOT INDEXED WHERE id > ? AND action = 'ban' AND (? = '' OR server = ?) ORDER BY id DESC",
                                  (low, server, server))
         for e in _entries(source, rows):

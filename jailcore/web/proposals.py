@@ -5,29 +5,19 @@ open on every server, with confirm and dismiss buttons. An answer is the same `a
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from jailcore.io.store import ProposalError
-from jailcore.web.access import ADMIN, MODERATOR
+from jailcore.web.access import ADMIN, MODERATOR, number
 from jailcore.web.i18n import STATUS, WORDS
+from jailcore.web.manage import admin_name
 
 if TYPE_CHECKING:
     from jailcore.web.data import Sources
-
-
-class Web(Protocol):
-    """What these pages use of the application (`app.Web`)."""
-
-    sources: Sources
-
-    def admin(self, request: Request) -> Any: ...
-    def must(self, session: Any, level: str, server: str) -> None: ...
-    def to_login(self, request: Request) -> Response: ...
-    def render(self, request: Request, template: str, status: int = 200, **context: Any) -> Response: ...
-    async def form(self, request: Request, session: Any) -> dict[str, str]: ...
+    from jailcore.web.pageface import Page as Web  # the application, `app.Web`
 
 WORDS.update({
     "proposals": ("На решение", "To decide"),
@@ -58,24 +48,23 @@ def waiting(sources: Sources) -> list[dict]:
 
 
 async def page(web: Web, request: Request) -> Response:
-    if web.admin(request) is None:
-        return web.to_login(request)
-    return web.render(request, "proposals.html", proposals=waiting(web.sources))
+    return web.render(request, "proposals.html", proposals=await web.read(waiting, web.sources))  # the route's guard lets only admins in
 
 
 async def answer(web: Web, request: Request) -> Response:
     session = web.admin(request)
     fields = await web.form(request, session)
-    server, action_id, verb = fields.get("server", ""), fields.get("id", ""), fields.get("answer", "")
+    server, verb = fields.get("server", ""), fields.get("answer", "")
+    action_id = number(fields.get("id"))
     source = web.sources.of(server)
-    if source is None or not action_id.isdigit() or len(action_id) > 18 or verb not in ("confirm", "dismiss"):
-        return web.render(request, "error.html", status=404, message=f"{server[:100]} #{action_id[:20]}: ?")
+    if source is None or action_id is None or verb not in ("confirm", "dismiss"):
+        return web.render(request, "error.html", status=404, message=f"{server[:100]} #{fields.get('id', '')[:20]}: ?")
     # Carrying out a server ban is an admin's, as lifting one is; the rest a moderator's.
-    row = source.db.execute("SELECT detail FROM audit WHERE id = ? AND server = ?", (int(action_id), server)).fetchone()
+    row = source.db.execute("SELECT detail FROM audit WHERE id = ? AND server = ?", (action_id, server)).fetchone()
     step = json.loads(row["detail"]).get("step") or "" if row is not None else ""
     web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, server)
     try:
-        source.store.request_answer(int(action_id), verb, session.user, fields.get("reason", "").strip()[:300])
+        source.store.request_answer(action_id, verb, admin_name(session), fields.get("reason", "").strip()[:300])
     except ProposalError as exc:
         return web.render(request, "error.html", status=409, message=str(exc))
     return RedirectResponse("/proposals", 303)

@@ -14,6 +14,7 @@ from jailcore.engine.actions import Action
 from jailcore.engine.catalogue import fold
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles, vetoes
+from jailcore.engine.rules.common import open_fight
 from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.engine.state import CT, Seat, T
 from jailcore.log import events as ev
@@ -48,24 +49,26 @@ class GlobalGames(Rule["GlobalGames.Settings", "GlobalGames.State"]):
         self.state.approved, self.state.today = [], []
 
     @staticmethod
-    def _global(ctx: Context, e: ev.GameStarted) -> bool:
+    def _global(ctx: Context, e: ev.GameStarted) -> str | None:
+        """The offered game's key if it is a global game (one catalogue look-up)."""
         game = ctx.offered_game(e.game)
-        return game is not None and "global" in game.tags
+        return fold(game.name) if game is not None and "global" in game.tags else None
 
     @vetoes(ev.GameStarted)
     def third(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
-        if not self._global(ctx, e) or self.state.played < self.settings.per_week or self._key(ctx, e.game) in self.state.today:
-            return None
-        if self._key(ctx, e.game) in self.state.approved:
+        key = self._global(ctx, e)
+        if key is None or self.state.played < self.settings.per_week or key in self.state.today or key in self.state.approved:
             return None
         text = ctx.text("calendar.global_games", limit=self.settings.per_week, count=self.state.played)
         return ctx.punish(self.key, ctx.seat(e.player), text)
 
     @handles(ev.GameStarted)
     def played(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
-        if self._global(ctx, e) and self._key(ctx, e.game) not in self.state.today:
+        game = ctx.state.game  # the bookkeeping has recorded the game
+        key = fold(game.name) if game is not None and "global" in game.tags else None
+        if key is not None and key not in self.state.today:
             self.state.played += 1
-            self.state.today.append(self._key(ctx, e.game))
+            self.state.today.append(key)
         return []
 
     def week_started(self, ctx: Context) -> None:
@@ -100,7 +103,7 @@ class Rebellion(Rule["Rebellion.Settings", "Rebellion.State"]):
         s = ctx.state
         if prisoner.team != T or guard.team != CT or s.last_request or not s.round_open:
             return []
-        if s.specialday_name or (s.game is not None and "global" in s.game.tags):
+        if open_fight(s):
             return []  # a special day or a global game sets prisoners against guards: not a rebellion
         last = self.state.rebels.get(prisoner.key)
         self.state.rebels[prisoner.key] = s.round

@@ -23,6 +23,7 @@ import attrs
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles
+from jailcore.engine.rules.common import open_fight
 from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.engine.state import CT, Seat, T
 from jailcore.log import events as ev
@@ -38,6 +39,7 @@ OFFENSIVE = ("хуй", "хуе", "хуё", "пизд", "ебан", "ебат", "
              "гандон", "мудак", "шлюх", "fuck", "shit", "bitch", "nigger", "faggot")
 # Latin letters that pass for Cyrillic in a name («xуй» with a Latin x).
 _LOOKALIKE = str.maketrans("aeopcxyktmbh", "аеорсхуктмвн")
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 class Privileges(Rule["Privileges.Settings", None]):
@@ -77,7 +79,7 @@ class Teamkill(Rule["Teamkill.Settings", None]):
             return []
         if e.weapon in self.settings.unintended:
             return []
-        if s.specialday_name or (s.game is not None and "global" in s.game.tags):
+        if open_fight(s):
             return []
         return ctx.punish(self.key, killer, ctx.text("conduct.teamkill", victim=victim.name))
 
@@ -99,13 +101,19 @@ class Advertising(Rule["Advertising.Settings", None]):
         allowed_domains: tuple[str, ...] = ("steamcommunity.com", "s.team", "steampowered.com")
         ladder: Ladder = steps("ban 0")
 
+    def __init__(self, settings: Advertising.Settings, state: None):
+        super().__init__(settings, state)
+        # Every chat line meets these: compiled and folded once, at (re)configuration.
+        self._patterns = tuple(re.compile(p) for p in settings.patterns)
+        self._domains = tuple(d for d in (x.strip().casefold() for x in settings.allowed_domains) if d)
+
     @handles(ev.Chat)
     def chat(self, ctx: Context, e: ev.Chat) -> list[Action]:
         if e.player.userid == 0:
             return []
-        for pattern in self.settings.patterns:
-            for m in re.finditer(pattern, e.text):
-                if not allowed(m.group(0), self.settings.allowed_domains):
+        for pattern in self._patterns:
+            for m in pattern.finditer(e.text):
+                if not allowed(m.group(0), self._domains):
                     return ctx.punish(self.key, ctx.seat(e.player), ctx.text("conduct.advertising", text=m.group(0)))
         return []
 
@@ -123,13 +131,10 @@ def host_of(link: str) -> str:
 
 
 def allowed(link: str, domains: tuple[str, ...]) -> bool:
+    """Whether a link goes to one of `domains` (stripped, case-folded, none empty)."""
     host = host_of(link)
     whole = link.strip().casefold()
-    for domain in domains:
-        d = domain.strip().casefold()
-        if d and (host == d or host.endswith("." + d) or whole == d):
-            return True
-    return False
+    return any(host == d or host.endswith("." + d) or whole == d for d in domains)
 
 
 class Names(Rule["Names.Settings", None]):
@@ -141,6 +146,11 @@ class Names(Rule["Names.Settings", None]):
         patterns: tuple[str, ...] = (ADMIN_TAG, ADMIN_WORD, r"(?i)^\s*console\s*$")
         offensive: tuple[str, ...] = OFFENSIVE  # word beginnings, in lower case
         ladder: Ladder = steps("kick")
+
+    def __init__(self, settings: Names.Settings, state: None):
+        super().__init__(settings, state)
+        self._patterns = tuple(re.compile(p) for p in settings.patterns)
+        self._roots = tuple(r.casefold().replace("ё", "е") for r in settings.offensive if r.strip())
 
     @handles(ev.Connected, ev.NameChanged)
     def named(self, ctx: Context, e: ev.Connected | ev.NameChanged) -> list[Action]:
@@ -154,9 +164,9 @@ class Names(Rule["Names.Settings", None]):
         name = seat.name
         if not any(ch.isalnum() for ch in name):
             return ctx.text("conduct.names.unreadable", name=name)
-        if any(re.search(p, name) for p in self.settings.patterns):
+        if any(p.search(name) for p in self._patterns):
             return ctx.text("conduct.names.admin", name=name)
-        if offensive(name, self.settings.offensive):
+        if offensive(name, self._roots):
             return ctx.text("conduct.names.offensive", name=name)
         folded = name.casefold().strip()
         others = (p for p in ctx.state.players.values() if p.userid != seat.userid and p.steamid != seat.steamid)
@@ -166,9 +176,9 @@ class Names(Rule["Names.Settings", None]):
 
 
 def offensive(name: str, roots: tuple[str, ...]) -> bool:
+    """Whether a word of the name starts with one of `roots` (case-folded, ё as е, none empty)."""
     folded = name.casefold().replace("ё", "е")
-    words = re.findall(r"[^\W\d_]+", folded) + re.findall(r"[^\W\d_]+", folded.translate(_LOOKALIKE))
-    roots = tuple(r.casefold().replace("ё", "е") for r in roots if r.strip())
+    words = _WORD.findall(folded) + _WORD.findall(folded.translate(_LOOKALIKE))
     return any(word.startswith(roots) for word in words) if roots else False
 
 
@@ -189,7 +199,7 @@ class GrenadeSpam(Rule["GrenadeSpam.Settings", "GrenadeSpam.State"]):
     @handles(ev.Threw)
     def threw(self, ctx: Context, e: ev.Threw) -> list[Action]:
         s = ctx.state
-        if s.specialday_name or (s.game is not None and "global" in s.game.tags):
+        if open_fight(s):
             return []  # the day's or the global game's own fight, not a flood
         seat, rule = ctx.seat(e.player), self.settings
         times = [t for t in self.state.thrown.get(seat.key, ()) if ctx.seconds_since(t) <= rule.seconds]

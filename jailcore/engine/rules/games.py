@@ -181,8 +181,10 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
 
     @handles(ev.GameStarted)
     def started(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
-        r = ctx.state.round
-        entry = (r, _name(ctx, e)[0], ctx.seat(e.player).key)
+        r, game = ctx.state.round, ctx.state.game  # the bookkeeping has recorded the game
+        if game is None:
+            return []
+        entry = (r, game.name, ctx.seat(e.player).key)
         self.state.games = [h for h in self.state.games if h[0] > r - self.HISTORY and h != entry] + [entry]
         self.state.played = []
         return []
