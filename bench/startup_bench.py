@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))  # measure the checkout this file is in, not an in
 from jailcore.config.config import load  # noqa: E402
 from jailcore.engine.engine import Engine  # noqa: E402
 from jailcore.engine.state import dump  # noqa: E402
-from jailcore.io.store import Store  # noqa: E402
 from jailcore.log.parse import LogParser  # noqa: E402
+from jailcore.store.sqlite import Store  # noqa: E402
 
 RUNS = 9
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -14,9 +14,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from jailcore.io.store import Store
 from jailcore.log import events as ev
 from jailcore.log.parse import LogParser, records
+from jailcore.store.sqlite import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 BUSY_PLAYERS, BUSY_HOURS, DAYS = 64, 12, 14  # a full 64-slot jail server, 12 hours a day of play

@@ -107,7 +107,7 @@ async def test_a_ctban_for_an_offline_player_reaches_the_network_and_his_door(tm
 def test_a_ctban_length_past_its_bound_is_refused_in_one_line(tmp_path, length):
     db = tmp_path / "s.sqlite3"
     jailcore("ctban", "add", "STEAM_1:0:1", "--minutes", "5", "--server", "x", "--state-db", str(db))  # nothing yet: refused
-    from jailcore.io.store import Store
+    from jailcore.store.sqlite import Store
 
     store = Store(db)
     store.save_state("x", {}, "")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from jailcore.engine.engine import Engine
-from jailcore.io.store import Store
 from jailcore.log.logtime import plus_minutes
+from jailcore.store.sqlite import Store
 from tests.logtext import run
 from tests.scenes import GUARD, WARDEN, setup
 from tests.test_tail import jc, rows

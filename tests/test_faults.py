@@ -125,7 +125,7 @@ async def test_a_command_sent_and_never_answered_before_its_round_ended_says_so(
 
 
 async def test_a_command_sent_before_a_restart_and_never_answered_says_so_after_it(tmp_path):
-    from jailcore.io.store import SENT
+    from jailcore.store.sqlite import SENT
 
     sim, text = await never_answering(tmp_path, "jb_warn", 5.0)
     async with running(load(text, "<t>", {}), sim, stop_sim=False) as daemon:
@@ -244,7 +244,7 @@ def test_odd_numbers_in_the_config_are_one_line_each(tmp_path, body, env):
 
 def test_odd_numbers_on_the_command_line_are_one_line_each(tmp_path):
     db = tmp_path / "s.sqlite3"
-    from jailcore.io.store import Store
+    from jailcore.store.sqlite import Store
 
     Store(db).close()
     since = jailcore("tail", "--since", "99999999999d", "--state-db", str(db))

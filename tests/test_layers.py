@@ -12,7 +12,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "jailcore"
 
 # A floor may import its own folder and every floor below it; sim and web stand side by side.
-FLOORS = {"log": 1, "engine": 2, "config": 3, "io": 4, "sim": 5, "web": 5, "cli": 6}
+FLOORS = {"log": 1, "engine": 2, "config": 3, "session": 4, "store": 5, "io": 6, "sim": 7, "web": 7, "cli": 8}
 
 
 def module_of(path: Path) -> str:

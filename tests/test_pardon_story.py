@@ -14,7 +14,7 @@ import pytest
 
 from jailcore.config.config import ConfigError, load
 from jailcore.engine.actions import Action, Target
-from jailcore.io.store import PardonError, Store
+from jailcore.store.sqlite import PardonError, Store
 from jailcore.web.auth import LoginLimit, Sessions, check_password, csrf_ok, hash_password
 from jailcore.web.story import tell
 from tests.test_tail import ROOT, WARDEN, ZEK, act, jc

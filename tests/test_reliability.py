@@ -20,8 +20,8 @@ import pytest
 
 from jailcore.config.config import Config, load
 from jailcore.io.daemon import Daemon
-from jailcore.io.store import Store
 from jailcore.sim.simserver import SimServer
+from jailcore.store.sqlite import Store
 from tests.test_live import ROOT, config_text, live, never_answering, populate, running, sent, settled, until
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jailcore.engine.actions import Action, Target
-from jailcore.io.store import Store
+from jailcore.store.sqlite import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 WARDEN = Target(2, "STEAM_1:0:42", "Начальник")

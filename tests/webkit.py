@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 from jailcore.config.config import Config, WebConfig, load
-from jailcore.io.store import Store
+from jailcore.store.sqlite import Store
 from jailcore.web.app import COOKIE, Web
 from jailcore.web.data import Sources
 

@@ -21,10 +21,10 @@ from jailcore.cli.status import Saved, expired, saved_servers, server_names
 from jailcore.cli.tail import coloured, json_line, paint, safe
 from jailcore.config.config import Config, ConfigError
 from jailcore.engine.admin import MAX_MINUTES, MAX_ROUNDS
-from jailcore.io.audit import AuditError, ban_left, connect, database
-from jailcore.io.store import Store, StoreError
 from jailcore.log.errors import AdminRequestError
 from jailcore.log.events import account, same_account
+from jailcore.store.audit import AuditError, ban_left, connect, database
+from jailcore.store.sqlite import Store, StoreError
 
 STEAMID = re.compile(r"STEAM_[01]:[01]:[0-9]{1,10}|\[U:1:[0-9]{1,10}\]|7656119[0-9]{10}")
 

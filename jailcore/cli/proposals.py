@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING
 from jailcore.log.errors import AdminRequestError, ConfigError
 
 if TYPE_CHECKING:
-    from jailcore.io.store import Store
+    from jailcore.store.sqlite import Store
 
 
 def admin_request(args: argparse.Namespace, write: Callable[[Store], int], pardon: bool = False) -> int:
     """An admin's word on one entry (`pardon`, `confirm`, `dismiss`), written as a row the
     running daemon applies: at once when it hears the nudge, else at its next poll."""
     from jailcore.cli.tail import human
-    from jailcore.io.audit import AuditError, database
-    from jailcore.io.store import Store
     from jailcore.io.wake import nudge
+    from jailcore.store.audit import AuditError, database
+    from jailcore.store.sqlite import Store
 
     try:
         path = database(args)

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 import attrs
 
 from jailcore.cli.tail import coloured, json_line, json_object, mqtt_target, paint, safe
-from jailcore.io.audit import DAYS, AuditError, ban_left, connect, database
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
+from jailcore.store.audit import DAYS, AuditError, ban_left, connect, database
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config

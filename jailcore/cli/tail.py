@@ -22,8 +22,8 @@ from jailcore.log.errors import ConfigError
 if TYPE_CHECKING:
     from jailcore.config.config import Config
 
-from jailcore.io.audit import DAYS, AuditError, as_json, ban_left, connect, database, max_id, name_matches, pardons, rows_since, standing, where
 from jailcore.log.invisible import INVISIBLE
+from jailcore.store.audit import DAYS, AuditError, as_json, ban_left, connect, database, max_id, name_matches, pardons, rows_since, standing, where
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90",

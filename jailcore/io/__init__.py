@@ -1,2 +1,3 @@
-"""The live sockets and files: UDP log in, RCON out, the state database and its read side,
-MQTT, the daemon loop. Imports `log`, `engine`, `config`; never `sim`, `web` or `cli`."""
+"""The live sockets and files: UDP log in, RCON out, MQTT, the daemon loop that performs what
+each server's session decides. Imports `log`, `engine`, `config`, `session` and `store`; never
+`sim`, `web` or `cli`."""

@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Protocol
 
 from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name
 from jailcore.engine.ladder import parse_step
-from jailcore.io.store import ProposalError
 from jailcore.log import events as ev
+from jailcore.store.sqlite import ProposalError
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
     from jailcore.engine.engine import Engine
     from jailcore.io.mqtt import MqttLink
     from jailcore.io.rcon import Outbox
-    from jailcore.io.store import Store
+    from jailcore.store.sqlite import Store
 
 log = logging.getLogger("jailcore")
 

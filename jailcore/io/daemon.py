@@ -50,11 +50,11 @@ from jailcore.io.logsource import AllowList, UdpLog, follow_file, listen_udp
 from jailcore.io.mqtt import CTBANS, MqttLink
 from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
 from jailcore.io.requests import Requests
-from jailcore.io.store import SENT, Store, StoreError
 from jailcore.io.supervisor import Supervisor
 from jailcore.log import events as ev
 from jailcore.log.errors import LimitError
 from jailcore.log.parse import LogParser
+from jailcore.store.sqlite import SENT, Store, StoreError
 
 log = logging.getLogger("jailcore")
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.daemon import Daemon, _signature, process_hooks, run_loop
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
-from jailcore.io.store import Store, StoreError
+from jailcore.store.sqlite import Store, StoreError
 
 log = logging.getLogger("jailcore")
 

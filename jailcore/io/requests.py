@@ -19,8 +19,8 @@ from typing import Protocol
 from jailcore.engine.actions import Action, clean_text, kind_name, kinds_that
 from jailcore.io import answers
 from jailcore.io.answers import Answers
-from jailcore.io.store import PardonError
 from jailcore.log import events as ev
+from jailcore.store.sqlite import PardonError
 
 log = logging.getLogger("jailcore")
 

@@ -38,9 +38,9 @@ from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp
 
 from jailcore.config.config import ROLES, WebConfig
-from jailcore.io.audit import AuditError
-from jailcore.io.store import PardonError
 from jailcore.log.invisible import visible
+from jailcore.store.audit import AuditError
+from jailcore.store.sqlite import PardonError
 from jailcore.web import data, proposals, steamids
 from jailcore.web.access import ADMIN, MODERATOR, OPEN, OWNER, VIEWER, WATCH, Forbidden, NotAllowed, TooLarge, number, shown_text
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device

@@ -27,11 +27,11 @@ import attrs
 from jailcore.config.config import Config
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
-from jailcore.io.audit import USERID, max_id, standing, where
-from jailcore.io.store import PARDONABLE, Store, pardons_for
 from jailcore.log.errors import ConfigError
 from jailcore.log.events import player_key
 from jailcore.log.logtime import moment
+from jailcore.store.audit import USERID, max_id, standing, where
+from jailcore.store.sqlite import PARDONABLE, Store, pardons_for
 
 _PERSONAL = ("STEAM_", "[U:")
 SCAN = 20_000  # audit ids one page of a list looks at, per database

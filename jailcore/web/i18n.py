@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jailcore.engine.actions import kind_name as step_name
-from jailcore.io.audit import DAYS
+from jailcore.store.audit import DAYS
 
 LANGS = ("ru", "en")
 

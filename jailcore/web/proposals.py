@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from jailcore.io.store import ProposalError
+from jailcore.store.sqlite import ProposalError
 from jailcore.web.access import ADMIN, MODERATOR, number
 from jailcore.web.i18n import STATUS, WORDS
 from jailcore.web.manage import admin_name

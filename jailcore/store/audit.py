@@ -13,10 +13,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jailcore.io.store import check_ours, pardons_for
 from jailcore.log.errors import AuditError
 from jailcore.log.logtime import seconds_between
 from jailcore.log.numbers import is_digits, whole
+from jailcore.store.sqlite import check_ours, pardons_for
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
