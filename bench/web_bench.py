@@ -35,7 +35,7 @@ async def measure(path: Path) -> list[tuple[str, float, float]]:
     start = time.perf_counter()
     await page.read(warm, page.sources, page.clock())  # what `jailcore web` does at start, in the background
     cold = (time.perf_counter() - start) * 1000
-    db = page.sources.sources[0].db
+    db = page.sources.sources[0].store.db
     newest = db.execute("SELECT * FROM audit ORDER BY id DESC LIMIT 1").fetchone()
     old = db.execute("SELECT * FROM audit WHERE id = ?", (ROWS // 3,)).fetchone()
     pages = {

@@ -198,7 +198,7 @@ async def test_the_live_log_pages_back_through_every_entry_newest_first(db, monk
         target = nxt.group(1).replace("&amp;", "&") if nxt else ""
         pages += 1
         assert pages < 200
-    want = [r[0] for r in page.sources.sources[0].db.execute(
+    want = [r[0] for r in page.sources.sources[0].store.db.execute(
         "SELECT id FROM audit WHERE server = 'jail-b' AND action = 'slay' ORDER BY id DESC")]
     assert ids == want and pages > 3
     page.sources.close()
@@ -307,7 +307,7 @@ async def test_no_page_shows_a_bidi_override_or_an_invisible_character(db):
     app = page.app()
     admin = Browser(app)
     await admin.login("admin", PASSWORD)
-    row = page.sources.sources[0].db.execute("SELECT * FROM audit WHERE name LIKE ? ORDER BY id DESC LIMIT 1", ("\u202e%",)).fetchone()
+    row = page.sources.sources[0].store.db.execute("SELECT * FROM audit WHERE name LIKE ? ORDER BY id DESC LIMIT 1", ("\u202e%",)).fetchone()
     assert row is not None
     for target in ("/live", "/live?" + urlencode({"player": row["name"][1:4]}), "/player?" + urlencode({"key": row["steamid"]}),
                    "/players?" + urlencode({"q": row["name"][1:4]}), f"/story?server={row['server']}&id={row['id']}"):

@@ -32,7 +32,7 @@ async def test_a_moderator_of_one_server_is_a_viewer_of_the_other(db):
     forms = re.findall(r'<input type="hidden" name="server" value="([^"]+)">', live)
     assert forms and set(forms) == {"jail-a"}  # pardon forms on jail-a's entries only
     token = await m.csrf("/live")
-    db_ = page.sources.sources[0].db
+    db_ = page.sources.sources[0].store.db
     a, b = (db_.execute("SELECT id FROM audit WHERE server = ? AND action = 'slay' ORDER BY id DESC LIMIT 1 OFFSET 1", (s,)).fetchone()[0]
             for s in ("jail-a", "jail-b"))
     refused = await m.post("/pardon", {"server": "jail-b", "id": str(b), "reason": "x"}, token)

@@ -118,6 +118,21 @@ def cmd_ctban(args: argparse.Namespace) -> int:
     return main_ctban(args)
 
 
+def cmd_db(args: argparse.Namespace) -> int:
+    """`jailcore db upgrade`: the state database brought to this version's schema in place (the
+    daemon does it at start too); a newer one is refused in one line."""
+    from jailcore.log.errors import AuditError, StateError
+    from jailcore.store.audit import locate
+    from jailcore.store.location import upgrade
+
+    try:
+        print(upgrade(locate(args.state_db, args.config)))
+    except (AuditError, StateError) as exc:
+        print(f"jailcore db upgrade: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from jailcore.cli.status import main_status
 
@@ -227,6 +242,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=("ru", "en"), default="ru", help="day names")
     p.set_defaults(func=cmd_status)
 
+    p = sub.add_parser("db", help="the state database: `db upgrade` brings an older one to this version's schema")
+    p.add_argument("action", choices=("upgrade",))
+    _where(p)
+    p.set_defaults(func=cmd_db)
+
     p = sub.add_parser("web", help="the admin web page over the servers' state databases; `web adduser NAME` makes a login")
     p.add_argument("action", nargs="?", choices=("serve", "adduser"), default="serve")
     p.add_argument("name", nargs="?", help="with adduser: the admin's name")
@@ -270,7 +290,8 @@ def _audit_filters(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import sqlite3
+    from jailcore.log.errors import StateError
+    from jailcore.store.errors import errors_or
 
     args = build_parser().parse_args(argv)
     try:
@@ -281,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
-    except (OSError, sqlite3.DatabaseError, UnicodeError) as exc:  # a bad file is one line, never a traceback
+    except errors_or(OSError, UnicodeError, StateError) as exc:  # a bad file is one line, never a traceback
         print(f"jailcore {args.command}: {exc}", file=sys.stderr)
         return 1
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import re
-import sqlite3
 import sys
-from pathlib import Path
 
 from jailcore.cli.status import Saved, expired, saved_servers, server_names
 from jailcore.cli.tail import coloured, json_line, paint, safe
@@ -23,8 +21,10 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.engine.admin import MAX_MINUTES, MAX_ROUNDS
 from jailcore.log.errors import AdminRequestError
 from jailcore.log.events import account, same_account
-from jailcore.store.audit import AuditError, ban_left, connect, database
-from jailcore.store.sqlite import Store, StoreError
+from jailcore.store.audit import AuditError, ban_left, locate, open_reader
+from jailcore.store.location import open_store, shown
+from jailcore.store.reader import Reader
+from jailcore.store.sqlite import StoreError
 
 STEAMID = re.compile(r"STEAM_[01]:[01]:[0-9]{1,10}|\[U:1:[0-9]{1,10}\]|7656119[0-9]{10}")
 
@@ -36,7 +36,7 @@ class CtbanError(AdminRequestError):
 def main_ctban(args: argparse.Namespace) -> int:
     try:
         config = Config.from_toml(args.config) if args.config else None
-        path = database(args)
+        path = locate(args.state_db, args.config)
         return {"list": _list, "add": _request, "lift": _request}[args.do](args, path, config)
     except (AuditError, CtbanError, StoreError, ConfigError) as exc:
         print(f"jailcore ctban {args.do}: {exc}", file=sys.stderr)
@@ -72,20 +72,17 @@ def bans(saved: Saved) -> list[dict]:
     return out
 
 
-def waiting(db: sqlite3.Connection, server: str | None) -> list[dict]:
+def waiting(db: Reader, server: str | None) -> list[dict]:
     """Requests the daemon has not applied yet (it is not running, or it is about to)."""
-    try:
-        rows = db.execute("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND (? IS NULL OR server = ?) ORDER BY id", (server, server))
-    except sqlite3.OperationalError:  # a database from before requests
-        return []
+    rows = db.ctbans_waiting(server)
     return [{"server": r["server"], "request": r["id"], "steamid": r["steamid"], "name": r["name"], "lift": bool(r["lift"]),
              "minutes": r["minutes"], "rounds": r["rounds"], "reason": r["reason"], "by": r["by"], "time": r["time"], "pending": True}
             for r in rows]
 
 
-def _list(args: argparse.Namespace, path: Path, config: Config | None) -> int:
+def _list(args: argparse.Namespace, path: str, config: Config | None) -> int:
     colour = coloured(args.json)
-    db = connect(path)
+    db = open_reader(path)
     try:
         saved = saved_servers(db, {config.server_name: config} if config else {}, {args.server} if args.server else None)
         if args.server and not saved:
@@ -123,11 +120,11 @@ def _length(minutes: int | None, rounds: int | None) -> str:
 # -- add / lift -------------------------------------------------------------------------------
 
 
-def _unknown(server: str, known: list[str], path: Path) -> str:
-    return f"no server {server!r} in {path}" + (f": it has {', '.join(known)}" if known else ": no daemon has saved its state there yet")
+def _unknown(server: str, known: list[str], path: str) -> str:
+    return f"no server {server!r} in {shown(path)}" + (f": it has {', '.join(known)}" if known else ": no daemon has saved its state there yet")
 
 
-def which_server(asked: str | None, known: list[str], config: Config | None, path: Path) -> str:
+def which_server(asked: str | None, known: list[str], config: Config | None, path: str) -> str:
     """`--server`, else the config's server, else the only server of the database."""
     if asked:
         if asked in known or (config is not None and asked == config.server_name):
@@ -138,11 +135,11 @@ def which_server(asked: str | None, known: list[str], config: Config | None, pat
     if len(known) == 1:
         return known[0]
     if not known:
-        raise CtbanError(f"no server has saved its state in {path} yet: start its daemon, or give --server with --config")
-    raise CtbanError(f"{path} holds several servers ({', '.join(known)}): say which with --server")
+        raise CtbanError(f"no server has saved its state in {shown(path)} yet: start its daemon, or give --server with --config")
+    raise CtbanError(f"{shown(path)} holds several servers ({', '.join(known)}): say which with --server")
 
 
-def _request(args: argparse.Namespace, path: Path, config: Config | None) -> int:
+def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
     steamid = check_steamid(args.steamid)
     lift = args.do == "lift"
     if not lift and args.minutes is None and args.rounds is None:
@@ -151,22 +148,24 @@ def _request(args: argparse.Namespace, path: Path, config: Config | None) -> int
         raise CtbanError(f"--minutes takes 0 (permanent) to {MAX_MINUTES} (a year; the plugin keeps a ban's end in a 32-bit cell)")
     if not lift and args.rounds is not None and not 1 <= args.rounds <= MAX_ROUNDS:
         raise CtbanError(f"--rounds takes 1 to {MAX_ROUNDS}")
-    store = Store(path)
+    store = open_store(path)
+    db = open_reader(path)
     try:
-        server = which_server(args.server, server_names(store.db), config, path)
-        (saved,) = saved_servers(store.db, {config.server_name: config} if config else {}, {server}) or (None,)
+        server = which_server(args.server, server_names(db), config, path)
+        (saved,) = saved_servers(db, {config.server_name: config} if config else {}, {server}) or (None,)
         holds = {b["steamid"]: b for b in bans(saved)} if saved is not None and saved.engine is not None else {}
         # The same account held under the form this server's log writes (STEAM_0 / STEAM_1 / [U:1:N]).
         steamid = next((other for other in same_account(steamid) if other in holds), steamid) if steamid not in holds else steamid
-        asked = {r["steamid"]: r for r in waiting(store.db, server)}
+        asked = {r["steamid"]: r for r in waiting(db, server)}
         if lift and steamid not in holds and not (steamid in asked and not asked[steamid]["lift"]):
             raise CtbanError(f"{steamid} has no CT ban on {server} (jailcore ctban list shows them)")
-        name = _name(store.db, steamid, holds)
-        _other_universe(store.db, steamid, server, holds)
+        name = _name(db, steamid, holds)
+        _other_universe(db, steamid, server, holds)
         by = args.by or getpass.getuser()
         minutes, rounds = (None, None) if lift else (args.minutes if args.rounds is None else None, args.rounds)
         row = store.request_ctban(server, steamid, name, minutes, rounds, args.reason, by, lift=lift)
     finally:
+        db.close()
         store.close()
     who = f"{name} {steamid}" if name else steamid
     if lift:
@@ -183,21 +182,19 @@ def _request(args: argparse.Namespace, path: Path, config: Config | None) -> int
     return 0
 
 
-def _name(db: sqlite3.Connection, steamid: str, holds: dict[str, dict]) -> str:
+def _name(db: Reader, steamid: str, holds: dict[str, dict]) -> str:
     """The player's name as last seen: his ban, else the newest entry of the audit log."""
     if steamid in holds:
         return holds[steamid]["name"]
-    row = db.execute("SELECT name FROM audit WHERE steamid = ? AND name IS NOT NULL ORDER BY id DESC LIMIT 1", (steamid,)).fetchone()
-    return row[0] if row else ""
+    return db.last_name(steamid)
 
 
-def _other_universe(db: sqlite3.Connection, steamid: str, server: str, holds: dict[str, dict]) -> None:
+def _other_universe(db: Reader, steamid: str, server: str, holds: dict[str, dict]) -> None:
     """CS:S logs STEAM_0:, CS:GO STEAM_1: for the same account: the daemon matches bans by
     account, and says which form the server's log uses when only the other is known here."""
     if not steamid.startswith("STEAM_") or steamid in holds:
         return
     other = ("STEAM_1" if steamid.startswith("STEAM_0") else "STEAM_0") + steamid[7:]
-    seen = "SELECT COUNT(*) FROM audit WHERE server = ? AND steamid = ?"
-    if db.execute(seen, (server, other)).fetchone()[0] and not db.execute(seen, (server, steamid)).fetchone()[0]:
+    if db.seen(server, other) and not db.seen(server, steamid):
         print(f"note: {server}'s log names this player {other}; the ban holds for the account and is kept as {other} "
               "once he is seen", file=sys.stderr)

@@ -13,27 +13,32 @@ from typing import TYPE_CHECKING
 from jailcore.log.errors import AdminRequestError, ConfigError
 
 if TYPE_CHECKING:
-    from jailcore.store.sqlite import Store
+    from jailcore.store.interface import StateStore
 
 
-def admin_request(args: argparse.Namespace, write: Callable[[Store], int], pardon: bool = False) -> int:
+def admin_request(args: argparse.Namespace, write: Callable[[StateStore], int], pardon: bool = False) -> int:
     """An admin's word on one entry (`pardon`, `confirm`, `dismiss`), written as a row the
     running daemon applies: at once when it hears the nudge, else at its next poll."""
     from jailcore.cli.tail import human
     from jailcore.io.wake import nudge
-    from jailcore.store.audit import AuditError, database
-    from jailcore.store.sqlite import Store
+    from jailcore.store.audit import AuditError, locate, open_reader
+    from jailcore.store.location import open_store
 
     try:
-        path = database(args)
+        path = locate(args.state_db, args.config)
     except (AuditError, ConfigError) as exc:
         print(f"jailcore {args.command}: {exc}", file=sys.stderr)
         return 1
-    store = Store(path)
+    store = open_store(path)
     try:
         request_id = write(store)
-        (row,) = store.entries("id = ?", (args.id,))
-        print(human(row, False, "en", store.pardons_for([args.id])[args.id] if pardon else None))
+        reader = open_reader(path)
+        try:
+            row = reader.entry(args.id)
+            assert row is not None  # the request was just written for it
+            print(human(row, False, "en", reader.pardons_for([args.id])[args.id] if pardon else None))
+        finally:
+            reader.close()
     except AdminRequestError as exc:
         print(f"jailcore {args.command}: {exc}", file=sys.stderr)
         return 1

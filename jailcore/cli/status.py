@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 from collections.abc import Mapping
 from datetime import datetime
@@ -23,11 +22,13 @@ import attrs
 from jailcore.cli.tail import coloured, json_line, json_object, mqtt_target, paint, safe
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
-from jailcore.store.audit import DAYS, AuditError, ban_left, connect, database
+from jailcore.store.audit import DAYS, AuditError, ban_left, locate, open_reader
+from jailcore.store.location import is_url, shown
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
     from jailcore.engine.engine import Engine
+    from jailcore.store.reader import Reader
 
 STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
@@ -53,7 +54,7 @@ class Saved:
     error: str | None = None
 
 
-def saved_servers(db: sqlite3.Connection, configs: Mapping[str, Config], only: set[str] | None = None) -> list[Saved]:
+def saved_servers(db: Reader, configs: Mapping[str, Config], only: set[str] | None = None) -> list[Saved]:
     """Each server of the database with its engine as the daemon saved it, under its config
     when one is given (else `default_config()`)."""
     from cattrs.errors import BaseValidationError
@@ -61,7 +62,7 @@ def saved_servers(db: sqlite3.Connection, configs: Mapping[str, Config], only: s
     from jailcore.engine.engine import Engine
 
     out = []
-    for row in db.execute("SELECT server, snapshot FROM state WHERE server != '' ORDER BY server"):
+    for row in db.states():
         server = row["server"]
         if only is not None and server not in only:
             continue
@@ -74,8 +75,8 @@ def saved_servers(db: sqlite3.Connection, configs: Mapping[str, Config], only: s
     return out
 
 
-def server_names(db: sqlite3.Connection) -> list[str]:
-    return [r[0] for r in db.execute("SELECT server FROM state WHERE server != '' ORDER BY server")]
+def server_names(db: Reader) -> list[str]:
+    return db.servers()
 
 
 def expired(until: str | None, rounds: int | None, now: str | None) -> bool:
@@ -86,16 +87,11 @@ def expired(until: str | None, rounds: int | None, now: str | None) -> bool:
 # -- gathering --------------------------------------------------------------------------------
 
 
-def _standings(db: sqlite3.Connection, configs: Mapping[str, Config], only: set[str] | None) -> dict[str, dict]:
+def _standings(db: Reader, configs: Mapping[str, Config], only: set[str] | None) -> dict[str, dict]:
     """The servers without a config given whose daemon saved its standing with its snapshot:
     read as it is, without loading the rules (a command that answers at once)."""
-    try:
-        rows = db.execute("SELECT s.server, p.state FROM state s JOIN standing p ON p.server = s.server AND p.updated = s.updated "
-                          "WHERE s.server != ''").fetchall()
-    except sqlite3.OperationalError:  # a database from before the standing was kept
-        return {}
     out = {}
-    for server, text in rows:
+    for server, text in db.standings():
         if server in configs or (only is not None and server not in only):
             continue
         try:
@@ -107,15 +103,16 @@ def _standings(db: sqlite3.Connection, configs: Mapping[str, Config], only: set[
     return out
 
 
-def from_database(path: Path, configs: Mapping[str, Config], only: set[str] | None) -> list[dict]:
-    db = connect(path)
+def from_database(path: str, configs: Mapping[str, Config], only: set[str] | None) -> list[dict]:
+    db = open_reader(path)
+    label = shown(path)
     try:
         out = []
         ready = _standings(db, configs, only)
         rest = (only if only is not None else set(server_names(db))) - set(ready)
         saved = saved_servers(db, configs, rest) if rest else []
         for server, state in ready.items():
-            out.append(standing(server, state, None, _link(db, server), str(path)))
+            out.append(standing(server, state, None, _link(db, server), label))
         for s in saved:
             if s.engine is None:
                 out.append({"server": s.server, "error": s.error})
@@ -125,30 +122,26 @@ def from_database(path: Path, configs: Mapping[str, Config], only: set[str] | No
             for ban in state["ctbans"]:
                 ban["online"] = ban["key"] in online
             state["time"] = s.engine.state.time or None
-            out.append(standing(s.server, state, s.config, _link(db, s.server), str(path)))
+            out.append(standing(s.server, state, s.config, _link(db, s.server), label))
         out.sort(key=lambda s: s["server"])
         missing = sorted((only or set()) - {s.server for s in saved} - set(ready))
         if missing:
             known = server_names(db)
             has = f"it has {', '.join(known)}" if known else "it has no server yet"
-            out += [{"server": server, "error": f"no saved state in {path} ({has}; has its daemon run?)"} for server in missing]
+            out += [{"server": server, "error": f"no saved state in {label} ({has}; has its daemon run?)"} for server in missing]
         return out
     finally:
         db.close()
 
 
-def _link(db: sqlite3.Connection, server: str) -> dict | None:
-    row = None
-    for columns in ("rcon, outbox, last_line, mode, updated, daemon, dropped", "rcon, outbox, last_line, mode, updated"):
-        try:
-            row = db.execute(f"SELECT {columns} FROM link WHERE server = ?", (server,)).fetchone()
-            break
-        except sqlite3.OperationalError:  # a database from before the link (or its daemon column) was kept
-            continue
-    if row is not None:
-        return dict(row)
-    pending = db.execute("SELECT COUNT(*) FROM audit WHERE server = ? AND status = 'pending'", (server,)).fetchone()[0]
-    return {"rcon": None, "outbox": pending, "last_line": None, "mode": None, "updated": None}
+_LINK = ("rcon", "outbox", "last_line", "mode", "updated", "daemon", "dropped")
+
+
+def _link(db: Reader, server: str) -> dict | None:
+    row = db.link(server)
+    if row is not None:  # a database from before the daemon's columns has only the first five
+        return {k: row[k] for k in _LINK if k in row}
+    return {"rcon": None, "outbox": db.pending(server)[0], "last_line": None, "mode": None, "updated": None}
 
 
 def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[str] | None) -> tuple[list[dict], int]:
@@ -351,11 +344,11 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, int]:
         return servers, "the MQTT broker's retained jailcore/+/state", skipped
     if configs and not args.state_db:
         servers = []
-        for path in dict.fromkeys(Path(c.state_path) for c in configs):
-            if not path.is_file():
-                raise AuditError(f"no state database at {path} (has the daemon run? see [state] path in the config)")
-            names = {c.server_name for c in configs if Path(c.state_path) == path}
-            servers += from_database(path, by_name, names & only if only else names)
+        for where in dict.fromkeys(c.state_where for c in configs):
+            if not is_url(where) and not Path(where).is_file():
+                raise AuditError(f"no state database at {where} (has the daemon run? see [state] path in the config)")
+            names = {c.server_name for c in configs if c.state_where == where}
+            servers += from_database(where, by_name, names & only if only else names)
         return servers, "the configs' state databases", 0
-    path = database(args)
-    return from_database(path, by_name, only), str(path), 0
+    found = locate(args.state_db)
+    return from_database(found, by_name, only), shown(found), 0

@@ -10,7 +10,6 @@ import argparse
 import json
 import os
 import re
-import sqlite3
 import sys
 import time
 from collections.abc import Mapping
@@ -23,7 +22,12 @@ if TYPE_CHECKING:
     from jailcore.config.config import Config
 
 from jailcore.log.invisible import INVISIBLE
-from jailcore.store.audit import DAYS, AuditError, as_json, ban_left, connect, database, max_id, name_matches, pardons, rows_since, standing, where
+from jailcore.store.audit import DAYS, AuditError, as_json, ban_left, locate, open_reader, standing
+from jailcore.store.errors import errors_or
+from jailcore.store.filter import Filter
+
+if TYPE_CHECKING:
+    from jailcore.store.reader import Reader
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90",
@@ -61,7 +65,7 @@ def paint(text: str, code: str | None, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
 
 
-def human(row: sqlite3.Row, colour: bool, lang: str = "ru", pardon: sqlite3.Row | Mapping[str, Any] | None = None) -> str:
+def human(row: Mapping[str, Any], colour: bool, lang: str = "ru", pardon: Mapping[str, Any] | None = None) -> str:
     when = safe(row["time"].replace("T", " "))
     day = row["day"]
     dayname = DAYS[lang][(day - 1) % 7] if day else "-"
@@ -80,47 +84,50 @@ def main_tail(args: argparse.Namespace) -> int:
     if getattr(args, "mqtt", None) is not None:
         return _tail_network(args)
     try:
-        path = database(args)
-        clause, params = where(args)
-        return _tail(args, connect(path), clause, params)
+        wanted = asked(args)
+        return _tail(args, open_reader(locate(args.state_db, args.config)), wanted)
     except (AuditError, ConfigError) as exc:
         print(f"jailcore tail: {exc}", file=sys.stderr)
         return 1
-    except (sqlite3.DatabaseError, ValueError, KeyError) as exc:
+    except errors_or(ValueError, KeyError) as exc:
         print(f"jailcore tail: the state database cannot be read: {exc}", file=sys.stderr)
         return 1
 
 
-def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params: list) -> int:
-    colour = coloured(args.json)
-    rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
-    last = rows[-1]["id"] if rows else max_id(db)
+def asked(args: argparse.Namespace) -> Filter:
+    """The command line's filters, checked before any database is opened."""
+    wanted = Filter.of(**vars(args))
+    wanted.check()
+    return wanted
 
-    def emit(row: sqlite3.Row, pardon: sqlite3.Row | None = None) -> None:
+
+def _tail(args: argparse.Namespace, db: Reader, wanted: Filter) -> int:
+    colour = coloured(args.json)
+    rows = db.entries(wanted)
+    last = rows[-1]["id"] if rows else db.max_id()
+
+    def emit(row: Mapping[str, Any], pardon: Mapping[str, Any] | None = None) -> None:
         print(json_line(as_json(row, pardon)) if args.json else human(row, colour, args.lang, pardon))
 
     shown = rows[-args.lines :] if args.lines > 0 else []
-    given = pardons(db, shown)
+    given = db.pardons_for(r["id"] for r in shown)
     for row in shown:
         emit(row, given.get(row["id"]))
     sys.stdout.flush()
     if not args.follow:
         return 0
-    last_pardon = max_id(db, "pardons")
+    last_pardon = db.max_id("pardons")
     deadline = time.monotonic() + args.seconds if getattr(args, "seconds", None) else None
     try:
         while deadline is None or time.monotonic() < deadline:
             time.sleep(0.3)
-            for row in db.execute(f"SELECT * FROM audit WHERE id > ? AND {clause} ORDER BY id", [last, *params]):
+            for row in db.entries(wanted, after=last):
                 last = row["id"]
-                if name_matches(row, args.player):
-                    emit(row)
+                emit(row)
             # A pardon given since: the original entry again, with who pardoned it and why.
-            new = {p["action_id"]: p for p in rows_since(db, "pardons", last_pardon)}
-            for row in db.execute(f"SELECT * FROM audit WHERE id IN ({','.join('?' * len(new))}) AND {clause} ORDER BY id",
-                                  [*new, *params]) if new else ():
-                if name_matches(row, args.player):
-                    emit(row, new[row["id"]])
+            new = {p["action_id"]: p for p in db.pardons_after(last_pardon)}
+            for row in db.entries_among(new, wanted):
+                emit(row, new[row["id"]])
             last_pardon = max((p["id"] for p in new.values()), default=last_pardon)
             sys.stdout.flush()
     except KeyboardInterrupt:
@@ -130,38 +137,36 @@ def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params:
 
 def main_history(args: argparse.Namespace) -> int:
     try:
-        path = database(args)
+        where = locate(args.state_db, args.config)
         from jailcore.config.config import Config
 
         config = Config.from_toml(args.config) if args.config else Config.default()
-        return _history(args, connect(path), config)
+        return _history(args, open_reader(where), config)
     except (AuditError, ConfigError) as exc:
         print(f"jailcore history: {exc}", file=sys.stderr)
         return 1
-    except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as exc:
+    except errors_or(ValueError, KeyError, TypeError) as exc:
         print(f"jailcore history: the state database cannot be read: {exc!r}", file=sys.stderr)
         return 1
 
 
-def _history(args: argparse.Namespace, db: sqlite3.Connection, config: Config) -> int:
-    args.rule = args.action = args.since = None
-    clause, params = where(args)
-    rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
+def _history(args: argparse.Namespace, db: Reader, config: Config) -> int:
+    rows = db.entries(Filter(server=args.server or "", player=args.player or ""))
     from jailcore.log.events import player_key
 
     keys = {player_key(r["steamid"] or "", r["userid"] or 0) for r in rows if r["steamid"]}
     if args.player.startswith(("STEAM_", "[U:")):
         keys.add(args.player)
-    given = pardons(db, rows)
+    given = db.pardons_for(r["id"] for r in rows)
+    stands = standing(db.states(), keys, config)
     if args.json:
-        print(json_line({"player": args.player, "entries": [as_json(r, given.get(r["id"])) for r in rows],
-                         "standing": standing(db, keys, config)}))
+        print(json_line({"player": args.player, "entries": [as_json(r, given.get(r["id"])) for r in rows], "standing": stands}))
         return 0
     colour = coloured()
     print(paint(f"{safe(args.player)}: {len(rows)} enforcement(s)", "1", colour))
     for row in rows:
         print("  " + human(row, colour, args.lang, given.get(row["id"])))
-    for line in standing_lines(standing(db, keys, config)):
+    for line in standing_lines(stands):
         print(safe(line))
     return 0 if rows or keys else 1
 
@@ -209,20 +214,17 @@ def json_object(payload: bytes) -> dict:
 
 class Network:
     """The actions of every server as they arrive, through the same filters and lines as the
-    audit log: each message becomes one audit row (a one-row table in memory) for `where`."""
+    audit log: each message becomes one audit row, matched by the same `Filter`."""
 
     def __init__(self, args: argparse.Namespace):
         self.args = args
-        self.clause, self.params = where(args)
-        self.db = sqlite3.connect(":memory:")
-        self.db.row_factory = sqlite3.Row
-        self.query = f"WITH audit({', '.join(_COLUMNS)}) AS (VALUES ({', '.join('?' * len(_COLUMNS))})) SELECT * FROM audit WHERE {self.clause}"
+        self.wanted = asked(args)
         # What each entry was last seen as (its status, its pardon): a later message may carry
         # only the news. Bounded: a network runs for months.
         self.seen: dict[tuple, tuple[str, dict | None]] = {}
         self.skipped = 0
 
-    def row(self, topic: str, payload: bytes) -> tuple[sqlite3.Row, dict | None] | None:
+    def row(self, topic: str, payload: bytes) -> tuple[dict, dict | None] | None:
         """The message as an audit row and its pardon, or None when the filters leave it out
         or it is not an action's JSON. The server is the message's, else the topic's."""
         try:
@@ -241,11 +243,13 @@ class Network:
             values = (msg.get("id"), key[0], str(msg.get("time", "")), msg.get("round"), msg.get("day"), str(msg.get("action", "")),
                       str(msg.get("rule", "")), str(msg.get("ref", "")), target.get("userid"), target.get("steamid"), target.get("name"),
                       str(msg.get("reason", "")), detail, msg.get("command"), status, msg.get("reply"))
-            found = self.db.execute(self.query, (*values, *self.params)).fetchone()
-        except (ValueError, TypeError, AttributeError, sqlite3.Error):
+            if not all(v is None or isinstance(v, str | int | float) for v in values):
+                raise TypeError("a field that is not a string or a number")
+            found = dict(zip(_COLUMNS, values, strict=True))
+        except (ValueError, TypeError, AttributeError):
             self.skipped += 1
             return None
-        if found is None or not name_matches(found, self.args.player):
+        if not self.wanted.matches(found):
             return None
         return found, pardon
 

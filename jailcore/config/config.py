@@ -58,7 +58,13 @@ class Config:
     online_limits: tuple[OnlineLimit, ...]
     catalogue: Catalogue
     source: str = ""
+    state_url: str = attrs.field(default="", repr=False)  # a MariaDB state database (mysql://...): then the file is not used
     web: WebConfig = attrs.field(factory=lambda: WebConfig())
+
+    @property
+    def state_where(self) -> str:
+        """The state database: the MariaDB URL when one is given, else the SQLite file."""
+        return self.state_url or self.state_path
 
     def on(self, key: str) -> bool:
         rule = self.rules.get(key)
@@ -110,7 +116,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
         "allow": (_STR_LIST, ["127.0.0.1", "::1"]),
         "file": (str, ""),
     },
-    "state": {"path": (str, "jailcore.sqlite3")},
+    "state": {"path": (str, "jailcore.sqlite3"), "url": (str, "")},
     "mqtt": {"url": (str, ""), "ca_file": (str, ""), "cert_file": (str, ""), "key_file": (str, ""), "insecure": (bool, False)},
     "calendar": {"week": (int, 7), "reset_on_map_change": (bool, False)},
 }
@@ -181,6 +187,7 @@ _ENV = {
     "JAILCORE_LOG_LISTEN": ("log", "listen", str),
     "JAILCORE_LOG_SECRET": ("log", "secret", str),
     "JAILCORE_STATE": ("state", "path", str),
+    "JAILCORE_STATE_URL": ("state", "url", str),
     "JAILCORE_MQTT_URL": ("mqtt", "url", str),
 }
 
@@ -240,6 +247,14 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         if key not in RULES and key != "ladder":
             fail(("ctban", "return_block", "after"), f"entry {i + 1} {key!r} is neither a rule key nor \"ladder\"")
 
+    url = values["state"]["url"]
+    if url and not url.startswith(("mysql://", "mariadb://")):
+        where = f"environment: {from_env[('state', 'url')]}" if ("state", "url") in from_env else None
+        why = "a MariaDB/MySQL state database is mysql://user:password@host:3306/database (leave it out for the SQLite file)"
+        if where:
+            problems.append(f"{where}: {why}")
+        else:
+            fail(("state", "url"), why)
     secret = values["log"]["secret"]
     if secret and not whole(secret, 1, CELL_MAX):
         fail(("log", "secret"), f"sv_logsecret is a whole number from 1 to {CELL_MAX} (ASCII digits); the engine ignores anything else")
@@ -301,6 +316,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         log_allow=tuple(values["log"]["allow"]),
         log_file=values["log"]["file"],
         state_path=values["state"]["path"],
+        state_url=values["state"]["url"],
         mqtt_url=values["mqtt"]["url"],
         mqtt_tls={k: values["mqtt"][k] for k in ("ca_file", "cert_file", "key_file", "insecure")},
         week_length=values["calendar"]["week"],

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from jailcore.engine.engine import Engine
     from jailcore.io.mqtt import MqttLink
     from jailcore.io.rcon import Outbox
-    from jailcore.store.sqlite import Store
+    from jailcore.store.interface import StateStore
 
 log = logging.getLogger("jailcore")
 
@@ -56,7 +56,7 @@ class Daemon(Protocol):
     server: str
     config: Config
     engine: Engine
-    store: Store
+    store: StateStore
     outbox: Outbox
     mqtt: MqttLink | None
     _dirty: bool

@@ -28,7 +28,6 @@ import asyncio
 import json
 import logging
 import signal
-import sqlite3
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -54,7 +53,10 @@ from jailcore.io.supervisor import Supervisor
 from jailcore.log import events as ev
 from jailcore.log.errors import LimitError
 from jailcore.log.parse import LogParser
-from jailcore.store.sqlite import SENT, Store, StoreError
+from jailcore.store.errors import DATABASE_ERRORS, errors_or
+from jailcore.store.interface import StateStore
+from jailcore.store.location import open_store, shown
+from jailcore.store.sqlite import SENT, StoreError
 
 log = logging.getLogger("jailcore")
 
@@ -77,7 +79,7 @@ class Daemon:
     def __init__(
         self,
         config: Config,
-        store: Store | None = None,
+        store: StateStore | None = None,
         on_action: Callable[[Action, str | None, str], None] | None = None,
         rcon_backoff: tuple[float, float] = (0.5, 15.0),
         auth_backoff: float = 30.0,
@@ -93,9 +95,10 @@ class Daemon:
         self.checkpoint_interval = checkpoint_interval
         self.reloads: list[str] = []  # what each config change did, for admins and tests
         self.server = config.server_name
-        self.store = store or Store(config.state_path)
+        self.store = store or open_store(config.state_where)
         try:
-            self.lock = StateLock(self.store.path, self.server)  # before anything is re-sent or written
+            # before anything is re-sent or written: one process per server (a file lock, or the database server's named lock)
+            self.lock = self.store.claim(self.server) or StateLock(self.store.path, self.server)
         except (LockedError, OSError) as exc:
             raise StoreError(str(exc)) from None
         try:
@@ -199,7 +202,7 @@ class Daemon:
             if actions or sweep:
                 self.outbox.flush()
             self.store.commit()
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             self.store_failed(exc)
             return
 
@@ -309,7 +312,7 @@ class Daemon:
             log.info("command #%s %s: %s", item.tag, status, reply)
         try:
             self.store.mark(int(item.tag), status, reply)
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             self.store_failed(exc)
             return
         if self.mqtt is not None and item.meta is not None:  # `tail -f --mqtt` shows the entry again, with its outcome
@@ -323,7 +326,7 @@ class Daemon:
         self._commit_due = False
         try:
             self.store.commit()
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             self.store_failed(exc)
 
     def save(self, publish: bool = True) -> bool:
@@ -396,7 +399,7 @@ class Daemon:
     def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
         """Whatever escapes a callback (a datagram handler, a timer) is logged, never lost."""
         exc = context.get("exception")
-        if isinstance(exc, sqlite3.Error):
+        if isinstance(exc, DATABASE_ERRORS):
             self.store_failed(exc)
             return
         self.task_failures.append(f"callback: {exc!r}" if exc else str(context.get("message")))
@@ -545,7 +548,7 @@ class Daemon:
             self.store.save_link(self.server, *self._link, datetime.now().isoformat(timespec="seconds"), daemon="stopped",
                                  dropped=self._drops)
             self.store.commit()
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             log.error("the link could not be saved at stop: %s", exc)
         if self.mqtt is not None:
             self.mqtt.publish_state(self._public())
@@ -559,7 +562,7 @@ class Daemon:
         waiting = self.mqtt.waiting_messages()
         try:
             self.store.keep_messages(self.server, waiting)
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             log.error("%d MQTT message(s) the broker never took are lost: the state database cannot be written (%s)", len(waiting), exc)
             return
         if waiting:
@@ -623,7 +626,7 @@ class Daemon:
         """An admin's command wrote a request and said so: apply it now, not at the next poll."""
         try:
             self.requests.apply()
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             self.store_failed(exc)
         except Exception:  # the poll tries again; a failure here is logged, never lost
             log.exception("admin requests failed on a wake-up")
@@ -632,7 +635,7 @@ class Daemon:
         try:
             self.save()
             self.store.commit()
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             log.error("the state could not be saved at stop: %s", exc)
         self._keep_mqtt()
         await self.client.close()
@@ -688,7 +691,7 @@ def run_loop(main: Coroutine) -> Any:
 def main_run(config: Config, config_path: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     try:
-        store = Store(config.state_path)
+        store = open_store(config.state_where)
     except StoreError as exc:
         print(f"jailcore run: {exc}", file=sys.stderr)
         return 1
@@ -698,15 +701,15 @@ def main_run(config: Config, config_path: str | None = None) -> int:
         except StoreError as exc:
             print(f"jailcore run: {exc}", file=sys.stderr)
             return 1
-        except (OSError, ValueError, sqlite3.Error) as exc:  # an MQTT certificate that cannot be read, ...
+        except errors_or(OSError, ValueError) as exc:  # an MQTT certificate that cannot be read, ...
             print(f"jailcore run: cannot start: {exc}", file=sys.stderr)
             return 1
         log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", config.server_name,
-                 config.log_file or config.log_listen, config.rcon_host, config.rcon_port, config.state_path, config.mode)
+                 config.log_file or config.log_listen, config.rcon_host, config.rcon_port, shown(config.state_where), config.mode)
         run_loop(daemon.run())
         return daemon.exit_code
     finally:
         try:
             store.close()
-        except sqlite3.Error:
+        except DATABASE_ERRORS:
             pass

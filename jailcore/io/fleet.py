@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import sqlite3
 import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -31,7 +30,10 @@ from pathlib import Path
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.daemon import Daemon, _signature, process_hooks, run_loop
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
-from jailcore.store.sqlite import Store, StoreError
+from jailcore.store.errors import DATABASE_ERRORS, errors_or
+from jailcore.store.interface import StateStore
+from jailcore.store.location import is_url, open_store, shown
+from jailcore.store.sqlite import StoreError
 
 log = logging.getLogger("jailcore")
 
@@ -50,7 +52,7 @@ class Fleet:
         self.daemons: list[Daemon] = []
         self.refused: dict[str, str] = {}  # config path -> the one line saying why
         self.failed: dict[str, str] = {}  # server -> why it stopped while running
-        self.stores: dict[str, Store] = {}
+        self.stores: dict[str, StateStore] = {}
         self.shared: dict[str, SharedLog] = {}  # listen address -> the servers' shared port
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
@@ -88,9 +90,10 @@ class Fleet:
                 if self._same_port(other.config, config) and _confusable(other.config, config):
                     return self._refuse(path, f"shares the log port {config.log_listen} with server {other.server!r} "
                                               "with the same sv_logsecret: give each server its own [log] secret")
-        key = str(Path(config.state_path).resolve()) if config.state_path != ":memory:" else f":memory:{path}"
+        where = config.state_where
+        key = where if is_url(where) else str(Path(where).resolve()) if where != ":memory:" else f":memory:{path}"
         try:
-            store = self.stores.get(key) or Store(config.state_path)
+            store = self.stores.get(key) or open_store(where)
         except StoreError as exc:
             return self._refuse(path, str(exc))
         self.stores[key] = store
@@ -98,7 +101,7 @@ class Fleet:
             daemon = Daemon(config, store, config_path=path, **options)
         except StoreError as exc:
             return self._refuse(path, str(exc))
-        except (OSError, ValueError, sqlite3.Error) as exc:
+        except errors_or(OSError, ValueError) as exc:
             return self._refuse(path, f"cannot start: {exc}")
         self.daemons.append(daemon)
 
@@ -163,7 +166,7 @@ class Fleet:
         for store in self.stores.values():
             try:
                 store.close()
-            except sqlite3.Error:
+            except DATABASE_ERRORS:
                 pass
         return 1 if self.refused or self.failed else 0
 
@@ -260,6 +263,6 @@ def main_fleet(paths: list[str]) -> int:
     for d in fleet.daemons:
         c = d.config
         log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", c.server_name, c.log_file or c.log_listen,
-                 c.rcon_host, c.rcon_port, c.state_path, c.mode)
+                 c.rcon_host, c.rcon_port, shown(c.state_where), c.mode)
     log.info("jailcore: %d server(s) in one process, %d refused", len(fleet.daemons), len(fleet.refused))
     return run_loop(fleet.run())

@@ -4,7 +4,7 @@ Contract: `async with Supervisor(owner) as tasks:` then `tasks.keep(name, factor
 `factory()` for the owner's lifetime: a failure is logged with its reason and the task
 restarts after a back-off that doubles with each failure within a minute; an essential
 task that fails five times within a minute stops the owner (`owner.fail`, one line). A
-`sqlite3.Error` stops the owner at once (`owner.store_failed`): commands without their
+A database error (`store.errors.DATABASE_ERRORS`) stops the owner at once (`owner.store_failed`): commands without their
 audit rows could be neither counted once nor re-sent. `tasks.once(coro, name)` runs a
 one-off whose failure is logged, never lost. Leaving the block cancels every task and
 waits for it; `CancelledError` is always re-raised, so nothing outlives the block.
@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
+
+from jailcore.store.errors import DATABASE_ERRORS
 
 log = logging.getLogger("jailcore")
 
@@ -75,7 +76,7 @@ class Supervisor:
                 raise RuntimeError("it returned")
             except asyncio.CancelledError:
                 raise
-            except sqlite3.Error as exc:
+            except DATABASE_ERRORS as exc:
                 self.owner.store_failed(exc)
                 return
             except Exception as exc:
@@ -94,7 +95,7 @@ class Supervisor:
             await coro
         except asyncio.CancelledError:
             raise
-        except sqlite3.Error as exc:
+        except DATABASE_ERRORS as exc:
             self.owner.store_failed(exc)
         except Exception as exc:  # a TaskGroup would cancel its siblings for it: logged here instead
             self.owner.task_failures.append(f"{name}: {exc!r}")

@@ -1,115 +1,46 @@
-"""The audit log's reader: the read-side queries over a state database that `jailcore tail`,
-`history`, `status`, `ctban` and the web page share. Opens the database read-only; never writes."""
+"""The audit log's shared reading: where the state database is (`locate`), an entry as the
+command line's JSON, what a player's snapshots say of his ladders and CT bans, a CT ban's
+length as admins read it. The queries themselves are the store's (`store.reader`)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import re
-import sqlite3
-from collections.abc import Mapping
-from datetime import datetime, timedelta
-from pathlib import Path
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from jailcore.log.errors import AuditError
 from jailcore.log.logtime import seconds_between
-from jailcore.log.numbers import is_digits, whole
-from jailcore.store.sqlite import check_ours, pardons_for
+from jailcore.store.filter import USERID, since_time
+from jailcore.store.location import is_url, open_reader
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
 
+__all__ = ["DAYS", "USERID", "AuditError", "as_json", "ban_left", "locate", "open_reader", "since_time", "standing"]
+
 DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
 
 
-
-_DURATION = re.compile(r"([0-9]{1,18})\s*([smhdw])", re.ASCII)
-USERID = re.compile(r"#?([0-9]{1,9})", re.ASCII)  # a #userid: ASCII digits, never a number SQLite cannot hold
-
-
-
-
-def database(args: argparse.Namespace) -> Path:
-    path = getattr(args, "state_db", None) or os.environ.get("JAILCORE_STATE")
-    if not path and getattr(args, "config", None):
+def locate(state_db: str | None = None, config: str | list[str] | None = None, env: Mapping[str, str] | None = None) -> str:
+    """The state database asked for: `--state-db` (a file or a mysql:// URL), else
+    JAILCORE_STATE_URL, else JAILCORE_STATE, else the config's `[state] url` or `path`, else
+    jailcore.sqlite3. A file that is not there is refused in one line."""
+    env = os.environ if env is None else env
+    where = state_db or env.get("JAILCORE_STATE_URL") or env.get("JAILCORE_STATE")
+    if not where and config:
         from jailcore.config.config import Config
 
-        path = Config.from_toml(args.config).state_path
-    path = Path(path or "jailcore.sqlite3")
-    if not path.is_file():
-        raise AuditError(f"no state database at {path} (give --state-db, JAILCORE_STATE or --config)")
-    return path
+        where = Config.from_toml(config if isinstance(config, str) else config[0]).state_where
+    where = where or "jailcore.sqlite3"
+    if is_url(where):
+        return where
+    if not os.path.isfile(where):
+        raise AuditError(f"no state database at {where} (give --state-db, JAILCORE_STATE, JAILCORE_STATE_URL or --config)")
+    return where
 
 
-
-def connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    db.row_factory = sqlite3.Row
-    try:
-        check_ours(db)
-    except sqlite3.DatabaseError as exc:
-        db.close()
-        raise AuditError(f"{path}: not a jailcore state database ({exc})") from None
-    return db
-
-
-
-def since_time(text: str, now: datetime | None = None) -> str:
-    m = _DURATION.fullmatch(text.strip())
-    if m:
-        n, unit = int(m.group(1)), m.group(2)
-        try:
-            delta = timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: n})
-            return ((now or datetime.now()) - delta).isoformat(timespec="seconds")
-        except OverflowError:  # before year 1: everything there is
-            return datetime.min.isoformat(timespec="seconds")
-    try:
-        return datetime.fromisoformat(text.strip()).isoformat(timespec="seconds")
-    except ValueError:
-        raise AuditError(f"--since takes an ISO time (2026-11-30T20:00) or a duration (30m, 2h, 1d), not {text!r}") from None
-
-
-
-def where(args: argparse.Namespace) -> tuple[str, list]:
-    clauses: list[str] = []
-    params: list[int | str] = []
-    player = getattr(args, "player", None)
-    if player:
-        bare = player.lstrip("#")
-        if is_digits(bare):
-            clauses.append("userid = ?")
-            userid = whole(bare)
-            params.append(userid if userid is not None else -1)  # too big for any userid: matches none
-        elif player.startswith(("STEAM_", "[U:")):
-            clauses.append("steamid = ?")
-            params.append(player)
-    if getattr(args, "rule", None):
-        clauses.append("(rule = ? OR rule LIKE ?)")
-        params += [args.rule, args.rule + ".%"]
-    if getattr(args, "action", None):
-        clauses.append("action = ?")
-        params.append(args.action)
-    if getattr(args, "since", None):
-        clauses.append("time >= ?")
-        params.append(since_time(args.since))
-    if getattr(args, "server", None):
-        clauses.append("server = ?")
-        params.append(args.server)
-    return (" AND ".join(clauses) or "1"), params
-
-
-
-def name_matches(row: sqlite3.Row, player: str | None) -> bool:
-    """Names are matched here, not in SQL: SQLite folds only ASCII case, names are Cyrillic."""
-    if not player or is_digits(player.lstrip("#")) or player.startswith(("STEAM_", "[U:")):
-        return True
-    return player.casefold() in (row["name"] or "").casefold()
-
-
-
-def as_json(row: sqlite3.Row, pardon: sqlite3.Row | Mapping[str, Any] | None = None) -> dict:
+def as_json(row: Mapping[str, Any], pardon: Mapping[str, Any] | None = None) -> dict:
     out = json.loads(row["detail"])
     out.update({"id": row["id"], "server": row["server"], "day": row["day"], "status": row["status"], "reply": row["reply"]})
     out["command"] = row["command"]
@@ -117,36 +48,11 @@ def as_json(row: sqlite3.Row, pardon: sqlite3.Row | Mapping[str, Any] | None = N
     return out
 
 
-
-def pardons(db: sqlite3.Connection, rows: list[sqlite3.Row]) -> dict[int, sqlite3.Row]:
-    """The pardons of these entries (none in a database from before pardons existed)."""
-    try:
-        return pardons_for(db, [r["id"] for r in rows])
-    except sqlite3.OperationalError:
-        return {}
-
-
-
-def max_id(db: sqlite3.Connection, table: str = "audit") -> int:
-    try:
-        return db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0]
-    except sqlite3.OperationalError:  # no pardons table yet
-        return 0
-
-
-
-def rows_since(db: sqlite3.Connection, table: str, last: int) -> list[sqlite3.Row]:
-    try:
-        return list(db.execute(f"SELECT * FROM {table} WHERE id > ? ORDER BY id", (last,)))
-    except sqlite3.OperationalError:
-        return []
-
-
-
-def standing(db: sqlite3.Connection, keys: set[str], config: Config, server: str | None = None) -> list[dict]:
-    """Where the player stands on each ladder, and his CT ban, per server (or on one)."""
+def standing(states: Iterable[Mapping[str, Any]], keys: set[str], config: Config) -> list[dict]:
+    """Where the player stands on each ladder, and his CT ban, per server (the `states` rows
+    of the servers asked for)."""
     out = []
-    for row in db.execute("SELECT server, snapshot FROM state WHERE ? IS NULL OR server = ? ORDER BY server", (server, server)):
+    for row in states:
         snap = json.loads(row["snapshot"])
         for counter, reached in sorted(snap.get("ladders", {}).items()):
             rule, _, key = counter.partition("|")
@@ -158,7 +64,6 @@ def standing(db: sqlite3.Connection, keys: set[str], config: Config, server: str
             if key in keys:
                 out.append({"server": row["server"], "rule": ban["rule"], "ctban": {"until": ban["until"], "rounds": ban["rounds"]}})
     return out
-
 
 
 def ban_left(until: str | None, rounds: int | None, now: str | None = None) -> str:

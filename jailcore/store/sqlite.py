@@ -20,7 +20,7 @@ import time as clock
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
@@ -88,6 +88,8 @@ def _inserted(cur: sqlite3.Cursor) -> int:
 
 
 class Store:
+    shared: ClassVar[bool] = False  # one machine's file (a file lock keeps one daemon on it), not a database server
+
     def __init__(self, path: str | Path):
         self.path = str(path)
         if self.path != ":memory:":
@@ -100,10 +102,7 @@ class Store:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA busy_timeout=5000")
             self.db.execute("PRAGMA wal_autocheckpoint=0")
-            self.db.executescript(SCHEMA)
-            self.db.executescript(STORY_SCHEMA)
-            _add_column(self.db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")
-            _add_column(self.db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
+            upgrade(self.db, self.path)
             self._probe()
         except sqlite3.Error as exc:
             raise StoreError(f"state database {self.path}: {exc}") from None
@@ -147,6 +146,10 @@ class Store:
             self._open()
         self._file = _identity(self.path)
         return f"state database {self.path} was deleted while running; a fresh one was written from the open database (nothing lost)"
+
+    def claim(self, server: str) -> None:
+        """A file has no lock of its own here: the daemon's file lock (io/lock.py) keeps one process on it."""
+        return None
 
     def _probe(self) -> None:
         """A write that is rolled back: a read-only file fails here, at start, not later."""
@@ -406,6 +409,27 @@ class Store:
         return self.db.execute("DELETE FROM loglines WHERE time < ?", (before,)).rowcount
 
 
+SCHEMA_VERSION = 1  # PRAGMA user_version; 0 is a file from before the schema was versioned
+
+
+def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, int]:
+    """Makes the tables of this version: an older file is brought up to it in place, a newer
+    one refused in one line (an older jailcore must not write to tables it does not know).
+    Returns (the version found, the version now)."""
+    found = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if found > SCHEMA_VERSION:
+        raise StoreError(f"state database {path} has schema version {found}, newer than this jailcore's {SCHEMA_VERSION}: "
+                         "upgrade jailcore on this machine first")
+    if dry or found == SCHEMA_VERSION:
+        return found, found
+    db.executescript(SCHEMA)
+    db.executescript(STORY_SCHEMA)
+    _add_column(db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")  # version 0's link lacked who runs it
+    _add_column(db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return found, SCHEMA_VERSION
+
+
 def _identity(path: str) -> tuple[int, int] | None:
     if path == ":memory:":
         return None
@@ -416,10 +440,22 @@ def _identity(path: str) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino)
 
 
+def refuse_link(path: str | Path) -> None:
+    """A state file replaced by a symbolic link is not followed: whoever can write the folder
+    could point the daemon's writes at another file (issue 25). Said in one line."""
+    try:
+        if os.path.islink(path):
+            raise StoreError(f"state database {path} is a symbolic link (to {os.readlink(path)}): jailcore does not follow it; "
+                             "give the real file's path in [state] path")
+    except OSError:
+        return
+
+
 def _create_private(path: Path) -> None:
+    refuse_link(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
     except FileExistsError:
         pass
     except OSError as exc:

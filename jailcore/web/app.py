@@ -342,7 +342,7 @@ class Web(Manage):
     async def live_events(self, request: Request) -> Response:
         filters = self.filters(request)
         try:
-            filters.sql()
+            filters.check()
         except AuditError as exc:
             return Response(str(exc), 400)
         cursor = (request.headers.get("last-event-id") or request.query_params.get("cursor", ""))[:400]
@@ -446,7 +446,7 @@ class Web(Manage):
         if source is None or session is None or session.user is None:  # `find` and `must` let none of these through
             raise NotAllowed(MODERATOR)
         try:
-            source.store.request_pardon(entry["id"], session.user, fields.get("reason", "").strip()[:300])
+            await self.read(source.write, source.store.request_pardon, entry["id"], session.user, fields.get("reason", "").strip()[:300])
         except PardonError as exc:
             return self.render(request, "error.html", status=409, message=str(exc))
         back = _local(fields.get("next", "")) if fields.get("next") else "/story?" + urlencode({"server": server, "id": entry["id"]})

@@ -7,33 +7,37 @@ database), and in the page by `e<source>-<id>`. Filters are `jailcore tail`'s.
 Every function here may run in a worker thread (the page never reads on its event loop):
 each thread reads through its own read-only connection. Every list is bounded: a page of
 the log looks at no more than `SCAN` audit ids per database, however selective its filter
-(`NOT INDEXED`: the id range, never an index that would visit every row of a server), so a
-page costs the same at a thousand rows and at a million.
+(the store's `window`: the id range, never an index that would visit every row of a
+server), so a page costs the same at a thousand rows and at a million. No SQL here: every
+query is the store's (`store.reader`).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import attrs
 
 from jailcore.config.config import Config
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
-from jailcore.log.errors import ConfigError
+from jailcore.log.errors import ConfigError, StateError
 from jailcore.log.events import player_key
 from jailcore.log.logtime import moment
-from jailcore.store.audit import USERID, max_id, standing, where
-from jailcore.store.sqlite import PARDONABLE, Store, pardons_for
+from jailcore.store.audit import USERID, open_reader, standing
+from jailcore.store.filter import Filter, personal
+from jailcore.store.interface import StateStore
+from jailcore.store.location import is_url, open_store, shown
+from jailcore.store.reader import Reader, Row
+from jailcore.store.sqlite import PARDONABLE
 
-_PERSONAL = ("STEAM_", "[U:")
+T = TypeVar("T")
 SCAN = 20_000  # audit ids one page of a list looks at, per database
 PAGE = 100  # entries on one page of the live log
 KEEP = 500  # entries a live view keeps; a stream never starts further back than this
@@ -45,40 +49,25 @@ class SourceError(ConfigError):
 
 @attrs.define
 class Source:
-    """One state database. `store` writes (pardons, requests); `db` reads, through a
-    read-only connection of the calling thread's own."""
+    """One state database. `store` writes (pardons, requests), one request at a time
+    (`write`, from a worker thread); `reader` reads, each thread through its own connection."""
 
     index: int
     path: str
-    store: Store
+    store: StateStore
+    reader: Reader
     servers: set[str] = attrs.field(factory=set)
-    _local: threading.local = attrs.field(factory=threading.local)
-    _readers: list[tuple[threading.Thread, sqlite3.Connection]] = attrs.field(factory=list)
     _lock: threading.Lock = attrs.field(factory=threading.Lock)
+    _writing: threading.Lock = attrs.field(factory=threading.Lock)
     days: dict[str, list[tuple]] = attrs.field(factory=dict)  # the charts' counts of past days (see _counts)
 
-    @property
-    def db(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-            db.row_factory = sqlite3.Row
-            db.execute("PRAGMA busy_timeout=5000")
-            db.create_function("jc_has", 2, _contains, deterministic=True)
-            self._local.db = db
-            with self._lock:  # worker threads come and go: close the readers of those gone
-                gone = [(t, c) for t, c in self._readers if not t.is_alive()]
-                for pair in gone:
-                    self._readers.remove(pair)
-                    pair[1].close()
-                self._readers.append((threading.current_thread(), db))
-        return db
+    def write(self, request: Callable[..., T], *args: object, **kwargs: object) -> T:
+        """An admin's request written through the store (called in a worker thread: never on the loop)."""
+        with self._writing:
+            return request(*args, **kwargs)
 
     def close(self) -> None:
-        with self._lock:
-            for _, db in self._readers:
-                db.close()
-            self._readers.clear()
+        self.reader.close()
         self.store.close()
 
 
@@ -94,12 +83,19 @@ class Sources:
             if config.server_name in self.configs:
                 raise SourceError(f"two configs name the server {config.server_name!r} ({config.source})")
             self.configs[config.server_name] = config
-            path = Path(config.state_path).resolve()
-            if not path.is_file():
-                raise SourceError(f"no state database at {path} for server {config.server_name!r} (start its daemon first, or fix [state] path)")
-            source = by_path.get(str(path))
+            where = config.state_where
+            if not is_url(where):
+                path = Path(where).resolve()
+                if not path.is_file():
+                    raise SourceError(f"no state database at {path} for server {config.server_name!r} (start its daemon first, or fix [state] path)")
+                where = str(path)
+            source = by_path.get(where)
             if source is None:
-                source = by_path[str(path)] = Source(len(self.sources), str(path), Store(path))
+                try:
+                    store = open_store(where)
+                except StateError as exc:
+                    raise SourceError(str(exc)) from None
+                source = by_path[where] = Source(len(self.sources), shown(where), store, open_reader(where))
                 self.sources.append(source)
             source.servers.add(config.server_name)
         self.refresh()
@@ -110,10 +106,7 @@ class Sources:
         million rows cost a few lookups, not a scan."""
         self._refreshed = time.monotonic()
         for source in self.sources:
-            for (server,) in source.db.execute(
-                "WITH RECURSIVE s(x) AS (SELECT MIN(server) FROM audit UNION ALL SELECT (SELECT MIN(server) FROM audit WHERE server > x) "
-                "FROM s WHERE x IS NOT NULL) SELECT x FROM s WHERE x IS NOT NULL UNION SELECT server FROM state"):
-                source.servers.add(server)
+            source.servers |= source.reader.audit_servers()
 
     def of(self, server: str) -> Source | None:
         for source in self.sources:
@@ -137,38 +130,18 @@ class Sources:
 _DEFAULT = Config.default()
 
 
+
 def _contains(text: str | None, part: str) -> bool:
-    """Names are matched in Python: SQLite folds only ASCII case, and names are Cyrillic."""
+    """Names are matched case-blind, Cyrillic included (str.casefold, not a database's ASCII folding)."""
     return part in (text or "").casefold()
-
-
-def _personal(player: str) -> bool:
-    return player.startswith(_PERSONAL)
 
 
 # -- the audit log ----------------------------------------------------------------------------
 
-
-@attrs.frozen
-class Filters:
-    server: str = ""
-    player: str = ""
-    rule: str = ""
-    action: str = ""
-    since: str = ""
-
-    def sql(self) -> tuple[str, list]:
-        """The WHERE clause; raises AuditError for a `since` that is not a time."""
-        clause, params = where(argparse.Namespace(**{k: v or None for k, v in attrs.asdict(self).items()}))
-        if self.player and not USERID.fullmatch(self.player) and not _personal(self.player):
-            clause, params = f"{clause} AND jc_has(name, ?)", [*params, self.player.casefold()]
-        return clause, params
-
-    def query(self) -> dict[str, str]:
-        return {k: v for k, v in attrs.asdict(self).items() if v}
+Filters = Filter  # the page's filters are the store's typed filter (the name the page's code knew)
 
 
-def entry(source: Source, row: sqlite3.Row, pardon: sqlite3.Row | None) -> dict:
+def entry(source: Source, row: Row, pardon: Row | None) -> dict:
     out = dict(row)
     out["src"] = source.index
     out["dom"] = f"e{source.index}-{row['id']}"
@@ -177,9 +150,9 @@ def entry(source: Source, row: sqlite3.Row, pardon: sqlite3.Row | None) -> dict:
     return out
 
 
-def _entries(source: Source, rows: Iterable[sqlite3.Row]) -> list[dict]:
+def _entries(source: Source, rows: Iterable[Row]) -> list[dict]:
     rows = list(rows)
-    given = pardons_for(source.db, [r["id"] for r in rows])
+    given = source.reader.pardons_for(r["id"] for r in rows)
     return [entry(source, r, given.get(r["id"])) for r in rows]
 
 
@@ -187,17 +160,16 @@ def latest(sources: Sources, filters: Filters, limit: int = PAGE, before: str = 
     """One page of enforcements of every server, newest first, and the cursor of the page
     after it ('' at the oldest). `before` is such a cursor: `source:id,...`, each source's
     entries older than its id. Each source looks at no more than SCAN ids."""
-    clause, params = filters.sql()
+    filters.check()
     upto = _load_ids(before)
     fetched: dict[int, tuple[list[dict], int]] = {}
     for source in sources.sources:
         i = source.index
-        hi = upto.get(i, max_id(source.db, "audit") + 1) - 1
+        hi = upto.get(i, source.reader.max_id("audit") + 1) - 1
         if hi < 1:
             continue
         low = max(hi - SCAN, 0)
-        rows = source.db.execute(f"SELECT * FROM audit NOT INDEXED WHERE id <= ? AND id > ? AND {clause} ORDER BY id DESC LIMIT ?",
-                                 [hi, low, *params, limit])
+        rows = source.reader.window(filters, hi, low, limit)
         fetched[i] = (_entries(source, rows), low + 1)
     merged = sorted((e for got, _ in fetched.values() for e in got), key=lambda e: (e["time"], e["id"]), reverse=True)[:limit]
     shown = {(e["src"], e["id"]) for e in merged}
@@ -247,14 +219,13 @@ class Watch:
 
 
 _OPEN = ("pending", "proposed")  # statuses a daemon will still change (a proposal: its answer)
-_OPEN_MARKS = ",".join("?" * len(_OPEN))
 
 
 def newest(sources: Sources) -> Watch:
     watch = Watch()
     for source in sources.sources:
-        watch.audit[source.index] = max_id(source.db, "audit")
-        watch.pardons[source.index] = max_id(source.db, "pardons")
+        watch.audit[source.index] = source.reader.max_id("audit")
+        watch.pardons[source.index] = source.reader.max_id("pardons")
     return watch
 
 
@@ -263,8 +234,8 @@ def start_watch(sources: Sources, filters: Filters, cursor: str = "") -> Watch:
     entries back: a stream is not a way to read the whole table. The entries it may show
     still pending are watched for their answer."""
     watch = Watch.load(cursor)
+    filters.check()
     now = newest(sources)
-    clause, params = filters.sql()
     for source in sources.sources:
         i = source.index
         if i not in watch.audit:
@@ -272,34 +243,29 @@ def start_watch(sources: Sources, filters: Filters, cursor: str = "") -> Watch:
         watch.audit[i] = min(max(watch.audit[i], now.audit[i] - KEEP), now.audit[i])
         watch.floor[i] = max(watch.audit[i] - KEEP, 0)
         watch.pardons[i] = min(max(watch.pardons[i], now.pardons[i] - KEEP), now.pardons[i])
-        rows = source.db.execute(f"SELECT id, status FROM audit NOT INDEXED WHERE id <= ? AND id > ? AND status IN ({_OPEN_MARKS}) AND {clause} "
-                                 "ORDER BY id DESC LIMIT ?", [watch.audit[i], watch.audit[i] - SCAN, *_OPEN, *params, KEEP])
-        watch.open[i] = {r["id"]: r["status"] for r in rows}
+        watch.open[i] = source.reader.statuses(filters, watch.audit[i], watch.audit[i] - SCAN, _OPEN, KEEP)
     return watch
 
 
 def changes(sources: Sources, filters: Filters, watch: Watch, limit: int = PAGE) -> list[dict]:
     """Entries new since the watch, and shown ones whose status changed or that were
     pardoned; oldest first, at most `limit` new ones a source. Moves the watch on."""
-    clause, params = filters.sql()
+    filters.check()
     out: list[dict] = []
     for source in sources.sources:
-        i, db = source.index, source.db
-        top = max_id(db, "audit")
-        fresh = list(db.execute(f"SELECT * FROM audit NOT INDEXED WHERE id > ? AND id <= ? AND {clause} ORDER BY id LIMIT ?",
-                                [watch.audit[i], min(top, watch.audit[i] + SCAN), *params, limit]))
+        i, db = source.index, source.reader
+        top = db.max_id("audit")
+        fresh = db.window(filters, min(top, watch.audit[i] + SCAN), watch.audit[i], limit, newest_first=False)
         watch.audit[i] = fresh[-1]["id"] if len(fresh) == limit else min(top, watch.audit[i] + SCAN)
-        given = list(db.execute("SELECT id, action_id FROM pardons WHERE id > ? ORDER BY id LIMIT ?", (watch.pardons[i], KEEP)))
+        given = db.pardons_after(watch.pardons[i], KEEP)
         pardoned = [p["action_id"] for p in given]
         if given:
             watch.pardons[i] = given[-1]["id"]
         opened = watch.open.setdefault(i, {})
-        again = [*pardoned, *opened]
-        marks = ",".join("?" * len(again))
+        again = list(dict.fromkeys([*pardoned, *opened]))
         seen = {r["id"] for r in fresh}
-        changed = [r for r in db.execute(f"SELECT * FROM audit WHERE id IN ({marks}) AND id <= ? AND id > ? AND {clause}",
-                                         [*again, watch.audit[i], watch.floor.get(i, 0), *params])
-                   if r["id"] not in seen and (r["id"] in pardoned or opened.get(r["id"]) != r["status"])] if again else []
+        changed = [r for r in db.entries_among(again, filters, watch.audit[i], watch.floor.get(i, 0))
+                   if r["id"] not in seen and (r["id"] in pardoned or opened.get(r["id"]) != r["status"])]
         for row in [*fresh, *changed]:
             if row["status"] in _OPEN:
                 opened[row["id"]] = row["status"]
@@ -315,7 +281,7 @@ def find(sources: Sources, server: str, action_id: int) -> dict | None:
     source = sources.of(server)
     if source is None:
         return None
-    row = source.db.execute("SELECT * FROM audit WHERE id = ? AND server = ?", (action_id, server)).fetchone()
+    row = source.reader.entry(action_id, server)
     return _entries(source, [row])[0] if row else None
 
 
@@ -327,20 +293,16 @@ def rounds(sources: Sources, server: str, limit: int = 60) -> list[int]:
     source = sources.of(server)
     if source is None:
         return []
-    found: set[int] = set()
-    for table in ("loglines", "audit"):  # apart: each walks its (server, round) index from the top
-        found |= {r[0] for r in source.db.execute(f"SELECT DISTINCT round FROM {table} WHERE server = ? ORDER BY round DESC LIMIT ?",
-                                                  (server, limit))}
-    return sorted(found, reverse=True)[:limit]
+    return source.reader.rounds(server, limit)
 
 
-def round_material(sources: Sources, server: str, round: int) -> tuple[list[sqlite3.Row], list[dict]]:
+def round_material(sources: Sources, server: str, round: int) -> tuple[list[Row], list[dict]]:
     """The kept log lines of a round and the decisions made in it."""
     source = sources.of(server)
     if source is None:
         return [], []
-    lines = list(source.db.execute("SELECT * FROM loglines WHERE server = ? AND round = ? ORDER BY id", (server, round)))
-    decisions = _entries(source, source.db.execute("SELECT * FROM audit WHERE server = ? AND round = ? ORDER BY id", (server, round)))
+    lines = source.reader.round_lines(server, round)
+    decisions = _entries(source, source.reader.round_entries(server, round))
     return lines, decisions
 
 
@@ -354,26 +316,16 @@ def find_players(sources: Sources, query: str, limit: int = 50) -> list[dict]:
     if not query:
         return []
     userid = USERID.fullmatch(query)
-    params: list[int | str]
-    if userid:
-        clause, params = "userid = ?", [int(userid.group(1))]
-    elif _personal(query):
-        clause, params = "steamid = ?", [query]
-    else:
-        clause, params = "jc_has(name, ?)", [query.casefold()]
+    wanted = Filter(player=f"#{userid.group(1)}" if userid else query)
     found: dict[str, dict] = {}
     for source in sources.sources:
         # a steamid is found in the whole log (its index); a name or #userid among the newest SCAN entries
-        by_steamid = clause.startswith("steamid")
-        low = 0 if by_steamid else max_id(source.db, "audit") - SCAN
-        for row in source.db.execute(
-            f"SELECT steamid, userid, name, server, COUNT(*) AS n, MAX(time) AS last FROM audit {'' if by_steamid else 'NOT INDEXED'} "
-            f"WHERE id > ? AND {clause} "
-            "AND steamid IS NOT NULL GROUP BY steamid, name, server ORDER BY last", [low, *params]):
+        low = 0 if personal(query) else source.reader.max_id("audit") - SCAN
+        for row in source.reader.players(wanted, low):
             _seen(found, row["steamid"], row["userid"], row["name"], row["server"], row["n"], row["last"])
-        for row in source.db.execute("SELECT server, snapshot FROM state"):
+        for row in source.reader.states():
             for p in json.loads(row["snapshot"]).get("players", []):
-                by_name = p["steamid"] == query if _personal(query) else _contains(p["name"], query.casefold())
+                by_name = p["steamid"] == query if personal(query) else _contains(p["name"], query.casefold())
                 if (p["userid"] == int(userid.group(1))) if userid else by_name:
                     _seen(found, p["steamid"], p["userid"], p["name"], row["server"], 0, "", online=True)
     return sorted(found.values(), key=lambda p: (-p["count"], p["name"].casefold()))[:limit]
@@ -402,13 +354,12 @@ def player(sources: Sources, key: str, limit: int = PAGE * 2) -> dict:
     for source in sources.sources:
         if key.startswith("#"):  # a bot or a player without a steamid: among the newest entries only
             userid = int(key[1:]) if USERID.fullmatch(key) else -1
-            rows = source.db.execute("SELECT * FROM audit WHERE id > ? AND userid = ? AND (steamid IS NULL OR steamid NOT LIKE 'STEAM_%') "
-                                     "ORDER BY id DESC LIMIT ?", (max_id(source.db, "audit") - SCAN * 5, userid, limit))
+            rows = source.reader.of_userid(userid, source.reader.max_id("audit") - SCAN * 5, limit)
         else:
-            rows = source.db.execute("SELECT * FROM audit WHERE steamid = ? ORDER BY id DESC LIMIT ?", (key, limit))
+            rows = source.reader.of_steamid(key, limit)
         entries += _entries(source, rows)
         for server in sorted(source.servers):
-            stand += standing(source.db, {key}, sources.config(server), server)
+            stand += standing(source.reader.states(server), {key}, sources.config(server))
     for e in entries:
         if e["name"] and e["name"] not in names:
             names.append(e["name"])
@@ -424,13 +375,13 @@ def servers(sources: Sources, now: datetime) -> list[dict]:
     """Each server's standing state from its last snapshot, and its outbox."""
     out = []
     for source in sources.sources:
-        for row in source.db.execute("SELECT server, snapshot, updated FROM state ORDER BY server"):
+        for row in source.reader.states():
             server = row["server"]
             config = sources.config(server)
             snapshot = json.loads(row["snapshot"])
             engine = Engine(config, snapshot)
             state = engine.public_state()
-            pending = source.db.execute("SELECT COUNT(*), MIN(time) FROM audit WHERE server = ? AND status = 'pending'", (server,)).fetchone()
+            pending = source.reader.pending(server)
             last = snapshot.get("time") or row["updated"]
             cooldown = config.settings_of(SpecialDayCooldown).rounds
             special = state["specialday"]
@@ -473,11 +424,6 @@ def per_day(sources: Sources, days: int, now: datetime) -> dict:
     return {"dates": dates, "by_rule": by_rule, "by_server": by_server, "top": [(k, refs[k], n) for n, k in top]}
 
 
-_PUNISHMENTS = ",".join("?" * len(PARDONABLE))
-_COUNTS = (f"SELECT substr(time, 1, 10) AS day, rule, MAX(ref) AS ref, server, COUNT(*) AS n FROM audit "
-           f"WHERE time >= ? AND time < ? AND action IN ({_PUNISHMENTS}) AND rule != 'pardon' GROUP BY day, rule, server")  # a pardon's notice is no punishment
-
-
 def _counts(source: Source, first: str, yesterday: str) -> list[tuple]:
     """Counts per day, rule and server from `first` on. A day before yesterday no longer
     changes: it is counted once and remembered (26 weeks are 160,000 rows at a million)."""
@@ -486,11 +432,11 @@ def _counts(source: Source, first: str, yesterday: str) -> list[tuple]:
         missing = [d for d in _days(first, yesterday) if d not in cached]
     fresh: dict[str, list[tuple]] = {d: [] for d in missing}
     if missing:
-        for row in source.db.execute(_COUNTS, [missing[0], yesterday, *PARDONABLE]):
-            fresh.setdefault(row["day"], []).append(tuple(row))
+        for row in source.reader.day_counts(missing[0], yesterday, PARDONABLE):
+            fresh.setdefault(row[0], []).append(row)
         with source._lock:
             cached.update({d: v for d, v in fresh.items() if d in missing})
-    recent = [tuple(r) for r in source.db.execute(_COUNTS, [max(first, yesterday), "9999", *PARDONABLE])]
+    recent = source.reader.day_counts(max(first, yesterday), "9999", PARDONABLE)
     return [row for d in _days(first, yesterday) for row in (cached.get(d) or fresh.get(d, []))] + recent
 
 
@@ -526,7 +472,7 @@ def ctbans(sources: Sources, server: str = "", query: str = "", by: str = "", li
     waiting: list[dict] = []
     past: list[dict] = []
     for source in sources.sources:
-        for row in source.db.execute("SELECT server, snapshot FROM state ORDER BY server"):
+        for row in source.reader.states():
             snap = json.loads(row["snapshot"])
             now = snap.get("time") or ""
             online = {p.get("steamid") for p in snap.get("players", [])}
@@ -536,9 +482,8 @@ def ctbans(sources: Sources, server: str = "", query: str = "", by: str = "", li
                 item = {**ban, "server": row["server"], "online": ban.get("steamid") in online, "now": now}
                 if shown(item):
                     active.append(item)
-        rows = source.db.execute("SELECT * FROM ctban_requests ORDER BY id DESC LIMIT ?", (limit * 5,))
-        for r in rows:
-            item = {**dict(r), "src": source.index, "lift": bool(r["lift"])}
+        for r in source.reader.ctban_requests(limit=limit * 5):
+            item = {**r, "src": source.index, "lift": bool(r["lift"])}
             if shown(item):
                 (waiting if r["applied_at"] is None else past).append(item)
     active.sort(key=lambda b: ((b.get("name") or "").casefold(), b["steamid"]))
@@ -552,13 +497,12 @@ def style(sources: Sources, server: str) -> str:
 
     source = sources.of(server)
     if source is not None:
-        row = source.db.execute("SELECT snapshot FROM state WHERE server = ?", (server,)).fetchone()
-        for p in (json.loads(row["snapshot"]).get("players", []) if row else []):
-            if found := style_of(p.get("steamid") or ""):
-                return found
-        row = source.db.execute("SELECT steamid FROM audit WHERE server = ? AND steamid IS NOT NULL ORDER BY id DESC LIMIT 1",
-                                (server,)).fetchone()
-        if row and (found := style_of(row[0])):
+        for row in source.reader.states(server):
+            for p in json.loads(row["snapshot"]).get("players", []):
+                if found := style_of(p.get("steamid") or ""):
+                    return found
+        newest = source.reader.newest_steamid(server)
+        if newest and (found := style_of(newest)):
             return found
     return "STEAM_1"
 
@@ -567,8 +511,7 @@ def last_name(sources: Sources, server: str, steamid: str) -> str:
     source = sources.of(server)
     if source is None:
         return ""
-    row = source.db.execute("SELECT name FROM audit WHERE steamid = ? AND name IS NOT NULL ORDER BY id DESC LIMIT 1", (steamid,)).fetchone()
-    return row[0] if row else ""
+    return source.reader.last_name(steamid)
 
 
 # -- what admins did --------------------------------------------------------------------------
@@ -579,11 +522,10 @@ def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict]:
     CT bans given and lifted from outside the game, config edits made on the page."""
     out: list[dict] = []
     for source in sources.sources:
-        for r in source.db.execute("SELECT p.*, a.action, a.name, a.steamid, a.ref, a.rule FROM pardons p LEFT JOIN audit a ON a.id = p.action_id "
-                                   "WHERE ? = '' OR p.by = ? ORDER BY p.id DESC LIMIT ?", (by, by, limit)):
-            out.append({"kind": "pardon", **dict(r)})
-        for r in source.db.execute("SELECT * FROM ctban_requests WHERE ? = '' OR by = ? ORDER BY id DESC LIMIT ?", (by, by, limit)):
-            out.append({"kind": "ctban.lift" if r["lift"] else "ctban.give", **dict(r)})
+        for r in source.reader.pardons_by(by, limit):
+            out.append({"kind": "pardon", **r})
+        for r in source.reader.ctban_requests(by, limit):
+            out.append({"kind": "ctban.lift" if r["lift"] else "ctban.give", **r})
     out.sort(key=lambda a: a["time"] or "", reverse=True)
     return out[:limit]
 
@@ -598,10 +540,8 @@ def bans(sources: Sources, now: datetime, server: str = "", state: str = "", que
     want = query.casefold()
     out: list[dict] = []
     for source in sources.sources:
-        low = max_id(source.db, "audit") - SCAN * 5
-        rows = source.db.execute("SELECT * FROM audit NOT INDEXED WHERE id > ? AND action = 'ban' AND (? = '' OR server = ?) ORDER BY id DESC",
-                                 (low, server, server))
-        for e in _entries(source, rows):
+        low = source.reader.max_id("audit") - SCAN * 5
+        for e in _entries(source, source.reader.bans_after(low, server)):
             detail = json.loads(e["detail"] or "{}")
             minutes = detail.get("minutes")
             until = (moment(e["time"]) + timedelta(minutes=minutes)) if minutes else None
@@ -640,9 +580,7 @@ def decisions(sources: Sources, entries: list[dict]) -> list[dict]:
         ban = bans.get(_pair(e))
         if ban is None:
             source = by_src.get(e["src"])
-            row = source.db.execute("SELECT * FROM audit WHERE id BETWEEN ? AND ? AND action = 'ctban' AND server = ? AND userid = ? "
-                                    "AND rule = ? AND time = ? ORDER BY id DESC LIMIT 1",
-                                    (e["id"] - 3, e["id"] - 1, e["server"], e["userid"], e["rule"], e["time"])).fetchone() if source else None
+            row = source.reader.ban_of_move(e) if source else None
             if row is None or source is None:
                 out.append(e)
                 continue
@@ -662,7 +600,6 @@ def per_admin(sources: Sources, days: int, now: datetime) -> list[tuple[str, int
     first = (now - timedelta(days=days - 1)).date().isoformat()
     counts: dict[str, int] = {}
     for source in sources.sources:
-        for table in ("pardons", "ctban_requests"):
-            for by, n in source.db.execute(f"SELECT by, COUNT(*) FROM {table} WHERE time >= ? GROUP BY by", (first,)):
-                counts[by] = counts.get(by, 0) + n
+        for by, n in source.reader.admin_counts(first).items():
+            counts[by] = counts.get(by, 0) + n
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))

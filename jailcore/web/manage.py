@@ -193,8 +193,8 @@ class Manage(_Page):
         steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
         name = await self.read(data.last_name, self.sources, server, steamid)
         reason = fields.get("reason", "").strip()[:200]
-        source.store.request_ctban(server, steamid, name, None if lift or rounds else minutes, None if lift else rounds, reason, admin_name(session),
-                                   lift=lift)
+        await self.read(source.write, source.store.request_ctban, server, steamid, name, None if lift or rounds else minutes,
+                        None if lift else rounds, reason, admin_name(session), lift)
         return RedirectResponse("/ctbans?" + urlencode({"server": server}), 303)
 
 

@@ -37,12 +37,9 @@ def waiting(sources: Sources) -> list[dict]:
     """Every proposal still open, oldest first (the first to lapse)."""
     out = []
     for source in sources.sources:
-        answered = {r[0] for r in source.db.execute("SELECT action_id FROM answers")}
-        for row in source.db.execute("SELECT * FROM audit WHERE action = 'propose' AND status = 'proposed' ORDER BY id"):
-            if row["id"] in answered:
-                continue
+        for row in source.reader.open_proposals():
             detail = json.loads(row["detail"])
-            out.append({**dict(row), "step": detail.get("step") or "", "dom": f"p{source.index}-{row['id']}"})
+            out.append({**row, "step": detail.get("step") or "", "dom": f"p{source.index}-{row['id']}"})
     out.sort(key=lambda e: (e["time"], e["id"]))
     return out
 
@@ -60,11 +57,11 @@ async def answer(web: Web, request: Request) -> Response:
     if source is None or action_id is None or verb not in ("confirm", "dismiss"):
         return web.render(request, "error.html", status=404, message=f"{server[:100]} #{fields.get('id', '')[:20]}: ?")
     # Carrying out a server ban is an admin's, as lifting one is; the rest a moderator's.
-    row = source.db.execute("SELECT detail FROM audit WHERE id = ? AND server = ?", (action_id, server)).fetchone()
+    row = await web.read(source.reader.entry, action_id, server)
     step = json.loads(row["detail"]).get("step") or "" if row is not None else ""
     web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, server)
     try:
-        source.store.request_answer(action_id, verb, admin_name(session), fields.get("reason", "").strip()[:300])
+        await web.read(source.write, source.store.request_answer, action_id, verb, admin_name(session), fields.get("reason", "").strip()[:300])
     except ProposalError as exc:
         return web.render(request, "error.html", status=409, message=str(exc))
     return RedirectResponse("/proposals", 303)

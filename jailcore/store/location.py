@@ -1,0 +1,82 @@
+"""Which backend a state database is on, from how it is named: `mysql://` (or `mariadb://`)
+is a MariaDB server, anything else a SQLite file. The MariaDB driver is imported only for
+a URL: the command line on a SQLite file starts as fast as before."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jailcore.store.interface import StateStore
+    from jailcore.store.reader import Reader
+
+
+def is_url(where: str) -> bool:
+    return where.startswith(("mysql://", "mariadb://"))
+
+
+def shown(where: str) -> str:
+    """The database as it may be printed: a URL never with its password."""
+    if is_url(where):
+        from jailcore.store.mariadb import shown as without_password
+
+        return without_password(where)
+    return where
+
+
+def open_store(where: str) -> StateStore:
+    """The read-write store (the daemon's, the web page's requests, the command line's)."""
+    if is_url(where):
+        from jailcore.store.mariadb import MariaStore
+
+        return MariaStore(where)
+    from jailcore.store.sqlite import Store
+
+    return Store(where)
+
+
+def open_reader(where: str) -> Reader:
+    """The read side; a SQLite file is opened read-only."""
+    if is_url(where):
+        from jailcore.store.mariadb import open_reader as maria_reader
+
+        return maria_reader(where)
+    from jailcore.store.reader import open_sqlite
+
+    return open_sqlite(where)
+
+
+def upgrade(where: str) -> str:
+    """Brings the database to this version's schema in place; says what it did, in one line."""
+    if is_url(where):
+        from jailcore.store.mariadb import connect, target
+        from jailcore.store.mariadb import upgrade as upgrade_tables
+
+        t = target(where)
+        db = connect(t, autocommit=False)
+        try:
+            found, now = upgrade_tables(db, t.shown)
+            db.commit()
+        finally:
+            db.close()
+        name = t.shown
+    else:
+        import sqlite3
+
+        from jailcore.store.sqlite import StoreError, check_ours, refuse_link
+        from jailcore.store.sqlite import upgrade as upgrade_file
+
+        refuse_link(where)
+        db3 = sqlite3.connect(where)
+        try:
+            check_ours(db3)
+            found, now = upgrade_file(db3, where)
+            db3.commit()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"state database {where}: {exc}") from None
+        finally:
+            db3.close()
+        name = where
+    if found == now:
+        return f"state database {name}: up to date (schema version {now})"
+    return f"state database {name}: upgraded from schema version {found} to {now}"

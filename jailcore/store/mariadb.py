@@ -1,0 +1,537 @@
+"""The state database on a MariaDB (or MySQL) server, shared by every `jailcore run` of a
+network and its `jailcore web`: `[state] url = "mysql://user:password@host:3306/jailcore"`
+or JAILCORE_STATE_URL. The same tables as the SQLite file, the same typed interface (the
+read side is `store.reader`'s queries in MariaDB's spelling; the write side mirrors
+`store.sqlite.Store`).
+
+Driver: PyMySQL, the pure-Python driver under aiomysql (see docs/networks.md). The store is
+called from threads (the writer, the web page's worker threads, the command line), never
+awaited on the event loop, so the blocking driver is the right one there; it needs no C
+library, so `pip install` works on every box of a network.
+
+Audit ids are the commands' ids on the game servers (the shim drops a repeat by id), so
+they must be unique across every process sharing the database: each process reserves a
+block of ids at a time (`id_blocks`, one atomic UPDATE) and numbers its rows from it, so
+a row's id is known before its INSERT reaches the server and no two processes ever hand
+out one id. A server is served by one process at a time: `claim` takes the server's named
+lock (GET_LOCK), released with the connection if the process dies.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, ClassVar, Literal
+from urllib.parse import unquote, urlsplit
+
+import attrs
+import pymysql
+import pymysql.cursors
+
+from jailcore.engine.actions import Action, AuditStatus
+from jailcore.log.errors import AuditError
+from jailcore.log.logtime import plus_minutes
+from jailcore.store.errors import DatabaseFault
+from jailcore.store.reader import Dialect, Reader, Row
+from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError
+
+SCHEMA_VERSION = 1
+ID_BLOCK = 64  # audit ids a process takes at a time: one round trip per 64 commands
+
+_TABLES = [
+    "CREATE TABLE IF NOT EXISTS jailcore_schema (name VARCHAR(32) PRIMARY KEY, version INT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS id_blocks (name VARCHAR(32) PRIMARY KEY, next BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS state (server VARCHAR(191) PRIMARY KEY, snapshot LONGTEXT NOT NULL, updated VARCHAR(40) NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS standing (server VARCHAR(191) PRIMARY KEY, state LONGTEXT NOT NULL, updated VARCHAR(40) NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS audit (
+        id BIGINT PRIMARY KEY, server VARCHAR(191) NOT NULL, time VARCHAR(40) NOT NULL, round INT NOT NULL, day INT NOT NULL,
+        action VARCHAR(32) NOT NULL, rule VARCHAR(191) NOT NULL, ref VARCHAR(191) NOT NULL, userid BIGINT, steamid VARCHAR(64),
+        name VARCHAR(255), reason TEXT NOT NULL, detail LONGTEXT NOT NULL, command TEXT, status VARCHAR(32) NOT NULL, reply TEXT,
+        KEY audit_status (server, status), KEY audit_player (steamid), KEY audit_round (server, round), KEY audit_time (time))""",
+    """CREATE TABLE IF NOT EXISTS pardons (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, action_id BIGINT NOT NULL UNIQUE, `by` VARCHAR(191) NOT NULL,
+        reason TEXT NOT NULL, time VARCHAR(40) NOT NULL, applied_at VARCHAR(40))""",
+    """CREATE TABLE IF NOT EXISTS loglines (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, round INT NOT NULL, time VARCHAR(40) NOT NULL,
+        line TEXT NOT NULL, audit BIGINT NOT NULL, KEY loglines_round (server, round), KEY loglines_time (time))""",
+    """CREATE TABLE IF NOT EXISTS ctban_requests (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, steamid VARCHAR(64) NOT NULL, name VARCHAR(255) NOT NULL DEFAULT '',
+        minutes INT, rounds INT, lift INT NOT NULL DEFAULT 0, reason TEXT NOT NULL, `by` VARCHAR(191) NOT NULL,
+        time VARCHAR(40) NOT NULL, applied_at VARCHAR(40))""",
+    """CREATE TABLE IF NOT EXISTS answers (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, action_id BIGINT NOT NULL UNIQUE, answer VARCHAR(16) NOT NULL,
+        `by` VARCHAR(191) NOT NULL, reason TEXT NOT NULL, time VARCHAR(40) NOT NULL, note TEXT, applied_at VARCHAR(40))""",
+    """CREATE TABLE IF NOT EXISTS link (
+        server VARCHAR(191) PRIMARY KEY, rcon VARCHAR(32) NOT NULL, outbox INT NOT NULL, last_line VARCHAR(40), mode VARCHAR(16) NOT NULL,
+        updated VARCHAR(40) NOT NULL, daemon VARCHAR(16) NOT NULL DEFAULT 'running', dropped TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS mqtt_outbox (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, topic VARCHAR(255) NOT NULL, payload LONGTEXT NOT NULL,
+        retain INT NOT NULL DEFAULT 0)""",
+]
+_OPTIONS = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
+
+
+@attrs.frozen
+class Target:
+    """Where the database is; `shown` names it without the password (for every message)."""
+
+    host: str
+    port: int
+    user: str
+    password: str = attrs.field(repr=False)
+    database: str
+
+    @property
+    def shown(self) -> str:
+        return f"mysql://{self.user}@{self.host}:{self.port}/{self.database}"
+
+
+def is_url(where: str) -> bool:
+    return where.startswith(("mysql://", "mariadb://"))
+
+
+def target(url: str) -> Target:
+    parts = urlsplit(url)
+    if parts.scheme not in ("mysql", "mariadb") or not parts.hostname or not parts.path.strip("/"):
+        raise StoreError("state url: give mysql://user:password@host:3306/database")
+    try:
+        port = parts.port or 3306
+    except ValueError:
+        raise StoreError(f"state url mysql://{parts.hostname}: the port is not a number") from None
+    return Target(parts.hostname, port, unquote(parts.username or ""), unquote(parts.password or ""), parts.path.strip("/"))
+
+
+def shown(url: str) -> str:
+    """The URL as it may be printed: never its password."""
+    try:
+        return target(url).shown
+    except StoreError:
+        return "mysql://?"
+
+
+def connect(where: Target, autocommit: bool = True, dicts: bool = True) -> pymysql.connections.Connection:
+    """A connection, or a StoreError of one line without the password: unreachable, refused,
+    no such database."""
+    try:
+        return pymysql.connect(host=where.host, port=where.port, user=where.user, password=where.password, database=where.database,
+                               charset="utf8mb4", autocommit=autocommit, connect_timeout=5, read_timeout=30, write_timeout=30,
+                               init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",  # each read sees what others committed
+                               cursorclass=pymysql.cursors.DictCursor if dicts else pymysql.cursors.Cursor)
+    except pymysql.MySQLError as exc:
+        raise StoreError(f"state database {where.shown}: {_why(exc)}") from None
+
+
+def _why(exc: BaseException) -> str:
+    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+    text = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
+    if code in (2003, 2005, 2006, 2013):
+        return f"cannot be reached ({text.split('(')[0].strip() or text})"
+    if code == 1045:
+        return "refused the user or its password"
+    if code == 1049:
+        return "no such database on that server (CREATE DATABASE it first)"
+    return text
+
+
+class MariaDialect(Dialect):
+    name: ClassVar[str] = "mariadb"
+    by_id: ClassVar[str] = "FORCE INDEX (PRIMARY)"
+    missing: ClassVar[tuple[type[BaseException], ...]] = (pymysql.err.ProgrammingError,)
+
+    def sql(self, text: str) -> str:
+        return text.replace("%", "%%").replace("?", "%s")
+
+    def has_name(self, value: str) -> tuple[str, object]:
+        """utf8mb4_unicode_ci compares case-blind, Cyrillic included."""
+        escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return "name LIKE ?", f"%{escaped}%"
+
+
+DIALECT = MariaDialect()
+
+
+def open_reader(url: str) -> Reader:
+    try:
+        where = target(url)
+        db = connect(where)  # refused at once, in one line, not at the first query
+        try:
+            upgrade(db, where.shown, dry=True)  # a newer database is refused: an older jailcore would misread it
+        finally:
+            db.close()
+    except StoreError as exc:
+        raise AuditError(str(exc)) from None
+    return _FaultReader(where.shown, lambda: connect(where), DIALECT)
+
+
+class _FaultReader(Reader):
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        try:
+            return super().rows(sql, params)
+        except self.dialect.missing:
+            raise
+        except pymysql.MySQLError as exc:
+            self._local.db = None  # a lost connection is opened again at the next read
+            raise DatabaseFault(f"state database {self.where}: {_why(exc)}") from None
+
+
+def upgrade(db: pymysql.connections.Connection, where: str, dry: bool = False) -> tuple[int, int]:
+    """Makes the tables of this version; an older database is brought up to it in place, a
+    newer one is refused (an older jailcore must not write to tables it does not know).
+    Returns (the version found, the version now); 0 for an empty database."""
+    with db.cursor() as cur:
+        cur.execute("SHOW TABLES")
+        tables = {next(iter(r.values())) for r in cur.fetchall()}
+        found = 0
+        if "jailcore_schema" in tables:
+            cur.execute("SELECT version FROM jailcore_schema WHERE name = 'jailcore'")
+            row = cur.fetchone()
+            found = int(row["version"]) if row else 0
+        elif tables and "audit" not in tables:
+            raise StoreError(f"state database {where}: not a jailcore database (it has tables {', '.join(sorted(tables)[:8])})")
+        if found > SCHEMA_VERSION:
+            raise StoreError(f"state database {where} has schema version {found}, newer than this jailcore's {SCHEMA_VERSION}: "
+                             "upgrade jailcore on this machine first")
+        if dry or found == SCHEMA_VERSION:
+            return found, found
+        for ddl in _TABLES:
+            cur.execute(ddl + _OPTIONS)
+        for step in _STEPS[found:]:
+            step(cur)
+        cur.execute("INSERT INTO id_blocks (name, next) SELECT 'audit', COALESCE(MAX(id), 0) + 1 FROM audit "
+                    "ON DUPLICATE KEY UPDATE next = GREATEST(next, VALUES(next))")
+        cur.execute("INSERT INTO jailcore_schema (name, version) VALUES ('jailcore', %s) ON DUPLICATE KEY UPDATE version = VALUES(version)",
+                    (SCHEMA_VERSION,))
+    return found, SCHEMA_VERSION
+
+
+def _from_0(cur: Any) -> None:
+    """Version 0 (a database of before the schema was versioned): the link lacked who runs it."""
+    cur.execute("SHOW COLUMNS FROM link")
+    have = {r["Field"] for r in cur.fetchall()}
+    if "daemon" not in have:
+        cur.execute("ALTER TABLE link ADD COLUMN daemon VARCHAR(16) NOT NULL DEFAULT 'running'")
+    if "dropped" not in have:
+        cur.execute("ALTER TABLE link ADD COLUMN dropped TEXT NOT NULL DEFAULT ''")
+
+
+_STEPS = [_from_0]  # _STEPS[n] brings version n to n + 1
+
+
+class Claim:
+    """A server's named lock: one process serves it, whichever machine it runs on."""
+
+    def __init__(self, store: MariaStore, server: str):
+        self.store, self.server = store, server
+
+    def release(self) -> None:
+        try:
+            self.store._claimed(self.server, release=True)
+        except DatabaseFault:
+            pass  # the connection is gone: so is the lock
+
+
+class MariaStore:
+    """The write side on MariaDB, with `store.sqlite.Store`'s methods. Writes join an open
+    transaction that `commit` ends, as on SQLite."""
+
+    shared: ClassVar[bool] = True
+
+    def __init__(self, url: str):
+        self.url = url
+        self.target = target(url)
+        self.path = self.target.shown  # what messages name it by (never the password)
+        self.db = connect(self.target, autocommit=False)
+        self._ids = connect(self.target)  # the id blocks: reserved outside every write transaction
+        self._lock = threading.RLock()
+        self._dirty = False
+        self._block = (0, 0)  # [next, end) of the ids reserved
+        self._lines: list[tuple] = []
+        self._prune_due = 0.0
+        self._audit_newest = 0
+        try:
+            upgrade(self.db, self.path)
+            self.db.commit()
+        except pymysql.MySQLError as exc:
+            raise StoreError(f"state database {self.path}: {_why(exc)}") from None
+        self.reader = _FaultReader(self.path, lambda: connect(self.target), DIALECT)
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def _run(self, sql: str, params: Sequence[Any] = (), many: bool = False) -> Any:
+        with self._lock:
+            try:
+                cur = self.db.cursor()
+                if many:
+                    cur.executemany(DIALECT.sql(sql), list(params))
+                else:
+                    cur.execute(DIALECT.sql(sql), tuple(params))
+                return cur
+            except pymysql.MySQLError as exc:
+                raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+
+    def _write(self, sql: str, params: Sequence[Any] = (), many: bool = False) -> Any:
+        with self._lock:
+            cur = self._run(sql, params, many)
+            self._dirty = True
+            return cur
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return list(self._run(sql, params).fetchall())
+
+    def commit(self) -> None:
+        with self._lock:
+            if self._dirty:
+                try:
+                    self.db.commit()
+                except pymysql.MySQLError as exc:
+                    raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+                self._dirty = False
+
+    def close(self) -> None:
+        try:
+            self.flush_lines()
+            self.commit()
+        finally:
+            for db in (self.db, self._ids):
+                try:
+                    db.close()
+                except pymysql.MySQLError:
+                    pass
+            self.reader.close()
+
+    def checkpoint(self) -> None:
+        """SQLite's WAL copy; a server has none to do."""
+
+    def still_there(self) -> str | None:
+        return None
+
+    def claim(self, server: str) -> Claim:
+        """The server's named lock, or a StoreError saying another process serves it."""
+        self._claimed(server)
+        return Claim(self, server)
+
+    def _claimed(self, server: str, release: bool = False) -> None:
+        name = f"jailcore:{self.target.database}:{server}"[:64]
+        with self._lock:
+            try:
+                with self._ids.cursor() as cur:
+                    if release:
+                        cur.execute("SELECT RELEASE_LOCK(%s)", (name,))
+                        return
+                    cur.execute("SELECT GET_LOCK(%s, 0) AS got, IS_USED_LOCK(%s) AS holder", (name, name))
+                    row = cur.fetchone()
+            except pymysql.MySQLError as exc:
+                raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+        if not row or row["got"] != 1:
+            raise StoreError(f"server {server!r} is served by another jailcore process on {self.path} (connection {row and row['holder']}); "
+                             "one process per server")
+
+    def next_id(self) -> int:
+        """The next audit id, from this process's block; a new block when it runs out."""
+        with self._lock:
+            nxt, end = self._block
+            if nxt >= end:
+                nxt, end = self._reserve(ID_BLOCK)
+            self._block = (nxt + 1, end)
+            return nxt
+
+    def _reserve(self, n: int) -> tuple[int, int]:
+        try:
+            with self._ids.cursor() as cur:
+                cur.execute("UPDATE id_blocks SET next = LAST_INSERT_ID(next + %s) WHERE name = 'audit'", (n,))
+                cur.execute("SELECT LAST_INSERT_ID() AS e")
+                row = cur.fetchone()
+        except pymysql.MySQLError as exc:
+            raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+        end = int(row["e"])
+        return end - n, end
+
+    # -- engine state -----------------------------------------------------------------------------
+
+    def load_state(self, server: str) -> dict | None:
+        rows = self._rows("SELECT snapshot FROM state WHERE server = ?", (server,))
+        self.db.commit()  # a fresh snapshot for the next read (REPEATABLE READ holds the first)
+        return json.loads(rows[0]["snapshot"]) if rows else None
+
+    def save_standing(self, server: str, standing: str, when: str) -> None:
+        self._write("INSERT INTO standing (server, state, updated) VALUES (?, ?, ?) "
+                    "ON DUPLICATE KEY UPDATE state = VALUES(state), updated = VALUES(updated)", (server, standing, when))
+
+    def save_state(self, server: str, snapshot: dict | str, when: str) -> None:
+        text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
+        self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
+                    "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated = VALUES(updated)", (server, text, when))
+        self.flush_lines()
+        self.commit()
+
+    # -- audit log / outbox -----------------------------------------------------------------------
+
+    def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus) -> int:
+        t = action.target
+        row_id = self.next_id()
+        self._write(
+            "INSERT INTO audit (id, server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row_id, server, action.time, action.round, day, action.action, action.rule, action.ref,
+             t.userid if t else None, t.steamid if t else None, t.name if t else None,
+             action.reason, json.dumps(action.to_json(), ensure_ascii=False), command, status))
+        self._audit_newest = max(self._audit_newest, row_id)
+        return row_id
+
+    def mark_sent(self, row_ids: list[int]) -> None:
+        if row_ids:
+            self._write(f"UPDATE audit SET reply = '{SENT}' WHERE id = ? AND status = 'pending'", [(i,) for i in row_ids], many=True)
+
+    def mark(self, row_id: int, status: str, reply: str | None) -> None:
+        self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (status, reply, row_id))
+
+    def skip_ids(self, gap: int) -> None:
+        """Ids go on `gap` above the last one handed out (a row sent but lost before its commit)."""
+        with self._lock:
+            self._block = (0, 0)
+            self._reserve(gap)
+
+    def pending(self, server: str) -> list[tuple[int, str]]:
+        return [(r["id"], r["command"]) for r in self.pending_rows(server)]
+
+    def pending_rows(self, server: str) -> list[Row]:
+        return self._rows("SELECT * FROM audit WHERE server = ? AND status = 'pending' ORDER BY id", (server,))
+
+    def entries(self, where: str = "1 = 1", params: tuple = ()) -> list[Row]:
+        """Audit rows in order; `where` is SQL written by this program, never by a player."""
+        return self._rows(f"SELECT * FROM audit WHERE {where} ORDER BY id", params)
+
+    # -- pardons, requests, answers ---------------------------------------------------------------
+
+    def _fresh(self) -> None:
+        """Requests from other processes are seen: end the read snapshot unless a write is open."""
+        with self._lock:
+            if not self._dirty:
+                self.db.commit()
+
+    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None) -> int:
+        self._fresh()
+        row = self.reader.entry(action_id)
+        if row is None:
+            raise PardonError(f"no enforcement with id {action_id} in {self.path}")
+        if row["action"] not in PARDONABLE:
+            raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
+        given = self.reader.pardons_for([action_id]).get(action_id)
+        if given is not None:
+            raise PardonError(f"enforcement {action_id} was already pardoned by {given['by']} at {given['time']}: {given['reason']}")
+        when = when or datetime.now().isoformat(timespec="seconds")
+        try:
+            cur = self._write("INSERT INTO pardons (server, action_id, `by`, reason, time) VALUES (?, ?, ?, ?, ?)",
+                              (row["server"], action_id, by, reason, when))
+        except DatabaseFault:
+            self.db.rollback()
+            self._dirty = False
+            raise PardonError(f"enforcement {action_id} was pardoned meanwhile") from None
+        self.commit()
+        return int(cur.lastrowid)
+
+    def pardons_for(self, action_ids: Iterable[int]) -> dict[int, Row]:
+        return self.reader.pardons_for(action_ids)
+
+    def request_ctban(self, server: str, steamid: str, name: str, minutes: int | None, rounds: int | None,
+                      reason: str, by: str, lift: bool = False, when: str | None = None) -> int:
+        when = when or datetime.now().isoformat(timespec="seconds")
+        cur = self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, `by`, time) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (server, steamid, name, minutes, rounds, int(lift), reason, by, when))
+        self.commit()
+        return int(cur.lastrowid)
+
+    def requests(self, server: str) -> tuple[list[Row], list[Row]]:
+        self._fresh()
+        pardons = self._rows("SELECT p.id, p.action_id, p.`by`, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
+                             "WHERE p.applied_at IS NULL AND p.server = ? ORDER BY p.id", (server,))
+        bans = self._rows("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,))
+        return pardons, bans
+
+    def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None) -> int:
+        assert answer in ("confirm", "dismiss")
+        self._fresh()
+        row = self.reader.entry(action_id)
+        if row is None:
+            raise ProposalError(f"no proposal with id {action_id} in {self.path}")
+        if row["action"] != "propose":
+            raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
+        given = self._rows("SELECT * FROM answers WHERE action_id = ?", (action_id,))
+        if given:
+            g = given[0]
+            raise ProposalError(f"proposal {action_id} was already answered ({g['answer']}) by {g['by']} at {g['time']}")
+        if row["status"] != "proposed":
+            raise ProposalError(f"proposal {action_id} is {row['status']}: {row['reply'] or ''}".rstrip(": "))
+        when = when or datetime.now().isoformat(timespec="seconds")
+        cur = self._write("INSERT INTO answers (server, action_id, answer, `by`, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
+                          (row["server"], action_id, answer, by, reason, when))
+        self.commit()
+        return int(cur.lastrowid)
+
+    def answers(self, server: str) -> list[Row]:
+        self._fresh()
+        return self._rows("SELECT n.*, a.detail FROM answers n JOIN audit a ON a.id = n.action_id "
+                          "WHERE n.applied_at IS NULL AND n.server = ? ORDER BY n.id", (server,))
+
+    def note_answer(self, row_id: int, note: str) -> None:
+        self._write("UPDATE answers SET note = ? WHERE id = ?", (note, row_id))
+
+    def proposal_row(self, server: str, number: int) -> int | None:
+        rows = self._rows("SELECT id FROM audit WHERE server = ? AND action = 'propose' AND JSON_VALUE(detail, '$.index') = ? "
+                          "ORDER BY id DESC LIMIT 1", (server, number))
+        return int(rows[0]["id"]) if rows else None
+
+    def applied(self, table: Literal["pardons", "ctban_requests", "answers"], row_id: int, when: str) -> None:
+        if table not in ("pardons", "ctban_requests", "answers"):
+            raise StoreError(f"no request table {table!r}")
+        self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
+
+    def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str,
+                  daemon: str = "running", dropped: str = "") -> None:
+        self._write(
+            "INSERT INTO link (server, rcon, outbox, last_line, mode, updated, daemon, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON DUPLICATE KEY UPDATE rcon = VALUES(rcon), outbox = VALUES(outbox), last_line = VALUES(last_line), mode = VALUES(mode), "
+            "updated = VALUES(updated), daemon = VALUES(daemon), dropped = VALUES(dropped)",
+            (server, rcon, outbox, last_line, mode, when, daemon, dropped))
+
+    # -- MQTT messages kept across a stop, and the round's story ---------------------------------
+
+    def keep_messages(self, server: str, messages: list[tuple[str, str, bool]]) -> None:
+        self._write("DELETE FROM mqtt_outbox WHERE server = ?", (server,))
+        if messages:
+            self._write("INSERT INTO mqtt_outbox (server, topic, payload, retain) VALUES (?, ?, ?, ?)",
+                        [(server, t, p, int(r)) for t, p, r in messages], many=True)
+        self.commit()
+
+    def kept_messages(self, server: str) -> list[tuple[str, str, bool]]:
+        rows = self._rows("SELECT topic, payload, retain FROM mqtt_outbox WHERE server = ? ORDER BY id", (server,))
+        return [(r["topic"], r["payload"], bool(r["retain"])) for r in rows]
+
+    def keep_line(self, server: str, round: int, time: str, line: bytes | str, keep_days: int) -> None:
+        """A handled log line for the round's story; `audit` is this process's newest audit id then."""
+        if keep_days <= 0:
+            return
+        text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+        self._lines.append((server, round, time, text.strip("\x00\r\n"), self._audit_newest, keep_days))
+        if len(self._lines) >= 2000:
+            self.flush_lines()
+
+    def flush_lines(self) -> None:
+        if not self._lines:
+            return
+        lines, self._lines = self._lines, []
+        self._write("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", [x[:5] for x in lines], many=True)
+        self.commit()
+        import time as clock
+
+        if clock.monotonic() >= self._prune_due:
+            self._prune_due = clock.monotonic() + PRUNE_EVERY
+            _, _, newest, _, _, days = lines[-1]
+            self.prune_lines(plus_minutes(newest, -days * 1440))
+
+    def prune_lines(self, before: str) -> int:
+        cur = self._write("DELETE FROM loglines WHERE time < ?", (before,))
+        self.commit()
+        return int(cur.rowcount)

@@ -1,0 +1,346 @@
+"""The store's read side: every query the command line (`tail`, `history`, `status`,
+`ctban`), the web page and the daemon's readers run, behind one typed interface. Rows come
+back as plain dicts, whatever the backend.
+
+One set of queries serves both backends: each is written once, in the SQL that SQLite and
+MariaDB share (identifiers that are words of MySQL in backquotes, which SQLite takes too),
+and the backend's `Dialect` spells the few things they say differently (the placeholder, a
+scan by id that must not take another index, a case-blind match on a Cyrillic name).
+
+Each thread reads through a connection of its own (the web page reads from worker
+threads; a connection is not shared between threads). Never writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar
+
+from jailcore.log.errors import AuditError
+from jailcore.store.filter import Filter
+
+Row = dict[str, Any]
+EVERYTHING = Filter()
+_TABLES = ("audit", "pardons", "answers", "ctban_requests", "loglines")  # the tables whose newest id is asked
+
+
+class Dialect:
+    """How SQLite spells what the backends say differently; `store.mariadb` has MariaDB's."""
+
+    name: ClassVar[str] = "sqlite"
+    by_id: ClassVar[str] = "NOT INDEXED"  # a scan of an id range that no other index may turn into a walk of every row
+    missing: ClassVar[tuple[type[BaseException], ...]] = (sqlite3.OperationalError,)  # a table or column a database from before lacks
+
+    def sql(self, text: str) -> str:
+        return text
+
+    def has_name(self, value: str) -> tuple[str, object]:
+        """Part of a name, case-blind: SQLite folds only ASCII case, so a function of ours does it."""
+        return "jc_has(name, ?)", value
+
+    def where(self, f: Filter) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        for column, how, value in f.terms():
+            if how == "=":
+                clauses.append(f"{column} = ?")
+                params.append(value)
+            elif how == "rule":
+                clauses.append("(rule = ? OR rule LIKE ?)")
+                params += [value, f"{value}.%"]
+            elif how == ">=":
+                clauses.append(f"{column} >= ?")
+                params.append(value)
+            else:
+                clause, param = self.has_name(str(value))
+                clauses.append(clause)
+                params.append(param)
+        return (" AND ".join(clauses) or "1 = 1"), params
+
+
+def _contains(text: str | None, part: str) -> bool:
+    return part in (text or "").casefold()
+
+
+def _dict_row(cursor: sqlite3.Cursor, row: tuple) -> Row:
+    return {d[0]: v for d, v in zip(cursor.description, row, strict=True)}
+
+
+class Reader:
+    """Read-only queries over one state database (a SQLite file or a MariaDB database).
+    `where` names it in messages (a path, or a URL without its password)."""
+
+    def __init__(self, where: str, connect: Callable[[], Any], dialect: Dialect):
+        self.where = where
+        self.dialect = dialect
+        self._connect = connect
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._open: list[tuple[threading.Thread, Any]] = []
+
+    # -- connections -------------------------------------------------------------------------
+
+    def _db(self) -> Any:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = self._connect()
+            with self._lock:  # worker threads come and go: close the connections of those gone
+                for pair in [(t, c) for t, c in self._open if not t.is_alive()]:
+                    self._open.remove(pair)
+                    pair[1].close()
+                self._open.append((threading.current_thread(), db))
+        return db
+
+    def close(self) -> None:
+        with self._lock:
+            for _, db in self._open:
+                db.close()
+            self._open.clear()
+        self._local = threading.local()
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        cur = self._db().cursor()
+        try:
+            cur.execute(self.dialect.sql(sql), tuple(params))
+            names = [d[0] for d in cur.description or ()]
+            return [r if isinstance(r, dict) else dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+        finally:
+            cur.close()
+
+    def _rows_or_none(self, sql: str, params: Sequence[Any] = ()) -> list[Row] | None:
+        """The rows, or None where a database from before lacks the table."""
+        try:
+            return self.rows(sql, params)
+        except self.dialect.missing:
+            return None
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        got = self.rows(sql, params)
+        return got[0] if got else None
+
+    def where_of(self, f: Filter) -> tuple[str, list[Any]]:
+        return self.dialect.where(f)
+
+    # -- the audit log -----------------------------------------------------------------------
+
+    def max_id(self, table: str = "audit") -> int:
+        if table not in _TABLES:  # the name goes into the SQL: never trust a caller with it
+            raise AuditError(f"no table {table!r}")
+        got = self._rows_or_none(f"SELECT COALESCE(MAX(id), 0) AS n FROM {table}")
+        return int(got[0]["n"]) if got else 0
+
+    def entries(self, f: Filter, after: int = 0) -> list[Row]:
+        """Every entry the filter takes (after an id), oldest first."""
+        clause, params = self.where_of(f)
+        return self.rows(f"SELECT * FROM audit WHERE id > ? AND {clause} ORDER BY id", [after, *params])
+
+    def entries_among(self, ids: Iterable[int], f: Filter = EVERYTHING, upto: int | None = None, floor: int = 0) -> list[Row]:
+        """The entries of these ids the filter takes (up to an id, above a floor), oldest first."""
+        ids = list(ids)
+        if not ids:
+            return []
+        clause, params = self.where_of(f)
+        out: list[Row] = []
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            out += self.rows(f"SELECT * FROM audit WHERE id IN ({marks}) AND id <= ? AND id > ? AND {clause} ORDER BY id",
+                             [*chunk, upto if upto is not None else 2**63 - 1, floor, *params])
+        return sorted(out, key=lambda r: r["id"])
+
+    def entry(self, action_id: int, server: str | None = None) -> Row | None:
+        if not 0 < action_id < 2**63:  # a bigger id names nothing (and no backend can hold it)
+            return None
+        return self.one("SELECT * FROM audit WHERE id = ? AND (? IS NULL OR server = ?)", (action_id, server, server))
+
+    def window(self, f: Filter, hi: int, low: int, limit: int, newest_first: bool = True) -> list[Row]:
+        """The entries the filter takes with ids in (low, hi], newest (or oldest) first: the
+        id range bounds the cost whatever the filter (a page of a million rows costs a page)."""
+        clause, params = self.where_of(f)
+        order = "DESC" if newest_first else ""
+        return self.rows(f"SELECT * FROM audit {self.dialect.by_id} WHERE id <= ? AND id > ? AND {clause} ORDER BY id {order} LIMIT ?",
+                         [hi, low, *params, limit])
+
+    def statuses(self, f: Filter, hi: int, low: int, statuses: Sequence[str], limit: int) -> dict[int, str]:
+        """The ids in (low, hi] the filter takes whose status is one of these, newest first."""
+        clause, params = self.where_of(f)
+        marks = ",".join("?" * len(statuses))
+        rows = self.rows(f"SELECT id, status FROM audit {self.dialect.by_id} WHERE id <= ? AND id > ? AND status IN ({marks}) AND {clause} "
+                         "ORDER BY id DESC LIMIT ?", [hi, low, *statuses, *params, limit])
+        return {int(r["id"]): r["status"] for r in rows}
+
+    def of_server(self, server: str, steamid: str | None = None, limit: int = 1) -> list[Row]:
+        """A server's newest entries (of one steamid)."""
+        return self.rows("SELECT * FROM audit WHERE server = ? AND (? IS NULL OR steamid = ?) ORDER BY id DESC LIMIT ?",
+                         (server, steamid, steamid, limit))
+
+    def of_steamid(self, steamid: str, limit: int) -> list[Row]:
+        return self.rows("SELECT * FROM audit WHERE steamid = ? ORDER BY id DESC LIMIT ?", (steamid, limit))
+
+    def of_userid(self, userid: int, low: int, limit: int) -> list[Row]:
+        """A player without a steamid (a bot) by #userid, among the ids above `low`."""
+        return self.rows("SELECT * FROM audit WHERE id > ? AND userid = ? AND (steamid IS NULL OR steamid NOT LIKE 'STEAM_%') "
+                         "ORDER BY id DESC LIMIT ?", (low, userid, limit))
+
+    def newest_steamid(self, server: str) -> str | None:
+        row = self.one("SELECT steamid FROM audit WHERE server = ? AND steamid IS NOT NULL ORDER BY id DESC LIMIT 1", (server,))
+        return row["steamid"] if row else None
+
+    def last_name(self, steamid: str) -> str:
+        """The player's name in his newest entry ('' if none)."""
+        row = self.one("SELECT name FROM audit WHERE steamid = ? AND name IS NOT NULL ORDER BY id DESC LIMIT 1", (steamid,))
+        return row["name"] if row else ""
+
+    def seen(self, server: str, steamid: str) -> int:
+        """How many entries of this server name this steamid."""
+        row = self.one("SELECT COUNT(*) AS n FROM audit WHERE server = ? AND steamid = ?", (server, steamid))
+        return int(row["n"]) if row else 0
+
+    def pending(self, server: str) -> tuple[int, str | None]:
+        """How many of a server's commands wait for their answer, and since when."""
+        row = self.one("SELECT COUNT(*) AS n, MIN(time) AS oldest FROM audit WHERE server = ? AND status = 'pending'", (server,))
+        return (int(row["n"]), row["oldest"]) if row else (0, None)
+
+    def audit_servers(self) -> set[str]:
+        """Every server of the audit log and of the saved state. The audit's are walked on its
+        (server, status) index, one step per server: a million rows cost a few lookups."""
+        rows = self.rows("WITH RECURSIVE s(x) AS (SELECT MIN(server) FROM audit UNION ALL SELECT (SELECT MIN(server) FROM audit WHERE server > x) "
+                         "FROM s WHERE x IS NOT NULL) SELECT x FROM s WHERE x IS NOT NULL UNION SELECT server FROM state WHERE server != ''")
+        return {next(iter(r.values())) for r in rows}
+
+    def rounds(self, server: str, limit: int) -> list[int]:
+        """The rounds of this server with kept lines or decisions, newest first."""
+        found: set[int] = set()
+        for table in ("loglines", "audit"):  # apart: each walks its (server, round) index from the top
+            found |= {int(r["round"]) for r in self.rows(f"SELECT DISTINCT round FROM {table} WHERE server = ? ORDER BY round DESC LIMIT ?",
+                                                        (server, limit))}
+        return sorted(found, reverse=True)[:limit]
+
+    def round_lines(self, server: str, round: int) -> list[Row]:
+        return self.rows("SELECT * FROM loglines WHERE server = ? AND round = ? ORDER BY id", (server, round))
+
+    def round_entries(self, server: str, round: int) -> list[Row]:
+        return self.rows("SELECT * FROM audit WHERE server = ? AND round = ? ORDER BY id", (server, round))
+
+    def players(self, f: Filter, low: int) -> list[Row]:
+        """Who the filter (a #userid, a steamid or part of a name) finds above `low`: one row
+        per steamid, name and server, with how many entries and the newest time. A steamid
+        is looked up on its index; the others scan the id range."""
+        clause, params = self.where_of(f)
+        hint = "" if f.player and f.player.startswith(("STEAM_", "[U:")) else self.dialect.by_id
+        return self.rows(f"SELECT steamid, MAX(userid) AS userid, name, server, COUNT(*) AS n, MAX(time) AS last FROM audit {hint} "
+                         f"WHERE id > ? AND {clause} AND steamid IS NOT NULL GROUP BY steamid, name, server ORDER BY last", [low, *params])
+
+    def bans_after(self, low: int, server: str = "") -> list[Row]:
+        """The server bans above an id (of one server), newest first."""
+        return self.rows(f"SELECT * FROM audit {self.dialect.by_id} WHERE id > ? AND action = 'ban' AND (? = '' OR server = ?) ORDER BY id DESC",
+                         (low, server, server))
+
+    def ban_of_move(self, move: Row) -> Row | None:
+        """The CT ban a move to T was written right after (the same rule, player and moment)."""
+        return self.one("SELECT * FROM audit WHERE id BETWEEN ? AND ? AND action = 'ctban' AND server = ? AND userid = ? "
+                        "AND rule = ? AND time = ? ORDER BY id DESC LIMIT 1",
+                        (move["id"] - 3, move["id"] - 1, move["server"], move["userid"], move["rule"], move["time"]))
+
+    def day_counts(self, first: str, before: str, actions: Sequence[str]) -> list[tuple[str, str, str, str, int]]:
+        """Punishments per (day, rule, server) from `first` up to `before` (a pardon's notice is none)."""
+        marks = ",".join("?" * len(actions))
+        rows = self.rows(f"SELECT substr(time, 1, 10) AS day, rule, MAX(ref) AS ref, server, COUNT(*) AS n FROM audit "
+                         f"WHERE time >= ? AND time < ? AND action IN ({marks}) AND rule != 'pardon' GROUP BY substr(time, 1, 10), rule, server",
+                         [first, before, *actions])
+        return [(r["day"], r["rule"], r["ref"], r["server"], int(r["n"])) for r in rows]
+
+    def open_proposals(self) -> list[Row]:
+        """Proposals still waiting for an admin and not yet answered, oldest first."""
+        got = self._rows_or_none("SELECT a.* FROM audit a LEFT JOIN answers n ON n.action_id = a.id "
+                                 "WHERE a.action = 'propose' AND a.status = 'proposed' AND n.id IS NULL ORDER BY a.id")
+        return got or []
+
+    # -- pardons and requests ----------------------------------------------------------------
+
+    def pardons_for(self, action_ids: Iterable[int]) -> dict[int, Row]:
+        """The pardon of each of these enforcements that has one (none before pardons existed)."""
+        ids = list(action_ids)
+        out: dict[int, Row] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self._rows_or_none(f"SELECT * FROM pardons WHERE action_id IN ({marks})", chunk) or []:
+                out[row["action_id"]] = row
+        return out
+
+    def pardons_after(self, after: int, limit: int = 2**31) -> list[Row]:
+        return self._rows_or_none("SELECT * FROM pardons WHERE id > ? ORDER BY id LIMIT ?", (after, limit)) or []
+
+    def pardons_by(self, by: str, limit: int) -> list[Row]:
+        """Pardons (of one admin, or all for ''), with what they undid, newest first."""
+        return self.rows("SELECT p.*, a.action, a.name, a.steamid, a.ref, a.rule FROM pardons p LEFT JOIN audit a ON a.id = p.action_id "
+                         "WHERE ? = '' OR p.`by` = ? ORDER BY p.id DESC LIMIT ?", (by, by, limit))
+
+    def ctban_requests(self, by: str = "", limit: int = 100) -> list[Row]:
+        """CT bans given or lifted from outside the game (of one admin, or all for ''), newest first."""
+        return self.rows("SELECT * FROM ctban_requests WHERE ? = '' OR `by` = ? ORDER BY id DESC LIMIT ?", (by, by, limit))
+
+    def ctbans_waiting(self, server: str | None = None) -> list[Row]:
+        """CT-ban requests no daemon has applied yet (of one server), oldest first."""
+        return self._rows_or_none("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND (? IS NULL OR server = ?) ORDER BY id",
+                                  (server, server)) or []
+
+    def admin_counts(self, first: str) -> dict[str, int]:
+        """What each admin did since `first`: pardons and CT bans given or lifted from outside the game."""
+        counts: dict[str, int] = {}
+        for table in ("pardons", "ctban_requests"):
+            for row in self.rows(f"SELECT `by` AS who, COUNT(*) AS n FROM {table} WHERE time >= ? GROUP BY `by`", (first,)):
+                counts[row["who"]] = counts.get(row["who"], 0) + int(row["n"])
+        return counts
+
+    # -- saved state -------------------------------------------------------------------------
+
+    def states(self, server: str | None = None) -> list[Row]:
+        """Each server's saved engine (`server`, `snapshot` JSON text, `updated`), by name."""
+        return self.rows("SELECT server, snapshot, updated FROM state WHERE server != '' AND (? IS NULL OR server = ?) ORDER BY server",
+                         (server, server))
+
+    def servers(self) -> list[str]:
+        return [r["server"] for r in self.rows("SELECT server FROM state WHERE server != '' ORDER BY server")]
+
+    def standings(self) -> list[tuple[str, str]]:
+        """(server, what `status` shows of it) saved with its newest snapshot (none before it was kept)."""
+        got = self._rows_or_none("SELECT s.server, p.state FROM state s JOIN standing p ON p.server = s.server AND p.updated = s.updated "
+                                 "WHERE s.server != ''")
+        return [(r["server"], r["state"]) for r in got or []]
+
+    def link(self, server: str) -> Row | None:
+        """How the server's daemon stands (its `link` row), None if it never wrote one."""
+        got = self._rows_or_none("SELECT * FROM link WHERE server = ?", (server,))
+        return got[0] if got else None
+
+
+def open_sqlite(path: str) -> Reader:
+    """A reader of a SQLite state file, read-only; a file that is not ours is refused in one line."""
+    from jailcore.store.sqlite import StoreError, check_ours, refuse_link, upgrade
+
+    def connect() -> sqlite3.Connection:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        db.row_factory = _dict_row
+        db.execute("PRAGMA busy_timeout=5000")
+        db.create_function("jc_has", 2, _contains, deterministic=True)
+        return db
+
+    try:
+        refuse_link(path)
+    except StoreError as exc:
+        raise AuditError(str(exc)) from None
+    plain = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        check_ours(plain)
+        upgrade(plain, path, dry=True)  # a newer file is refused: an older jailcore would misread it
+    except sqlite3.DatabaseError as exc:
+        raise AuditError(f"{path}: not a jailcore state database ({exc})") from None
+    except StoreError as exc:
+        raise AuditError(str(exc)) from None
+    finally:
+        plain.close()
+    return Reader(path, connect, Dialect())

@@ -1,0 +1,83 @@
+"""Schema versions on the SQLite file (the MariaDB side is in test_mariadb.py): an older file is
+upgraded in place (`jailcore db upgrade`, and at every start), a newer one refused in one line
+by the daemon's store and the command line alike; a state file replaced by a symbolic link is
+not followed (issue 25)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from jailcore.store.sqlite import SCHEMA_VERSION, Store, StoreError
+
+OLD_LINK = "CREATE TABLE link (server TEXT PRIMARY KEY, rcon TEXT NOT NULL, outbox INTEGER NOT NULL, last_line TEXT, mode TEXT NOT NULL, updated TEXT NOT NULL)"
+
+
+def jailcore(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "jailcore", *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "JAILCORE_STATE": "", "JAILCORE_STATE_URL": ""})
+
+
+def old_file(path) -> None:
+    """A file as jailcore wrote it before the schema was versioned (user_version 0, a link
+    without the daemon's columns), with one row of its own."""
+    db = sqlite3.connect(path)
+    db.executescript("CREATE TABLE state (server TEXT PRIMARY KEY, snapshot TEXT NOT NULL, updated TEXT NOT NULL);"
+                     "CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, server TEXT NOT NULL, time TEXT NOT NULL, round INTEGER NOT NULL,"
+                     " day INTEGER NOT NULL, action TEXT NOT NULL, rule TEXT NOT NULL, ref TEXT NOT NULL, userid INTEGER, steamid TEXT, name TEXT,"
+                     " reason TEXT NOT NULL, detail TEXT NOT NULL, command TEXT, status TEXT NOT NULL, reply TEXT);"
+                     f"{OLD_LINK};"
+                     "INSERT INTO audit (server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status)"
+                     " VALUES ('old', '2026-11-30T20:00:00', 1, 1, 'slay', 'r', '1', 3, 'STEAM_1:0:3', 'Старый', 'x', '{}', 'jb_slay #3', 'delivered');")
+    db.commit()
+    db.close()
+
+
+def test_an_older_file_is_upgraded_in_place(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    old_file(path)
+    done = jailcore("db", "upgrade", "--state-db", str(path))
+    assert done.returncode == 0 and f"upgraded from schema version 0 to {SCHEMA_VERSION}" in done.stdout
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert {"daemon", "dropped"} <= {r[1] for r in db.execute("PRAGMA table_info(link)")}
+    assert db.execute("SELECT name FROM audit").fetchall() == [("Старый",)]  # its rows stay
+    db.close()
+    assert "up to date" in jailcore("db", "upgrade", "--state-db", str(path)).stdout
+
+
+def test_a_newer_file_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "new.sqlite3"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.close()
+    with pytest.raises(StoreError, match=f"schema version {SCHEMA_VERSION + 1}, newer than this jailcore's {SCHEMA_VERSION}"):
+        Store(path)
+    for args in (("tail", "--state-db", str(path)), ("status", "--state-db", str(path)), ("db", "upgrade", "--state-db", str(path))):
+        done = jailcore(*args)
+        assert done.returncode == 1 and "newer than this jailcore's" in done.stderr, args
+        assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_a_state_file_replaced_by_a_symbolic_link_is_not_followed(tmp_path):
+    real = tmp_path / "elsewhere.sqlite3"
+    Store(real).close()
+    link = tmp_path / "state.sqlite3"
+    link.symlink_to(real)
+    before = real.read_bytes()
+    with pytest.raises(StoreError) as caught:
+        Store(link)
+    assert "is a symbolic link" in str(caught.value) and "\n" not in str(caught.value)
+    dangling = tmp_path / "gone.sqlite3"
+    dangling.symlink_to(tmp_path / "nowhere.sqlite3")
+    with pytest.raises(StoreError, match="symbolic link"):
+        Store(dangling)
+    assert not (tmp_path / "nowhere.sqlite3").exists()  # not created through the link either
+    done = jailcore("tail", "--state-db", str(link))
+    assert done.returncode == 1 and "is a symbolic link" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert real.read_bytes() == before
