@@ -16,7 +16,6 @@ from jailcore.log.parse import ALL_KINDS, SHIM_TRIGGERS, LogParser, decode, reco
 from tests import corpus, reference_parse
 
 
-
 def one(line: str | bytes):
     parser = LogParser()
     event = parser.parse(line)
