@@ -199,3 +199,27 @@ async def test_two_daemons_on_one_mariadb_a_ban_on_one_reaches_the_others_door(t
     assert bans.returncode == 0, bans.stderr
     assert {json.loads(line)["server"] for line in bans.stdout.splitlines()} == {"a", "b"}
     assert PASSWORD not in status.stdout + tail.stdout + bans.stdout
+
+
+def test_readers_follow_the_order_rows_arrive_not_their_ids(mariadb):
+    """Two processes number from blocks of their own, so a later row may have a lower id:
+    `tail -f` and the live page follow the place the server gave each row, and miss none."""
+    a, b = MariaStore(mariadb), MariaStore(mariadb)
+    reader = open_reader(mariadb)
+    try:
+        a.record("a", act(1), 1, None, "pending")
+        a.commit()
+        first_b = b.record("b", act(2), 1, None, "pending")
+        b.commit()
+        seen = reader.entries(Filter())
+        last = seen[-1]["pos"]
+        assert seen[-1]["id"] == first_b
+        late_a = a.record("a", act(3), 1, None, "pending")  # from a's block: below b's id
+        a.commit()
+        assert late_a < first_b
+        assert [r["id"] for r in reader.entries(Filter(), after=last)] == [late_a]
+        assert [r["id"] for r in reader.window(Filter(), reader.max_id(), last, 10, newest_first=False)] == [late_a]
+    finally:
+        reader.close()
+        a.close()
+        b.close()

@@ -104,7 +104,7 @@ def asked(args: argparse.Namespace) -> Filter:
 def _tail(args: argparse.Namespace, db: Reader, wanted: Filter) -> int:
     colour = coloured(args.json)
     rows = db.entries(wanted)
-    last = rows[-1]["id"] if rows else db.max_id()
+    last = rows[-1]["pos"] if rows else db.max_id()  # followed by place in the log (store.reader's `pos`)
 
     def emit(row: Mapping[str, Any], pardon: Mapping[str, Any] | None = None) -> None:
         print(json_line(as_json(row, pardon)) if args.json else human(row, colour, args.lang, pardon))
@@ -122,7 +122,7 @@ def _tail(args: argparse.Namespace, db: Reader, wanted: Filter) -> int:
         while deadline is None or time.monotonic() < deadline:
             time.sleep(0.3)
             for row in db.entries(wanted, after=last):
-                last = row["id"]
+                last = row["pos"]
                 emit(row)
             # A pardon given since: the original entry again, with who pardoned it and why.
             new = {p["action_id"]: p for p in db.pardons_after(last_pardon)}

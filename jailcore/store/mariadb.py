@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time as clock
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, Literal
@@ -35,7 +36,7 @@ from jailcore.log.errors import AuditError
 from jailcore.log.logtime import plus_minutes
 from jailcore.store.errors import DatabaseFault
 from jailcore.store.reader import Dialect, Reader, Row
-from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError
+from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError, kept_line
 
 SCHEMA_VERSION = 1
 ID_BLOCK = 64  # audit ids a process takes at a time: one round trip per 64 commands
@@ -49,6 +50,7 @@ _TABLES = [
         id BIGINT PRIMARY KEY, server VARCHAR(191) NOT NULL, time VARCHAR(40) NOT NULL, round INT NOT NULL, day INT NOT NULL,
         action VARCHAR(32) NOT NULL, rule VARCHAR(191) NOT NULL, ref VARCHAR(191) NOT NULL, userid BIGINT, steamid VARCHAR(64),
         name VARCHAR(255), reason TEXT NOT NULL, detail LONGTEXT NOT NULL, command TEXT, status VARCHAR(32) NOT NULL, reply TEXT,
+        seq BIGINT NOT NULL AUTO_INCREMENT, UNIQUE KEY audit_seq (seq),
         KEY audit_status (server, status), KEY audit_player (steamid), KEY audit_round (server, round), KEY audit_time (time))""",
     """CREATE TABLE IF NOT EXISTS pardons (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, action_id BIGINT NOT NULL UNIQUE, `by` VARCHAR(191) NOT NULL,
@@ -137,7 +139,8 @@ def _why(exc: BaseException) -> str:
 
 class MariaDialect(Dialect):
     name: ClassVar[str] = "mariadb"
-    by_id: ClassVar[str] = "FORCE INDEX (PRIMARY)"
+    pos: ClassVar[str] = "seq"  # numbered by the server at insert: ids come from each process's own blocks
+    by_id: ClassVar[str] = "FORCE INDEX (audit_seq)"
     missing: ClassVar[tuple[type[BaseException], ...]] = (pymysql.err.ProgrammingError,)
 
     def sql(self, text: str) -> str:
@@ -207,7 +210,11 @@ def upgrade(db: pymysql.connections.Connection, where: str, dry: bool = False) -
 
 
 def _from_0(cur: Any) -> None:
-    """Version 0 (a database of before the schema was versioned): the link lacked who runs it."""
+    """Version 0 (a database of before the schema was versioned): the audit log had no place
+    numbered by the server, the link lacked who runs it."""
+    cur.execute("SHOW COLUMNS FROM audit")
+    if "seq" not in {r["Field"] for r in cur.fetchall()}:
+        cur.execute("ALTER TABLE audit ADD COLUMN seq BIGINT NOT NULL AUTO_INCREMENT, ADD UNIQUE KEY audit_seq (seq)")
     cur.execute("SHOW COLUMNS FROM link")
     have = {r["Field"] for r in cur.fetchall()}
     if "daemon" not in have:
@@ -513,8 +520,7 @@ class MariaStore:
         """A handled log line for the round's story; `audit` is this process's newest audit id then."""
         if keep_days <= 0:
             return
-        text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-        self._lines.append((server, round, time, text.strip("\x00\r\n"), self._audit_newest, keep_days))
+        self._lines.append(kept_line(server, round, time, line, self._audit_newest, keep_days))
         if len(self._lines) >= 2000:
             self.flush_lines()
 
@@ -524,8 +530,6 @@ class MariaStore:
         lines, self._lines = self._lines, []
         self._write("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", [x[:5] for x in lines], many=True)
         self.commit()
-        import time as clock
-
         if clock.monotonic() >= self._prune_due:
             self._prune_due = clock.monotonic() + PRUNE_EVERY
             _, _, newest, _, _, days = lines[-1]

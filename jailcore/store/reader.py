@@ -30,6 +30,10 @@ class Dialect:
     """How SQLite spells what the backends say differently; `store.mariadb` has MariaDB's."""
 
     name: ClassVar[str] = "sqlite"
+    # An entry's place in the log, the order readers follow: the audit id where one process
+    # numbers the rows, a column the server numbers at insert where several processes do
+    # (their ids come from blocks of their own, so a later row may have a lower id).
+    pos: ClassVar[str] = "id"
     by_id: ClassVar[str] = "NOT INDEXED"  # a scan of an id range that no other index may turn into a walk of every row
     missing: ClassVar[tuple[type[BaseException], ...]] = (sqlite3.OperationalError,)  # a table or column a database from before lacks
 
@@ -126,71 +130,80 @@ class Reader:
     # -- the audit log -----------------------------------------------------------------------
 
     def max_id(self, table: str = "audit") -> int:
+        """The newest id of a table; of the audit log, its newest place (`pos`)."""
         if table not in _TABLES:  # the name goes into the SQL: never trust a caller with it
             raise AuditError(f"no table {table!r}")
-        got = self._rows_or_none(f"SELECT COALESCE(MAX(id), 0) AS n FROM {table}")
+        column = self.dialect.pos if table == "audit" else "id"
+        got = self._rows_or_none(f"SELECT COALESCE(MAX({column}), 0) AS n FROM {table}")
         return int(got[0]["n"]) if got else 0
 
     def entries(self, f: Filter, after: int = 0) -> list[Row]:
-        """Every entry the filter takes (after an id), oldest first."""
+        """Every entry the filter takes (after a place in the log), oldest first."""
         clause, params = self.where_of(f)
-        return self.rows(f"SELECT * FROM audit WHERE id > ? AND {clause} ORDER BY id", [after, *params])
+        p = self.dialect.pos
+        return self.rows(f"SELECT *, {p} AS pos FROM audit WHERE {p} > ? AND {clause} ORDER BY {p}", [after, *params])
 
     def entries_among(self, ids: Iterable[int], f: Filter = EVERYTHING, upto: int | None = None, floor: int = 0) -> list[Row]:
-        """The entries of these ids the filter takes (up to an id, above a floor), oldest first."""
+        """The entries of these ids the filter takes (placed up to `upto`, above `floor`), oldest first."""
         ids = list(ids)
         if not ids:
             return []
         clause, params = self.where_of(f)
+        p = self.dialect.pos
         out: list[Row] = []
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
             marks = ",".join("?" * len(chunk))
-            out += self.rows(f"SELECT * FROM audit WHERE id IN ({marks}) AND id <= ? AND id > ? AND {clause} ORDER BY id",
+            out += self.rows(f"SELECT *, {p} AS pos FROM audit WHERE id IN ({marks}) AND {p} <= ? AND {p} > ? AND {clause} ORDER BY {p}",
                              [*chunk, upto if upto is not None else 2**63 - 1, floor, *params])
-        return sorted(out, key=lambda r: r["id"])
+        return sorted(out, key=lambda r: r["pos"])
 
     def entry(self, action_id: int, server: str | None = None) -> Row | None:
         if not 0 < action_id < 2**63:  # a bigger id names nothing (and no backend can hold it)
             return None
-        return self.one("SELECT * FROM audit WHERE id = ? AND (? IS NULL OR server = ?)", (action_id, server, server))
+        return self.one(f"SELECT *, {self.dialect.pos} AS pos FROM audit WHERE id = ? AND (? IS NULL OR server = ?)", (action_id, server, server))
 
     def window(self, f: Filter, hi: int, low: int, limit: int, newest_first: bool = True) -> list[Row]:
-        """The entries the filter takes with ids in (low, hi], newest (or oldest) first: the
-        id range bounds the cost whatever the filter (a page of a million rows costs a page)."""
+        """The entries the filter takes placed in (low, hi], newest (or oldest) first: the
+        range bounds the cost whatever the filter (a page of a million rows costs a page)."""
         clause, params = self.where_of(f)
         order = "DESC" if newest_first else ""
-        return self.rows(f"SELECT * FROM audit {self.dialect.by_id} WHERE id <= ? AND id > ? AND {clause} ORDER BY id {order} LIMIT ?",
+        p = self.dialect.pos
+        return self.rows(f"SELECT *, {p} AS pos FROM audit {self.dialect.by_id} WHERE {p} <= ? AND {p} > ? AND {clause} ORDER BY {p} {order} LIMIT ?",
                          [hi, low, *params, limit])
 
     def statuses(self, f: Filter, hi: int, low: int, statuses: Sequence[str], limit: int) -> dict[int, str]:
-        """The ids in (low, hi] the filter takes whose status is one of these, newest first."""
+        """The ids placed in (low, hi] the filter takes whose status is one of these, newest first."""
         clause, params = self.where_of(f)
         marks = ",".join("?" * len(statuses))
-        rows = self.rows(f"SELECT id, status FROM audit {self.dialect.by_id} WHERE id <= ? AND id > ? AND status IN ({marks}) AND {clause} "
-                         "ORDER BY id DESC LIMIT ?", [hi, low, *statuses, *params, limit])
+        p = self.dialect.pos
+        rows = self.rows(f"SELECT id, status FROM audit {self.dialect.by_id} WHERE {p} <= ? AND {p} > ? AND status IN ({marks}) AND {clause} "
+                         f"ORDER BY {p} DESC LIMIT ?", [hi, low, *statuses, *params, limit])
         return {int(r["id"]): r["status"] for r in rows}
 
     def of_server(self, server: str, steamid: str | None = None, limit: int = 1) -> list[Row]:
         """A server's newest entries (of one steamid)."""
-        return self.rows("SELECT * FROM audit WHERE server = ? AND (? IS NULL OR steamid = ?) ORDER BY id DESC LIMIT ?",
+        p = self.dialect.pos
+        return self.rows(f"SELECT *, {p} AS pos FROM audit WHERE server = ? AND (? IS NULL OR steamid = ?) ORDER BY {p} DESC LIMIT ?",
                          (server, steamid, steamid, limit))
 
     def of_steamid(self, steamid: str, limit: int) -> list[Row]:
-        return self.rows("SELECT * FROM audit WHERE steamid = ? ORDER BY id DESC LIMIT ?", (steamid, limit))
+        p = self.dialect.pos
+        return self.rows(f"SELECT *, {p} AS pos FROM audit WHERE steamid = ? ORDER BY {p} DESC LIMIT ?", (steamid, limit))
 
     def of_userid(self, userid: int, low: int, limit: int) -> list[Row]:
-        """A player without a steamid (a bot) by #userid, among the ids above `low`."""
-        return self.rows("SELECT * FROM audit WHERE id > ? AND userid = ? AND (steamid IS NULL OR steamid NOT LIKE 'STEAM_%') "
-                         "ORDER BY id DESC LIMIT ?", (low, userid, limit))
+        """A player without a steamid (a bot) by #userid, among the entries placed above `low`."""
+        p = self.dialect.pos
+        return self.rows(f"SELECT *, {p} AS pos FROM audit WHERE {p} > ? AND userid = ? AND (steamid IS NULL OR steamid NOT LIKE 'STEAM_%') "
+                         f"ORDER BY {p} DESC LIMIT ?", (low, userid, limit))
 
     def newest_steamid(self, server: str) -> str | None:
-        row = self.one("SELECT steamid FROM audit WHERE server = ? AND steamid IS NOT NULL ORDER BY id DESC LIMIT 1", (server,))
+        row = self.one(f"SELECT steamid FROM audit WHERE server = ? AND steamid IS NOT NULL ORDER BY {self.dialect.pos} DESC LIMIT 1", (server,))
         return row["steamid"] if row else None
 
     def last_name(self, steamid: str) -> str:
         """The player's name in his newest entry ('' if none)."""
-        row = self.one("SELECT name FROM audit WHERE steamid = ? AND name IS NOT NULL ORDER BY id DESC LIMIT 1", (steamid,))
+        row = self.one(f"SELECT name FROM audit WHERE steamid = ? AND name IS NOT NULL ORDER BY {self.dialect.pos} DESC LIMIT 1", (steamid,))
         return row["name"] if row else ""
 
     def seen(self, server: str, steamid: str) -> int:
@@ -222,7 +235,8 @@ class Reader:
         return self.rows("SELECT * FROM loglines WHERE server = ? AND round = ? ORDER BY id", (server, round))
 
     def round_entries(self, server: str, round: int) -> list[Row]:
-        return self.rows("SELECT * FROM audit WHERE server = ? AND round = ? ORDER BY id", (server, round))
+        p = self.dialect.pos
+        return self.rows(f"SELECT *, {p} AS pos FROM audit WHERE server = ? AND round = ? ORDER BY {p}", (server, round))
 
     def players(self, f: Filter, low: int) -> list[Row]:
         """Who the filter (a #userid, a steamid or part of a name) finds above `low`: one row
@@ -231,16 +245,17 @@ class Reader:
         clause, params = self.where_of(f)
         hint = "" if f.player and f.player.startswith(("STEAM_", "[U:")) else self.dialect.by_id
         return self.rows(f"SELECT steamid, MAX(userid) AS userid, name, server, COUNT(*) AS n, MAX(time) AS last FROM audit {hint} "
-                         f"WHERE id > ? AND {clause} AND steamid IS NOT NULL GROUP BY steamid, name, server ORDER BY last", [low, *params])
+                         f"WHERE {self.dialect.pos} > ? AND {clause} AND steamid IS NOT NULL GROUP BY steamid, name, server ORDER BY last", [low, *params])
 
     def bans_after(self, low: int, server: str = "") -> list[Row]:
-        """The server bans above an id (of one server), newest first."""
-        return self.rows(f"SELECT * FROM audit {self.dialect.by_id} WHERE id > ? AND action = 'ban' AND (? = '' OR server = ?) ORDER BY id DESC",
-                         (low, server, server))
+        """The server bans placed above `low` (of one server), newest first."""
+        p = self.dialect.pos
+        return self.rows(f"SELECT *, {p} AS pos FROM audit {self.dialect.by_id} WHERE {p} > ? AND action = 'ban' AND (? = '' OR server = ?) "
+                         f"ORDER BY {p} DESC", (low, server, server))
 
     def ban_of_move(self, move: Row) -> Row | None:
         """The CT ban a move to T was written right after (the same rule, player and moment)."""
-        return self.one("SELECT * FROM audit WHERE id BETWEEN ? AND ? AND action = 'ctban' AND server = ? AND userid = ? "
+        return self.one(f"SELECT *, {self.dialect.pos} AS pos FROM audit WHERE id BETWEEN ? AND ? AND action = 'ctban' AND server = ? AND userid = ? "
                         "AND rule = ? AND time = ? ORDER BY id DESC LIMIT 1",
                         (move["id"] - 3, move["id"] - 1, move["server"], move["userid"], move["rule"], move["time"]))
 
@@ -254,8 +269,8 @@ class Reader:
 
     def open_proposals(self) -> list[Row]:
         """Proposals still waiting for an admin and not yet answered, oldest first."""
-        got = self._rows_or_none("SELECT a.* FROM audit a LEFT JOIN answers n ON n.action_id = a.id "
-                                 "WHERE a.action = 'propose' AND a.status = 'proposed' AND n.id IS NULL ORDER BY a.id")
+        got = self._rows_or_none(f"SELECT a.*, a.{self.dialect.pos} AS pos FROM audit a LEFT JOIN answers n ON n.action_id = a.id "
+                                 f"WHERE a.action = 'propose' AND a.status = 'proposed' AND n.id IS NULL ORDER BY a.{self.dialect.pos}")
         return got or []
 
     # -- pardons and requests ----------------------------------------------------------------

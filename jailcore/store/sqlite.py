@@ -385,8 +385,7 @@ class Store:
         if changes != self._audit_seen[0]:  # something was written since: maybe an audit row
             newest = self.db.execute("SELECT COALESCE(MAX(id), 0) FROM audit").fetchone()[0]
             self._audit_seen = (changes, newest)
-        text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-        self._lines.append((server, round, time, text.strip("\x00\r\n"), self._audit_seen[1], keep_days))
+        self._lines.append(kept_line(server, round, time, line, self._audit_seen[1], keep_days))
         if len(self._lines) >= 2000:
             self.flush_lines()
 
@@ -428,6 +427,12 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
     _add_column(db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return found, SCHEMA_VERSION
+
+
+def kept_line(server: str, round: int, time: str, line: bytes | str, audit: int, keep_days: int) -> tuple:
+    """A `loglines` row as both backends keep it (the text without the datagram's framing)."""
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    return (server, round, time, text.strip("\x00\r\n"), audit, keep_days)
 
 
 def _identity(path: str) -> tuple[int, int] | None:

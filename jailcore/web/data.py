@@ -175,9 +175,9 @@ def latest(sources: Sources, filters: Filters, limit: int = PAGE, before: str = 
     shown = {(e["src"], e["id"]) for e in merged}
     cursor: dict[int, int] = {}
     for i, (got, bottom) in fetched.items():
-        kept = [e["id"] for e in got if (i, e["id"]) in shown]
+        kept = [e["pos"] for e in got if (i, e["id"]) in shown]  # cursors are places in the log (store.reader's `pos`)
         if len(kept) < len(got) or len(got) == limit:
-            cursor[i] = min(kept) if kept else got[0]["id"] + 1
+            cursor[i] = min(kept) if kept else got[0]["pos"] + 1
         else:
             cursor[i] = bottom
     cursor = {**{i: n for i, n in upto.items() if i not in fetched}, **cursor}
@@ -256,7 +256,7 @@ def changes(sources: Sources, filters: Filters, watch: Watch, limit: int = PAGE)
         i, db = source.index, source.reader
         top = db.max_id("audit")
         fresh = db.window(filters, min(top, watch.audit[i] + SCAN), watch.audit[i], limit, newest_first=False)
-        watch.audit[i] = fresh[-1]["id"] if len(fresh) == limit else min(top, watch.audit[i] + SCAN)
+        watch.audit[i] = fresh[-1]["pos"] if len(fresh) == limit else min(top, watch.audit[i] + SCAN)
         given = db.pardons_after(watch.pardons[i], KEEP)
         pardoned = [p["action_id"] for p in given]
         if given:
@@ -273,7 +273,7 @@ def changes(sources: Sources, filters: Filters, watch: Watch, limit: int = PAGE)
                 opened.pop(row["id"], None)
         while len(opened) > KEEP:
             opened.pop(min(opened))
-        out += _entries(source, sorted([*fresh, *changed], key=lambda r: r["id"]))
+        out += _entries(source, sorted([*fresh, *changed], key=lambda r: r["pos"]))
     return out
 
 
