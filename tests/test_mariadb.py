@@ -223,3 +223,59 @@ def test_readers_follow_the_order_rows_arrive_not_their_ids(mariadb):
         reader.close()
         a.close()
         b.close()
+
+
+async def test_the_database_stopped_and_started_under_load_loses_and_doubles_nothing(tmp_path, mariadb_server):
+    """A server of its own, stopped by its pid in the middle of enforcement: the daemon goes
+    on (its commands reach the game), its writes wait in the journal in order (`status` says
+    how many), and once the server is back they are there, each once."""
+    from tests.mariadb import MariaServer
+
+    server = MariaServer(tmp_path / "db")
+    server.install()
+    server.start()
+    try:
+        server.setup_user()
+        url = server.database()
+        sim = SimServer(password="pw")
+        port = await sim.start()
+        state = tmp_path / "jail.sqlite3"
+        text = config_text(port, state, rest=f'url = "{url}"\n').replace('name = "t"', 'name = "jail"')
+        config_file = tmp_path / "jail.toml"
+        config_file.write_text(text, encoding="utf-8")
+        async with running(load(text, "<t>", {}), sim) as daemon:
+            warden, _ = populate(sim)
+            sim.flush()
+            await until(lambda: daemon.engine.state.warden == warden.userid)
+            for i in range(4):  # two are taken, two refused: a warning and a cancel each
+                sim.say(warden, f"!prohibit p{i}")
+            sim.flush()
+            await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 2, timeout=10)
+            await asyncio.to_thread(server.stop)
+            for i in range(4, 14):  # under load while the database is away
+                sim.say(warden, f"!prohibit p{i}")
+                sim.flush()
+                await asyncio.sleep(0.05)
+            await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 12, timeout=15)  # enforcement went on
+            await until(lambda: daemon.store.waiting() > 0, timeout=10)
+            assert daemon.store.away is not None
+            status = await asyncio.to_thread(jailcore, "status", "--config", str(config_file))
+            assert "wait in the journal" in status.stdout + status.stderr and PASSWORD not in status.stdout + status.stderr
+            await asyncio.to_thread(server.start)
+            await until(lambda: daemon.store.away is None and daemon.store.waiting() == 0, timeout=30)
+            for i in range(14, 16):  # and after
+                sim.say(warden, f"!prohibit p{i}")
+            sim.flush()
+            await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 14, timeout=10)
+            await until(lambda: not daemon.store.pending("jail"), timeout=10)
+        assert len(sent(sim, "jb_cancel_prohibition")) == 14  # each command once
+        reader = open_reader(url)
+        try:
+            rows = [r for r in reader.entries(Filter(server="jail")) if r["rule"] == "prohibitions.max"]
+        finally:
+            reader.close()
+        assert len(rows) == 28 and len({r["id"] for r in rows}) == 28  # a warning and a cancel for each of 14, none doubled
+        assert {r["status"] for r in rows} == {"delivered"}
+        assert [r["pos"] for r in rows] == sorted(r["pos"] for r in rows)
+    finally:
+        server.stop()

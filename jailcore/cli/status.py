@@ -23,6 +23,7 @@ from jailcore.cli.tail import coloured, json_line, json_object, mqtt_target, pai
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
 from jailcore.store.audit import DAYS, AuditError, ban_left, locate, open_reader
+from jailcore.store.journal import journal_path, waiting_in
 from jailcore.store.location import is_url, shown
 
 if TYPE_CHECKING:
@@ -249,6 +250,9 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
         parts.append(paint(safe(f"dropped datagrams: {link['dropped']}"), "31;1", colour))
     if daemon.get("word") in ("stopped", "stale"):  # unknown: "rcon ?" already says the daemon never spoke
         parts.insert(0, paint(safe(f"daemon {daemon['word']}: {daemon['why']}"), "31;1" if daemon["word"] == "stale" else "33", colour))
+    journal = s.get("journal")
+    if isinstance(journal, dict) and journal.get("waiting"):  # the database was away: replayed within a second of its return
+        parts.append(paint(safe(f"{journal['waiting']} write(s) wait in the journal for the database"), "33", colour))
     lines = [f"{head}  " + " · ".join(parts)]
     day = s.get("day")
     dayname = DAYS[lang][(day - 1) % 7] if isinstance(day, int) and day > 0 else "-"
@@ -348,7 +352,21 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, int]:
             if not is_url(where) and not Path(where).is_file():
                 raise AuditError(f"no state database at {where} (has the daemon run? see [state] path in the config)")
             names = {c.server_name for c in configs if c.state_where == where}
-            servers += from_database(where, by_name, names & only if only else names)
+            wanted = names & only if only else names
+            journals = {c.server_name: journal_path(c.state_path) for c in configs if c.state_where == where and is_url(where)}
+            try:
+                got = from_database(where, by_name, wanted)
+            except AuditError as exc:
+                if not journals:
+                    raise
+                got = [{"server": n, "error": str(exc)} for n in sorted(wanted)]  # the database away: what waits for it is said below
+            for item in got:
+                waiting = waiting_in(journals[item["server"]]) if item["server"] in journals else 0
+                if waiting:
+                    item["journal"] = {"path": journals[item["server"]], "waiting": waiting}
+                    if item.get("error"):
+                        item["error"] += f"; {waiting} write(s) wait in the journal {journals[item['server']]}"
+            servers += got
         return servers, "the configs' state databases", 0
     found = locate(args.state_db)
     return from_database(found, by_name, only), shown(found), 0

@@ -55,7 +55,7 @@ from jailcore.log.errors import LimitError
 from jailcore.log.parse import LogParser
 from jailcore.store.errors import DATABASE_ERRORS, errors_or
 from jailcore.store.interface import StateStore
-from jailcore.store.location import open_store, shown
+from jailcore.store.location import daemon_store, shown
 from jailcore.store.sqlite import SENT, StoreError
 
 log = logging.getLogger("jailcore")
@@ -95,7 +95,7 @@ class Daemon:
         self.checkpoint_interval = checkpoint_interval
         self.reloads: list[str] = []  # what each config change did, for admins and tests
         self.server = config.server_name
-        self.store = store or open_store(config.state_where)
+        self.store = store or daemon_store(config.state_url, config.state_path)
         try:
             # before anything is re-sent or written: one process per server (a file lock, or the database server's named lock)
             self.lock = self.store.claim(self.server) or StateLock(self.store.path, self.server)
@@ -691,7 +691,7 @@ def run_loop(main: Coroutine) -> Any:
 def main_run(config: Config, config_path: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     try:
-        store = open_store(config.state_where)
+        store = daemon_store(config.state_url, config.state_path)
     except StoreError as exc:
         print(f"jailcore run: {exc}", file=sys.stderr)
         return 1

@@ -32,7 +32,7 @@ from jailcore.io.daemon import Daemon, _signature, process_hooks, run_loop
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
 from jailcore.store.errors import DATABASE_ERRORS, errors_or
 from jailcore.store.interface import StateStore
-from jailcore.store.location import is_url, open_store, shown
+from jailcore.store.location import daemon_store, is_url, shown
 from jailcore.store.sqlite import StoreError
 
 log = logging.getLogger("jailcore")
@@ -93,7 +93,7 @@ class Fleet:
         where = config.state_where
         key = where if is_url(where) else str(Path(where).resolve()) if where != ":memory:" else f":memory:{path}"
         try:
-            store = self.stores.get(key) or open_store(where)
+            store = self.stores.get(key) or daemon_store(config.state_url, config.state_path)
         except StoreError as exc:
             return self._refuse(path, str(exc))
         self.stores[key] = store

@@ -24,12 +24,14 @@ def shown(where: str) -> str:
     return where
 
 
-def open_store(where: str) -> StateStore:
-    """The read-write store (the daemon's, the web page's requests, the command line's)."""
+def open_store(where: str, journal: str | None = None) -> StateStore:
+    """The read-write store (the daemon's, the web page's requests, the command line's). A
+    daemon on a database server gives a `journal` file: its writes wait there while the
+    server is away (store.journal)."""
     if is_url(where):
         from jailcore.store.mariadb import MariaStore
 
-        return MariaStore(where)
+        return MariaStore(where, journal)
     from jailcore.store.sqlite import Store
 
     return Store(where)
@@ -80,3 +82,12 @@ def upgrade(where: str) -> str:
     if found == now:
         return f"state database {name}: up to date (schema version {now})"
     return f"state database {name}: upgraded from schema version {found} to {now}"
+
+
+def daemon_store(state_url: str, state_path: str) -> StateStore:
+    """A daemon's store: on a database server with its journal beside `[state] path`, else the file."""
+    if state_url:
+        from jailcore.store.journal import journal_path
+
+        return open_store(state_url, journal_path(state_path))
+    return open_store(state_path)

@@ -20,6 +20,7 @@ lock (GET_LOCK), released with the connection if the process dies.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time as clock
 from collections.abc import Iterable, Sequence
@@ -35,15 +36,17 @@ from jailcore.engine.actions import Action, AuditStatus
 from jailcore.log.errors import AuditError
 from jailcore.log.logtime import plus_minutes
 from jailcore.store.errors import DatabaseFault
+from jailcore.store.journal import Journal, Op
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError, kept_line
 
 SCHEMA_VERSION = 1
-ID_BLOCK = 64  # audit ids a process takes at a time: one round trip per 64 commands
+ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
 
 _TABLES = [
     "CREATE TABLE IF NOT EXISTS jailcore_schema (name VARCHAR(32) PRIMARY KEY, version INT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS id_blocks (name VARCHAR(32) PRIMARY KEY, next BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS journal_applied (origin VARCHAR(32) PRIMARY KEY, seq BIGINT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS state (server VARCHAR(191) PRIMARY KEY, snapshot LONGTEXT NOT NULL, updated VARCHAR(40) NOT NULL)",
     "CREATE TABLE IF NOT EXISTS standing (server VARCHAR(191) PRIMARY KEY, state LONGTEXT NOT NULL, updated VARCHAR(40) NOT NULL)",
     """CREATE TABLE IF NOT EXISTS audit (
@@ -233,55 +236,104 @@ class Claim:
         self.store, self.server = store, server
 
     def release(self) -> None:
+        self.store._claims.discard(self.server)
         try:
-            self.store._claimed(self.server, release=True)
-        except DatabaseFault:
+            self.store._claimed(self.store._ids, self.server, release=True)
+        except (DatabaseFault, pymysql.MySQLError):
             pass  # the connection is gone: so is the lock
+
+
+_LOST = (2003, 2006, 2013, 2055, 0)  # the server went away (0: PyMySQL's closed connection)
+log = logging.getLogger("jailcore")
+
+
+def _lost(exc: BaseException) -> bool:
+    if isinstance(exc, pymysql.err.InterfaceError):
+        return True
+    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+    return isinstance(exc, pymysql.err.OperationalError) and code in _LOST
+
+
+class Away(StoreError):
+    """The database server is away and this store has no journal (the command line, the web
+    page): the message says so; nothing was written."""
 
 
 class MariaStore:
     """The write side on MariaDB, with `store.sqlite.Store`'s methods. Writes join an open
-    transaction that `commit` ends, as on SQLite."""
+    transaction that `commit` ends, as on SQLite. With a `journal` (the daemon's), a server
+    that goes away is ridden out: transactions wait in the journal, in order, and a thread
+    of the store's own replays them once it is back (`away` says why meanwhile)."""
 
     shared: ClassVar[bool] = True
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, journal: str | None = None):
         self.url = url
         self.target = target(url)
         self.path = self.target.shown  # what messages name it by (never the password)
         self.db = connect(self.target, autocommit=False)
-        self._ids = connect(self.target)  # the id blocks: reserved outside every write transaction
+        self._ids = connect(self.target)  # id blocks and named locks: outside every write transaction
         self._lock = threading.RLock()
-        self._dirty = False
+        self._ops: list[Op] = []  # the open transaction, kept until it is committed (or journalled)
         self._block = (0, 0)  # [next, end) of the ids reserved
+        self._spare: tuple[int, int] | None = None  # the next block, taken ahead: ids go on while the server is away
         self._lines: list[tuple] = []
         self._prune_due = 0.0
         self._audit_newest = 0
+        self._claims: set[str] = set()
+        self.away: str | None = None  # why the server is away (while it is)
+        self._fatal: StoreError | None = None
+        self._reviver: threading.Thread | None = None
+        self._closing = threading.Event()
+        self.journal = Journal(journal) if journal else None
         try:
             upgrade(self.db, self.path)
             self.db.commit()
+            self._seq = self._applied_seq(self.db)
+            if self.journal is not None:
+                self._seq = max(self._seq, self.journal.newest())
+                self._replay(self.db)  # what a run before left: before anything is read
         except pymysql.MySQLError as exc:
             raise StoreError(f"state database {self.path}: {_why(exc)}") from None
         self.reader = _FaultReader(self.path, lambda: connect(self.target), DIALECT)
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    def _run(self, sql: str, params: Sequence[Any] = (), many: bool = False) -> Any:
+    def _run(self, sql: str, params: Sequence[Any] = (), many: bool = False, db: Any = None) -> Any:
         with self._lock:
+            if db is None and self.journal is None and not self.db.open:  # lost before: the command line and the page connect again
+                self.db = connect(self.target, autocommit=False)
+                self._ops = []
             try:
-                cur = self.db.cursor()
+                cur = (db or self.db).cursor()
                 if many:
-                    cur.executemany(DIALECT.sql(sql), list(params))
+                    cur.executemany(DIALECT.sql(sql), [tuple(p) for p in params])
                 else:
                     cur.execute(DIALECT.sql(sql), tuple(params))
                 return cur
             except pymysql.MySQLError as exc:
+                if _lost(exc) and db is None:
+                    self._go_away(exc)
                 raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
 
     def _write(self, sql: str, params: Sequence[Any] = (), many: bool = False) -> Any:
+        """A write of the open transaction: run now, or kept for the journal while the server is away."""
         with self._lock:
-            cur = self._run(sql, params, many)
-            self._dirty = True
+            if self._fatal is not None:
+                raise self._fatal
+            op: Op = (sql, [list(p) for p in params] if many else list(params), many)
+            if self.away is None:
+                try:
+                    cur = self._run(sql, params, many)
+                except DatabaseFault:
+                    if self.away is None or self.journal is None:
+                        raise
+                    cur = None
+            else:
+                cur = None
+            if self.away is not None and self.journal is None:
+                raise Away(f"state database {self.path} is away ({self.away}): nothing was written; try again when it is back")
+            self._ops.append(op)
             return cur
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
@@ -289,24 +341,126 @@ class MariaStore:
 
     def commit(self) -> None:
         with self._lock:
-            if self._dirty:
+            if self._fatal is not None:
+                raise self._fatal
+            if not self._ops:
+                return
+            self._seq += 1
+            if self.away is None:
                 try:
+                    self._mark_applied(self.db, self._seq)
                     self.db.commit()
-                except pymysql.MySQLError as exc:
-                    raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
-                self._dirty = False
+                    self._ops = []
+                    return
+                except (DatabaseFault, pymysql.MySQLError) as exc:
+                    if isinstance(exc, pymysql.MySQLError):
+                        if not _lost(exc):
+                            raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+                        self._go_away(exc)
+                    if self.journal is None:
+                        raise
+            if self.journal is None:
+                raise Away(f"state database {self.path} is away ({self.away}): nothing was written; try again when it is back")
+            self.journal.keep(self._seq, self._ops)  # did a cut-off commit land? the replay asks the database
+            self._ops = []
+
+    def _mark_applied(self, db: Any, seq: int) -> None:
+        if self.journal is not None:
+            self._run("INSERT INTO journal_applied (origin, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = VALUES(seq)",
+                      (self.journal.origin, seq), db=db)
+
+    def _applied_seq(self, db: Any) -> int:
+        if self.journal is None:
+            return 0
+        with db.cursor() as cur:
+            cur.execute("SELECT seq FROM journal_applied WHERE origin = %s", (self.journal.origin,))
+            row = cur.fetchone()
+        db.commit()
+        return int(row["seq"]) if row else 0
+
+    def _go_away(self, exc: BaseException) -> None:
+        """The server went away: from now on the open transaction and the next ones wait in
+        the journal; a thread tries the server every second and replays them."""
+        if self.away is not None or self.journal is None:  # without a journal: the caller is told, the next call connects again
+            return
+        self.away = _why(exc)
+        log.warning("state database %s is away (%s): enforcement goes on, its writes wait in %s", self.path, self.away, self.journal.path)
+        self._reviver = threading.Thread(target=self._revive, name="jailcore database revival", daemon=True)
+        self._reviver.start()
+
+    def _revive(self) -> None:
+        while not self._closing.wait(1.0):
+            try:
+                db = connect(self.target, autocommit=False)
+                ids = connect(self.target)
+            except StoreError:
+                continue
+            try:
+                for server in sorted(self._claims):  # the named locks went with the old connection
+                    self._claimed(ids, server)
+                while self._replay(db):
+                    with self._lock:
+                        if self.journal is not None and self.journal.waiting():
+                            continue
+                        for sql, params, many in self._ops:  # the open transaction, not yet run anywhere
+                            self._run(sql, params, many, db=db)
+                        old = (self.db, self._ids)
+                        self.db, self._ids, self.away = db, ids, None
+                        self._spare = None
+                    for conn in old:
+                        try:
+                            conn.close()
+                        except pymysql.MySQLError:
+                            pass
+                    log.warning("state database %s is back: the journal is replayed", self.path)
+                    return
+            except StoreError as exc:
+                if "served by another" in str(exc):
+                    self._fatal = exc  # someone else serves the server now: this process must not send its commands
+                    log.error("%s", exc)
+                    return
+            except (DatabaseFault, pymysql.MySQLError):
+                pass
+            for conn in (db, ids):
+                try:
+                    conn.close()
+                except pymysql.MySQLError:
+                    pass
+
+    def _replay(self, db: Any) -> bool:
+        """Applies the journal to the database, oldest first, each transaction once; True when it is empty."""
+        if self.journal is None:
+            return True
+        while (entry := self.journal.oldest()) is not None:
+            seq, ops = entry
+            if self._applied_seq(db) < seq:
+                for sql, params, many in ops:
+                    self._run(sql, params, many, db=db)
+                self._mark_applied(db, seq)
+                db.commit()
+            self.journal.done(seq)
+        return True
+
+    def waiting(self) -> int:
+        """Transactions waiting in the journal for the server."""
+        return self.journal.waiting() if self.journal is not None else 0
 
     def close(self) -> None:
+        self._closing.set()
         try:
             self.flush_lines()
             self.commit()
         finally:
+            if self._reviver is not None:
+                self._reviver.join(5)
             for db in (self.db, self._ids):
                 try:
                     db.close()
                 except pymysql.MySQLError:
                     pass
             self.reader.close()
+            if self.journal is not None:
+                self.journal.close()
 
     def checkpoint(self) -> None:
         """SQLite's WAL copy; a server has none to do."""
@@ -316,31 +470,40 @@ class MariaStore:
 
     def claim(self, server: str) -> Claim:
         """The server's named lock, or a StoreError saying another process serves it."""
-        self._claimed(server)
+        self._claimed(self._ids, server)
+        self._claims.add(server)
         return Claim(self, server)
 
-    def _claimed(self, server: str, release: bool = False) -> None:
+    def _claimed(self, db: Any, server: str, release: bool = False) -> None:
         name = f"jailcore:{self.target.database}:{server}"[:64]
-        with self._lock:
-            try:
-                with self._ids.cursor() as cur:
-                    if release:
-                        cur.execute("SELECT RELEASE_LOCK(%s)", (name,))
-                        return
-                    cur.execute("SELECT GET_LOCK(%s, 0) AS got, IS_USED_LOCK(%s) AS holder", (name, name))
-                    row = cur.fetchone()
-            except pymysql.MySQLError as exc:
-                raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+        try:
+            with db.cursor() as cur:
+                if release:
+                    cur.execute("SELECT RELEASE_LOCK(%s)", (name,))
+                    return
+                cur.execute("SELECT GET_LOCK(%s, 0) AS got, IS_USED_LOCK(%s) AS holder", (name, name))
+                row = cur.fetchone()
+        except pymysql.MySQLError as exc:
+            raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
         if not row or row["got"] != 1:
             raise StoreError(f"server {server!r} is served by another jailcore process on {self.path} (connection {row and row['holder']}); "
                              "one process per server")
 
     def next_id(self) -> int:
-        """The next audit id, from this process's block; a new block when it runs out."""
+        """The next audit id, from this process's block. The next block is taken when half of
+        this one is used, so ids go on for a while with the server away."""
         with self._lock:
             nxt, end = self._block
             if nxt >= end:
-                nxt, end = self._reserve(ID_BLOCK)
+                if self._spare is None:
+                    self._spare = self._reserve(ID_BLOCK)  # raises while away with no block left: nothing can be numbered
+                nxt, end = self._spare
+                self._spare = None
+            if self._spare is None and self.away is None and end - nxt <= ID_BLOCK // 2:
+                try:
+                    self._spare = self._reserve(ID_BLOCK)
+                except DatabaseFault:
+                    pass  # away now: this block's ids go on
             self._block = (nxt + 1, end)
             return nxt
 
@@ -351,6 +514,8 @@ class MariaStore:
                 cur.execute("SELECT LAST_INSERT_ID() AS e")
                 row = cur.fetchone()
         except pymysql.MySQLError as exc:
+            if _lost(exc):
+                self._go_away(exc)
             raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
         end = int(row["e"])
         return end - n, end
@@ -412,14 +577,19 @@ class MariaStore:
 
     # -- pardons, requests, answers ---------------------------------------------------------------
 
-    def _fresh(self) -> None:
-        """Requests from other processes are seen: end the read snapshot unless a write is open."""
-        with self._lock:
-            if not self._dirty:
-                self.db.commit()
+    def _here(self, refusal: type[StoreError] | type[PardonError] | type[ProposalError]) -> None:
+        """An admin's request needs the database now (its checks read it, its id is the server's)."""
+        if self.away is not None:
+            raise refusal(f"state database {self.path} is away ({self.away}): ask again when it is back")
 
     def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None) -> int:
-        self._fresh()
+        self._here(PardonError)
+        try:
+            return self._pardon(action_id, by, reason, when)
+        except DatabaseFault as exc:
+            raise PardonError(str(exc)) from None
+
+    def _pardon(self, action_id: int, by: str, reason: str, when: str | None) -> int:
         row = self.reader.entry(action_id)
         if row is None:
             raise PardonError(f"no enforcement with id {action_id} in {self.path}")
@@ -429,13 +599,8 @@ class MariaStore:
         if given is not None:
             raise PardonError(f"enforcement {action_id} was already pardoned by {given['by']} at {given['time']}: {given['reason']}")
         when = when or datetime.now().isoformat(timespec="seconds")
-        try:
-            cur = self._write("INSERT INTO pardons (server, action_id, `by`, reason, time) VALUES (?, ?, ?, ?, ?)",
-                              (row["server"], action_id, by, reason, when))
-        except DatabaseFault:
-            self.db.rollback()
-            self._dirty = False
-            raise PardonError(f"enforcement {action_id} was pardoned meanwhile") from None
+        cur = self._write("INSERT INTO pardons (server, action_id, `by`, reason, time) VALUES (?, ?, ?, ?, ?)",
+                          (row["server"], action_id, by, reason, when))
         self.commit()
         return int(cur.lastrowid)
 
@@ -444,6 +609,7 @@ class MariaStore:
 
     def request_ctban(self, server: str, steamid: str, name: str, minutes: int | None, rounds: int | None,
                       reason: str, by: str, lift: bool = False, when: str | None = None) -> int:
+        self._here(Away)
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, `by`, time) "
                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (server, steamid, name, minutes, rounds, int(lift), reason, by, when))
@@ -451,7 +617,17 @@ class MariaStore:
         return int(cur.lastrowid)
 
     def requests(self, server: str) -> tuple[list[Row], list[Row]]:
-        self._fresh()
+        """Requests not yet applied; none while the server is away (they wait there)."""
+        if self.away is not None:
+            return [], []
+        try:
+            return self._requests(server)
+        except DatabaseFault:
+            if self.away is None:
+                raise
+            return [], []
+
+    def _requests(self, server: str) -> tuple[list[Row], list[Row]]:
         pardons = self._rows("SELECT p.id, p.action_id, p.`by`, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
                              "WHERE p.applied_at IS NULL AND p.server = ? ORDER BY p.id", (server,))
         bans = self._rows("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,))
@@ -459,7 +635,13 @@ class MariaStore:
 
     def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None) -> int:
         assert answer in ("confirm", "dismiss")
-        self._fresh()
+        self._here(ProposalError)
+        try:
+            return self._answer(action_id, answer, by, reason, when)
+        except DatabaseFault as exc:
+            raise ProposalError(str(exc)) from None
+
+    def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None) -> int:
         row = self.reader.entry(action_id)
         if row is None:
             raise ProposalError(f"no proposal with id {action_id} in {self.path}")
@@ -478,7 +660,16 @@ class MariaStore:
         return int(cur.lastrowid)
 
     def answers(self, server: str) -> list[Row]:
-        self._fresh()
+        if self.away is not None:
+            return []
+        try:
+            return self._answers(server)
+        except DatabaseFault:
+            if self.away is None:
+                raise
+            return []
+
+    def _answers(self, server: str) -> list[Row]:
         return self._rows("SELECT n.*, a.detail FROM answers n JOIN audit a ON a.id = n.action_id "
                           "WHERE n.applied_at IS NULL AND n.server = ? ORDER BY n.id", (server,))
 
@@ -486,6 +677,8 @@ class MariaStore:
         self._write("UPDATE answers SET note = ? WHERE id = ?", (note, row_id))
 
     def proposal_row(self, server: str, number: int) -> int | None:
+        if self.away is not None:
+            return None  # the proposal's row may still wait in the journal
         rows = self._rows("SELECT id FROM audit WHERE server = ? AND action = 'propose' AND JSON_VALUE(detail, '$.index') = ? "
                           "ORDER BY id DESC LIMIT 1", (server, number))
         return int(rows[0]["id"]) if rows else None
