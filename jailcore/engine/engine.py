@@ -19,7 +19,7 @@ The table of who handles what is built at construction and on every reload.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from jailcore.engine import admin, proposals
@@ -31,6 +31,7 @@ from jailcore.engine.rules import ORDER
 from jailcore.engine.settings import ServerRules
 from jailcore.engine.state import CT, Seat, State, dump, restore
 from jailcore.log import events as ev
+from jailcore.log.inbound import NetworkBan, Refusals, ShimStatus, ctban_message, strict, typed
 
 SEQ_WINDOW = 256  # shim lines remembered to recognise one that arrives twice
 # Events that never change what the HUD shows unless a rule acted on them.
@@ -43,7 +44,9 @@ Veto = Callable[[Context, Any], "list[Action] | None"]
 class Engine:
     def __init__(self, config: ServerRules, snapshot: dict[str, Any] | None = None):
         states = {rule.key: rule.State for rule in ORDER if rule.State is not None}
-        self.state = restore(snapshot, states) if snapshot else State()
+        self.refused = Refusals("a network CT ban")  # what came from outside and did not fit
+        self.refused_status = Refusals("the shim's jb_status reply")
+        self.state = restore(snapshot, states, Refusals("a saved CT ban (the rest of the state is kept)")) if snapshot else State()
         for key, cls in states.items():
             self.state.rules.setdefault(key, cls())
         self.ctx = Context(config, self.state)
@@ -130,9 +133,15 @@ class Engine:
         """The standing state as `replay --state`, MQTT and the web page show it."""
         return self.ctx.public()
 
-    def apply_status(self, status: dict[str, Any]) -> list[Action]:
-        """Reconcile with the shim's `jb_status` reply (after a restart or lost lines)."""
-        self.books.reconcile(status)
+    def apply_status(self, status: ShimStatus | Mapping[str, Any]) -> list[Action]:
+        """Reconcile with the shim's `jb_status` reply (after a restart or lost lines);
+        plain JSON is typed first, and a reply that does not fit changes nothing."""
+        if not isinstance(status, ShimStatus):
+            checked = typed(ShimStatus, status, self.refused_status, "jb_status")
+            if checked is None:
+                return []
+            status = checked
+        self.books.reconcile(strict.unstructure(status))
         self.resync_wanted = False
         self.state.hud, self._hud_key = "", None
         return self._shown([])
@@ -164,12 +173,16 @@ class Engine:
         """The CT bans of the players online, for the shim to hold (after hello and resync)."""
         return admin.door(self.ctx)
 
-    def import_ctban(self, ban: dict[str, Any]) -> list[Action]:
+    def import_ctban(self, ban: NetworkBan | Mapping[str, Any]) -> list[Action]:
         """A CT ban made on another server of the network: kept here too, and a guard it
-        names is moved off CT at once."""
+        names is moved off CT at once. Plain JSON is typed first (`log.inbound`): one
+        that does not fit is refused and counted in `refused`, never stored."""
+        if not isinstance(ban, NetworkBan):
+            typed = ctban_message(ban, self.refused, "network CT ban")
+            if not isinstance(typed, NetworkBan):
+                return []
+            ban = typed
         record = network_ban(self.ctx, ban)
-        if record is None:
-            return []
         key = ev.player_key(record.steamid, 0)
         # One account, one ban, under the form this game writes (a CS:S ban seen on CS:GO).
         for other in ev.same_account(key):

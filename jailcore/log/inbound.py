@@ -1,0 +1,513 @@
+"""Where data from outside becomes typed: the network's messages (MQTT), the shim's
+`jb_status` reply, the rows admins' tools write for the daemon. Sans-IO: text or parsed
+JSON in, a frozen attrs value out, or a refusal.
+
+Contract: every `*_message` / `*_reply` / `*_row` function takes what came from outside and
+returns its typed value, or None after telling `refused` (a `Refusals`) why. Nothing here
+raises on any input: a broker, a game server or a database file carries what anyone wrote.
+The schema is strict: a number must be a JSON number (not `"3"`, not `true`), a text a JSON
+string, bounded in length; a SteamID one of the forms the games write. Unknown keys are
+ignored, so a newer daemon can add some.
+
+Messages between daemons are signed (`seal` / `unseal`): an HMAC-SHA256, with the network's
+key, over the message's canonical JSON together with its sender and the time it was sent
+(`"sig": {"by", "at", "mac"}`), so a client that can publish to the broker but has no key
+cannot forge a CT ban or a lift, and one replayed after `max_age` seconds is stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+import attrs
+import cattrs
+from attrs import validators as v
+from cattrs.v import format_exception
+
+log = logging.getLogger("jailcore.inbound")
+
+T = TypeVar("T")
+
+MAX_MESSAGE = 1 << 20  # bytes of one MQTT payload or RCON reply read as JSON
+TEXT = 4096  # a reason (with its quoted clause), a name, an order
+SHORT = 200  # an id, a server name, a rule key, a ref
+MAX_ROUNDS = 1_000_000
+MAX_MINUTES = 100 * 366 * 24 * 60
+MAX_CAUSES = 64  # distinct causes counted before the rest are "other"
+FUTURE = 300  # seconds a sender's clock may run ahead of ours
+
+STEAMID = re.compile(r"STEAM_[01]:[01]:\d{1,10}|\[U:1:\d{1,10}\]")
+LOG_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?")
+
+
+# -- refusals: counted and said once per cause ------------------------------------------
+
+
+@attrs.define
+class Refusals:
+    """What was refused, counted per cause; the first of each cause is logged (with `what`
+    and the place it came from), the rest only counted, so a flood costs no log."""
+
+    what: str
+    counts: Counter[str] = attrs.Factory(Counter)
+    say: Callable[[str], None] = attrs.field(default=log.warning)
+
+    def refuse(self, cause: str, where: str = "", hint: str = "") -> None:
+        cause = _bounded_cause(cause)
+        if cause not in self.counts and len(self.counts) >= MAX_CAUSES:
+            cause = "other"
+        self.counts[cause] += 1
+        if self.counts[cause] == 1:
+            place = f" ({where[:SHORT]})" if where else ""
+            hint = f" ({hint})" if hint else ""
+            self.say(f"{self.what}{place} refused: {cause}{hint}; it is not stored or used, and later ones of this cause are only counted")
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def summary(self, prefix: str = "") -> str:
+        """`unsigned 3, stale 1`, or "" when nothing was refused."""
+        return ", ".join(f"{prefix}{cause} {n}" for cause, n in sorted(self.counts.items()))
+
+
+def _bounded_cause(cause: str) -> str:
+    """A cause names a field, never a value: indices and keys of a path become `[]`, so an
+    attacker cannot make a new cause (a new log line) per message."""
+    return re.sub(r"\[[^\]]*\]", "[]", cause)[:SHORT]
+
+
+# -- the strict converter ---------------------------------------------------------------
+
+
+def _exact(kind: type) -> Callable[[Any, Any], Any]:
+    def hook(value: Any, _: Any) -> Any:
+        if type(value) is kind or (kind is float and type(value) is int):
+            return value
+        raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+    return hook
+
+
+strict = cattrs.Converter(forbid_extra_keys=False)
+for _kind in (int, str, bool, float):
+    strict.register_structure_hook(_kind, _exact(_kind))
+
+
+def _id(value: Any, _: Any) -> int | str | None:
+    if value is None or type(value) in (int, str):
+        return value  # type: ignore[no-any-return]
+    raise TypeError(f"expected a number or a text, got {type(value).__name__}")
+
+
+strict.register_structure_hook(int | str | None, _id)
+
+
+def typed(cls: type[T], data: Any, refused: Refusals, where: str = "") -> T | None:
+    """`data` as `cls`, or None (told to `refused`) when it does not fit the schema."""
+    try:
+        return strict.structure(data, cls)
+    except Exception as exc:  # any misfit is a refusal, never an error of ours
+        refused.refuse(_why(exc), where)
+        return None
+
+
+def _said(exc: BaseException, kind: Any) -> str:
+    if type(exc) is ValueError:  # one of our validators: its message names the rule
+        return str(exc)[:SHORT]
+    return format_exception(exc, kind)
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, cattrs.BaseValidationError):
+        try:
+            notes = cattrs.transform_error(exc, format_exception=_said)
+        except Exception:  # transform_error itself on an odd group
+            notes = []
+        if notes:
+            text, _, path = notes[0].rpartition(" @ ")
+            if not text:
+                return notes[0]
+            text = text.removeprefix("invalid value for type, ")
+            return text if path == "$" else f"{path.removeprefix('$.')}: {text}"
+    if isinstance(exc, RecursionError):
+        return "nested too deep"
+    return f"{type(exc).__name__}: {str(exc)[:80]}"
+
+
+def json_of(payload: bytes | bytearray | str | None, refused: Refusals, where: str = "", limit: int = MAX_MESSAGE) -> Any:
+    """A payload's JSON value; None (refused) for text that is not JSON, too long, or nested
+    past what the parser can follow."""
+    if payload is None or len(payload) == 0:
+        refused.refuse("empty", where)
+        return None
+    if len(payload) > limit:
+        refused.refuse(f"over {limit} bytes", where)
+        return None
+    try:
+        return json.loads(payload)
+    except RecursionError:
+        refused.refuse("nested too deep", where)
+    except (ValueError, TypeError):
+        refused.refuse("not JSON", where)
+    return None
+
+
+# -- field rules ------------------------------------------------------------------------
+
+def _upto(most: int) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
+    def check(inst: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if not isinstance(value, str):
+            raise ValueError(f"{attribute.name}: not a text")
+        if len(value) > most:
+            raise ValueError(f"{attribute.name}: longer than {most} characters")
+    return check
+
+
+_text = _upto(TEXT)
+_short = _upto(SHORT)
+
+
+def _steamid(inst: Any, attribute: attrs.Attribute[Any], value: str) -> None:
+    if not (isinstance(value, str) and STEAMID.fullmatch(value)):
+        raise ValueError(f"{attribute.name}: not a SteamID (STEAM_0:Y:Z, STEAM_1:Y:Z or U:1:N in brackets)")
+
+
+def _log_time(inst: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value is not None and not (isinstance(value, str) and LOG_TIME.fullmatch(value)):
+        raise ValueError(f"{attribute.name}: not a time like 2026-11-30T21:04:05")
+
+
+def _count(most: int) -> Callable[[Any, attrs.Attribute[Any], int | None], None]:
+    def check(inst: Any, attribute: attrs.Attribute[Any], value: int | None) -> None:
+        if value is not None and not 0 <= value <= most:
+            raise ValueError(f"{attribute.name}: must be from 0 to {most}")
+    return check
+
+
+# -- the network: CT bans and lifts ---------------------------------------------------------
+
+
+@attrs.frozen
+class NetworkBan:
+    """A CT ban made on another server of the network."""
+
+    steamid: str = attrs.field(validator=_steamid)
+    id: str = attrs.field(default="", validator=_short)
+    origin: str = attrs.field(default="", validator=_short)
+    name: str = attrs.field(default="", validator=_text)
+    until: str | None = attrs.field(default=None, validator=_log_time)
+    rounds: int | None = attrs.field(default=None, validator=_count(MAX_ROUNDS))
+    ref: str = attrs.field(default="", validator=_short)
+    reason: str = attrs.field(default="", validator=_text)
+    by: str = attrs.field(default="", validator=_short)
+
+
+@attrs.frozen
+class NetworkLift:
+    """A CT ban lifted on another server of the network."""
+
+    steamid: str = attrs.field(validator=_steamid)
+    id: str = attrs.field(default="", validator=_short)
+    origin: str = attrs.field(default="", validator=_short)
+    by: str = attrs.field(default="", validator=_short)
+
+
+def ctban_message(data: Any, refused: Refusals, where: str = "") -> NetworkBan | NetworkLift | None:
+    """A message of `jailcore/network/ctbans` (its signature already checked)."""
+    if not isinstance(data, Mapping):
+        refused.refuse("not a JSON object", where)
+        return None
+    if data.get("lift") is True:
+        return typed(NetworkLift, {k: data[k] for k in ("steamid", "id", "origin", "by") if k in data}, refused, where)
+    if "lift" in data and data["lift"] is not False:
+        refused.refuse("lift: expected true or false", where)
+        return None
+    return typed(NetworkBan, dict(data), refused, where)
+
+
+# -- the network: a server's retained state (`jailcore status --mqtt`) -----------------------
+
+
+@attrs.frozen
+class Said:
+    text: str = attrs.field(default="", validator=_text)
+
+
+@attrs.frozen
+class Person:
+    userid: int | None = None
+    steamid: str = attrs.field(default="", validator=_short)
+    name: str = attrs.field(default="", validator=_text)
+
+
+@attrs.frozen
+class Playing:
+    name: str = attrs.field(default="", validator=_text)
+    host: int | None = None
+
+
+@attrs.frozen
+class BanShown:
+    steamid: str = attrs.field(default="", validator=_short)
+    name: str = attrs.field(default="", validator=_text)
+    until: str | None = attrs.field(default=None, validator=_log_time)
+    rounds: int | None = None
+    rule: str = attrs.field(default="", validator=_short)
+    ref: str = attrs.field(default="", validator=_short)
+    online: bool | None = None
+
+
+@attrs.frozen
+class LinkShown:
+    rcon: str | None = attrs.field(default=None, validator=v.optional(_short))
+    outbox: int | None = None
+    last_line: str | None = attrs.field(default=None, validator=v.optional(_short))
+    mode: str | None = attrs.field(default=None, validator=v.optional(_short))
+    daemon: str | None = attrs.field(default=None, validator=v.optional(_short))
+    dropped: str = attrs.field(default="", validator=_text)
+    updated: str | None = attrs.field(default=None, validator=v.optional(_short))
+
+
+@attrs.frozen
+class StateMessage:
+    """What `jailcore status --mqtt` reads of a daemon's retained state: the fields it
+    shows, each of its type, or the message is refused as a whole."""
+
+    server: str = attrs.field(default="", validator=_short)
+    daemon: str | None = attrs.field(default=None, validator=v.optional(_short))
+    round: int | None = None
+    day: int | None = None
+    week: int | None = None
+    map: str | None = attrs.field(default=None, validator=v.optional(_short))
+    freeday: bool = False
+    time: str | None = attrs.field(default=None, validator=v.optional(_short))
+    online: dict[str, int] = attrs.Factory(dict)
+    warden: Person | None = None
+    orders: list[Said] = attrs.Factory(list)
+    prohibitions: list[Said] = attrs.Factory(list)
+    game: Playing | None = None
+    specialday: int | None = None
+    cooldown_rounds: int | None = None
+    ctbans: list[BanShown] = attrs.Factory(list)
+    link: LinkShown | None = None
+
+
+def state_message(data: Any, refused: Refusals, where: str = "") -> dict[str, Any] | None:
+    """A retained state as plain JSON again, holding only what fits the schema (and the
+    keys it does not model, when they are plain), or None."""
+    if not isinstance(data, Mapping):
+        refused.refuse("not a JSON object", where)
+        return None
+    state = typed(StateMessage, dict(data), refused, where)
+    if state is None:
+        return None
+    out: dict[str, Any] = strict.unstructure(state)
+    if state.link is None:
+        out["link"] = None
+    return out
+
+
+# -- the network: an action as it happened (`jailcore tail -f --mqtt`) ----------------------
+
+
+@attrs.frozen
+class Pardoned:
+    by: str = attrs.field(default="", validator=_short)
+    reason: str = attrs.field(default="", validator=_text)
+
+
+@attrs.frozen
+class ActionMessage:
+    server: str = attrs.field(default="", validator=_short)
+    id: int | str | None = None
+    status: str | None = attrs.field(default=None, validator=v.optional(_short))
+    time: str = attrs.field(default="", validator=_short)
+    round: int = 0
+    action: str = attrs.field(default="", validator=_short)
+    target: Person | None = None
+    rule: str = attrs.field(default="", validator=_short)
+    ref: str = attrs.field(default="", validator=_short)
+    reason: str = attrs.field(default="", validator=_text)
+    team: str | None = attrs.field(default=None, validator=v.optional(_short))
+    minutes: int | None = None
+    rounds: int | None = None
+    amount: int | None = None
+    index: int | None = None
+    by: str | None = attrs.field(default=None, validator=v.optional(_short))
+    step: str | None = attrs.field(default=None, validator=v.optional(_short))
+    reply: str | None = attrs.field(default=None, validator=v.optional(_text))
+    pardon: Pardoned | None = None
+
+
+def action_message(data: Any, refused: Refusals, where: str = "") -> dict[str, Any] | None:
+    """An action of `jailcore/<server>/actions` as plain JSON (absent keys left out), or None."""
+    if not isinstance(data, Mapping):
+        refused.refuse("not a JSON object", where)
+        return None
+    action = typed(ActionMessage, dict(data), refused, where)
+    if action is None:
+        return None
+    out = strict.unstructure(action)
+    return {k: value for k, value in out.items() if k in data}
+
+
+# -- the shim's jb_status reply -------------------------------------------------------------
+
+TEAMS = ("TERRORIST", "CT", "Spectator", "Unassigned", "T", "")
+
+
+@attrs.frozen
+class ShimPlayer:
+    userid: int = attrs.field(validator=_count(1 << 31))
+    steamid: str = attrs.field(default="", validator=_short)
+    name: str = attrs.field(default="", validator=_text)
+    team: str = attrs.field(default="Unassigned", validator=v.in_(TEAMS))
+    alive: bool = False
+    gagged: bool = False
+
+
+@attrs.frozen
+class ShimStatus:
+    round: int | None = None
+    map: str = attrs.field(default="", validator=_short)
+    warden: int | None = None
+    players: list[ShimPlayer] = attrs.Factory(list)
+
+
+def status_reply(reply: str | None, refused: Refusals, where: str = "jb_status") -> ShimStatus | None:
+    """The shim's `jb_status` JSON, typed; None (refused) for anything else."""
+    data = json_of(reply, refused, where)
+    if data is None:
+        return None
+    if not isinstance(data, Mapping):
+        refused.refuse("not a JSON object", where)
+        return None
+    status = typed(ShimStatus, dict(data), refused, where)
+    if status is not None and len({p.userid for p in status.players}) != len(status.players):
+        refused.refuse("players: a userid twice", where)
+        return None
+    return status
+
+
+# -- rows admins' tools wrote for the daemon ------------------------------------------------
+
+
+@attrs.frozen
+class CtBanRequest:
+    """A row of `ctban_requests` (`jailcore ctban add|lift`, the web page)."""
+
+    id: int
+    steamid: str = attrs.field(validator=_steamid)
+    name: str = attrs.field(default="", validator=_text)
+    minutes: int | None = attrs.field(default=None, validator=_count(MAX_MINUTES))
+    rounds: int | None = attrs.field(default=None, validator=_count(MAX_ROUNDS))
+    reason: str = attrs.field(default="", validator=_text)
+    by: str = attrs.field(default="", validator=_short)
+    lift: bool = False
+
+
+def ctban_row(row: Any, refused: Refusals) -> CtBanRequest | None:
+    """A row (a mapping or an sqlite3.Row) typed; None (refused) when a tool or a hand wrote it wrong."""
+    given = dict(row)
+    fields = {k: given[k] for k in ("id", "steamid", "name", "minutes", "rounds", "reason", "by", "lift") if k in given}
+    fields["name"], fields["reason"], fields["by"] = fields.get("name") or "", fields.get("reason") or "", fields.get("by") or ""
+    if isinstance(fields.get("lift"), int):  # SQLite keeps a boolean as 0 or 1
+        fields["lift"] = bool(fields["lift"])
+    return typed(CtBanRequest, fields, refused, f"request {given.get('id', '?')}")
+
+
+def detail_row(text: Any, refused: Refusals, where: str) -> dict[str, Any] | None:
+    """An audit row's `detail` (an action's JSON) as a pardon or an answer reads it."""
+    data = json_of(text, refused, where) if isinstance(text, str | bytes) else None
+    if data is None and not isinstance(text, str | bytes):
+        refused.refuse("detail: not text", where)
+    if data is None:
+        return None
+    return action_message(data, refused, where)
+
+
+# -- signatures -------------------------------------------------------------------------------
+
+
+def _mac(key: bytes, message: Mapping[str, Any]) -> str:
+    canonical = json.dumps(message, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hmac.new(key, canonical.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def seal(body: Mapping[str, Any], key: bytes, sender: str, at_ms: int) -> dict[str, Any]:
+    """The message as sent: its body with `sig` (sender, time in ms since the epoch, HMAC)."""
+    out = {k: value for k, value in body.items() if k != "sig"}
+    out["sig"] = {"by": sender, "at": at_ms}
+    out["sig"]["mac"] = _mac(key, out)
+    return out
+
+
+def _hex64(value: Any) -> None:
+    if not (isinstance(value, str) and re.fullmatch(r"[0-9a-f]{64}", value)):
+        raise ValueError("sig.mac: not an HMAC-SHA256 in hex")
+
+
+@attrs.frozen
+class Signature:
+    by: str = attrs.field(validator=_short)
+    at: int
+    mac: str = attrs.field(validator=lambda _, __, value: _hex64(value))
+
+
+def unseal(data: Any, key: bytes, now_ms: int, max_age: float, refused: Refusals,
+           where: str = "") -> tuple[dict[str, Any], Signature] | None:
+    """The body and signature of a signed message whose signature is the network's and
+    whose time is within `max_age` seconds (and not ahead of ours by more than FUTURE); else None."""
+    if not isinstance(data, Mapping):
+        refused.refuse("not a JSON object", where)
+        return None
+    if "sig" not in data:
+        refused.refuse("unsigned", where, "this network has a key: a message without its signature is dropped")
+        return None
+    sig = typed(Signature, data["sig"], refused, where)
+    if sig is None:
+        return None
+    body = {k: value for k, value in data.items() if k != "sig"}
+    try:
+        expected = _mac(key, {**body, "sig": {"by": sig.by, "at": sig.at}})
+    except (ValueError, TypeError, RecursionError):
+        refused.refuse("not signable", where)
+        return None
+    if not hmac.compare_digest(expected, sig.mac):
+        refused.refuse("bad signature", where, "another key, or the message was changed")
+        return None
+    if sig.at < now_ms - max_age * 1000:
+        refused.refuse("stale", where, f"sent over {max_age:g} s ago")
+        return None
+    if sig.at > now_ms + FUTURE * 1000:
+        refused.refuse("from the future", where, "the sender's clock is ahead: check NTP")
+        return None
+    if body.get("origin", sig.by) != sig.by:
+        refused.refuse("origin is not its signer", where)
+        return None
+    return body, sig
+
+
+def read_message(payload: bytes | bytearray | str | None, schema: Callable[[Any, Refusals, str], T | None], refused: Refusals,
+                 where: str, key: bytes = b"", now_ms: int = 0, max_age: float = 10 * 365 * 86_400) -> T | None:
+    """A message an admin's tool reads (a retained state, an action): JSON, its signature
+    checked when the tool knows the network's key (retained states may be old: `max_age`
+    is long), then typed by `schema`; None (refused) otherwise."""
+    data = json_of(payload, refused, where)
+    if data is None:
+        return None
+    if key:
+        sealed = unseal(data, key, now_ms, max_age, refused, where)
+        if sealed is None:
+            return None
+        data = sealed[0]
+    elif isinstance(data, dict):
+        data.pop("sig", None)
+    return schema(data, refused, where)
