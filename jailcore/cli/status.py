@@ -24,8 +24,9 @@ import attrs
 
 from jailcore.cli.tail import coloured, json_line, mqtt_target, paint, safe
 from jailcore.log.errors import ConfigError
-from jailcore.log.inbound import Refusals, read_message, state_message
+from jailcore.log.inbound import Refusals, read_message
 from jailcore.log.logtime import moment
+from jailcore.log.shapes import state_message
 from jailcore.store.audit import DAYS, AuditError, ban_left, connect, database
 
 if TYPE_CHECKING:
@@ -324,7 +325,7 @@ def main_status(args: argparse.Namespace) -> int:
         print(f"jailcore status: {exc}", file=sys.stderr)
         return 1
     if skipped.total:
-        print(f"{skipped.total} retained message(s) refused and not shown: {skipped.summary()}", file=sys.stderr)
+        print(f"{skipped.total} retained message(s) that were not a state's JSON were skipped: {skipped.summary()}", file=sys.stderr)
     if not servers:
         print(f"jailcore status: no server found in {where}" + (f" named {args.server!r}" if args.server else ""), file=sys.stderr)
         return 1

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from jailcore.engine.actions import VOCABULARY
 from jailcore.log.errors import ConfigError
-from jailcore.log.inbound import Refusals, action_message, read_message
+from jailcore.log.inbound import Refusals, read_message
+from jailcore.log.shapes import action_message
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
@@ -288,5 +289,7 @@ def _tail_network(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     if network.skipped:
-        print(f"{network.skipped} message(s) refused and not shown: {network.refused.summary() or 'not an action'}", file=sys.stderr)
+        print(f"{network.skipped} message(s) that were not an action's JSON were skipped"
+              + (f": {network.refused.summary()}" if network.refused.total else ""),
+              file=sys.stderr)
     return 0

@@ -31,7 +31,8 @@ from jailcore.engine.rules import ORDER
 from jailcore.engine.settings import ServerRules
 from jailcore.engine.state import CT, Seat, State, dump, restore
 from jailcore.log import events as ev
-from jailcore.log.inbound import NetworkBan, Refusals, ShimStatus, ctban_message, strict, typed
+from jailcore.log.inbound import NetworkBan, Refusals, ctban_message, strict, typed
+from jailcore.log.shapes import ShimStatus
 
 SEQ_WINDOW = 256  # shim lines remembered to recognise one that arrives twice
 # Events that never change what the HUD shows unless a rule acted on them.
@@ -44,8 +45,7 @@ Veto = Callable[[Context, Any], "list[Action] | None"]
 class Engine:
     def __init__(self, config: ServerRules, snapshot: dict[str, Any] | None = None):
         states = {rule.key: rule.State for rule in ORDER if rule.State is not None}
-        self.refused = Refusals("a network CT ban")  # what came from outside and did not fit
-        self.refused_status = Refusals("the shim's jb_status reply")
+        self.refused, self.refused_status = Refusals("a network CT ban"), Refusals("the shim's jb_status reply")  # from outside, did not fit
         self.state = restore(snapshot, states, Refusals("a saved CT ban (the rest of the state is kept)")) if snapshot else State()
         for key, cls in states.items():
             self.state.rules.setdefault(key, cls())
@@ -134,14 +134,11 @@ class Engine:
         return self.ctx.public()
 
     def apply_status(self, status: ShimStatus | Mapping[str, Any]) -> list[Action]:
-        """Reconcile with the shim's `jb_status` reply (after a restart or lost lines);
-        plain JSON is typed first, and a reply that does not fit changes nothing."""
-        if not isinstance(status, ShimStatus):
-            checked = typed(ShimStatus, status, self.refused_status, "jb_status")
-            if checked is None:
-                return []
-            status = checked
-        self.books.reconcile(strict.unstructure(status))
+        """Reconcile with the shim's `jb_status` reply (after a restart or lost lines); a misfit changes nothing."""
+        checked = status if isinstance(status, ShimStatus) else typed(ShimStatus, status, self.refused_status, "jb_status")
+        if checked is None:
+            return []
+        self.books.reconcile(strict.unstructure(checked))
         self.resync_wanted = False
         self.state.hud, self._hud_key = "", None
         return self._shown([])
@@ -174,14 +171,11 @@ class Engine:
         return admin.door(self.ctx)
 
     def import_ctban(self, ban: NetworkBan | Mapping[str, Any]) -> list[Action]:
-        """A CT ban made on another server of the network: kept here too, and a guard it
-        names is moved off CT at once. Plain JSON is typed first (`log.inbound`): one
-        that does not fit is refused and counted in `refused`, never stored."""
+        """A CT ban made on another server of the network: kept here too, and a guard it names is moved
+        off CT at once. Plain JSON is typed first (`log.inbound`): a misfit is refused, never stored."""
+        ban = ban if isinstance(ban, NetworkBan) else ctban_message(ban, self.refused, "network CT ban")  # type: ignore[assignment]
         if not isinstance(ban, NetworkBan):
-            typed = ctban_message(ban, self.refused, "network CT ban")
-            if not isinstance(typed, NetworkBan):
-                return []
-            ban = typed
+            return []
         record = network_ban(self.ctx, ban)
         key = ev.player_key(record.steamid, 0)
         # One account, one ban, under the form this game writes (a CS:S ban seen on CS:GO).

@@ -217,8 +217,13 @@ def _ban_fits(key: Any, ban: Any, refused: Refusals) -> bool:
     if not isinstance(ban, dict):
         refused.refuse("not an object", f"key {str(key)[:60]}")
         return False
-    fields = {k: ban[k] for k in ("steamid", "name", "until", "rounds", "ref", "reason", "origin", "by") if k in ban}
-    if typed(NetworkBan, fields, refused, f"{str(ban.get('steamid', key))[:60]}") is None:
+    if not isinstance(ban.get("steamid"), str):
+        refused.refuse("steamid: not a text", str(key)[:60])
+        return False
+    # A ban of ours may name a player without a SteamID (a bot, a LAN player: `#userid`);
+    # every other field is read as the network's schema reads it.
+    fields = {k: ban[k] for k in ("name", "until", "rounds", "ref", "reason", "origin", "by") if k in ban}
+    if typed(NetworkBan, {**fields, "steamid": "STEAM_0:0:0"}, refused, ban["steamid"][:60]) is None:
         return False
     if type(ban.get("since", 0)) is not int or type(ban.get("fresh", True)) is not bool:
         refused.refuse("since or fresh: not of its type", str(key)[:60])

@@ -52,7 +52,7 @@ from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
 from jailcore.io.requests import Requests
 from jailcore.io.supervisor import Supervisor
 from jailcore.log import events as ev
-from jailcore.log import inbound
+from jailcore.log import inbound, shapes
 from jailcore.log.errors import LimitError
 from jailcore.log.parse import LogParser
 from jailcore.store.sqlite import SENT, Store, StoreError
@@ -420,7 +420,7 @@ class Daemon:
         while True:
             try:
                 reply = await self.client.command("jb_status")
-                status = inbound.status_reply(reply, self.engine.refused_status)
+                status = shapes.status_reply(reply, self.engine.refused_status)
                 if status is None:
                     raise ValueError(reply)
             except RconUnavailable:

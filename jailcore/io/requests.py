@@ -19,7 +19,7 @@ from jailcore.engine.actions import Action, clean_text, kind_name, kinds_that
 from jailcore.io import answers
 from jailcore.io.answers import Answers
 from jailcore.log import events as ev
-from jailcore.log import inbound
+from jailcore.log import inbound, shapes
 from jailcore.store.sqlite import PardonError
 
 log = logging.getLogger("jailcore")
@@ -51,7 +51,7 @@ class Requests:
         pardons, bans = d.store.requests(d.server)
         now = datetime.now().isoformat(timespec="seconds")
         for row in pardons:
-            entry = inbound.detail_row(row["detail"], self.refused, f"pardon {row['id']}")
+            entry = shapes.detail_row(row["detail"], self.refused, f"pardon {row['id']}")
             if entry is None:  # a row no tool of ours wrote: refused (logged once), never applied
                 d.store.applied("pardons", row["id"], now)
                 continue
@@ -61,7 +61,7 @@ class Requests:
             self._published_pardon(entry, row)
             log.info("pardon of %s by %s applied: %s", entry.get("rule"), row["by"], row["reason"])
         for row in bans:
-            if inbound.ctban_row(row, self.refused) is None:  # a row no tool of ours wrote: refused, never applied
+            if shapes.ctban_row(row, self.refused) is None:  # a row no tool of ours wrote: refused, never applied
                 d.store.applied("ctban_requests", row["id"], now)
                 continue
             if row["lift"]:
