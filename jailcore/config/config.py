@@ -20,7 +20,7 @@ from typing import Any, cast
 import attrs
 
 from jailcore.config import rulebooks
-from jailcore.config.netsettings import Fail, check_settings
+from jailcore.config.netsettings import Fail, SourceBansSettings, check_settings
 from jailcore.config.tomllines import line_of, locate
 from jailcore.config.webconfig import PASSWORD_HASH as PASSWORD_HASH  # re-exported: the web page reads these from the config
 from jailcore.config.webconfig import ROLES as ROLES
@@ -60,12 +60,12 @@ class Config:
     source: str = ""
     state_url: str = attrs.field(default="", repr=False)  # a MariaDB state database (mysql://...): then the file is not used
     web: WebConfig = attrs.field(factory=lambda: WebConfig())
+    sourcebans: SourceBansSettings | None = attrs.field(default=None, repr=False)  # [sourcebans]: its bans beside ours
     network_key: str = attrs.field(default="", repr=False)  # signs the messages between daemons (io/mqtt.py)
     network_max_age: float = 86_400.0  # seconds a signed network message stays good
 
     @property
-    def state_where(self) -> str:
-        """The state database: the MariaDB URL when one is given, else the SQLite file."""
+    def state_where(self) -> str:  # the state database: the MariaDB URL when one is given, else the SQLite file
         return self.state_url or self.state_path
 
     def on(self, key: str) -> bool:
@@ -119,6 +119,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
         "file": (str, ""),
     },
     "state": {"path": (str, "jailcore.sqlite3"), "url": (str, "")},
+    "sourcebans": {"url": (str, ""), "prefix": (str, "sb"), "server_id": (int, 0), "admin_id": (int, 0), "plugin": (bool, False)},
     "mqtt": {"url": (str, ""), "ca_file": (str, ""), "cert_file": (str, ""), "key_file": (str, ""), "insecure": (bool, False)},
     "network": {"key": (str, ""), "max_age": (int, 86_400)},
     "calendar": {"week": (int, 7), "reset_on_map_change": (bool, False)},
@@ -191,6 +192,7 @@ _ENV = {
     "JAILCORE_LOG_SECRET": ("log", "secret", str),
     "JAILCORE_STATE": ("state", "path", str),
     "JAILCORE_STATE_URL": ("state", "url", str),
+    "JAILCORE_SOURCEBANS_URL": ("sourcebans", "url", str),
     "JAILCORE_MQTT_URL": ("mqtt", "url", str),
     "JAILCORE_NETWORK_KEY": ("network", "key", str),
 }
@@ -251,14 +253,6 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         if key not in RULES and key != "ladder":
             fail(("ctban", "return_block", "after"), f"entry {i + 1} {key!r} is neither a rule key nor \"ladder\"")
 
-    url = values["state"]["url"]
-    if url and not url.startswith(("mysql://", "mariadb://")):
-        where = f"environment: {from_env[('state', 'url')]}" if ("state", "url") in from_env else None
-        why = "a MariaDB/MySQL state database is mysql://user:password@host:3306/database (leave it out for the SQLite file)"
-        if where:
-            problems.append(f"{where}: {why}")
-        else:
-            fail(("state", "url"), why)
     secret = values["log"]["secret"]
     if secret and not whole(secret, 1, CELL_MAX):
         fail(("log", "secret"), f"sv_logsecret is a whole number from 1 to {CELL_MAX} (ASCII digits); the engine ignores anything else")
@@ -320,7 +314,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         log_allow=tuple(values["log"]["allow"]),
         log_file=values["log"]["file"],
         state_path=values["state"]["path"],
-        state_url=values["state"]["url"],
+        state_url=values["state"]["url"], sourcebans=SourceBansSettings(**values["sourcebans"]) if values["sourcebans"]["url"] else None,
         mqtt_url=values["mqtt"]["url"],
         mqtt_tls={k: values["mqtt"][k] for k in ("ca_file", "cert_file", "key_file", "insecure")},
         week_length=values["calendar"]["week"],

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+import attrs
+
 from jailcore.log.numbers import whole
 
 # Reports one refused value: its path in the file (section, key, index...) and why.
@@ -53,6 +55,13 @@ def check_settings(values: dict[str, Any], from_env: dict[tuple[str, str], str],
                               "(for example the output of: openssl rand -hex 32); the value is not repeated")
     if not 60 <= values["network"]["max_age"] <= 30 * 86_400:
         bad("network", "max_age", f"must be a number of seconds from 60 to {30 * 86_400} (30 days), got {values['network']['max_age']}")
+    for section, what in (("state", "a MariaDB/MySQL state database"), ("sourcebans", "SourceBans++'s database")):
+        url = values[section]["url"]
+        if url and not url.startswith(("mysql://", "mariadb://")):
+            bad(section, "url", f"{what} is mysql://user:password@host:3306/database; the value is not repeated")
+    prefix = values["sourcebans"]["prefix"]
+    if not prefix or not all(c.isascii() and (c.isalnum() or c == "_") for c in prefix):
+        bad("sourcebans", "prefix", "letters, digits and _ only (sb for sb_bans)")
 
 
 def _listen_error(listen: str) -> str | None:
@@ -87,3 +96,14 @@ def _mqtt_url_error(url: str) -> str | None:
     if not parts.hostname:
         return "no broker host in the URL"
     return None
+
+
+@attrs.frozen
+class SourceBansSettings:
+    """`[sourcebans]`: the network's SourceBans++ database, beside jailcore's (store/sourcebans.py)."""
+
+    url: str = attrs.field(repr=False)  # mysql://user:password@host:3306/sourcebans
+    prefix: str = "sb"  # its tables' prefix: sb_bans
+    server_id: int = 0  # this game server's `sid` ({prefix}_servers)
+    admin_id: int = 0  # jailcore's `aid` ({prefix}_admins): the admin of the rows it writes
+    plugin: bool = False  # the SourceBans++ plugin runs on the game server too: link its rows, write none

@@ -56,7 +56,7 @@ from jailcore.log.errors import LimitError
 from jailcore.log.parse import LogParser
 from jailcore.store.errors import DATABASE_ERRORS, errors_or
 from jailcore.store.interface import StateStore
-from jailcore.store.location import daemon_store, shown
+from jailcore.store.location import bridge_for, daemon_store, shown
 from jailcore.store.sqlite import SENT, StoreError
 
 log = logging.getLogger("jailcore")
@@ -107,6 +107,7 @@ class Daemon:
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise StoreError(f"state database {self.store.path}: the saved state of server {self.server!r} cannot be read "
                              f"({exc!r}); move the file away to start afresh") from None
+        self.sourcebans = bridge_for(config, config.state_where)  # [sourcebans]: its bans beside ours, both ways
         self.parser = LogParser(self._needed())  # lines no enabled rule reads are only counted
         self.requests = Requests(self)
         self.client = RconClient(config.rcon_host, config.rcon_port, config.rcon_password, config.rcon_timeout, rcon_backoff, auth_backoff)
@@ -619,6 +620,8 @@ class Daemon:
                 tasks.keep("admin requests", self._phased(self.requests.interval, self.requests.run), essential=False)
                 if self.mqtt is not None:
                     tasks.keep("MQTT link", self.mqtt.run, essential=False)
+                if self.sourcebans is not None:
+                    tasks.keep("SourceBans++ bridge", self._phased(self.sourcebans.poll, self._sourcebans), essential=False)
                 if self.config_path:
                     tasks.keep("config watcher", self._phased(self.watch_interval, self._watch_config), essential=False)
                 self._dirty = True  # the first saver tick shows this server to `status`, before any line
@@ -637,7 +640,16 @@ class Daemon:
         except Exception:  # the poll tries again; a failure here is logged, never lost
             log.exception("admin requests failed on a wake-up")
 
+    async def _sourcebans(self) -> None:
+        """Each pass in a worker thread: the loop never waits for SourceBans++'s database."""
+        assert self.sourcebans is not None
+        while True:
+            await asyncio.to_thread(self.sourcebans.run_once)
+            await asyncio.sleep(self.sourcebans.poll)
+
     async def _at_stop(self) -> None:
+        if self.sourcebans is not None:
+            await asyncio.to_thread(self.sourcebans.close)
         try:
             self.save()
             self.store.commit()

@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from jailcore.config.config import Config
     from jailcore.store.interface import StateStore
     from jailcore.store.reader import Reader
+    from jailcore.store.sourcebans import SourceBans
 
 
 def is_url(where: str) -> bool:
@@ -91,3 +93,21 @@ def daemon_store(state_url: str, state_path: str) -> StateStore:
 
         return open_store(state_url, journal_path(state_path))
     return open_store(state_path)
+
+
+def bridge_for(config: Config, where: str) -> SourceBans | None:
+    """The SourceBans++ bridge of a server whose config has `[sourcebans] url` (None without:
+    its driver is not even imported); `where` is the server's state database. Its pardons
+    from SourceBans++ are written through a store of their own (it runs in a worker thread)."""
+    if config.sourcebans is None:
+        return None
+    from jailcore.store.sourcebans import SourceBans
+
+    def pardon(action_id: int, by: str, reason: str) -> object:
+        store = open_store(where)
+        try:
+            return store.request_pardon(action_id, by, reason)
+        finally:
+            store.close()
+
+    return SourceBans(config.sourcebans, config.server_name, shown(where), open_reader(where), pardon)

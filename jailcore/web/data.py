@@ -98,6 +98,8 @@ class Sources:
                 source = by_path[where] = Source(len(self.sources), shown(where), store, open_reader(where))
                 self.sources.append(source)
             source.servers.add(config.server_name)
+        # The network's SourceBans++ databases (one list per database, whichever servers name it).
+        self.sourcebans = list({(c.sourcebans.url, c.sourcebans.prefix): c.sourcebans for c in configs if c.sourcebans}.values())
         self.refresh()
 
     def refresh(self) -> None:
@@ -603,3 +605,29 @@ def per_admin(sources: Sources, days: int, now: datetime) -> list[tuple[str, int
         for by, n in source.reader.admin_counts(first).items():
             counts[by] = counts.get(by, 0) + n
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+# -- SourceBans++ ---------------------------------------------------------------------------
+
+
+def sourcebans(sources: Sources, now: datetime, limit: int = PAGE) -> tuple[list[dict], str]:
+    """The network's SourceBans++ bans beside jailcore's, newest first, and what went wrong
+    ('' when nothing): a row jailcore wrote or linked names its entry; the others are
+    read-only here (SourceBans++'s panel is where they are changed)."""
+    if not sources.sourcebans:
+        return [], ""
+    from jailcore.store.sourcebans import network_bans
+
+    out: list[dict] = []
+    for settings in sources.sourcebans:
+        try:
+            rows = network_bans(settings, limit)
+        except StateError as exc:
+            return out, str(exc)
+        for r in rows:
+            created = datetime.fromtimestamp(r["created"])
+            ends = datetime.fromtimestamp(r["ends"]) if r["length"] else None
+            out.append({**r, "created_at": created.isoformat(timespec="seconds"), "ends_at": ends.isoformat(timespec="seconds") if ends else None,
+                        "holds": r["RemoveType"] is None and (ends is None or ends > now), "ours": r["jailcore"] is not None})
+    out.sort(key=lambda r: r["created"], reverse=True)
+    return out[:limit], ""

@@ -45,7 +45,9 @@ class Manage(_Page):
         q = request.query_params
         server, state, query, by = (q.get(k, "").strip()[:100] for k in ("server", "state", "q", "by"))
         found = await self.read(data.bans, self.sources, self.clock(), server, state if state in ("active", "expired") else "", query, by)
-        return self.render(request, "bans.html", found=found, server=server, state=state, query=query, by=by, servers=self.sources.servers(),
+        sourcebans, sourcebans_problem = await self.read(data.sourcebans, self.sources, self.clock())
+        extra = {"sourcebans": sourcebans, "sourcebans_problem": sourcebans_problem}
+        return self.render(request, "bans.html", **extra, found=found, server=server, state=state, query=query, by=by, servers=self.sources.servers(),
                            profile=steamids.profile, here="/bans?" + urlencode({k: v for k, v in (("server", server), ("state", state),
                                                                                                   ("q", query), ("by", by)) if v}))
 
