@@ -15,6 +15,8 @@ bench:
 	$(PYTHON) bench/precision.py
 	@if [ -f bench/live_bench.py ]; then $(PYTHON) bench/live_bench.py; fi
 	$(PYTHON) bench/web_bench.py
+	$(PYTHON) bench/web_bench.py --mariadb
+	$(PYTHON) bench/net_bench.py 100 --mariadb --processes 2 --bans 10
 
 # The network on one box: N simulated servers, one jailcore process, one mosquitto (N=200 for the big one).
 bench-net:

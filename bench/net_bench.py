@@ -14,7 +14,12 @@ server after another. Printed:
 - the same run's floor: a bare relay (a process that takes a message from the broker and
   writes one RCON command), from the publish to the command's arrival.
 
-Usage: python3 bench/net_bench.py [N] [--seconds S] [--bans B]
+With `--mariadb` every server's state is on one MariaDB (a mariadbd of the bench's own,
+in a temporary folder, on a free port) instead of one SQLite file, and `--processes K`
+spreads the servers over K jailcore processes sharing it: the CT ban then crosses
+processes through the broker, and each process writes the one database.
+
+Usage: python3 bench/net_bench.py [N] [--seconds S] [--bans B] [--mariadb] [--processes K]
 """
 
 from __future__ import annotations
@@ -174,10 +179,21 @@ def percentile(samples: list[float], pct: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(len(ordered) * pct / 100) - 1))] * 1000
 
 
-async def main(n: int, seconds: float, bans: int) -> None:
+async def main(n: int, seconds: float, bans: int, mariadb: bool = False, processes: int = 1) -> None:
     mosquitto = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     lines = corpus_lines()
     with tempfile.TemporaryDirectory() as tmp:
+        database = None
+        state = f'path = "{tmp}/network.sqlite3"\n'
+        if mariadb:
+            from tests.mariadb import MariaServer
+
+            database = MariaServer(Path(tmp) / "mariadb")
+            database.install()
+            database.start()
+            database.setup_user()
+            state = f'url = "{database.database("jailcore")}"\n'
+            print(f"state: one MariaDB (its own mariadbd on 127.0.0.1:{database.port}), {processes} jailcore process(es)")
         broker_port = free_port()
         conf = Path(tmp) / "mosquitto.conf"
         conf.write_text(f"listener {broker_port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 100000\n", encoding="utf-8")
@@ -186,7 +202,7 @@ async def main(n: int, seconds: float, bans: int) -> None:
         procs: list[mp.Process] = []
         try:
             await _wait_port(broker_port)
-            listen = f"127.0.0.1:{free_port(socket.SOCK_DGRAM)}"
+            listens = [f"127.0.0.1:{free_port(socket.SOCK_DGRAM)}" for _ in range(processes)]
             paths = []
             for i in range(n):
                 sim = SimServer(password="pw", secret=f"{1000 + i}", shim="stand-in")
@@ -195,30 +211,39 @@ async def main(n: int, seconds: float, bans: int) -> None:
                 path = Path(tmp) / f"s{i:03d}.toml"
                 path.write_text(
                     f'[server]\nname = "s{i:03d}"\nrulebook = "all"\n[rcon]\nport = {port}\npassword = "pw"\n'
-                    f'[log]\nlisten = "{listen}"\nsecret = "{1000 + i}"\n[state]\npath = "{tmp}/network.sqlite3"\n'
-                    f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker_port}"\n',
+                    f'[log]\nlisten = "{listens[i * processes // n]}"\nsecret = "{1000 + i}"\n[state]\n{state}'
+                    + (f'path = "{tmp}/journal-{i * processes // n}.sqlite3"\n' if mariadb else "")
+                    + f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker_port}"\n',
                     encoding="utf-8",
                 )
                 paths.append(str(path))
             spawn = mp.get_context("spawn")
-            parent, child = spawn.Pipe()
-            proc = spawn.Process(target=fleet_process, args=(child, paths), daemon=True)
-            proc.start()
-            procs.append(proc)
+            pipes = []
+            for k in range(processes):
+                parent, child = spawn.Pipe()
+                share = [p for i, p in enumerate(paths) if i * processes // n == k]
+                proc = spawn.Process(target=fleet_process, args=(child, share), daemon=True)
+                proc.start()
+                procs.append(proc)
+                pipes.append(parent)
             loop = asyncio.get_running_loop()
             t_start = time.perf_counter()
-            log_port, served, refused = await loop.run_in_executor(None, parent.recv)
-            print(f"{served} servers in one jailcore process ({len(refused)} refused), up and on the broker in "
-                  f"{time.perf_counter() - t_start:.1f} s")
+            ups = [await loop.run_in_executor(None, pipe.recv) for pipe in pipes]
+            log_ports = [up[0] for up in ups]
+            print(f"{sum(up[1] for up in ups)} servers in {processes} jailcore process(es) ({sum(len(up[2]) for up in ups)} refused), "
+                  f"up and on the broker in {time.perf_counter() - t_start:.1f} s")
 
             def stats() -> tuple:
-                parent.send("stats")
-                return parent.recv()
+                got = []
+                for pipe in pipes:
+                    pipe.send("stats")
+                    got.append(pipe.recv())
+                return tuple(sum(x[j] for x in got) for j in range(5))  # received, dropped, RSS, peak, CPU: of all of them
 
             # Everyone on every server, in the same order: the simulated servers number players alike.
             admins, guards = [], []
-            for sim in sims:
-                await sim.log_to_daemon(("127.0.0.1", log_port))
+            for i, sim in enumerate(sims):
+                await sim.log_to_daemon(("127.0.0.1", log_ports[i * processes // n]))
                 admins.append(sim.add_player("Админ", "T", admin="b"))
                 guards.append([sim.add_player(f"Охранник {k}", "CT") for k in range(bans)])
                 sim.round_start()
@@ -290,15 +315,15 @@ async def main(n: int, seconds: float, bans: int) -> None:
             if samples:
                 print(f"CT ban -> every other server's door ({bans} bans x {n - 1} servers = {len(samples)} doors, {missing} missed): "
                       f"p50 {percentile(samples, 50):.1f} ms, p99 {percentile(samples, 99):.1f} ms, max {max(samples) * 1000:.1f} ms")
-            parent.send("stalls")
-            worst, gcs, ngc = parent.recv()
+            pipes[0].send("stalls")
+            worst, gcs, ngc = pipes[0].recv()
             print(f"the jailcore loop's longest stalls: {', '.join(f'{w * 1000:.0f}' for w in worst)} ms; "
                   f"longest garbage collections: {', '.join(f'{g * 1000:.0f} (gen {n})' for g, n in gcs)} ms of {ngc}")
             if lost_bans:
                 print(f"bans that reached no other door: {', '.join(lost_bans)}")
             cpu = (after[4] - before[4]) / wall
             print(f"this process (the {n} simulated servers and the feed): CPU {(cpu_seconds() - bench_cpu) / wall * 100:.0f}% of one core")
-            print(f"jailcore process: RSS {after[2]:.0f} MB (peak {after[3]:.0f} MB), {after[2] / n:.2f} MB per server; "
+            print(f"jailcore process(es): RSS {after[2]:.0f} MB (peak {after[3]:.0f} MB), {after[2] / n:.2f} MB per server; "
                   f"CPU {cpu * 100:.0f}% of one core")
 
             # The floor, in the same run: broker -> a bare relay -> one RCON write.
@@ -334,7 +359,8 @@ async def main(n: int, seconds: float, bans: int) -> None:
             if floor:
                 print(f"floor (broker -> bare relay -> one RCON write, n={len(floor)}): p50 {percentile(floor, 50):.1f} ms, "
                       f"p99 {percentile(floor, 99):.1f} ms")
-            parent.send("stop")
+            for pipe in pipes:
+                pipe.send("stop")
         finally:
             for proc in procs:
                 proc.join(15)
@@ -344,6 +370,8 @@ async def main(n: int, seconds: float, bans: int) -> None:
                 await sim.stop()
             broker.terminate()
             broker.wait(10)
+            if database is not None:
+                database.stop()
 
 
 async def _wait_port(port: int) -> None:
@@ -361,5 +389,13 @@ if __name__ == "__main__":
     parser.add_argument("servers", nargs="?", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the feed runs")
     parser.add_argument("--bans", type=int, default=8, help="in-game CT bans, each on the next server")
+    parser.add_argument("--mariadb", action="store_true", help="the state on one MariaDB of the bench's own")
+    parser.add_argument("--processes", type=int, default=1, help="jailcore processes sharing the servers (and the database)")
     args = parser.parse_args()
-    run_loop(main(args.servers, args.seconds, args.bans))
+    if args.mariadb:
+        from tests.mariadb import INSTALL, MARIADBD
+
+        if MARIADBD is None or INSTALL is None:
+            print("net_bench --mariadb: mariadbd is not installed (apt-get install mariadb-server): skipped")
+            sys.exit(0)
+    run_loop(main(args.servers, args.seconds, args.bans, args.mariadb, args.processes))

@@ -250,6 +250,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=("ru", "en"), default="ru", help="day names")
     p.set_defaults(func=cmd_status)
 
+    from jailcore.cli.importer import add_parser as import_parser
+
+    import_parser(sub)
+
     p = sub.add_parser("db", help="the state database: `db upgrade` brings an older one to this version's schema")
     p.add_argument("action", choices=("upgrade",))
     _where(p)

@@ -175,7 +175,7 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
         print(safe(f"CT ban {row} written for {who} on {server}: {_length(minutes, rounds)}{replaces}, by {by}: {args.reason or '-'}"))
     from jailcore.io.wake import nudge
 
-    if nudge(str(path), server):
+    if nudge(shown(path), server):
         print("the running daemon applies it now (jailcore ctban list shows it)")
     else:
         print("the running daemon applies it within a second (jailcore ctban list shows it then)")

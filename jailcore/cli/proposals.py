@@ -22,7 +22,7 @@ def admin_request(args: argparse.Namespace, write: Callable[[StateStore], int], 
     from jailcore.cli.tail import human
     from jailcore.io.wake import nudge
     from jailcore.store.audit import AuditError, locate, open_reader
-    from jailcore.store.location import open_store
+    from jailcore.store.location import open_store, shown
 
     try:
         path = locate(args.state_db, args.config)
@@ -44,7 +44,7 @@ def admin_request(args: argparse.Namespace, write: Callable[[StateStore], int], 
         return 1
     finally:
         store.close()
-    when = "now" if nudge(str(path), row["server"]) else "within a second"
+    when = "now" if nudge(shown(path), row["server"]) else "within a second"
     print(f"{args.command} {request_id} written; the running daemon applies it {when}")
     return 0
 

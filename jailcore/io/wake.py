@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 
 def address(db_path: str, server: str) -> str:
-    where = os.path.realpath(db_path)
+    where = db_path if "://" in db_path else os.path.realpath(db_path)  # a database server's URL (without its password) as it is
     return "\0jailcore-wake-" + hashlib.sha256(f"{where}\0{server}".encode()).hexdigest()[:32]
 
 

@@ -50,11 +50,11 @@ _TABLES = [
     "CREATE TABLE IF NOT EXISTS state (server VARCHAR(191) PRIMARY KEY, snapshot LONGTEXT NOT NULL, updated VARCHAR(40) NOT NULL)",
     "CREATE TABLE IF NOT EXISTS standing (server VARCHAR(191) PRIMARY KEY, state LONGTEXT NOT NULL, updated VARCHAR(40) NOT NULL)",
     """CREATE TABLE IF NOT EXISTS audit (
-        id BIGINT PRIMARY KEY, server VARCHAR(191) NOT NULL, time VARCHAR(40) NOT NULL, round INT NOT NULL, day INT NOT NULL,
+        seq BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, id BIGINT NOT NULL,
+        server VARCHAR(191) NOT NULL, time VARCHAR(40) NOT NULL, round INT NOT NULL, day INT NOT NULL,
         action VARCHAR(32) NOT NULL, rule VARCHAR(191) NOT NULL, ref VARCHAR(191) NOT NULL, userid BIGINT, steamid VARCHAR(64),
         name VARCHAR(255), reason TEXT NOT NULL, detail LONGTEXT NOT NULL, command TEXT, status VARCHAR(32) NOT NULL, reply TEXT,
-        seq BIGINT NOT NULL AUTO_INCREMENT, UNIQUE KEY audit_seq (seq),
-        KEY audit_status (server, status), KEY audit_player (steamid), KEY audit_round (server, round), KEY audit_time (time))""",
+        UNIQUE KEY audit_id (id), KEY audit_status (server, status), KEY audit_player (steamid), KEY audit_round (server, round), KEY audit_time (time))""",
     """CREATE TABLE IF NOT EXISTS pardons (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, action_id BIGINT NOT NULL UNIQUE, `by` VARCHAR(191) NOT NULL,
         reason TEXT NOT NULL, time VARCHAR(40) NOT NULL, applied_at VARCHAR(40))""",
@@ -143,7 +143,7 @@ def _why(exc: BaseException) -> str:
 class MariaDialect(Dialect):
     name: ClassVar[str] = "mariadb"
     pos: ClassVar[str] = "seq"  # numbered by the server at insert: ids come from each process's own blocks
-    by_id: ClassVar[str] = "FORCE INDEX (audit_seq)"
+    by_id: ClassVar[str] = "FORCE INDEX (PRIMARY)"  # the rows are kept in the order of their places: a range is read in one sweep
     missing: ClassVar[tuple[type[BaseException], ...]] = (pymysql.err.ProgrammingError,)
 
     def sql(self, text: str) -> str:
@@ -216,8 +216,9 @@ def _from_0(cur: Any) -> None:
     """Version 0 (a database of before the schema was versioned): the audit log had no place
     numbered by the server, the link lacked who runs it."""
     cur.execute("SHOW COLUMNS FROM audit")
-    if "seq" not in {r["Field"] for r in cur.fetchall()}:
-        cur.execute("ALTER TABLE audit ADD COLUMN seq BIGINT NOT NULL AUTO_INCREMENT, ADD UNIQUE KEY audit_seq (seq)")
+    if "seq" not in {r["Field"] for r in cur.fetchall()}:  # the rows kept in the order of their places, the ids beside
+        cur.execute("ALTER TABLE audit DROP PRIMARY KEY, ADD COLUMN seq BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY FIRST, "
+                    "ADD UNIQUE KEY audit_id (id)")
     cur.execute("SHOW COLUMNS FROM link")
     have = {r["Field"] for r in cur.fetchall()}
     if "daemon" not in have:
