@@ -36,6 +36,8 @@ SEQ_WINDOW = 256  # shim lines remembered to recognise one that arrives twice
 # Events that never change what the HUD shows unless a rule acted on them.
 QUIET = frozenset({ev.Attacked, ev.Chat, ev.Threw, ev.Validated, ev.Entered, ev.Connected, ev.GagChanged})
 
+ROUND_LINES = (ev.RoundBegins, ev.RoundStart)
+
 Handler = Callable[[Context, Any], list[Action]]
 Veto = Callable[[Context, Any], "list[Action] | None"]
 
@@ -97,6 +99,11 @@ class Engine:
             s.seq = event.seq
             self.resync_wanted = True
             return out
+        if type(event) in ROUND_LINES:  # read in the game's order: the round, or its freeze's end
+            meant = self.books.round_line(event)  # type: ignore[arg-type]
+            if meant is None:
+                return out
+            event, route = meant, self._routes[type(meant)]
         vetoes, before, handlers, after = route
         if type(event) is ev.GameStarted and self._map_game(event.game):
             vetoes = []  # 000 6.0 «Игры на картах не в счет»

@@ -95,6 +95,16 @@ class Scene:
     def seconds_since(self, moment: str) -> float:
         return seconds_between(moment, self.state.time)
 
+    @property
+    def in_freeze(self) -> bool:
+        """The round's freeze period: begun, not yet played (see `State.play_from`)."""
+        s = self.state
+        return s.round_open and s.time < s.play_from
+
+    def played_since(self, moment: str) -> float:
+        """Seconds of play since `moment`: the freeze period is no one's time."""
+        return seconds_between(max(moment, self.state.play_from), self.state.time)
+
     # -- saying and doing ----------------------------------------------------------------
 
     def text(self, key: str, **values: Any) -> str:

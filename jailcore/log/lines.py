@@ -205,6 +205,13 @@ class LineReader:
         if name.startswith("Restart_Round_"):
             m = _RESTART.fullmatch(name)
             return ev.RestartRound(time, number(m.group(1)) if m else 0)
+        if name == "jb_round_start":
+            tail = rest[end + 1 :]
+            m = SEQ_TAIL.search(tail)
+            freeze = prop(tail[: m.start()], "freeze") if m else None
+            if m is None or freeze is None or not (freeze.isascii() and freeze.isdigit() and len(freeze) <= 9):
+                raise Malformed("jb_round_start without its (freeze) and (seq)")
+            return ev.RoundBegins(time, ev.WORLD, number(m.group(1)), number(freeze))
         if name == "jb_hello":
             tail = rest[end + 1 :]
             m = SEQ_TAIL.search(tail)
