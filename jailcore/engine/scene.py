@@ -125,6 +125,20 @@ class Scene:
         """A message to everyone under a rule (`jb_say`)."""
         return self.action("say", None, key, rule.ref, self.quoting(rule, text))
 
+    def hud_line(self) -> str:
+        """The standing state line (`jb_hud`): warden, day, orders, prohibitions, game."""
+        s, none = self.state, self.text("none")
+        warden = self.warden
+        return self.text(
+            "hud",
+            warden=warden.name if warden else none,
+            day=self.day,
+            dayname=self.text("days").split("|")[self.day - 1] if self.config.week_length == 7 else self.day,
+            orders=", ".join(o.text for o in s.orders) or none,
+            prohibitions=", ".join(p.text for p in s.prohibitions) or none,
+            game=s.game.name if s.game else none,
+        )
+
     def public(self) -> dict[str, Any]:
         """The standing state as `replay --state`, MQTT and the web page show it."""
         s, ctx = self.state, self
