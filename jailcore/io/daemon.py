@@ -52,6 +52,7 @@ from jailcore.io.rcon import Item, Outbox, RconClient, RconUnavailable
 from jailcore.io.requests import Requests
 from jailcore.io.supervisor import Supervisor
 from jailcore.log import events as ev
+from jailcore.log import inbound, shapes
 from jailcore.log.errors import LimitError
 from jailcore.log.parse import LogParser
 from jailcore.store.sqlite import SENT, Store, StoreError
@@ -112,7 +113,8 @@ class Daemon:
         self.siblings: Callable[[dict], None] | None = None  # the other servers of this process, for CT bans
         self.phase = 0.0  # 0..1: where in each interval this server's timers fire (`_phased`)
         self.checkpoints = True  # False where another server of the process checkpoints the same file
-        self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban, tls=dict(config.mqtt_tls)) if config.mqtt_url else None
+        self.mqtt = MqttLink(config.mqtt_url, self.server, self.network_ctban, tls=dict(config.mqtt_tls), key=config.network_key,
+                             max_age=config.network_max_age) if config.mqtt_url else None
         if self.mqtt is not None:
             self.mqtt.restore(self.store.kept_messages(self.server))  # what the broker never took before the last stop
         self.log_port = 0
@@ -371,12 +373,16 @@ class Daemon:
         if self.siblings is not None:
             self.siblings(ban)
 
-    def network_ctban(self, ban: dict) -> None:
-        """A CT ban another server of the network made or lifted (through MQTT)."""
-        if ban.get("lift"):
-            self._carry_out(self.engine.lift_ctban(str(ban["steamid"]), str(ban.get("by", "")), f"network ({ban.get('origin', '')})"))
+    def network_ctban(self, ban: dict | inbound.NetworkBan | inbound.NetworkLift) -> None:
+        """A CT ban another server of the network made or lifted (through MQTT, typed and
+        checked there, or from a server of this process)."""
+        message = inbound.ctban_message(ban, self.engine.refused, "network CT ban") if isinstance(ban, dict) else ban
+        if isinstance(message, inbound.NetworkLift):
+            self._carry_out(self.engine.lift_ctban(message.steamid, message.by, f"network ({message.origin})"))
+        elif isinstance(message, inbound.NetworkBan):
+            self._carry_out(self.engine.import_ctban(message))
         else:
-            self._carry_out(self.engine.import_ctban(ban))
+            return
         self._dirty = True
 
     # -- failing loudly ----------------------------------------------------------------------
@@ -414,8 +420,8 @@ class Daemon:
         while True:
             try:
                 reply = await self.client.command("jb_status")
-                status = json.loads(reply)
-                if not isinstance(status, dict):
+                status = shapes.status_reply(reply, self.engine.refused_status)
+                if status is None:
                     raise ValueError(reply)
             except RconUnavailable:
                 if self.client.stopped:
@@ -505,7 +511,7 @@ class Daemon:
         """How the daemon stands, for `jailcore status`, the web page and MQTT: RCON, outbox,
         last line; True when it changed (the state on MQTT is then due)."""
         link = (self.client.state, len(self.outbox), self.engine.state.time or None, self.config.mode)
-        drops = self.udp.drops()
+        drops = ", ".join(filter(None, (self.udp.drops(), self.mqtt.refused.summary("mqtt ") if self.mqtt is not None else "")))
         now = time.monotonic()
         changed = link != self._link or drops != self._drops
         if changed or now - self._link_written >= LINK_HEARTBEAT:  # its age says the daemon lives

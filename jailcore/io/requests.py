@@ -11,7 +11,6 @@ like the enforcement it undoes, and a CT ban it lifts is lifted on every server.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from datetime import datetime
 from typing import Protocol
@@ -20,6 +19,7 @@ from jailcore.engine.actions import Action, clean_text, kind_name, kinds_that
 from jailcore.io import answers
 from jailcore.io.answers import Answers
 from jailcore.log import events as ev
+from jailcore.log import inbound, shapes
 from jailcore.store.sqlite import PardonError
 
 log = logging.getLogger("jailcore")
@@ -39,6 +39,7 @@ class Requests:
         self.daemon = daemon
         self.interval = interval
         self.answers = Answers(daemon)  # proposals: confirm / dismiss rows
+        self.refused = inbound.Refusals("a request row")
 
     async def run(self) -> None:
         while True:
@@ -50,13 +51,19 @@ class Requests:
         pardons, bans = d.store.requests(d.server)
         now = datetime.now().isoformat(timespec="seconds")
         for row in pardons:
-            entry = json.loads(row["detail"])
+            entry = shapes.detail_row(row["detail"], self.refused, f"pardon {row['id']}")
+            if entry is None:  # a row no tool of ours wrote: refused (logged once), never applied
+                d.store.applied("pardons", row["id"], now)
+                continue
             actions = d.engine.pardon(entry, row["by"], row["reason"])
             d.store.applied("pardons", row["id"], now)
             d._carry_out(actions)
             self._published_pardon(entry, row)
             log.info("pardon of %s by %s applied: %s", entry.get("rule"), row["by"], row["reason"])
         for row in bans:
+            if shapes.ctban_row(row, self.refused) is None:  # a row no tool of ours wrote: refused, never applied
+                d.store.applied("ctban_requests", row["id"], now)
+                continue
             if row["lift"]:
                 actions = d.engine.lift_ctban(row["steamid"], row["by"], row["reason"])
             else:
