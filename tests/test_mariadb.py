@@ -156,6 +156,36 @@ def _args(url: str) -> dict:
 
 
 @needs_broker
+async def test_two_daemons_on_two_databases_of_one_mariadb(tmp_path, mariadb_server, broker):
+    """Two state URLs of one server (each machine its own database): the ban crosses by MQTT,
+    each database holds its own server's rows."""
+    urls = {n: mariadb_server.database() for n in "ab"}
+    sims = {n: SimServer(password="pw") for n in "ab"}
+    ports = {n: await s.start() for n, s in sims.items()}
+    configs = {n: load(config_text(ports[n], tmp_path / f"{n}.sqlite3", rest=f'url = "{urls[n]}"\n[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n')
+                       .replace('name = "t"', f'name = "{n}"'), "<t>", {}) for n in "ab"}
+    async with running(configs["a"], sims["a"]) as a, running(configs["b"], sims["b"]) as b:
+        for d in (a, b):
+            d.mqtt.backoff_min, d.mqtt.backoff_max = 0.1, 0.5
+            await asyncio.wait_for(d.mqtt.connected.wait(), 10)
+        wardens = {n: populate(s)[0] for n, s in sims.items()}
+        for s in sims.values():
+            s.flush()
+        await until(lambda: a.engine.state.warden == wardens["a"].userid and b.engine.state.warden == wardens["b"].userid)
+        for _ in range(3):
+            sims["a"].say(wardens["a"], "!sd Прятки")
+        sims["a"].flush()
+        await until(lambda: sent(sims["b"], f"jb_ctban_set #{wardens['b'].userid}"), timeout=10)
+        await until(lambda: not a.store.pending("a") and not b.store.pending("b"), timeout=10)
+    for n, other in (("a", "b"), ("b", "a")):
+        reader = open_reader(urls[n])
+        try:
+            assert reader.servers() == [n] and not reader.entries(Filter(server=other))
+        finally:
+            reader.close()
+
+
+@needs_broker
 async def test_two_daemons_on_one_mariadb_a_ban_on_one_reaches_the_others_door(tmp_path, mariadb, broker):
     rest = f'url = "{mariadb}"\n[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n'
     sims = {n: SimServer(password="pw") for n in "ab"}

@@ -453,7 +453,7 @@ class Web(Manage):
         if entry is None:
             return self.render(request, "error.html", status=404, message=f"{server} #{fields.get('id', '')[:20]}: ?")
         self.must(session, ADMIN if entry["action"] == "ban" else MODERATOR, server)  # lifting a server ban is an admin's
-        source = self.sources.of(server)
+        source = self.sources.of(server, look=False)  # `find` above looked, in a worker thread
         if source is None or session is None or session.user is None:  # `find` and `must` let none of these through
             raise NotAllowed(MODERATOR)
         try:

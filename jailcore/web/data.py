@@ -110,11 +110,13 @@ class Sources:
         for source in self.sources:
             source.servers |= source.reader.audit_servers()
 
-    def of(self, server: str) -> Source | None:
+    def of(self, server: str, look: bool = True) -> Source | None:
+        """The database of a server; a name none knows is looked for again (at most every 10 s),
+        but only where `look` (a worker thread: the page's event loop never reads)."""
         for source in self.sources:
             if server in source.servers:
                 return source
-        if time.monotonic() - self._refreshed > 10:  # a name no database knows: look again, but not on every request
+        if look and time.monotonic() - self._refreshed > 10:
             self.refresh()
         return next((s for s in self.sources if server in s.servers), None)
 

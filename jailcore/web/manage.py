@@ -185,7 +185,7 @@ class Manage(_Page):
         server, lift = fields.get("server", "")[:100], fields.get("do") == "lift"
         number_ = steamids.account(fields.get("steamid", "")[:100])
         minutes, rounds = number(fields.get("minutes"), 7), number(fields.get("rounds"), 4)
-        source = self.sources.of(server) if server else None
+        source = await self.read(self.sources.of, server) if server else None
         one_length = (minutes is not None) != (rounds is not None and rounds >= 1)
         problem = ("ctban.no_server" if source is None else "ctban.no_steamid" if number_ is None
                    else "ctban.no_length" if not lift and not one_length else "")

@@ -53,7 +53,7 @@ async def answer(web: Web, request: Request) -> Response:
     fields = await web.form(request, session)
     server, verb = fields.get("server", ""), fields.get("answer", "")
     action_id = number(fields.get("id"))
-    source = web.sources.of(server)
+    source = await web.read(web.sources.of, server)
     if source is None or action_id is None or verb not in ("confirm", "dismiss"):
         return web.render(request, "error.html", status=404, message=f"{server[:100]} #{fields.get('id', '')[:20]}: ?")
     # Carrying out a server ban is an admin's, as lifting one is; the rest a moderator's.
