@@ -235,18 +235,24 @@ async def test_a_pardon_is_written_as_a_pardon_not_a_warning(tmp_path):
 # -- 8. [ctban] ref, and the admin's name -----------------------------------------------------------------------
 
 
+async def banned_in_game(sim: SimServer, daemon):
+    """An admin online bans the first prisoner from CT for 30 minutes with `!ctban`."""
+    admin = sim.add_player("Смотритель", "T", admin="b")
+    _, ts = populate(sim)
+    sim.flush()
+    await until(lambda: ts[0].userid in daemon.engine.state.players and daemon.outbox.idle.is_set())
+    sim.say(admin, f"!ctban #{ts[0].userid} 30 грубил")
+    sim.flush()
+    await until(lambda: sent(sim, f"jb_ctban_set #{ts[0].userid}") and daemon.outbox.idle.is_set())
+    return admin, ts
+
+
 async def test_the_ctban_ref_and_the_admins_name_are_shown(tmp_path):
     sim = SimServer(password="pw")
     port = await sim.start()
     text = config_text(port, tmp_path / "s.sqlite3", rest='[ctban]\nref = "К1"\n')
     async with running(load(text, "<test>", {}), sim) as daemon:
-        admin = sim.add_player("Смотритель", "T", admin="b")
-        _, ts = populate(sim)
-        sim.flush()
-        await until(lambda: ts[0].userid in daemon.engine.state.players and daemon.outbox.idle.is_set())
-        sim.say(admin, f"!ctban #{ts[0].userid} 30 грубил")
-        sim.flush()
-        await until(lambda: sent(sim, f"jb_ctban_set #{ts[0].userid}") and daemon.outbox.idle.is_set())
+        admin, ts = await banned_in_game(sim, daemon)
         assert sim.join(ts[0], "CT") is False
         (ban,) = daemon.store.entries("action = 'ctban'")
         assert ban["ref"] == "К1"
@@ -267,13 +273,7 @@ async def test_an_in_game_ctban_and_its_lift_are_in_the_web_pages_activity(tmp_p
     port = await sim.start()
     config = load(config_text(port, tmp_path / "s.sqlite3"), "<test>", {})
     async with running(config, sim) as daemon:
-        admin = sim.add_player("Смотритель", "T", admin="b")
-        _, ts = populate(sim)
-        sim.flush()
-        await until(lambda: ts[0].userid in daemon.engine.state.players and daemon.outbox.idle.is_set())
-        sim.say(admin, f"!ctban #{ts[0].userid} 30 грубил")
-        sim.flush()
-        await until(lambda: sent(sim, f"jb_ctban_set #{ts[0].userid}") and daemon.outbox.idle.is_set())
+        admin, ts = await banned_in_game(sim, daemon)
         sim.say(admin, f"!unctban #{ts[0].userid}")
         sim.flush()
         await until(lambda: sent(sim, f"jb_ctban_clear #{ts[0].userid}") and daemon.outbox.idle.is_set())
