@@ -198,6 +198,10 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         raise ConfigError([f"{source}:{m.group(1) if m else '?'}: not valid TOML: {exc}"]) from None
+    except RecursionError:  # tomllib follows nested arrays and inline tables by recursion
+        line = _deepest_line(text)
+        raise ConfigError([f"{source}:{line}: not valid TOML for jailcore: arrays or tables nested too deep "
+                           "(no setting of jailcore nests more than two)"]) from None
 
     def fail(path: tuple[Any, ...], why: str) -> None:
         problems.append(f"{source}:{locate(text, path)}: {'.'.join(map(str, path))}: {why}")
@@ -317,6 +321,22 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         network_key=values["network"]["key"],
         network_max_age=float(values["network"]["max_age"]),
     )
+
+
+def _deepest_line(text: str) -> int:
+    """The line where brackets nest deepest (a bad config's line to look at), 1 if none."""
+    depth = most = 0
+    line = best = 1
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        elif ch in "[{":
+            depth += 1
+            if depth > most:
+                most, best = depth, line
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return best
 
 
 def _walk(node: dict[str, Any], path: tuple[Any, ...], sections: dict[str, Any], arrays: dict[str, Any], fail: Fail) -> None:
