@@ -21,7 +21,7 @@ import attrs
 
 from jailcore.config import rulebooks
 from jailcore.config.netsettings import Fail, check_settings
-from jailcore.config.tomllines import line_of, locate
+from jailcore.config.tomllines import line_of, locate, parse_toml
 from jailcore.config.webconfig import PASSWORD_HASH as PASSWORD_HASH  # re-exported: the web page reads these from the config
 from jailcore.config.webconfig import ROLES as ROLES
 from jailcore.config.webconfig import WebConfig as WebConfig
@@ -193,15 +193,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     if env is None:
         env = os.environ
     problems: list[str] = []
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise ConfigError([f"{source}:{m.group(1) if m else '?'}: not valid TOML: {exc}"]) from None
-    except RecursionError:  # tomllib follows nested arrays and inline tables by recursion
-        line = _deepest_line(text)
-        raise ConfigError([f"{source}:{line}: not valid TOML for jailcore: arrays or tables nested too deep "
-                           "(no setting of jailcore nests more than two)"]) from None
+    data = parse_toml(text, source)
 
     def fail(path: tuple[Any, ...], why: str) -> None:
         problems.append(f"{source}:{locate(text, path)}: {'.'.join(map(str, path))}: {why}")
@@ -321,22 +313,6 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         network_key=values["network"]["key"],
         network_max_age=float(values["network"]["max_age"]),
     )
-
-
-def _deepest_line(text: str) -> int:
-    """The line where brackets nest deepest (a bad config's line to look at), 1 if none."""
-    depth = most = 0
-    line = best = 1
-    for ch in text:
-        if ch == "\n":
-            line += 1
-        elif ch in "[{":
-            depth += 1
-            if depth > most:
-                most, best = depth, line
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-    return best
 
 
 def _walk(node: dict[str, Any], path: tuple[Any, ...], sections: dict[str, Any], arrays: dict[str, Any], fail: Fail) -> None:
