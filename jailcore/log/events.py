@@ -182,6 +182,15 @@ class RoundStart(Event):
 
 
 @attrs.frozen(slots=True)
+class FreezeEnded(Event):
+    """Not a line of its own: the engine's reading of `World triggered "Round_Start"` in a
+    round the shim's `jb_round_start` already began. srcds writes Round_Start when the
+    freeze period ends; play (warden time, game time) begins here."""
+
+    kind: ClassVar[str] = "freeze_end"
+
+
+@attrs.frozen(slots=True)
 class RoundEnd(Event):
     kind: ClassVar[str] = "round_end"
 
@@ -337,6 +346,21 @@ class FreekillConfirmed(ShimEvent):
     victim: int = 0
     damage_only: bool = False
     kind: ClassVar[str] = "jb_freekill"
+
+
+# The shim's lines written for the server itself (`World triggered "jb_..."`).
+WORLD = Player("World", 0, "Console", None)
+
+
+@attrs.frozen(slots=True)
+class RoundBegins(ShimEvent):
+    """`World triggered "jb_round_start" (freeze "N")`: the shim's line at SourceMod's
+    `round_start` event, the moment the round restarts and its freeze period of N seconds
+    begins. srcds writes Round_Start only when the freeze ends (CS:S writes nothing at the
+    restart), so this is where the round, and everything counted per round, begins."""
+
+    freeze: int = 0
+    kind: ClassVar[str] = "jb_round_start"
 
 
 @attrs.frozen(slots=True)
