@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from jailcore.engine.actions import VOCABULARY
 from jailcore.log.errors import ConfigError
-from jailcore.log.inbound import Refusals, read_message
-from jailcore.log.shapes import action_message
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
@@ -140,9 +138,11 @@ def _tail(args: argparse.Namespace, db: Reader, wanted: Filter) -> int:
 def main_history(args: argparse.Namespace) -> int:
     try:
         where = locate(args.state_db, args.config)
-        from jailcore.config.config import Config
+        if args.config:
+            from jailcore.config.config import Config
 
-        config = Config.from_toml(args.config) if args.config else Config.default()
+        # without --config the next steps come from what each daemon saved: no rule is loaded
+        config = Config.from_toml(args.config) if args.config else None
         return _history(args, open_reader(where), config)
     except (AuditError, ConfigError) as exc:
         print(f"jailcore history: {exc}", file=sys.stderr)
@@ -152,15 +152,15 @@ def main_history(args: argparse.Namespace) -> int:
         return 1
 
 
-def _history(args: argparse.Namespace, db: Reader, config: Config) -> int:
+def _history(args: argparse.Namespace, db: Reader, config: Config | None) -> int:
     rows = db.entries(Filter(server=args.server or "", player=args.player or ""))
-    from jailcore.log.events import player_key
+    from jailcore.log.accounts import player_key
 
     keys = {player_key(r["steamid"] or "", r["userid"] or 0) for r in rows if r["steamid"]}
     if args.player.startswith(("STEAM_", "[U:")):
         keys.add(args.player)
     given = db.pardons_for(r["id"] for r in rows)
-    stands = standing(db.states(), keys, config)
+    stands = standing(db, keys, config)
     if args.json:
         print(json_line({"player": args.player, "entries": [as_json(r, given.get(r["id"])) for r in rows], "standing": stands}))
         return 0
@@ -225,11 +225,16 @@ class Network:
         # only the news. Bounded: a network runs for months.
         self.seen: dict[tuple, tuple[str, dict | None]] = {}
         self.skipped = 0
+        from jailcore.log.inbound import Refusals  # the network's shapes: only for --mqtt
+
         self.refused = Refusals("an action message", say=lambda _: None)
 
     def row(self, topic: str, payload: bytes) -> tuple[dict, dict | None] | None:
         """The message as an audit row and its pardon, or None when the filters leave it out
         or it is not an action's JSON. The server is the message's, else the topic's."""
+        from jailcore.log.inbound import read_message
+        from jailcore.log.shapes import action_message
+
         try:
             msg = read_message(payload, action_message, self.refused, topic)
             if msg is None:

@@ -93,7 +93,7 @@ class Answers:
         d = self.daemon
         answer = "confirm" if type(event) is ev.ConfirmAsked else "dismiss"
         try:
-            d.store.request_answer(event.id, answer, event.player.name, event.reason)
+            d.store.request_answer(event.id, answer, event.player.name, event.reason, server=d.server)  # an admin here answers for here
             d.store.commit()
         except ProposalError as exc:
             self._feed(f"[jailcore] {exc}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from jailcore.log.errors import AuditError
@@ -16,6 +16,7 @@ from jailcore.store.location import is_url, open_reader
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
+    from jailcore.store.reader import Reader
 
 __all__ = ["DAYS", "USERID", "AuditError", "as_json", "ban_left", "locate", "open_reader", "since_time", "standing"]
 
@@ -48,22 +49,48 @@ def as_json(row: Mapping[str, Any], pardon: Mapping[str, Any] | None = None) -> 
     return out
 
 
-def standing(states: Iterable[Mapping[str, Any]], keys: set[str], config: Config) -> list[dict]:
-    """Where the player stands on each ladder, and his CT ban, per server (the `states` rows
-    of the servers asked for)."""
+def standing(db: Reader, keys: set[str], config: Config | None, server: str | None = None) -> list[dict]:
+    """Where the player stands on each ladder, and his CT ban, per server (or on one). The
+    next step is the config's when one is given, else the one the server's daemon saved
+    with its standing (under its own config), else the rulebooks' default."""
     out = []
-    for row in states:
+    for row in db.states(server):
         snap = json.loads(row["snapshot"])
+        steps = None if config is not None else db.saved_steps(row["server"])
         for counter, reached in sorted(snap.get("ladders", {}).items()):
             rule, _, key = counter.partition("|")
             if key in keys:
-                ladder = getattr(config.rules[rule], "ladder", ()) if rule in config.rules else ()
+                if steps is None:
+                    config = config or _default_config()
+                    ladder = getattr(config.rules[rule], "ladder", ()) if rule in config.rules else ()
+                else:
+                    ladder = steps.get(rule, ())
                 nxt = str(ladder[min(reached, len(ladder) - 1)]) if ladder else None
                 out.append({"server": row["server"], "rule": rule, "offences": reached, "next": nxt})
         for key, ban in sorted(snap.get("ctbans", {}).items()):
             if key in keys:
                 out.append({"server": row["server"], "rule": ban["rule"], "ctban": {"until": ban["until"], "rounds": ban["rounds"]}})
     return out
+
+
+def open_proposals(db: Reader, server: str) -> list[dict]:
+    """A server's punishments waiting for an admin (a rule set `confirm = "admin"`) and not
+    yet answered, oldest first, with the id `jailcore confirm|dismiss` takes."""
+    out = []
+    for r in db.open_proposals(server):
+        try:
+            step = json.loads(r["detail"]).get("step") or ""
+        except (ValueError, AttributeError):
+            step = ""
+        out.append({"id": r["id"], "time": r["time"], "round": r["round"], "userid": r["userid"], "steamid": r["steamid"],
+                    "name": r["name"], "rule": r["rule"], "ref": r["ref"], "step": step})
+    return out
+
+
+def _default_config() -> Config:
+    from jailcore.config.config import Config
+
+    return Config.default()
 
 
 def ban_left(until: str | None, rounds: int | None, now: str | None = None) -> str:

@@ -634,18 +634,20 @@ class MariaStore:
         bans = self._rows("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,))
         return pardons, bans
 
-    def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None) -> int:
+    def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
+                       server: str | None = None) -> int:
+        """As on SQLite: given `server` (the one the admin was judged on), a proposal of another is refused."""
         assert answer in ("confirm", "dismiss")
         self._here(ProposalError)
         try:
-            return self._answer(action_id, answer, by, reason, when)
+            return self._answer(action_id, answer, by, reason, when, server)
         except DatabaseFault as exc:
             raise ProposalError(str(exc)) from None
 
-    def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None) -> int:
+    def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None) -> int:
         row = self.reader.entry(action_id)
-        if row is None:
-            raise ProposalError(f"no proposal with id {action_id} in {self.path}")
+        if row is None or (server is not None and row["server"] != server):
+            raise ProposalError(f"no proposal with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
         if row["action"] != "propose":
             raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
         given = self._rows("SELECT * FROM answers WHERE action_id = ?", (action_id,))

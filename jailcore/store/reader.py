@@ -13,6 +13,7 @@ threads; a connection is not shared between threads). Never writes.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -267,10 +268,12 @@ class Reader:
                          [first, before, *actions])
         return [(r["day"], r["rule"], r["ref"], r["server"], int(r["n"])) for r in rows]
 
-    def open_proposals(self) -> list[Row]:
-        """Proposals still waiting for an admin and not yet answered, oldest first."""
+    def open_proposals(self, server: str | None = None) -> list[Row]:
+        """Proposals (of one server) still waiting for an admin and not yet answered, oldest
+        first (none in a database from before proposals)."""
         got = self._rows_or_none(f"SELECT a.*, a.{self.dialect.pos} AS pos FROM audit a LEFT JOIN answers n ON n.action_id = a.id "
-                                 f"WHERE a.action = 'propose' AND a.status = 'proposed' AND n.id IS NULL ORDER BY a.{self.dialect.pos}")
+                                 "WHERE a.action = 'propose' AND a.status = 'proposed' AND n.id IS NULL AND (? IS NULL OR a.server = ?) "
+                                 f"ORDER BY a.{self.dialect.pos}", (server, server))
         return got or []
 
     # -- pardons and requests ----------------------------------------------------------------
@@ -326,6 +329,13 @@ class Reader:
         got = self._rows_or_none("SELECT s.server, p.state FROM state s JOIN standing p ON p.server = s.server AND p.updated = s.updated "
                                  "WHERE s.server != ''")
         return [(r["server"], r["state"]) for r in got or []]
+
+    def saved_steps(self, server: str) -> dict[str, list[str]] | None:
+        """Each ladder's steps under the server's own config, as its daemon saved them with its
+        standing (None before it did)."""
+        got = self._rows_or_none("SELECT state FROM standing WHERE server = ?", (server,))
+        steps = json.loads(got[0]["state"]).get("ladder_steps") if got else None
+        return steps if isinstance(steps, dict) else None
 
     def link(self, server: str) -> Row | None:
         """How the server's daemon stands (its `link` row), None if it never wrote one."""

@@ -363,7 +363,7 @@ def player(sources: Sources, key: str, limit: int = PAGE * 2) -> dict:
             rows = source.reader.of_steamid(key, limit)
         entries += _entries(source, rows)
         for server in sorted(source.servers):
-            stand += standing(source.reader.states(server), {key}, sources.config(server))
+            stand += standing(source.reader, {key}, sources.config(server), server)
     for e in entries:
         if e["name"] and e["name"] not in names:
             names.append(e["name"])

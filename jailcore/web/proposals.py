@@ -56,12 +56,17 @@ async def answer(web: Web, request: Request) -> Response:
     source = await web.read(web.sources.of, server)
     if source is None or action_id is None or verb not in ("confirm", "dismiss"):
         return web.render(request, "error.html", status=404, message=f"{server[:100]} #{fields.get('id', '')[:20]}: ?")
+    # Judged on the proposal's own server, never on the form's field: a database may hold
+    # several servers, and a moderator of one posting another's id is asking for the other.
+    row = await web.read(source.reader.entry, action_id)
+    if row is None or row["action"] != "propose" or row["server"] != server:
+        return web.render(request, "error.html", status=404, message=f"{server[:100]} #{action_id}: ?")
     # Carrying out a server ban is an admin's, as lifting one is; the rest a moderator's.
-    row = await web.read(source.reader.entry, action_id, server)
-    step = json.loads(row["detail"]).get("step") or "" if row is not None else ""
-    web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, server)
+    step = str(json.loads(row["detail"]).get("step") or "")
+    web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, row["server"])
     try:
-        await web.read(source.write, source.store.request_answer, action_id, verb, admin_name(session), fields.get("reason", "").strip()[:300])
+        await web.read(source.write, source.store.request_answer, action_id, verb, admin_name(session), fields.get("reason", "").strip()[:300],
+                       None, row["server"])
     except ProposalError as exc:
         return web.render(request, "error.html", status=409, message=str(exc))
     return RedirectResponse("/proposals", 303)
