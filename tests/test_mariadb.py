@@ -155,15 +155,9 @@ def _args(url: str) -> dict:
     return {"host": t.host, "port": t.port, "user": t.user, "password": t.password, "database": t.database}
 
 
-@needs_broker
-async def test_two_daemons_on_two_databases_of_one_mariadb(tmp_path, mariadb_server, broker):
-    """Two state URLs of one server (each machine its own database): the ban crosses by MQTT,
-    each database holds its own server's rows."""
-    urls = {n: mariadb_server.database() for n in "ab"}
-    sims = {n: SimServer(password="pw") for n in "ab"}
-    ports = {n: await s.start() for n, s in sims.items()}
-    configs = {n: load(config_text(ports[n], tmp_path / f"{n}.sqlite3", rest=f'url = "{urls[n]}"\n[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n')
-                       .replace('name = "t"', f'name = "{n}"'), "<t>", {}) for n in "ab"}
+async def ban_across(configs: dict, sims: dict) -> dict:
+    """Daemons a and b on the broker; a's warden, banned from CT on a, is banned at b's door
+    too (its jb_ctban_set); returns the wardens. Both daemons stopped, everything written."""
     async with running(configs["a"], sims["a"]) as a, running(configs["b"], sims["b"]) as b:
         for d in (a, b):
             d.mqtt.backoff_min, d.mqtt.backoff_max = 0.1, 0.5
@@ -177,6 +171,19 @@ async def test_two_daemons_on_two_databases_of_one_mariadb(tmp_path, mariadb_ser
         sims["a"].flush()
         await until(lambda: sent(sims["b"], f"jb_ctban_set #{wardens['b'].userid}"), timeout=10)
         await until(lambda: not a.store.pending("a") and not b.store.pending("b"), timeout=10)
+    return wardens
+
+
+@needs_broker
+async def test_two_daemons_on_two_databases_of_one_mariadb(tmp_path, mariadb_server, broker):
+    """Two state URLs of one server (each machine its own database): the ban crosses by MQTT,
+    each database holds its own server's rows."""
+    urls = {n: mariadb_server.database() for n in "ab"}
+    sims = {n: SimServer(password="pw") for n in "ab"}
+    ports = {n: await s.start() for n, s in sims.items()}
+    configs = {n: load(config_text(ports[n], tmp_path / f"{n}.sqlite3", rest=f'url = "{urls[n]}"\n[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n')
+                       .replace('name = "t"', f'name = "{n}"'), "<t>", {}) for n in "ab"}
+    await ban_across(configs, sims)
     for n, other in (("a", "b"), ("b", "a")):
         reader = open_reader(urls[n])
         try:
@@ -192,21 +199,7 @@ async def test_two_daemons_on_one_mariadb_a_ban_on_one_reaches_the_others_door(t
     ports = {n: await s.start() for n, s in sims.items()}
     configs = {n: load(config_text(ports[n], tmp_path / "unused.sqlite3", rest=rest).replace('name = "t"', f'name = "{n}"'), "<t>", {})
                for n in "ab"}
-    async with running(configs["a"], sims["a"]) as a, running(configs["b"], sims["b"]) as b:
-        for d in (a, b):
-            d.mqtt.backoff_min, d.mqtt.backoff_max = 0.1, 0.5
-            await asyncio.wait_for(d.mqtt.connected.wait(), 10)
-        wardens = {n: populate(s)[0] for n, s in sims.items()}
-        for s in sims.values():
-            s.flush()
-        await until(lambda: a.engine.state.warden == wardens["a"].userid and b.engine.state.warden == wardens["b"].userid)
-        for _ in range(3):
-            sims["a"].say(wardens["a"], "!sd Прятки")
-        sims["a"].flush()
-        await until(lambda: sent(sims["b"], f"jb_ctban_set #{wardens['b'].userid}"), timeout=10)
-        await until(lambda: not a.store.pending("a") and not b.store.pending("b"), timeout=10)
-        a.store.commit()
-        b.store.commit()
+    wardens = await ban_across(configs, sims)
     assert not (tmp_path / "unused.sqlite3").exists()  # the URL is the state: no file is written
     reader = open_reader(mariadb)
     try:
