@@ -86,7 +86,7 @@ async def test_three_servers_in_one_process_one_refused_one_losing_rcon(tmp_path
             sims[name].flush()
         for name in "ab":
             await until(lambda n=name: sent(sims[n], f"jb_warn #{wardens[n].userid}"))
-        assert len(c.outbox) >= 1 and not sent(sims["c"], f"jb_warn #{wardens['c'].userid}")
+        assert len(c.session.outbox) >= 1 and not sent(sims["c"], f"jb_warn #{wardens['c'].userid}")
         # every line went to its own server, none to another
         assert all(d.udp.dropped.total() == 0 for d in (a, b, c))
         assert fleet.shared[listen].dropped.total() == 0
@@ -149,7 +149,7 @@ async def test_a_config_refused_at_start_joins_once_its_file_is_fixed(tmp_path):
         dsim.say(warden, "!game Король")
         dsim.flush()
         await until(lambda: sent(dsim, f"jb_warn #{warden.userid}"))
-        assert d.siblings is not None and d.phase == 0.5
+        assert d.peers is not None and d.phase == 0.5
     for sim in [*sims.values(), dsim]:
         await sim.stop()
 
