@@ -25,3 +25,11 @@ def plugin_smx(tmp_path_factory):
         os.environ.pop("JAILCORE_SMX", None)
     else:
         os.environ["JAILCORE_SMX"] = old
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line at the end when the corpus tests were skipped, saying what to set."""
+    from tests import corpus
+
+    if not corpus.FILES and not corpus.REQUIRED:
+        terminalreporter.write_line(f"corpus: {corpus.HOW}")

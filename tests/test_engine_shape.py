@@ -13,19 +13,19 @@ from jailcore.config.config import Config
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules import ORDER
 from jailcore.log.parse import LogParser, records
+from tests import corpus
 from tests.logtext import restored
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = sorted((ROOT.parent / "shared" / "corpus").glob("*.log"))
 EVERY = 97  # a prime, so the restores fall on every kind of line sooner or later
 
 
 def test_the_corpus_is_there():
     """Without it the restore test below would be an empty parameter set, silently green."""
-    assert CORPUS, f"no logs in {ROOT.parent / 'shared' / 'corpus'}: the restore test needs the shared corpus beside this checkout"
+    assert corpus.require()
 
 
-@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", corpus.files(), ids=lambda p: p.name[:40])
 def test_a_restore_every_nth_line_of_the_corpus_changes_no_decision(path: Path):
     config = Config.from_toml(ROOT / "configs" / "example.toml", env={})
     parser = LogParser()

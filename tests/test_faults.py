@@ -269,10 +269,19 @@ LOG = (
 )
 
 
+def _rounds_log(rounds: int):
+    for r in range(rounds):
+        at = f"L 11/30/2026 - {20 + r // 30:02d}:{(2 * r) % 60:02d}"
+        yield f'{at}:00: World triggered "Round_Start"\n'
+        yield f'{at}:05: "Начальник<2><STEAM_1:0:42><CT>" say "!sd Прятки"\n'
+        yield f'{at}:10: "Зек<3><STEAM_1:0:7><TERRORIST>" say "раунд {r}; привет"\n'
+        yield f'{at}:20: "Начальник<2><STEAM_1:0:42><CT>" killed "Зек<3><STEAM_1:0:7><TERRORIST>" with "ak47"\n'
+        yield f'{at}:30: World triggered "Round_End"\n'
+
+
 def test_replay_reads_gzip_and_refuses_binary_and_directories(tmp_path):
-    plain = tmp_path / "L1130.log"
-    corpus = sorted((ROOT.parent / "shared" / "corpus").glob("*.log"))[0]
-    plain.write_bytes(corpus.read_bytes())
+    plain = tmp_path / "L1130.log"  # a log of its own: forty rounds with chat, a kill and a special day each
+    plain.write_text("".join(_rounds_log(40)), encoding="utf-8")
     packed = tmp_path / "L1130.log.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     config = str(ROOT / "configs" / "example.toml")

@@ -12,21 +12,21 @@ import pytest
 
 from jailcore.cli.replay import replay_files
 from jailcore.config.config import Config
+from tests import corpus
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = sorted((ROOT.parent / "shared" / "corpus").glob("*.log"))
 CONFIGS = ("example", "server-a", "server-b")
 
 
 def test_the_corpus_is_there_and_every_golden_record_has_its_log():
     """Without the corpus the replay below would be an empty parameter set, silently green."""
-    assert CORPUS, f"no logs in {ROOT.parent / 'shared' / 'corpus'}: the golden replay needs the shared corpus beside this checkout"
+    logs = corpus.require()
     recorded = {p.name for p in (ROOT / "tests" / "golden").glob("*.jsonl")}
-    assert recorded == {f"{config}.{path.stem}.jsonl" for config in CONFIGS for path in CORPUS}
+    assert recorded == {f"{config}.{path.stem}.jsonl" for config in CONFIGS for path in logs}
 
 
 @pytest.mark.parametrize("config", CONFIGS)
-@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", corpus.files(), ids=lambda p: p.name[:40])
 def test_replay_matches_the_golden_record(config: str, path: Path):
     golden = ROOT / "tests" / "golden" / f"{config}.{path.stem}.jsonl"
     out = io.StringIO()

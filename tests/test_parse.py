@@ -13,11 +13,7 @@ from hypothesis import strategies as st
 from jailcore.log import events as ev
 from jailcore.log import lines
 from jailcore.log.parse import ALL_KINDS, SHIM_TRIGGERS, LogParser, decode, records
-from tests import reference_parse
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-if not CORPUS.is_dir():
-    CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+from tests import corpus, reference_parse
 
 
 def one(line: str | bytes):
@@ -135,11 +131,7 @@ def test_shim_trigger_list_covers_every_shim_event():
 
 # --- the real corpus --------------------------------------------------------------------
 
-CORPUS_FILES = sorted(CORPUS.glob("*.log"))
-
-
-@pytest.mark.skipif(not CORPUS_FILES, reason="shared/corpus is not beside this checkout")
-@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", corpus.files(), ids=lambda p: p.name[:40])
 def test_every_corpus_line_is_read(path):
     parser = LogParser()
     with path.open("rb") as fh:
@@ -178,9 +170,8 @@ def agree(recs, needed=None) -> tuple[LogParser, reference_parse.LogParser]:
     return parser, reference
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason="shared/corpus is not beside this checkout")
 @pytest.mark.parametrize("needed", [None, FEW], ids=["all", "few"])
-@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", corpus.files(), ids=lambda p: p.name[:40])
 def test_corpus_stats_equal_the_golden_replay(path, needed):
     parser = LogParser(needed)
     with path.open("rb") as fh:
@@ -189,8 +180,7 @@ def test_corpus_stats_equal_the_golden_replay(path, needed):
     assert parser.stats.to_json() == golden_stats(path)
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason="shared/corpus is not beside this checkout")
-@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", corpus.files(), ids=lambda p: p.name[:40])
 def test_every_corpus_line_reads_as_before(path):
     with path.open("rb") as fh:
         recs = list(records(fh))
