@@ -14,16 +14,15 @@ it lifts is lifted on every server.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from jailcore.config.config import Config
 from jailcore.engine import proposals
 from jailcore.engine.actions import Action, AuditStatus, kind_name
+from jailcore.engine.engine import Engine
 from jailcore.engine.ladder import parse_step
 from jailcore.session import inputs as i
-from jailcore.session.effects import Applied, Effect, Mark, NoteAnswer, RequestTable, Write
-
-if TYPE_CHECKING:
-    from jailcore.session.session import Session
+from jailcore.session.effects import Applied, Effect, Mark, NoteAnswer, RequestTable, TellPeers, Write
 
 log = logging.getLogger("jailcore")
 
@@ -43,6 +42,42 @@ def step_text(lang: str, step: str) -> str:
         return f"{name} {'навсегда' if lang == 'ru' else 'for ever'}"
     rest = step.split(" ", 1)[1] if " " in step else ""
     return f"{name} {rest}".strip()
+
+
+class Ids(Protocol):
+    last: int
+
+
+class Session(Protocol):
+    """What the admins' desk uses of the session: its public face, nothing private."""
+
+    config: Config
+    engine: Engine
+    proposals: dict[int, int]
+    wall: str
+    dirty: bool
+    desk: Desk
+
+    @property
+    def ids(self) -> Ids: ...
+
+    def record(self, action: Action, command: str | None, status: AuditStatus) -> list[Effect]: ...
+    def carry_out(self, actions: list[Action], sweep: bool = False) -> list[Effect]: ...
+    def dispatch(self, action: Action) -> list[Effect]: ...
+    def flush(self) -> list[Effect]: ...
+    def say_to_admins(self, text: str) -> None: ...
+    def network_ban(self, steamid: str, why: str) -> list[Effect]: ...
+    def network_lift(self, steamid: str, by: str, why: str) -> TellPeers: ...
+    def publish(self, row_id: int, status: str, action: Action | dict[str, Any], reply: str | None = None, **extra: Any) -> list[Effect]: ...
+
+
+class Desk:
+    """The requests this session carried out and the notes it gave, until the store says so too:
+    a row polled again before its `applied` is durable is not carried out twice."""
+
+    def __init__(self) -> None:
+        self.applied: set[tuple[str, int]] = set()
+        self.noted: dict[int, str] = {}
 
 
 def said(s: Session, key: str, **values: str) -> str:
@@ -75,7 +110,7 @@ def decided(s: Session, action: Action) -> list[Effect]:
 
 def apply(s: Session, rows: i.AdminRequests) -> list[Effect]:
     seen = {("pardons", r.id) for r in rows.pardons} | {("ctban_requests", r.id) for r in rows.ctbans} | {("answers", r.id) for r in rows.answers}
-    s._applied &= seen  # a row the store no longer returns is durable as applied: forgotten here
+    s.desk.applied &= seen  # a row the store no longer returns is durable as applied: forgotten here
     out: list[Effect] = []
     for pardon in rows.pardons:
         if _once(s, "pardons", pardon.id):
@@ -84,20 +119,20 @@ def apply(s: Session, rows: i.AdminRequests) -> list[Effect]:
         if _once(s, "ctban_requests", ban.id):
             out += _ctban(s, ban)
     for answer in rows.answers:
-        if ("answers", answer.id) not in s._applied:
+        if ("answers", answer.id) not in s.desk.applied:
             out += _answer(s, answer)
     return out + s.flush()
 
 
 def _once(s: Session, table: str, row_id: int) -> bool:
-    if (table, row_id) in s._applied:
+    if (table, row_id) in s.desk.applied:
         return False
-    s._applied.add((table, row_id))
+    s.desk.applied.add((table, row_id))
     return True
 
 
 def _applied(s: Session, table: RequestTable, row_id: int) -> Write:
-    s._applied.add((table, row_id))
+    s.desk.applied.add((table, row_id))
     return Write(Applied(table, row_id, s.wall))
 
 
@@ -150,12 +185,12 @@ def _answer(s: Session, row: i.AnswerRow) -> list[Effect]:
         return out
     actions, why = s.engine.confirm(number, row.by)
     if why is not None and why != "gone":  # the player is away: the answer waits for him
-        if row.note != why and s._noted.get(row.id) != why:
-            s._noted[row.id] = why
+        if row.note != why and s.desk.noted.get(row.id) != why:
+            s.desk.noted[row.id] = why
             out.append(Write(NoteAnswer(row.id, why)))
             s.say_to_admins(f"[jailcore #{proposal}] {why}")
         return out
-    s._noted.pop(row.id, None)
+    s.desk.noted.pop(row.id, None)
     out.append(_applied(s, "answers", row.id))
     if why == "gone":
         s.say_to_admins(f"[jailcore #{proposal}] {said(s, 'gone')}")

@@ -7,11 +7,12 @@ sender, a store row already read, the clock already read) and hands them to
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from jailcore.config.config import Config
+if TYPE_CHECKING:  # the command line reads rows through these classes without loading any rule
+    from jailcore.config.config import Config
 
 
 @attrs.frozen(slots=True)

@@ -26,7 +26,7 @@ from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name, 
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.log import events as ev
-from jailcore.log.errors import LimitError
+from jailcore.log.errors import LimitError, StateError
 from jailcore.log.parse import LogParser
 from jailcore.session import admin
 from jailcore.session import inputs as i
@@ -60,7 +60,7 @@ LINK_HEARTBEAT = 5.0  # seconds between link rows while nothing changes: `status
 STATUS_KEY = "status"  # the outbox key of the `jb_status` request
 
 
-class IdsExhausted(RuntimeError):
+class IdsExhausted(StateError, RuntimeError):
     """The driver let the block of audit ids run out: a bug of ours, not of the input."""
 
 
@@ -120,8 +120,7 @@ class Session:
         self._link_written = float("-inf")
         self._dropping = False
         self._lines: list[tuple[str, int, str, str, int]] = []
-        self._applied: set[tuple[str, int]] = set()  # request rows carried out, until the store stops returning them
-        self._noted: dict[int, str] = {}
+        self.desk = admin.Desk()
         self._handlers: dict[type, Callable[[Any], list[Effect]]] = {
             i.LogRecord: self._record, i.Tick: self._tick, i.Reply: self._reply, i.LinkOpened: self._opened,
             i.LinkLost: self._lost, i.LinkState: self._link_state, i.PeerBan: self._peer_ban,
