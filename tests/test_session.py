@@ -155,7 +155,7 @@ def test_the_clock_saves_only_what_changed_and_says_the_link_lives():
 def test_a_ct_ban_given_here_is_told_to_the_peers_and_one_from_a_peer_is_held_at_the_door():
     s = session()
     opened(s)
-    log, ts = setup()
+    log, _ = setup()
     feed(s, log)
     out = s.handle(i.AdminRequests(ctbans=(i.CtBanRow(1, WARDEN.steamid, WARDEN.name, 30, None, False, "r", "vasya"),)), 2.0)
     (told,) = [e for e in out if isinstance(e, TellPeers)]
@@ -172,7 +172,7 @@ def test_a_ct_ban_given_here_is_told_to_the_peers_and_one_from_a_peer_is_held_at
 def test_in_game_answers_become_rows_and_a_refusal_is_said_to_the_admins():
     s = session()
     opened(s)
-    log, ts = setup()
+    log, _ = setup()
     log.trig(WARDEN, "jb_confirm", ' (id "12") (reason "")')
     out = feed(s, log)
     assert AskAnswer(12, "confirm", WARDEN.name, "") in out
