@@ -242,6 +242,36 @@ async def test_rcon_client_reads_coalesced_and_split_packets():
     await srv.wait_closed()
 
 
+async def test_a_reply_that_never_ends_is_cut_not_kept_in_memory(caplog):
+    sent_packets = []
+
+    async def server(reader, writer):
+        await reader.readexactly(4 + 10 + 2)  # auth
+        writer.write(encode(1, 0, b"") + encode(1, 2, b""))
+        await writer.drain()
+        data = await reader.read(1000)
+        cmd_id = struct.unpack("<i", data[4:8])[0]
+        try:
+            while True:  # packets for the command's id, and never the end marker
+                writer.write(encode(cmd_id, 0, b"X" * 4000))
+                sent_packets.append(1)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+
+    srv = await asyncio.start_server(server, "127.0.0.1", 0)
+    client = RconClient("127.0.0.1", srv.sockets[0].getsockname()[1], "pw", timeout=20.0)
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(RconUnavailable):
+        await client.command("jb_status")
+    assert asyncio.get_running_loop().time() - started < 10  # cut at the cap, not kept growing for the 20 s timeout
+    assert not client.is_open  # given up as broken: the next command opens a new session
+    assert any("a reply of more than" in r.getMessage() for r in caplog.records) and len(sent_packets) > 512
+    await client.close()
+    srv.close()
+    await srv.wait_closed()
+
+
 async def test_bad_password_backs_off_instead_of_getting_banned(tmp_path):
     sim = SimServer(password="right", max_failures=5)
     port = await sim.start()

@@ -8,7 +8,7 @@ import pytest
 from jailcore.engine.actions import Action
 from jailcore.log.parse import records
 from jailcore.session import inputs as i
-from jailcore.session.effects import AskAnswer, DropLink, Mark, MarkSent, Publish, Record, SaveLink, SaveState, Send, TellPeers, Write
+from jailcore.session.effects import Applied, AskAnswer, DropLink, Mark, MarkSent, Publish, Record, SaveLink, SaveState, Send, TellPeers, Write
 from jailcore.session.session import Ids, IdsExhausted, Session
 from tests.logtext import Log, config
 from tests.scenes import WARDEN, setup
@@ -204,3 +204,41 @@ def test_a_command_sent_is_marked_sent_by_the_driver_not_the_session():
     out = feed(s, slay_log())
     assert not rows(out, MarkSent)  # the driver writes it once the command really left
     assert not [e for e in out if isinstance(e, Publish)]  # no MQTT configured: nothing published
+
+
+def test_a_ct_ban_request_before_the_servers_first_line_is_carried_out_not_crash_looped():
+    s = session()
+    s.handle(i.Tick(0.0, "2026-12-01T10:00:00"), 0.0)
+    row = i.CtBanRow(1, "STEAM_1:0:99", "Вася", 30, None, False, "r", "vasya")
+    out = s.handle(i.AdminRequests(ctbans=(row,)), 0.1)
+    assert [r for r in rows(out, Applied) if r.id == 1]
+    (ban,) = s.engine.state.ctbans.values()
+    assert ban.until == "2026-12-01T10:30:00"  # the box's clock stood in for the server's unknown one
+
+
+def test_a_ct_ban_and_the_state_that_holds_it_are_written_before_its_command():
+    s = session()
+    opened(s)
+    feed(s, setup()[0])
+    out = s.handle(i.AdminRequests(ctbans=(i.CtBanRow(1, WARDEN.steamid, WARDEN.name, 30, None, False, "r", "vasya"),)), 2.0)
+    (record,) = [r for r in rows(out, Record) if r.action.action == "ctban"]
+    (send,) = [e for e in sends(out) if e.audit == record.id]
+    saves = [k for k, e in enumerate(out) if isinstance(e, Write) and isinstance(e.row, SaveState)]
+    assert saves and saves[0] < out.index(send)  # one batch, one transaction: the row and the ban together
+    assert WARDEN.steamid in str(out[saves[0]].row.snapshot["ctbans"])
+
+
+ADVERTISING = '[conduct.advertising]\nconfirm = "admin"\nconfirm_minutes = 5\nladder = ["ban 0"]\n'
+
+
+def test_a_proposal_lapses_by_the_clock_on_a_quiet_server():
+    s = session(ADVERTISING)
+    opened(s)
+    log, ts = setup()
+    log.say(ts[0], "заходите на наш сервер 212.129.25.133:27015")
+    out = feed(s, log, now=10.0)
+    (proposal,) = [r for r in rows(out, Record) if r.action.action == "propose"]
+    assert not [m for m in rows(s.handle(i.Tick(200.0, "w"), 200.0), Mark) if m.id == proposal.id]
+    late = rows(s.handle(i.Tick(10.0 + 5 * 60 + 1, "w"), 10.0 + 5 * 60 + 1), Mark)
+    assert [m.status for m in late if m.id == proposal.id] == ["expired"]
+    assert s.engine.state.proposals == []

@@ -14,6 +14,8 @@ it lifts is lifted on every server.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from functools import partial
 from typing import Any, Protocol
 
 from jailcore.config.config import Config
@@ -114,14 +116,24 @@ def apply(s: Session, rows: i.AdminRequests) -> list[Effect]:
     out: list[Effect] = []
     for pardon in rows.pardons:
         if _once(s, "pardons", pardon.id):
-            out += _pardon(s, pardon)
+            out += _guarded(s, "pardons", pardon.id, partial(_pardon, s, pardon))
     for ban in rows.ctbans:
         if _once(s, "ctban_requests", ban.id):
-            out += _ctban(s, ban)
+            out += _guarded(s, "ctban_requests", ban.id, partial(_ctban, s, ban))
     for answer in rows.answers:
         if ("answers", answer.id) not in s.desk.applied:
-            out += _answer(s, answer)
+            out += _guarded(s, "answers", answer.id, partial(_answer, s, answer))
     return out + s.flush()
+
+
+def _guarded(s: Session, table: RequestTable, row_id: int, carry: Callable[[], list[Effect]]) -> list[Effect]:
+    """One row's bug stays that row's: logged and marked applied, never carried out again and
+    again (a request reader that crash-loops on one row serves no other)."""
+    try:
+        return carry()
+    except Exception:
+        log.exception("the admin's request %s #%s could not be carried out; it is marked applied and said here", table, row_id)
+        return [_applied(s, table, row_id)]
 
 
 def _once(s: Session, table: str, row_id: int) -> bool:
@@ -151,6 +163,8 @@ def _pardon(s: Session, row: i.PardonRow) -> list[Effect]:
 
 def _ctban(s: Session, row: i.CtBanRow) -> list[Effect]:
     s.dirty = True
+    if not s.engine.state.time and s.wall:  # before the server's first line its clock is unknown: the box's stands in
+        s.engine.state.time = s.wall
     if row.lift:
         actions = s.engine.lift_ctban(row.steamid, row.by, row.reason)
     else:

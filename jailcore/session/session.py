@@ -22,11 +22,13 @@ from collections.abc import Callable
 from typing import Any
 
 from jailcore.config.config import Config
+from jailcore.engine import proposals as engine_proposals
 from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name, kinds_that, render, with_id
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.log import events as ev
 from jailcore.log.errors import LimitError, StateError
+from jailcore.log.logtime import plus_seconds
 from jailcore.log.parse import LogParser
 from jailcore.session import admin
 from jailcore.session import inputs as i
@@ -116,6 +118,7 @@ class Session:
         self.shim_missing = False
         self.stopped = False
         self._save_due = 0.0
+        self._line_at = 0.0  # when the last line came: the log's clock runs on from it between lines
         self._link_row: tuple[str, int, str | None, str] | None = None
         self._link_written = float("-inf")
         self._dropping = False
@@ -169,6 +172,7 @@ class Session:
             return []
         self.dirty = True
         s = self.engine.state
+        self._line_at = self.now
         ended = self._round[1] and (not s.round_open or s.round != self._round[0])
         self._round = (s.round, s.round_open)
         if ended:
@@ -244,6 +248,8 @@ class Session:
             if ban is not None:  # lifted meanwhile: nothing to share
                 out.append(TellPeers({"id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
                                       "until": ban.until, "rounds": ban.rounds, "ref": action.ref, "reason": action.reason}))
+        if action.action in ("ctban", "unctban"):  # the ban in the state, durable with its row: kill -9 cannot part them
+            out.append(self.save())
         out += self.publish(row_id, status, action)
         who = f"{t.name} #{t.userid} {t.steamid}" if t else "everyone"
         log.info("%s %s [%s %s] %s: %s (%s)", action.time, action.action, action.rule, action.ref, who, action.reason, status)
@@ -397,6 +403,7 @@ class Session:
             self.drops = tick.drops
             self._note_drops()
             out += self.flush()
+        out += self._lapse_by_clock()
         if self.now < self._save_due:
             return out
         self._save_due = self.now + self.save_interval
@@ -411,6 +418,20 @@ class Session:
         if (changed or saved) and self.config.mqtt_url:  # one retained state a tick, whichever of the two changed
             out.append(Publish(f"jailcore/{self.server}/state", self.public(), state=True))
         return out
+
+    def _lapse_by_clock(self) -> list[Effect]:
+        """A proposal lapses when its time is up, not only at the next line: the log's time
+        runs on from the last line by the clock while the server is quiet."""
+        s = self.engine.state
+        if not s.proposals or not s.time:
+            return []
+        real = s.time
+        s.time = plus_seconds(real, max(0.0, self.now - self._line_at))
+        try:
+            lapsed = engine_proposals.lapse_due(self.engine.ctx)
+        finally:
+            s.time = real
+        return self.carry_out(lapsed) if lapsed else []
 
     def save(self) -> Write:
         self.dirty = False
