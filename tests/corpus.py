@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NAMED = os.environ.get("JAILCORE_CORPUS", "").strip()
 FOLDER = Path(NAMED).expanduser() if NAMED else ROOT.parent / "shared" / "corpus"
 FILES = sorted(FOLDER.glob("*.log")) if FOLDER.is_dir() else []
-REQUIRED = bool(NAMED) or os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+UNDER_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+REQUIRED = bool(NAMED) or UNDER_CI
 HOW = f"no real server logs in {FOLDER}: set JAILCORE_CORPUS to a folder of them (*.log) to run the corpus tests"
 
 

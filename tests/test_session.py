@@ -3,6 +3,8 @@ actions. What the driver must do is exactly what these effects say, in their ord
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from jailcore.engine.actions import Action
@@ -191,7 +193,7 @@ def test_a_slay_confirmed_after_its_round_ended_is_not_sent():
     out = feed(s, log)
     (proposal,) = [r for r in rows(out, Record) if r.action.action == "propose"]
     feed(s, Log(start="2026-11-30T20:30:00").round_end())  # no line after the end: nothing lapsed it yet
-    answer = i.AnswerRow(1, proposal.id, "confirm", "Админ", "", None, proposal.action.to_json())
+    answer = i.AnswerRow(1, proposal.id, "confirm", "Админ", "", None, json.dumps(proposal.action.to_json()))
     out = s.handle(i.AdminRequests(answers=(answer,)), 3.0)
     assert not [e for e in sends(out) if e.text.startswith("jb_slay")]
     assert Mark(proposal.id, "expired", next(r.reply for r in rows(out, Mark) if r.id == proposal.id)) in rows(out, Mark)

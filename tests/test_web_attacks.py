@@ -143,6 +143,27 @@ async def test_guesses_at_a_name_slow_it_down_but_do_not_lock_its_owner_out(db):
         await stop(page, srv, task)
 
 
+async def test_cookies_are_secure_behind_a_trusted_tls_proxy_only(db):
+    """nginx ends TLS and says so in X-Forwarded-Proto; only a proxy of [web] trusted_proxies is believed."""
+    def cookie_flags(answer) -> list[str]:
+        return [v.decode().lower() for k, v in answer.headers if k == b"set-cookie"]
+
+    proxied = {"x-forwarded-proto": "https", "x-forwarded-for": "192.0.2.10"}
+    page, srv, task, port = await uvicorn_page(db, trusted_proxies=("127.0.0.1/32",))
+    try:
+        flags = cookie_flags(await http(port, "GET", "/login", proxied))
+        assert flags and all("secure" in f for f in flags)
+        assert not any("secure" in f for f in cookie_flags(await http(port, "GET", "/login", {"x-forwarded-proto": "http"})))
+    finally:
+        await stop(page, srv, task)
+    page, srv, task, port = await uvicorn_page(db)  # no trusted proxy: anyone may write the header
+    try:
+        flags = cookie_flags(await http(port, "GET", "/login", proxied))
+        assert flags and not any("secure" in f for f in flags)
+    finally:
+        await stop(page, srv, task)
+
+
 # -- 3. the body cap ------------------------------------------------------------------------------
 
 

@@ -125,6 +125,10 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_web(args: argparse.Namespace) -> int:
+    if args.config_dir:
+        from jailcore.io.fleet import configs_in
+
+        args.config = (args.config or []) + configs_in(args.config_dir)
     try:
         from jailcore.web.serve import main_web
     except ImportError as exc:
@@ -166,6 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check-config", help="validate a config file")
     p.add_argument("file")
     p.set_defaults(func=cmd_check_config)
+
+    from jailcore.cli.init import add_parser as init_parser
+
+    init_parser(sub)
 
     p = sub.add_parser("tail", help="the enforcement audit log; -f keeps following")
     p.add_argument("-f", "--follow", action="store_true", help="keep printing new entries as they happen")
@@ -231,6 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", nargs="?", choices=("serve", "adduser"), default="serve")
     p.add_argument("name", nargs="?", help="with adduser: the admin's name")
     p.add_argument("--config", action="append", help="a server's config; once per server")
+    p.add_argument("--config-dir", help="a folder whose every *.toml is one server's config (as run --config-dir)")
     p.add_argument("--listen", help="host:port (default: [web] listen, 127.0.0.1:8080)")
     p.add_argument("--public", action="store_true", help="show the live log read-only without a login")
     p.add_argument("--password-stdin", action="store_true", help="with adduser: read the password from standard input")

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import sys
+import time
 from collections.abc import Mapping
 from datetime import datetime
 from functools import cache
@@ -20,9 +22,11 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from jailcore.cli.tail import coloured, json_line, json_object, mqtt_target, paint, safe
+from jailcore.cli.tail import coloured, json_line, mqtt_target, paint, safe
 from jailcore.log.errors import ConfigError
+from jailcore.log.inbound import Refusals, read_message
 from jailcore.log.logtime import moment
+from jailcore.log.shapes import state_message
 from jailcore.store.audit import DAYS, AuditError, ban_left, connect, database
 
 if TYPE_CHECKING:
@@ -151,18 +155,20 @@ def _link(db: sqlite3.Connection, server: str) -> dict | None:
     return {"rcon": None, "outbox": pending, "last_line": None, "mode": None, "updated": None}
 
 
-def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[str] | None) -> tuple[list[dict], int]:
-    """The retained states, and how many messages were not a state's JSON."""
+def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[str] | None) -> tuple[list[dict], Refusals]:
+    """The retained states, and what was refused among them (not a state's JSON, a field
+    of the wrong type, or, when a config or JAILCORE_NETWORK_KEY gives the network's key,
+    not signed with it)."""
     from jailcore.io.network import retained
 
-    out, skipped = [], 0
+    out: list[dict] = []
+    refused = Refusals("a retained state", say=lambda _: None)
+    key = next((c.network_key for c in configs.values() if c.network_key), os.environ.get("JAILCORE_NETWORK_KEY", "")).encode()
     for topic, payload in retained(url, STATES, tls):
         if not payload:  # a cleared retained message
             continue
-        try:
-            state = json_object(payload)
-        except ValueError:
-            skipped += 1
+        state = read_message(payload, state_message, refused, topic, key, int(time.time() * 1000))
+        if state is None:
             continue
         server = str(state.get("server") or topic.split("/")[1])
         if only is not None and server not in only:
@@ -171,10 +177,10 @@ def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[st
             out.append({"server": server, "source": "mqtt", "link": None,
                         "daemon": {"word": "lost", "why": "the broker says its session died without a goodbye (crashed, killed or cut off)"}})
             continue
-        link = state.get("link") if isinstance(state.get("link"), dict) else None
-        config = configs.get(server) or (None if "cooldown_rounds" in state else default_config())
+        link = state.get("link")
+        config = configs.get(server) or (None if state.get("cooldown_rounds") is not None else default_config())
         out.append(standing(server, state, config, link, "mqtt"))
-    return sorted(out, key=lambda s: s["server"]), skipped
+    return sorted(out, key=lambda s: s["server"]), refused
 
 
 def standing(server: str, state: dict, config: Config | None, link: dict | None, source: str, now: datetime | None = None) -> dict:
@@ -318,8 +324,8 @@ def main_status(args: argparse.Namespace) -> int:
     except (AuditError, ConfigError) as exc:
         print(f"jailcore status: {exc}", file=sys.stderr)
         return 1
-    if skipped:
-        print(f"{skipped} retained message(s) that were not a state's JSON were skipped", file=sys.stderr)
+    if skipped.total:
+        print(f"{skipped.total} retained message(s) that were not a state's JSON were skipped: {skipped.summary()}", file=sys.stderr)
     if not servers:
         print(f"jailcore status: no server found in {where}" + (f" named {args.server!r}" if args.server else ""), file=sys.stderr)
         return 1
@@ -331,7 +337,7 @@ def main_status(args: argparse.Namespace) -> int:
     return 1 if any(s.get("error") for s in servers) else 0
 
 
-def _gather(args: argparse.Namespace) -> tuple[list[dict], str, int]:
+def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals]:
     """The servers asked for: with --mqtt all that retain a state; with --state-db (or
     JAILCORE_STATE) all in that file; with configs only theirs, each from its own [state] path.
     Configs always lend their rule settings to the servers they name."""
@@ -356,6 +362,6 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, int]:
                 raise AuditError(f"no state database at {path} (has the daemon run? see [state] path in the config)")
             names = {c.server_name for c in configs if Path(c.state_path) == path}
             servers += from_database(path, by_name, names & only if only else names)
-        return servers, "the configs' state databases", 0
+        return servers, "the configs' state databases", Refusals("")
     path = database(args)
-    return from_database(path, by_name, only), str(path), 0
+    return from_database(path, by_name, only), str(path), Refusals("")

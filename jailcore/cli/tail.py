@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from jailcore.engine.actions import VOCABULARY
 from jailcore.log.errors import ConfigError
+from jailcore.log.inbound import Refusals, read_message
+from jailcore.log.shapes import action_message
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
@@ -221,12 +223,16 @@ class Network:
         # only the news. Bounded: a network runs for months.
         self.seen: dict[tuple, tuple[str, dict | None]] = {}
         self.skipped = 0
+        self.refused = Refusals("an action message", say=lambda _: None)
 
     def row(self, topic: str, payload: bytes) -> tuple[sqlite3.Row, dict | None] | None:
         """The message as an audit row and its pardon, or None when the filters leave it out
         or it is not an action's JSON. The server is the message's, else the topic's."""
         try:
-            msg = json_object(payload)
+            msg = read_message(payload, action_message, self.refused, topic)
+            if msg is None:
+                self.skipped += 1
+                return None
             key = (str(msg.get("server") or topic.split("/")[1]), msg.get("id"))
             before, pardon = self.seen.pop(key, (None, None))
             status = str(msg.get("status") or before or "-")
@@ -283,5 +289,7 @@ def _tail_network(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     if network.skipped:
-        print(f"{network.skipped} message(s) that were not an action's JSON were skipped", file=sys.stderr)
+        print(f"{network.skipped} message(s) that were not an action's JSON were skipped"
+              + (f": {network.refused.summary()}" if network.refused.total else ""),
+              file=sys.stderr)
     return 0

@@ -59,6 +59,8 @@ class Config:
     catalogue: Catalogue
     source: str = ""
     web: WebConfig = attrs.field(factory=lambda: WebConfig())
+    network_key: str = attrs.field(default="", repr=False)  # signs the messages between daemons (io/mqtt.py)
+    network_max_age: float = 86_400.0  # seconds a signed network message stays good
 
     def on(self, key: str) -> bool:
         rule = self.rules.get(key)
@@ -112,6 +114,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
     },
     "state": {"path": (str, "jailcore.sqlite3")},
     "mqtt": {"url": (str, ""), "ca_file": (str, ""), "cert_file": (str, ""), "key_file": (str, ""), "insecure": (bool, False)},
+    "network": {"key": (str, ""), "max_age": (int, 86_400)},
     "calendar": {"week": (int, 7), "reset_on_map_change": (bool, False)},
 }
 
@@ -182,6 +185,7 @@ _ENV = {
     "JAILCORE_LOG_SECRET": ("log", "secret", str),
     "JAILCORE_STATE": ("state", "path", str),
     "JAILCORE_MQTT_URL": ("mqtt", "url", str),
+    "JAILCORE_NETWORK_KEY": ("network", "key", str),
 }
 
 
@@ -310,6 +314,8 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         catalogue=catalogue,
         source=source,
         web=web,
+        network_key=values["network"]["key"],
+        network_max_age=float(values["network"]["max_age"]),
     )
 
 

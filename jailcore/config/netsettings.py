@@ -47,6 +47,12 @@ def check_settings(values: dict[str, Any], from_env: dict[tuple[str, str], str],
         why = _mqtt_url_error(values["mqtt"]["url"])
         if why:
             bad("mqtt", "url", why)
+    key = values["network"]["key"]
+    if key and (len(key) < 16 or not key.isprintable()):
+        bad("network", "key", "must be at least 16 printable characters, the same on every daemon of the network "
+                              "(for example the output of: openssl rand -hex 32); the value is not repeated")
+    if not 60 <= values["network"]["max_age"] <= 30 * 86_400:
+        bad("network", "max_age", f"must be a number of seconds from 60 to {30 * 86_400} (30 days), got {values['network']['max_age']}")
 
 
 def _listen_error(listen: str) -> str | None:

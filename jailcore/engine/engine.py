@@ -19,7 +19,7 @@ The table of who handles what is built at construction and on every reload.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from jailcore.engine import admin, proposals
@@ -31,6 +31,8 @@ from jailcore.engine.rules import ORDER
 from jailcore.engine.settings import ServerRules
 from jailcore.engine.state import CT, Seat, State, dump, restore
 from jailcore.log import events as ev
+from jailcore.log.inbound import NetworkBan, Refusals, ctban_message, strict, typed
+from jailcore.log.shapes import ShimStatus
 
 SEQ_WINDOW = 256  # shim lines remembered to recognise one that arrives twice
 # Events that never change what the HUD shows unless a rule acted on them.
@@ -43,7 +45,8 @@ Veto = Callable[[Context, Any], "list[Action] | None"]
 class Engine:
     def __init__(self, config: ServerRules, snapshot: dict[str, Any] | None = None):
         states = {rule.key: rule.State for rule in ORDER if rule.State is not None}
-        self.state = restore(snapshot, states) if snapshot else State()
+        self.refused, self.refused_status = Refusals("a network CT ban"), Refusals("the shim's jb_status reply")  # from outside, did not fit
+        self.state = restore(snapshot, states, Refusals("a saved CT ban (the rest of the state is kept)")) if snapshot else State()
         for key, cls in states.items():
             self.state.rules.setdefault(key, cls())
         self.ctx = Context(config, self.state)
@@ -130,9 +133,12 @@ class Engine:
         """The standing state as `replay --state`, MQTT and the web page show it."""
         return self.ctx.public()
 
-    def apply_status(self, status: dict[str, Any]) -> list[Action]:
-        """Reconcile with the shim's `jb_status` reply (after a restart or lost lines)."""
-        self.books.reconcile(status)
+    def apply_status(self, status: ShimStatus | Mapping[str, Any]) -> list[Action]:
+        """Reconcile with the shim's `jb_status` reply (after a restart or lost lines); a misfit changes nothing."""
+        checked = status if isinstance(status, ShimStatus) else typed(ShimStatus, status, self.refused_status, "jb_status")
+        if checked is None:
+            return []
+        self.books.reconcile(strict.unstructure(checked))
         self.resync_wanted = False
         self.state.hud, self._hud_key = "", None
         return self._shown([])
@@ -164,12 +170,13 @@ class Engine:
         """The CT bans of the players online, for the shim to hold (after hello and resync)."""
         return admin.door(self.ctx)
 
-    def import_ctban(self, ban: dict[str, Any]) -> list[Action]:
-        """A CT ban made on another server of the network: kept here too, and a guard it
-        names is moved off CT at once."""
-        record = network_ban(self.ctx, ban)
-        if record is None:
+    def import_ctban(self, ban: NetworkBan | Mapping[str, Any]) -> list[Action]:
+        """A CT ban made on another server of the network: kept here too, and a guard it names is moved
+        off CT at once. Plain JSON is typed first (`log.inbound`): a misfit is refused, never stored."""
+        ban = ban if isinstance(ban, NetworkBan) else ctban_message(ban, self.refused, "network CT ban")  # type: ignore[assignment]
+        if not isinstance(ban, NetworkBan):
             return []
+        record = network_ban(self.ctx, ban)
         key = ev.player_key(record.steamid, 0)
         # One account, one ban, under the form this game writes (a CS:S ban seen on CS:GO).
         for other in ev.same_account(key):

@@ -10,13 +10,14 @@ are kept here, in the shared state, because several rules give them and the door
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from jailcore.engine.actions import Action, kind_name
 from jailcore.engine.ladder import Step
 from jailcore.engine.proposals import propose
 from jailcore.engine.state import CT, Autoslay, CtBan, Seat, T
-from jailcore.log.events import player_key, same_account
+from jailcore.log.events import same_account
+from jailcore.log.inbound import NetworkBan
 from jailcore.log.logtime import plus_minutes, seconds_between
 
 if TYPE_CHECKING:
@@ -234,11 +235,9 @@ def autoslay_at_round_start(ctx: Scene) -> list[Action]:
     return out
 
 
-def network_ban(ctx: Scene, ban: dict[str, Any]) -> CtBan | None:
-    """A CT ban made on another server of the network, as a record of ours."""
-    steamid = str(ban.get("steamid", ""))
-    if player_key(steamid, 0).startswith("#"):
-        return None
-    return ban_record(ctx, steamid, str(ban.get("name", "")), "ctban", str(ban.get("ref", "")), str(ban.get("reason", "")),
-                      until=ban.get("until"), rounds=ban.get("rounds"), origin=str(ban.get("origin", "")))
+def network_ban(ctx: Scene, ban: NetworkBan) -> CtBan:
+    """A CT ban made on another server of the network (typed and checked by `log.inbound`), as a record of ours."""
+    record = ban_record(ctx, ban.steamid, ban.name, "ctban", ban.ref, ban.reason, until=ban.until, rounds=ban.rounds, origin=ban.origin)
+    record.by = ban.by
+    return record
 

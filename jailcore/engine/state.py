@@ -17,6 +17,7 @@ import cattrs
 
 from jailcore.log import events as ev
 from jailcore.log.errors import StateError
+from jailcore.log.inbound import NetworkBan, Refusals, typed
 
 CT, T = ev.CT, ev.T
 PLAYING = (CT, T)
@@ -186,25 +187,48 @@ def dump(state: State) -> dict[str, Any]:
     return data
 
 
-def restore(data: dict[str, Any], rule_states: dict[str, type]) -> State:
+def restore(data: dict[str, Any], rule_states: dict[str, type], refused: Refusals | None = None) -> State:
     """A snapshot back into a `State`; `rule_states` names each rule's state class.
-    Raises SnapshotError (a ValueError), naming what is wrong, for a snapshot that is not one of ours."""
+    A CT ban that does not fit (written by a version that stored a network message as it
+    came) is left out and told to `refused`; the rest is kept. Raises SnapshotError (a
+    ValueError), naming what is wrong, for a snapshot that is not one of ours."""
     try:
-        return _restore(data, rule_states)
+        return _restore(data, rule_states, refused or Refusals("a saved CT ban"))
     except (cattrs.BaseValidationError, TypeError, KeyError, AttributeError) as exc:
         notes = "; ".join(cattrs.transform_error(exc)) if isinstance(exc, cattrs.BaseValidationError) else repr(exc)
         raise SnapshotError(f"not a jailcore state snapshot: {notes}") from None
 
 
-def _restore(data: dict[str, Any], rule_states: dict[str, type]) -> State:
+def _restore(data: dict[str, Any], rule_states: dict[str, type], refused: Refusals) -> State:
     data = dict(data)
     if data.pop("version", 1) < VERSION:
         data = _from_v1(data)
+    if isinstance(data.get("ctbans"), dict):
+        data["ctbans"] = {key: ban for key, ban in data["ctbans"].items() if _ban_fits(key, ban, refused)}
     rules = data.pop("rules", {}) or {}
     known = {a.name for a in attrs.fields(State)}
     state = _convert.structure({k: v for k, v in data.items() if k in known}, State)
     state.rules = {key: _convert.structure(rules[key], cls) for key, cls in rule_states.items() if key in rules}
     return state
+
+
+def _ban_fits(key: Any, ban: Any, refused: Refusals) -> bool:
+    """One saved CT ban read as the network's schema reads a ban: a bad one is refused alone."""
+    if not isinstance(ban, dict):
+        refused.refuse("not an object", f"key {str(key)[:60]}")
+        return False
+    if not isinstance(ban.get("steamid"), str):
+        refused.refuse("steamid: not a text", str(key)[:60])
+        return False
+    # A ban of ours may name a player without a SteamID (a bot, a LAN player: `#userid`);
+    # every other field is read as the network's schema reads it.
+    fields = {k: ban[k] for k in ("name", "until", "rounds", "ref", "reason", "origin", "by") if k in ban}
+    if typed(NetworkBan, {**fields, "steamid": "STEAM_0:0:0"}, refused, ban["steamid"][:60]) is None:
+        return False
+    if type(ban.get("since", 0)) is not int or type(ban.get("fresh", True)) is not bool:
+        refused.refuse("since or fresh: not of its type", str(key)[:60])
+        return False
+    return True
 
 
 # Where each rule kept its state in the one flat layout of version 1.

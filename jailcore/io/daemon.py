@@ -100,8 +100,8 @@ class Daemon:
         self.inbox = Inbox()
         self.client = RconClient(config.rcon_host, config.rcon_port, config.rcon_password, config.rcon_timeout, rcon_backoff, auth_backoff)
         self.udp = UdpLog(self.inbox.record, config.log_secret, config.log_allow)
-        self.mqtt = MqttLink(config.mqtt_url, self.server, lambda ban: self.inbox.put(si.PeerBan(ban)), tls=dict(config.mqtt_tls)) \
-            if config.mqtt_url else None
+        self.mqtt = MqttLink(config.mqtt_url, self.server, lambda ban: self.inbox.put(si.PeerBan(ban)), tls=dict(config.mqtt_tls),
+                             key=config.network_key, max_age=config.network_max_age) if config.mqtt_url else None
         if self.mqtt is not None:
             self.mqtt.restore(self.store.kept_messages(self.server))  # what the broker never took before the last stop
         self.peers: Callable[[dict[str, Any]], None] | None = None  # the other servers of this process, for CT bans
@@ -208,6 +208,14 @@ class Daemon:
             return
         self.poll_requests()
 
+    def save(self) -> None:
+        """The engine's state to the writer now, not at the next tick."""
+        self._perform([self.session.save()])
+
+    def share_ctban(self, ban: dict[str, Any]) -> None:
+        """A CT ban for the rest of the network, as the session tells one (MQTT, this process)."""
+        self._perform([fx.TellPeers(ban)])
+
     def poll_requests(self) -> None:
         try:
             self.inbox.put(self.store.admin_requests(self.server))
@@ -251,8 +259,12 @@ class Daemon:
         if self.phase:
             await asyncio.sleep(self.session.save_interval * self.phase)
         while True:
-            self.inbox.put(si.Tick(loop.time(), wall(), self.udp.drops()))
+            self.inbox.put(si.Tick(loop.time(), wall(), self.drops()))
             await asyncio.sleep(max(0.01, min(self.session.deadline(), loop.time() + self.session.save_interval) - loop.time()))
+
+    def drops(self) -> str:
+        """What was dropped at the edge, by cause: log datagrams, and network messages that did not fit."""
+        return ", ".join(filter(None, (self.udp.drops(), self.mqtt.refused.summary("mqtt ") if self.mqtt is not None else "")))
 
     async def _requests(self) -> None:
         while True:

@@ -13,6 +13,15 @@ after a reconnection. The session is persistent (a fixed client id, no clean
 session), so CT bans published while this daemon was away are delivered when it returns.
 Messages carry an `id`; a message seen before is ignored, since QoS 1 may deliver twice.
 
+Trust: with a network key (`[network] key`, JAILCORE_NETWORK_KEY) every message is signed
+as it leaves (`log.inbound.seal`: the time is the moment it went to the broker, so one that
+waited out an outage is not stale), and a CT ban or lift is taken only with the network's
+signature, fresh (`[network] max_age`), and not older than the newest already taken from
+its sender (a replay). Every message is typed by `log.inbound` before the daemon sees it;
+what does not fit, is unsigned or stale is dropped, logged once per cause and counted
+(`refused`: `jailcore status` shows it with the dropped datagrams, as `mqtt <cause> N`).
+Without a key nothing is signed or checked, as a network that trusts its broker's ACLs.
+
 The broker speaks for a daemon that died: the session's last will is a retained
 `{"server": ..., "daemon": "offline"}` on `jailcore/<server>/state`, which the broker
 publishes when the session ends without a goodbye (a crash, a kill, a lost network; a
@@ -27,6 +36,7 @@ import asyncio
 import json
 import logging
 import ssl
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -34,12 +44,16 @@ from urllib.parse import unquote, urlsplit
 
 import aiomqtt
 
+from jailcore.log.inbound import NetworkBan, NetworkLift, Refusals, ctban_message, json_of, seal, unseal
+
 log = logging.getLogger("jailcore.mqtt")
 
 CTBANS = "jailcore/network/ctbans"
 MAX_QUEUE = 50_000
 WINDOW = 64  # messages awaiting the broker's acknowledgement at once
 KEEPALIVE = 10
+MAX_AGE = 86_400.0  # seconds a signed message stays good: a daemon away longer gets its bans from the store
+REORDER = 120_000  # ms a sender's message may be older than its newest one taken (clock steps, two queues)
 
 
 def parse_url(url: str, ca_file: str = "", cert_file: str = "", key_file: str = "", insecure: bool = False) -> dict[str, Any]:
@@ -72,9 +86,11 @@ class MqttLink:
         self,
         url: str,
         server: str,
-        on_ctban: Callable[[dict[str, Any]], None] | None = None,
+        on_ctban: Callable[[NetworkBan | NetworkLift], None] | None = None,
         backoff: tuple[float, float] = (0.5, 30.0),
         tls: dict[str, Any] | None = None,
+        key: str = "",
+        max_age: float = MAX_AGE,
     ):
         self.args = parse_url(url, **(tls or {}))
         self.server = server
@@ -89,6 +105,13 @@ class MqttLink:
         self._wake = asyncio.Event()
         self._wake_urgent = asyncio.Event()
         self._seen: deque[str] = deque(maxlen=4096)
+        self.key = key.encode("utf-8")
+        self.max_age = max_age
+        self.refused = Refusals("MQTT: a network message")
+        self._newest: dict[str, int] = {}  # sender -> the time of its newest message taken (ms)
+        if not key:
+            log.warning("MQTT: no [network] key (JAILCORE_NETWORK_KEY): messages between daemons are not signed, so any "
+                        "client that may publish to the broker can give or lift a CT ban on every server; set the same key on every daemon")
 
     # -- what the daemon calls (never blocks) ---------------------------------------------
 
@@ -109,7 +132,13 @@ class MqttLink:
         return len(self._queue) + len(self._urgent) + (self._state is not None)
 
     def will_payload(self) -> str:
-        return json.dumps({"server": self.server, "daemon": "offline"})
+        return self._signed(json.dumps({"server": self.server, "daemon": "offline"}))
+
+    def _signed(self, payload: str) -> str:
+        """The message as it goes to the broker now: sealed with the network key, if there is one."""
+        if not self.key:
+            return payload
+        return json.dumps(seal(json.loads(payload), self.key, self.server, int(time.time() * 1000)), ensure_ascii=False)
 
     def waiting_messages(self) -> list[tuple[str, str, bool]]:
         """What the broker has not taken yet, oldest first, the newest state last."""
@@ -170,9 +199,9 @@ class MqttLink:
             state = self._state if with_state and len(batch) < WINDOW else None
             try:
                 # Issued in order, so they reach the broker (and each subscriber) in order.
-                sends = [client.publish(topic, payload, qos=1, retain=retain) for topic, payload, retain in batch]
+                sends = [client.publish(topic, self._signed(payload), qos=1, retain=retain) for topic, payload, retain in batch]
                 if state is not None:
-                    sends.append(client.publish(f"jailcore/{self.server}/state", state, qos=1, retain=True))
+                    sends.append(client.publish(f"jailcore/{self.server}/state", self._signed(state), qos=1, retain=True))
                 await asyncio.gather(*sends)
             except BaseException:
                 queue.extendleft(reversed(batch))  # not acknowledged: first again after reconnecting
@@ -183,14 +212,34 @@ class MqttLink:
 
     async def _receive(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:
-            try:
-                data = json.loads(message.payload)
-            except (TypeError, ValueError):
-                log.warning("MQTT: a message on %s that is not JSON was ignored", message.topic)
-                continue
-            key = str(data.get("id"))
-            if key in self._seen or data.get("origin") in self.local:
-                continue
-            self._seen.append(key)
-            if self.on_ctban is not None and isinstance(data, dict) and data.get("steamid"):
-                self.on_ctban(data)
+            self.take(message.payload)
+
+    def take(self, payload: object) -> None:
+        """One message of the CT-ban topic: typed, its signature checked, then to the daemon.
+        Nothing a publisher wrote can raise out of here: it is refused and counted."""
+        where = CTBANS
+        data = json_of(payload if isinstance(payload, bytes | bytearray | str) else None, self.refused, where)
+        if data is None:
+            return
+        sig = None
+        if self.key:
+            sealed = unseal(data, self.key, int(time.time() * 1000), self.max_age, self.refused, where)
+            if sealed is None:
+                return
+            data, sig = sealed
+            if sig.at < self._newest.get(sig.by, 0) - REORDER:
+                self.refused.refuse("replayed", where, "older than its sender's newest message")
+                return
+        elif isinstance(data, dict):
+            data.pop("sig", None)
+        ban = ctban_message(data, self.refused, where)
+        if ban is None or ban.origin in self.local:
+            return
+        if ban.id:
+            if ban.id in self._seen:
+                return
+            self._seen.append(ban.id)
+        if sig is not None:
+            self._newest[sig.by] = max(sig.at, self._newest.get(sig.by, 0))
+        if self.on_ctban is not None:
+            self.on_ctban(ban)

@@ -18,11 +18,15 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol
 
+import attrs
+
 from jailcore.config.config import Config
 from jailcore.engine import proposals
 from jailcore.engine.actions import Action, AuditStatus, kind_name
 from jailcore.engine.engine import Engine
 from jailcore.engine.ladder import parse_step
+from jailcore.log import shapes
+from jailcore.log.inbound import Refusals
 from jailcore.session import inputs as i
 from jailcore.session.effects import Applied, Effect, Mark, NoteAnswer, RequestTable, TellPeers, Write
 
@@ -75,11 +79,14 @@ class Session(Protocol):
 
 class Desk:
     """The requests this session carried out and the notes it gave, until the store says so too:
-    a row polled again before its `applied` is durable is not carried out twice."""
+    a row polled again before its `applied` is durable is not carried out twice. A row no tool
+    of ours wrote (a bad detail, a steamid that is none) is refused, logged once per cause and
+    marked applied, never carried out."""
 
     def __init__(self) -> None:
         self.applied: set[tuple[str, int]] = set()
         self.noted: dict[int, str] = {}
+        self.refused = Refusals("a request row")
 
 
 def said(s: Session, key: str, **values: str) -> str:
@@ -149,9 +156,11 @@ def _applied(s: Session, table: RequestTable, row_id: int) -> Write:
 
 
 def _pardon(s: Session, row: i.PardonRow) -> list[Effect]:
-    entry = row.detail
-    s.dirty = True
+    entry = shapes.detail_row(row.detail, s.desk.refused, f"pardon {row.id}")
     out: list[Effect] = [_applied(s, "pardons", row.id)]
+    if entry is None:
+        return out
+    s.dirty = True
     out += s.carry_out(s.engine.pardon(entry, row.by, row.reason))
     out += s.publish(row.action_id, "pardoned", entry, pardon={"by": row.by, "reason": row.reason})
     target = entry.get("target") or {}
@@ -162,6 +171,8 @@ def _pardon(s: Session, row: i.PardonRow) -> list[Effect]:
 
 
 def _ctban(s: Session, row: i.CtBanRow) -> list[Effect]:
+    if shapes.ctban_row(attrs.asdict(row), s.desk.refused) is None:
+        return [_applied(s, "ctban_requests", row.id)]
     s.dirty = True
     if not s.engine.state.time and s.wall:  # before the server's first line its clock is unknown: the box's stands in
         s.engine.state.time = s.wall
@@ -179,7 +190,10 @@ def _ctban(s: Session, row: i.CtBanRow) -> list[Effect]:
 
 
 def _answer(s: Session, row: i.AnswerRow) -> list[Effect]:
-    number, proposal = int(row.detail.get("index") or 0), row.action_id
+    detail = shapes.detail_row(row.detail, s.desk.refused, f"answer {row.id}")
+    if detail is None:
+        return [_applied(s, "answers", row.id)]
+    number, proposal = int(detail.get("index") or 0), row.action_id
     s.dirty = True
     # Judged against the proposal's own round and expiry, as they stand now: a slay confirmed
     # after its round ended is not carried out, even before the next line lapses it.
@@ -191,7 +205,7 @@ def _answer(s: Session, row: i.AnswerRow) -> list[Effect]:
         if s.engine.dismiss(number):
             reply = f"by {row.by}: {row.reason or '-'}"
             s.proposals.pop(number, None)
-            out += [Write(Mark(proposal, "dismissed", reply)), *s.publish(proposal, "dismissed", row.detail, reply)]
+            out += [Write(Mark(proposal, "dismissed", reply)), *s.publish(proposal, "dismissed", detail, reply)]
             s.say_to_admins(f"[jailcore #{proposal}] {said(s, 'dismissed', by=row.by)}")
             log.info("proposal #%s dismissed by %s: %s", proposal, row.by, row.reason)
         else:
@@ -211,6 +225,6 @@ def _answer(s: Session, row: i.AnswerRow) -> list[Effect]:
         return out
     reply = f"by {row.by}"
     s.proposals.pop(number, None)
-    out += [Write(Mark(proposal, "confirmed", reply)), *s.publish(proposal, "confirmed", row.detail, reply)]
+    out += [Write(Mark(proposal, "confirmed", reply)), *s.publish(proposal, "confirmed", detail, reply)]
     log.info("proposal #%s confirmed by %s", proposal, row.by)
     return out + s.carry_out(actions)

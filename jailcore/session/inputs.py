@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from jailcore.log.inbound import NetworkBan, NetworkLift
+
 if TYPE_CHECKING:  # the command line reads rows through these classes without loading any rule
     from jailcore.config.config import Config
 
@@ -62,9 +64,10 @@ class Reply:
 
 @attrs.frozen(slots=True)
 class PeerBan:
-    """A CT ban (or its lift, `lift` true) another server of the network made."""
+    """A CT ban or its lift another server of the network made: typed by the MQTT link
+    (`log.inbound`), or as a server of this process told it (plain JSON, typed here)."""
 
-    ban: dict[str, Any]
+    ban: NetworkBan | NetworkLift | dict[str, Any]
 
 
 @attrs.frozen(slots=True)
@@ -100,11 +103,13 @@ class PardonRow:
     action_id: int
     by: str
     reason: str
-    detail: dict[str, Any]
+    detail: Any  # the enforcement's JSON as the store holds it: typed by the session (`log.shapes`)
 
 
 @attrs.frozen(slots=True)
 class CtBanRow:
+    """As the store holds it: checked by the session (`log.shapes.ctban_row`) before it is applied."""
+
     id: int
     steamid: str
     name: str
@@ -123,7 +128,7 @@ class AnswerRow:
     by: str
     reason: str
     note: str | None
-    detail: dict[str, Any]
+    detail: Any  # the proposal's JSON as the store holds it
 
 
 @attrs.frozen(slots=True)

@@ -16,7 +16,6 @@ come; nothing here calls back into it, reads a clock or touches a socket or a fi
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +26,9 @@ from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name, 
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.log import events as ev
+from jailcore.log import shapes
 from jailcore.log.errors import LimitError, StateError
+from jailcore.log.inbound import NetworkBan, NetworkLift, ctban_message
 from jailcore.log.logtime import plus_seconds
 from jailcore.log.parse import LogParser
 from jailcore.session import admin
@@ -370,11 +371,8 @@ class Session:
         self.outbox.put(None, "jb_status", key=STATUS_KEY)
 
     def _status(self, reply: str) -> list[Effect]:
-        try:
-            status = json.loads(reply)
-            if not isinstance(status, dict):
-                raise ValueError(reply)
-        except ValueError:
+        status = shapes.status_reply(reply, self.engine.refused_status)
+        if status is None:
             log.warning("jb_status answered something that is not the shim's JSON: %.80r; the shim's jb_hello will ask again", reply)
             return self.flush()
         # The players as they are now, then their CT bans into the shim's hands: it refuses a
@@ -491,10 +489,13 @@ class Session:
 
     def _peer_ban(self, peer: i.PeerBan) -> list[Effect]:
         ban = peer.ban
+        message = ban if isinstance(ban, NetworkBan | NetworkLift) else ctban_message(ban, self.engine.refused, "network CT ban")
+        if message is None:  # refused, counted and said by the engine's refusals
+            return []
         self.dirty = True
-        if ban.get("lift"):
-            return self.carry_out(self.engine.lift_ctban(str(ban["steamid"]), str(ban.get("by", "")), f"network ({ban.get('origin', '')})"))
-        return self.carry_out(self.engine.import_ctban(ban))
+        if isinstance(message, NetworkLift):
+            return self.carry_out(self.engine.lift_ctban(message.steamid, message.by, f"network ({message.origin})"))
+        return self.carry_out(self.engine.import_ctban(message))
 
     def network_ban(self, steamid: str, why: str) -> list[Effect]:
         ban = self.engine.state.ctbans.get(ev.player_key(steamid, 0))

