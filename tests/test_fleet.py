@@ -196,7 +196,7 @@ def test_jailcore_run_takes_a_folder_of_configs_and_status_shows_each(tmp_path):
         server_config(folder / f"{name}.toml", name, 1, tmp_path / "s.sqlite3", "127.0.0.1:0", "")
     (folder / "z.toml").write_text("not toml [", encoding="utf-8")
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    proc = subprocess.Popen([sys.executable, "-m", "jailcore", "run", "--config-dir", str(folder)], cwd=tmp_path, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "jailcore", "run", "--workers", "1", "--config-dir", str(folder)], cwd=tmp_path, env=env,
                             stderr=subprocess.PIPE, text=True)
     try:
         lines = []

@@ -244,3 +244,13 @@ def test_a_proposal_lapses_by_the_clock_on_a_quiet_server():
     late = rows(s.handle(i.Tick(10.0 + 5 * 60 + 1, "w"), 10.0 + 5 * 60 + 1), Mark)
     assert [m.status for m in late if m.id == proposal.id] == ["expired"]
     assert s.engine.state.proposals == []
+
+
+def test_a_restart_does_not_lapse_a_proposal_by_the_time_the_box_has_been_up():
+    s = session(ADVERTISING)
+    log, ts = setup()
+    log.say(ts[0], "заходите на наш сервер 212.129.25.133:27015")
+    feed(s, log, now=10.0)
+    again = Session(s.config, s.engine.snapshot(), s.ids)
+    again.handle(i.Tick(90_000.0, "w"), 90_000.0)  # a loop clock far from zero, as on a box up for a day
+    assert [p.number for p in again.engine.state.proposals] == [1]

@@ -48,8 +48,11 @@ def configs_in(folder: str) -> list[str]:
 
 
 class Fleet:
-    def __init__(self, paths: list[str], load: Callable[[str], Config] = Config.from_toml, watch_interval: float = 1.0, **options: Any):
+    def __init__(self, paths: list[str], load: Callable[[str], Config] = Config.from_toml, watch_interval: float = 1.0,
+                 routed: bool = False, **options: Any):
         self.paths = paths
+        self.routed = routed  # a worker of `run --workers`: its parent owns the UDP ports and hands it the records
+        self.outward: Callable[[dict[str, Any]], None] | None = None  # CT bans for the servers of the other workers
         self.watch_interval = watch_interval
         self._load, self._options = load, options
         self._group: asyncio.TaskGroup | None = None
@@ -135,6 +138,8 @@ class Fleet:
         for daemon in self.daemons:
             if daemon is not origin and not daemon.stopping.is_set():
                 daemon.inbox.put(PeerBan(ban))
+        if self.outward is not None:
+            self.outward(ban)
 
     # -- lifetime ------------------------------------------------------------------------------
 
@@ -142,9 +147,9 @@ class Fleet:
         async with process_hooks(self.stop, self.hangup, self._loop_error), AsyncExitStack() as stack:
             groups: dict[str, list[Daemon]] = {}
             for daemon in self.daemons:
-                if not daemon.config.log_file and not daemon.config.log_listen.endswith(":0"):
+                if not daemon.config.log_file and not daemon.config.log_listen.endswith(":0") and not self.routed:
                     groups.setdefault(daemon.config.log_listen, []).append(daemon)
-            own = {id(d) for d in self.daemons}
+            own = {id(d) for d in self.daemons if not self.routed}
             # Every named port is a shared one, even with one server on it: a refused config
             # fixed later may join it while it runs.
             for listen, members in groups.items():
@@ -220,7 +225,7 @@ class Fleet:
                     daemon.log_port = next(iter(d.log_port for d in self.daemons if d is not daemon and d.udp in shared.members))
                 log.info("%s: accepted after an edit; server %s starts", path, daemon.server)
                 assert self._group is not None
-                self._group.create_task(self._serve(daemon, shared is None), name=f"server {daemon.server}")
+                self._group.create_task(self._serve(daemon, shared is None and not self.routed), name=f"server {daemon.server}")
 
     async def _all_ready(self) -> None:
         for daemon in self.daemons:

@@ -119,7 +119,7 @@ class Session:
         self.shim_missing = False
         self.stopped = False
         self._save_due = 0.0
-        self._line_at = 0.0  # when the last line came: the log's clock runs on from it between lines
+        self._line_at: float | None = None  # when the last line came (or the session started): the log's clock runs on from it
         self._link_row: tuple[str, int, str | None, str] | None = None
         self._link_written = float("-inf")
         self._dropping = False
@@ -421,6 +421,8 @@ class Session:
         """A proposal lapses when its time is up, not only at the next line: the log's time
         runs on from the last line by the clock while the server is quiet."""
         s = self.engine.state
+        if self._line_at is None:
+            self._line_at = self.now  # after a restart the log's clock runs from the start, not from the box's boot
         if not s.proposals or not s.time:
             return []
         real = s.time
