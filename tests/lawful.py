@@ -122,6 +122,8 @@ class Season:
         self.immortal: dict[tuple[str, int], int] = {}  # (steamid, week) -> uses
         self.streak: dict[str, tuple[str, int, int]] = {}  # warden steamid -> (game, last round, rounds running)
         self.map_round = 0
+        self.freeze = 0  # this map's mp_freezetime: a freeze period on ~70% of maps
+        self.away: dict[str, tuple[Who, int]] = {}  # steamid -> (who left mid-round, the round he comes back)
         self.forced: dict[int, Callable[[], None]] = {}  # round -> a preparation for a later injection
         self.no_special: set[int] = set()  # rounds kept free of special days for an injection's sake
         self.protected: set[str] = set()  # steamids an injection needs on the server as they are
@@ -247,6 +249,7 @@ class Season:
         for _ in range(4):
             self.new_player("CT")
         self.log.add('Loading map "jb_lego_v3"').add('Started map "jb_lego_v3" (CRC "1")')
+        self.freeze = self.pick_freeze()
         while self.played < self.rounds:
             self.between_rounds()
             self.play_round()
@@ -258,11 +261,19 @@ class Season:
             self.map_round = r
             name = rnd.choice(("jb_lego_v3", "jb_summer_jail", "ba_jail_electric", "jb_undertale"))
             self.log.add(f'Loading map "{name}"').add(f'Started map "{name}" (CRC "{r}")')
+            self.freeze = self.pick_freeze()
             # a warm-up round is no day of the week
             self.log.add('World triggered "Game_Commencing"').add('World triggered "Warmup_Start"')
-            self.log.wait(30).round_start().wait(30).round_end().add('World triggered "Warmup_End"')
+            self.log.wait(30).round_begins(0).round_start().wait(30).round_end().add('World triggered "Warmup_End"')
             if self.cfg.reset_on_map_change:
                 self.round, self.last_special = 0, -99
+        for steamid, (who, back) in list(self.away.items()):
+            if back <= r:  # he left mid-round and comes back: a new userid, the same steamid
+                del self.away[steamid]
+                again = Who(who.name, self.next_uid, steamid)
+                self.next_uid += 1
+                self.players[again.userid] = again
+                self.log.connect(again, "TERRORIST")
         for uid, back in list(self.spectators.items()):
             who = self.players.get(uid)
             if who is not None and back <= r and len(self.cts) <= self.guards_allowed(len(self.ts) + 1):
@@ -308,16 +319,47 @@ class Season:
             if people:
                 self.log.wait(self.rnd.randint(0, 3)).say(self.rnd.choice(people), self.rnd.choice(CHAT))
 
-    def play_round(self) -> None:
+    def pick_freeze(self) -> int:
+        return self.rnd.choice((15, 10, 6)) if self.rnd.random() < 0.7 else 0
+
+    def begin_round(self) -> None:
+        """The round restarts: the shim's round line at SourceMod's `round_start` event, the
+        freeze period, then srcds's Round_Start when it ends (15 s later in the corpus). In
+        about half of the frozen rounds a guard claims the warden during the freeze. With
+        `mp_freezetime 0` the two lines come together, in either order."""
         rnd, log = self.rnd, self.log
-        log.wait(5).round_start()
-        if rnd.random() < 0.01:  # an admin's mp_restartgame: the day begins again
-            log.wait(2).add('World triggered "Restart_Round_(1_second)"').wait(2).round_start()
-        self.round += 1
-        self.played += 1
         for p in self.players.values():
             p.alive = p.team in ("TERRORIST", "CT")
-        self.warden, self.first_order, self.prohibitions, self.special = None, False, 0, False
+        self.warden = None
+        if not self.freeze:
+            if rnd.random() < 0.5:
+                log.round_begins(0).round_start()
+            else:
+                log.round_start().round_begins(0)
+            return
+        log.round_begins(self.freeze).add("Starting Freeze period")
+        left = self.freeze - 1
+        guards = self.team("CT", True)
+        if guards and rnd.random() < 0.5:
+            wait = rnd.randint(0, self.freeze - 3)
+            self.warden = rnd.choice(guards)
+            log.wait(wait).warden(self.warden)
+            left -= wait + 1
+            if rnd.random() < 0.3:
+                log.say(self.warden, "всем стоять, сейчас открою")
+                left -= 1
+        log.wait(max(0, left)).round_start()
+
+    def play_round(self) -> None:
+        rnd, log = self.rnd, self.log
+        log.wait(5)
+        self.begin_round()
+        if rnd.random() < 0.01:  # an admin's mp_restartgame: the day begins again
+            log.wait(2).add('World triggered "Restart_Round_(1_second)"').wait(1)
+            self.begin_round()
+        self.round += 1
+        self.played += 1
+        self.first_order, self.prohibitions, self.special = False, 0, False
         self.running = None
         self.playing = len(self.team("TERRORIST", True)) + len(self.team("CT", True))
         if self.played in self.forced:
@@ -336,8 +378,10 @@ class Season:
             log.trig(who, "jb_gag", ' (state "on")')
         self.say_some(rnd.randint(0, 2))
         needs_warden = self.cfg.on("teams.no_warden")
-        if self.cts and (needs_warden or rnd.random() < 0.92):
+        if self.warden is None and self.cts and (needs_warden or rnd.random() < 0.92):
             self.take_command(rnd.randint(2, 20))
+        if rnd.random() < 0.04:
+            self.someone_leaves()
         if self.warden is not None:
             if rnd.random() < 0.1 and self.special_allowed():
                 self.special_day()
@@ -350,6 +394,14 @@ class Season:
             self.gagged.discard(uid)
             if who is not None:
                 log.trig(who, "jb_gag", ' (state "off")')
+
+    def someone_leaves(self) -> None:
+        """A prisoner's game crashes mid-round; he comes back a round or three later."""
+        ts = [t for t in self.ts if t.steamid not in self.protected]
+        if len(ts) > 8:
+            who = self.rnd.choice(ts)
+            self.leave(who, "Timed out")
+            self.away[who.steamid] = (who, self.round + self.rnd.randint(1, 3))
 
     def take_command(self, after: int) -> None:
         guards = self.team("CT", True)

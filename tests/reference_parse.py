@@ -246,6 +246,13 @@ class LogParser:
         if name.startswith("Restart_Round_"):
             m = _RESTART.fullmatch(name)
             return ev.RestartRound(time, int(m.group(1)) if m else 0)
+        if name == "jb_round_start":
+            tail = rest[end + 1 :]
+            m = _SEQ_TAIL.search(tail)
+            freeze = _prop(tail[: m.start()], "freeze") if m else None
+            if m is None or freeze is None or not re.fullmatch(r"[0-9]{1,9}", freeze) or len(m.group(1)) > 10:
+                raise Malformed("jb_round_start without its (freeze) and (seq)")
+            return ev.RoundBegins(time, ev.WORLD, int(m.group(1)), int(freeze))
         if name == "jb_hello":
             tail = rest[end + 1 :]
             m = _SEQ_TAIL.search(tail)
@@ -441,7 +448,7 @@ _ONE_PROP = {
 }
 
 # The triggers the daemon reads from the shim; tests check the plugin emits each of them.
-SHIM_TRIGGERS = ("jb_warden", "jb_order_cancel", "jb_game_end", "jb_freeday", "jb_freekill", "jb_hello", *_ONE_PROP)
+SHIM_TRIGGERS = ("jb_warden", "jb_order_cancel", "jb_game_end", "jb_freeday", "jb_freekill", "jb_hello", "jb_round_start", *_ONE_PROP)
 # Lines the shim writes beyond protocol section 1 (see sourcemod_bridge/README.md).
 EXTENSION_TRIGGERS = ("jb_game_approve", "jb_freekill")
 

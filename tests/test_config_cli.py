@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -101,6 +102,10 @@ def test_demo_runs_by_itself_and_enforces():
                    "simulated server: the real plugin" if importlib.util.find_spec("smx") else "simulated server: the Python stand-in"):
         assert needle in out
     assert " 0 delivered" not in out
+    # a proposal is shown as one, with what it waits for, and the admin's answer in game (issue 28)
+    assert "PROPOSE   round 5 [conduct.advertising Общие 19]" in out and "waits for an admin (ban 0)" in out
+    assert re.search(r"\[jailcore #(\d+)\] \? .* — !jcconfirm \1 / !jcdismiss \1", out), out
+    assert re.search(r"entry #\d+: dismissed \(by Смотритель: ", out) and "jb_ban" not in out
 
 
 @pytest.mark.parametrize(("name", "books"), [("server-a.toml", ["001", "000"]), ("server-b.toml", ["004", "000"])])

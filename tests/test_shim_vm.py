@@ -243,11 +243,11 @@ def test_hello_on_load_and_seq_rising_by_one_per_line(jail):
     sim.say(jail.admin, f"!fk #{jail.vasya.userid} kill")
     sim.say(jail.warden, "!uw")
     seqs = [int(line.rsplit('(seq "', 1)[1][:-2]) for line in shim_lines(sim.log.lines)]
-    assert seqs == list(range(len(seqs))) and len(seqs) == 16
+    assert seqs == list(range(len(seqs))) and len(seqs) == 17  # the round's own line among them
     parser = LogParser()
     kinds = [getattr(parser.parse(line), "kind", None) for line in sim.log.lines if "jb_" in line]
     assert parser.stats.malformed == 0 and None not in kinds  # the daemon's parser reads every line
-    assert kinds[1:4] == ["jb_warden", "jb_order", "jb_prohibit"]
+    assert kinds[1:5] == ["jb_round_start", "jb_warden", "jb_order", "jb_prohibit"]
     # reloaded, the plugin says hello and counts from 1 again
     sim.reload_shim()
     lines = after(sim, lambda: sim.make_warden(jail.guard))
@@ -261,9 +261,9 @@ def test_lines_name_the_player_as_srcds_does_even_a_hostile_name(jail):
     sim.disconnect(jail.warden)
     sim.round_start()
     lines = shim_lines(after(sim, lambda: sim.make_warden(evil)))
-    assert lines == [f'"Evil"<9><STEAM_1:0:9><>" triggered "jb_warden<{evil.userid}><{evil.steamid}><>" triggered "jb_warden" (seq "3")']
+    assert lines == [f'"Evil"<9><STEAM_1:0:9><>" triggered "jb_warden<{evil.userid}><{evil.steamid}><>" triggered "jb_warden" (seq "5")']
     event = LogParser().parse("L 11/30/2026 - 20:00:00: " + lines[0])
-    assert (event.kind, event.player.userid, event.seq) == ("jb_warden", evil.userid, 3)
+    assert (event.kind, event.player.userid, event.seq) == ("jb_warden", evil.userid, 5)
 
 
 # -- the daemon's commands ---------------------------------------------------------------------------
@@ -295,7 +295,7 @@ def test_slay(jail):
 def test_slaying_the_warden_removes_him_as_died(jail):
     sim = jail.sim
     lines = shim_lines(after(sim, lambda: sim.execute(f'jb_slay #{jail.warden.userid} "x"')))
-    assert lines == [f'"Начальник<{jail.warden.userid}><{jail.warden.steamid}><>" triggered "jb_warden_removed" (reason "died") (seq "2")']
+    assert lines == [f'"Начальник<{jail.warden.userid}><{jail.warden.steamid}><>" triggered "jb_warden_removed" (reason "died") (seq "3")']
 
 
 def test_teamswap(jail):
@@ -309,7 +309,7 @@ def test_teamswap(jail):
     assert sim.execute(f"jb_teamswap #{zek.userid} T") == 'error: usage: jb_teamswap #userid <T|CT> "reason"'
     # the warden moved off CT is no warden any more
     lines = shim_lines(after(sim, lambda: sim.execute(f'jb_teamswap #{jail.warden.userid} T "x"')))
-    assert lines[0].endswith('triggered "jb_warden_removed" (reason "resigned") (seq "2")')
+    assert lines[0].endswith('triggered "jb_warden_removed" (reason "resigned") (seq "3")')
 
 
 def test_money(jail):
@@ -393,14 +393,14 @@ async def test_status_is_read_by_the_daemons_own_code(jail):
 def test_gag_state_in_status_and_lines(jail):
     sim = jail.sim
     lines = shim_lines(after(sim, lambda: sim.world.gag(jail.zek, True)))
-    assert lines == [f'"Зек<{jail.zek.userid}><{jail.zek.steamid}><>" triggered "jb_gag" (state "on") (seq "2")']
+    assert lines == [f'"Зек<{jail.zek.userid}><{jail.zek.steamid}><>" triggered "jb_gag" (state "on") (seq "3")']
     assert {p["userid"]: p["gagged"] for p in sim.status()["players"]}[jail.zek.userid] is True
 
 
 def test_privilege_native_for_other_plugins(jail):
     sim = jail.sim
     lines = shim_lines(after(sim, lambda: sim.shim.call_native("JailCore_ReportPrivilege", jail.zek.slot, b"vip")))
-    assert lines == [f'"Зек<{jail.zek.userid}><{jail.zek.steamid}><>" triggered "jb_privilege" (kind "vip") (seq "2")']
+    assert lines == [f'"Зек<{jail.zek.userid}><{jail.zek.steamid}><>" triggered "jb_privilege" (kind "vip") (seq "3")']
     assert sim.shim.call_native("JailCore_ReportPrivilege", 40, b"vip") == 0
     assert "Invalid client 40" in sim.shim.errors.pop()
 
@@ -481,15 +481,15 @@ def test_warden_resign_death_leave_and_admin(jail):
     sim.say(guard, "!uw")
     assert guard.chat[-1] == "[jailcore] Это может только начальник."
     lines = shim_lines(after(sim, lambda: sim.say(warden, "!ук")))
-    assert lines[0].endswith('"jb_warden_removed" (reason "resigned") (seq "2")') and sim.warden is None
+    assert lines[0].endswith('"jb_warden_removed" (reason "resigned") (seq "3")') and sim.warden is None
     sim.make_warden(guard)
     lines = shim_lines(after(sim, lambda: sim.kill(jail.zek, guard)))
-    assert lines[0].endswith('"jb_warden_removed" (reason "died") (seq "4")')
+    assert lines[0].endswith('"jb_warden_removed" (reason "died") (seq "5")')
     sim.say(guard, "!w")  # a dead guard may not claim
     assert guard.chat[-1] == "[jailcore] Начальником может стать только живой охранник." and sim.warden is None
     sim.make_warden(warden)
     lines = shim_lines(after(sim, lambda: sim.disconnect(warden)))
-    assert lines[0].endswith('"jb_warden_removed" (reason "left") (seq "6")')
+    assert lines[0].endswith('"jb_warden_removed" (reason "left") (seq "7")')
     newbie = sim.add_player("Новый", "CT")
     sim.make_warden(newbie)
     assert sim.warden is None  # joined mid-round: not alive yet
@@ -498,12 +498,17 @@ def test_warden_resign_death_leave_and_admin(jail):
     sim.say(jail.zek, "!removewarden")
     assert jail.zek.chat[-1] == "[SM] У вас нет доступа к этой команде." and sim.warden == newbie.userid
     lines = shim_lines(after(sim, lambda: sim.say(jail.admin, "/removewarden")))
-    assert lines[0].endswith('"jb_warden_removed" (reason "admin") (seq "8")')
+    assert lines[0].endswith('"jb_warden_removed" (reason "admin") (seq "10")')
 
 
-def test_round_start_ends_the_warden_silently(jail):
+def test_round_start_ends_the_warden_silently_and_marks_the_round(jail):
+    """srcds writes Round_Start when the freeze period ends (shared/srcds-facts.md): the
+    shim's own line at the round_start event marks the round's start, with mp_freezetime."""
     sim = jail.sim
-    assert shim_lines(after(sim, sim.round_start)) == [] and sim.warden is None and sim.status()["round"] == 2
+    assert shim_lines(after(sim, sim.round_start)) == ['World triggered "jb_round_start" (freeze "0") (seq "3")']
+    assert sim.warden is None and sim.status()["round"] == 2
+    sim.shim.create_cvar("mp_freezetime", "15")  # the game's own cvar, as the server sets it
+    assert shim_lines(after(sim, sim.round_start)) == ['World triggered "jb_round_start" (freeze "15") (seq "4")']
 
 
 def test_an_external_warden_plugin_owns_the_role(jail):
@@ -572,7 +577,7 @@ def test_kick(jail):
     assert zek.userid not in sim.players and sim.world.kicks == [("Зек", "Реклама в чате")]
     assert sim.execute(f'jb_kick #{jail.vasya.userid}') == 'error: usage: jb_kick #userid "reason"'
     lines = shim_lines(after(sim, lambda: sim.execute(f'jb_kick #{jail.warden.userid} "x"')))
-    assert lines[0].endswith('"jb_warden_removed" (reason "left") (seq "2")')
+    assert lines[0].endswith('"jb_warden_removed" (reason "left") (seq "3")')
 
 
 def test_ban(jail):
@@ -667,20 +672,20 @@ def test_admin_chat_commands_report_to_the_daemon(jail):
     sim, admin, zek = jail.sim, jail.admin, jail.zek
     me = f'"Админ<{admin.userid}><{admin.steamid}><>"'
     assert shim_lines(after(sim, lambda: sim.say(admin, '!jcpardon 123 "ошибся"; quit'))) == [
-        f'{me} triggered "jb_pardon" (id "123") (reason "\'ошибся\'; quit") (seq "2")']
+        f'{me} triggered "jb_pardon" (id "123") (reason "\'ошибся\'; quit") (seq "3")']
     assert admin.chat[-1] == "[jailcore] Отмена наказания 123 отправлена в jailcore."
-    assert shim_lines(after(sim, lambda: sim.say(admin, "/jcpardon 124"))) == [f'{me} triggered "jb_pardon" (id "124") (reason "") (seq "3")']
+    assert shim_lines(after(sim, lambda: sim.say(admin, "/jcpardon 124"))) == [f'{me} triggered "jb_pardon" (id "124") (reason "") (seq "4")']
     assert shim_lines(after(sim, lambda: sim.say(admin, f"!ctban #{zek.userid} 30 убил охрану"))) == [
-        f'{me} triggered "jb_ctban" (target "#{zek.userid}") (length "30") (reason "убил охрану") (seq "4")']
+        f'{me} triggered "jb_ctban" (target "#{zek.userid}") (length "30") (reason "убил охрану") (seq "5")']
     assert admin.chat[-1] == "[jailcore] Запрет на КТ для Зек (30) отправлен в jailcore."
     assert shim_lines(after(sim, lambda: sim.say(admin, "!ctban Вас 3R"))) == [
-        f'{me} triggered "jb_ctban" (target "#{jail.vasya.userid}") (length "3r") (reason "") (seq "5")']
+        f'{me} triggered "jb_ctban" (target "#{jail.vasya.userid}") (length "3r") (reason "") (seq "6")']
     assert shim_lines(after(sim, lambda: sim.say(admin, f"!unctban #{zek.userid}"))) == [
-        f'{me} triggered "jb_unctban" (target "#{zek.userid}") (seq "6")']
-    assert shim_lines(after(sim, lambda: sim.say(admin, "!jcconfirm 41"))) == [f'{me} triggered "jb_confirm" (id "41") (reason "") (seq "7")']
+        f'{me} triggered "jb_unctban" (target "#{zek.userid}") (seq "7")']
+    assert shim_lines(after(sim, lambda: sim.say(admin, "!jcconfirm 41"))) == [f'{me} triggered "jb_confirm" (id "41") (reason "") (seq "8")']
     assert admin.chat[-1] == "[jailcore] Подтверждение предложения 41 отправлено в jailcore."
     assert shim_lines(after(sim, lambda: sim.say(admin, "!jcdismiss 42 это Steam"))) == [
-        f'{me} triggered "jb_dismiss" (id "42") (reason "это Steam") (seq "8")']
+        f'{me} triggered "jb_dismiss" (id "42") (reason "это Steam") (seq "9")']
     for bad, answer in (("!jcpardon", "Использование: !jcpardon"), ("!jcpardon 12x", "Использование: !jcpardon"),
                         ("!jcconfirm", "Использование: !jcconfirm"), ("!jcdismiss x", "Использование: !jcdismiss"),
                         (f"!ctban #{zek.userid}", "Использование: !ctban"), (f"!ctban #{zek.userid} 0r", "Использование: !ctban"),

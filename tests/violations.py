@@ -14,9 +14,15 @@ from tests.lawful import ATTACK, PROHIBITIONS, ROOT, Injected, Season
 
 
 def _warden_first(s: Season, steamid: str = "") -> Who | None:
+    """The round's warden: the one who claimed in the freeze period, unless the injection
+    needs another (who takes over when he resigns: the shim gives the role to one at a time)."""
     guards = s.team("CT", True)
     if not guards:
         return None
+    if s.warden is not None and (not steamid or s.warden.steamid == steamid):
+        return s.warden
+    if s.warden is not None:
+        s.log.wait(1).trig(s.warden, "jb_warden_removed", ' (reason "resigned")')
     s.warden = next((g for g in guards if g.steamid == steamid), guards[0])
     s.log.wait(3).warden(s.warden)
     return s.warden
@@ -151,6 +157,9 @@ def p_specialday(s: Season, round_: int) -> None:
     s.forced[round_ - 1] = one
 
 def i_no_warden(s: Season, inj: Injected) -> None:
+    if s.warden is not None:  # the one who claimed in the freeze hands command back to no one
+        s.log.wait(1).trig(s.warden, "jb_warden_removed", ' (reason "resigned")')
+        s.warden = None
     first = min(s.team("CT", True), key=lambda p: s.joined.get(p.userid, 0))
     s.log.wait(31).say(s.team("CT", True)[0], "кто начальник?").wait(31).say(s.team("CT", True)[0], "никто?")
     inj.expected = [("teams.no_warden", first.userid)]

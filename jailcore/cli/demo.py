@@ -23,6 +23,11 @@ from jailcore.io.daemon import Daemon
 from jailcore.sim.simserver import SimServer
 
 
+def _clean(chat: str) -> str:
+    """A chat line without SourceMod's colour bytes."""
+    return chat.replace("\x01", "").replace("\x04", "").replace("\x07", "")
+
+
 def _paint(text: str, code: str | None) -> str:
     return paint(text, code, sys.stdout.isatty())
 
@@ -36,7 +41,9 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
             f'[server]\nname = "demo"\nrulebook = "all"\nlanguage = "{lang}"\n[rcon]\nport = {port}\npassword = "demo-password"\n'
             f'[log]\nlisten = "127.0.0.1:0"\n[state]\npath = "{Path(tmp) / "demo.sqlite3"}"\n'
             # a warden moved for his games has commanded badly: 001 guards 11 blocks his return
-            '[ctban.return_block]\nafter = ["teams.balance", "games.online_limit"]\n',
+            '[ctban.return_block]\nafter = ["teams.balance", "games.online_limit"]\n'
+            # as 001 has it: a ban for ever is a judgement an admin confirms
+            '[conduct.advertising]\nref = "Общие 19"\nconfirm = "admin"\n',
             "<demo>",
             {},
         )
@@ -46,6 +53,8 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
             head = _paint(f"{action.action.upper():9}", COLOURS.get(action.action))
             print(f"  {head} round {action.round} [{action.rule} {action.ref}] -> {who}")
             print(f"            {action.reason}")
+            if action.action == "propose":
+                print(_paint(f"            waits for an admin ({action.step}); nothing is sent to the game until one confirms", "2"))
 
         def received(command: str) -> None:
             if not command.startswith(("jb_hud", "jb_status", "jb_adminfeed", "jb_ctban_set")):
@@ -97,12 +106,26 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
                     new_round(guard), says(guard, "!game Бадминтон", "!game Король", "!game Повар")))
                 await step("The moved guard tries to go back to CT at once (001 guards 11)", lambda: (
                     print(f"  {'the shim refuses him at the door' if not sim.join(guard, 'CT') else 'he gets in'}: "
-                          f"{(guard.chat or [''])[-1].replace(chr(1), '').replace(chr(4), '').replace(chr(7), '')}"),))
+                          f"{_clean((guard.chat or [''])[-1])}"),))
             if rounds >= 5:
                 prisoners = [p for p in sim.players.values() if p.team == "TERRORIST" and p.alive][:2]
                 await step("Round 5: «Математика»: the referee names the first right answer, with the proof", lambda: (
                     new_round(warden), says(warden, "!order Все к стене", "!game Математика", "2+2*2"),
                     says(prisoners[0], "8"), says(prisoners[1], "\x046")))
+            admin = sim.add_player("Смотритель", "Spectator", admin="b")  # an admin watching, with the flag of sm_jailcore_admin_flag
+            await step("A prisoner advertises another server: a ban for ever is proposed to the admins, not given (001 Общие 19)", lambda: (
+                says([p for p in sim.players.values() if p.team == "TERRORIST"][-1], "заходите к нам: 212.129.25.133:27015"),))
+            proposals = daemon.store.entries("action = 'propose'")
+            if proposals and page is not None:
+                print(f"  it waits on the web page under «На решение» (#{proposals[-1]['id']}): confirm or dismiss it there")
+            elif proposals:
+                number = proposals[-1]["id"]
+                await step(f"The admin online reads it in his chat and dismisses it (!jcdismiss {number}; or jailcore confirm|dismiss {number})", lambda: (
+                    print(f"  {_clean(next((x for x in admin.chat if f'#{number}]' in x), ''))}"),
+                    says(admin, f"!jcdismiss {number} это наш второй сервер")))
+                await asyncio.sleep(pause)
+                (answered,) = daemon.store.entries("id = ?", (number,))
+                print(f"  entry #{number}: {answered['status']} ({answered['reply']})")
             rows = daemon.store.entries()
             delivered = sum(1 for r in rows if r["status"] == "delivered")
             print(_paint(f"* done: {len(rows)} enforcement(s) logged, {delivered} delivered; "

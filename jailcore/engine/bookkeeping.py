@@ -21,6 +21,7 @@ from jailcore.engine.punish import autoslay_at_round_start, count_down_bans
 from jailcore.engine.rules.base import Rule
 from jailcore.engine.state import CT, PLAYING, GameRun, LastPrisoner, Prohibition, Seat, T
 from jailcore.log import events as ev
+from jailcore.log.logtime import plus_seconds, seconds_between
 
 STOP = object()
 
@@ -29,6 +30,7 @@ class Bookkeeping:
     def __init__(self, ctx: Context, rules: Iterable[Rule[Any, Any]]):
         self.ctx = ctx
         self.rules = list(rules)
+        self._shim_round: ev.RoundBegins | None = None  # the shim's round line being read as a round start
         self.before: dict[type, Callable[[Any], Any]] = {
             ev.Connected: self._connected,
             ev.Validated: self._seen,
@@ -44,6 +46,8 @@ class Bookkeeping:
             ev.Suicide: self._suicide,
             ev.GagChanged: self._gag,
             ev.RoundStart: self._round_start,
+            ev.FreezeEnded: self._freeze_ended,
+            ev.RoundBegins: self._ignored,
             ev.RoundEnd: self._round_end,
             ev.RestartRound: self._restart,
             ev.GameCommencing: self._restart,
@@ -68,6 +72,36 @@ class Bookkeeping:
             ev.CtBanGiven: self._ctban_given,
             ev.CtBanLifted: self._ctban_lifted,
         }
+
+    # -- what a round line means -----------------------------------------------------------
+
+    def round_line(self, e: ev.RoundBegins | ev.RoundStart) -> ev.Event | None:
+        """The event a round line stands for, in the game's order of events. The shim's
+        `jb_round_start` is the round's start (the freeze period's); srcds's Round_Start in a
+        round the shim began is the freeze's end; Round_Start alone (no shim, old logs, or
+        the shim's line lost) is both. With `mp_freezetime 0` the two lines come together, in
+        either order: one round. None: nothing new."""
+        s = self.ctx.state
+        if isinstance(e, ev.RoundBegins):
+            if (s.round_open and not s.round_by_shim and s.round_line_seen and e.freeze == 0
+                    and seconds_between(s.round_started, e.time) <= 2):
+                s.round_by_shim = True  # no freeze: srcds's line came first, this is the same round
+                return None
+            self._shim_round = e
+            return ev.RoundStart(e.time)
+        if s.round_open and s.round_by_shim and not s.round_line_seen and not s.warmup:
+            s.round_line_seen = True
+            return ev.FreezeEnded(e.time)
+        return e
+
+    def _ignored(self, e: Any) -> object:
+        return STOP
+
+    def _freeze_ended(self, e: ev.FreezeEnded) -> None:
+        s = self.ctx.state
+        s.play_from = e.time
+        if s.game is not None and s.game.started < e.time:
+            s.game.started = e.time  # a game announced in the freeze is played from its end
 
     # -- players -------------------------------------------------------------------------
 
@@ -119,7 +153,8 @@ class Bookkeeping:
                 s.moved.remove(seat.userid)
             seat.team = e.new
         else:
-            seat.team, seat.alive = e.new, False
+            # A player who joins a team in the freeze period spawns with the round.
+            seat.team, seat.alive = e.new, e.new in PLAYING and self.ctx.in_freeze
         if seat.userid == s.warden and e.new != CT:
             self.ctx.warden_gone(orders_end=True)
         if e.new == CT:
@@ -186,6 +221,7 @@ class Bookkeeping:
 
     def _round_start(self, e: ev.RoundStart) -> object:
         s = self.ctx.state
+        shim, self._shim_round = self._shim_round, None
         if s.warmup:
             return STOP
         if s.round_open:
@@ -194,7 +230,11 @@ class Bookkeeping:
         s.round_open = True
         s.owed = {k: r for k, r in s.owed.items() if r >= s.round - 1}
         self._clear_round()
-        s.round_started = e.time
+        s.round_started = s.play_from = e.time
+        s.round_by_shim, s.round_line_seen = False, True
+        if shim is not None:  # begun by the shim's line: play begins when the freeze ends
+            s.round_by_shim, s.round_line_seen = True, False
+            s.play_from = plus_seconds(e.time, shim.freeze)
         for seat in s.players.values():
             seat.alive = seat.team in PLAYING
         if self.ctx.day == 1 and s.round > 1:

@@ -38,6 +38,8 @@ SEQ_WINDOW = 256  # shim lines remembered to recognise one that arrives twice
 # Events that never change what the HUD shows unless a rule acted on them.
 QUIET = frozenset({ev.Attacked, ev.Chat, ev.Threw, ev.Validated, ev.Entered, ev.Connected, ev.GagChanged})
 
+ROUND_LINES = (ev.RoundBegins, ev.RoundStart)
+
 Handler = Callable[[Context, Any], list[Action]]
 Veto = Callable[[Context, Any], "list[Action] | None"]
 
@@ -100,6 +102,11 @@ class Engine:
             s.seq = event.seq
             self.resync_wanted = True
             return out
+        if type(event) in ROUND_LINES:  # read in the game's order: the round, or its freeze's end
+            event = self.books.round_line(event)  # type: ignore[arg-type,assignment]
+            if event is None:
+                return out
+            route = self._routes[type(event)]
         vetoes, before, handlers, after = route
         if type(event) is ev.GameStarted and self._map_game(event.game):
             vetoes = []  # 000 6.0 «Игры на картах не в счет»
@@ -233,16 +240,7 @@ class Engine:
         if key == self._hud_key:
             return out
         self._hud_key = key
-        none = ctx.text("none")
-        text = ctx.text(
-            "hud",
-            warden=warden.name if warden else none,
-            day=ctx.day,
-            dayname=ctx.text("days").split("|")[ctx.day - 1] if self.config.week_length == 7 else ctx.day,
-            orders=", ".join(o.text for o in s.orders) or none,
-            prohibitions=", ".join(p.text for p in s.prohibitions) or none,
-            game=s.game.name if s.game else none,
-        )
+        text = ctx.hud_line()
         if text != s.hud:
             s.hud = text
             out.append(ctx.action("hud", None, "hud", "", text))

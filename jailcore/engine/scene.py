@@ -95,6 +95,16 @@ class Scene:
     def seconds_since(self, moment: str) -> float:
         return seconds_between(moment, self.state.time)
 
+    @property
+    def in_freeze(self) -> bool:
+        """The round's freeze period: begun, not yet played (see `State.play_from`)."""
+        s = self.state
+        return s.round_open and s.time < s.play_from
+
+    def played_since(self, moment: str) -> float:
+        """Seconds of play since `moment`: the freeze period is no one's time."""
+        return seconds_between(max(moment, self.state.play_from), self.state.time)
+
     # -- saying and doing ----------------------------------------------------------------
 
     def text(self, key: str, **values: Any) -> str:
@@ -114,6 +124,20 @@ class Scene:
     def announce(self, key: str, rule: RuleSettings, text: str) -> Action:
         """A message to everyone under a rule (`jb_say`)."""
         return self.action("say", None, key, rule.ref, self.quoting(rule, text))
+
+    def hud_line(self) -> str:
+        """The standing state line (`jb_hud`): warden, day, orders, prohibitions, game."""
+        s, none = self.state, self.text("none")
+        warden = self.warden
+        return self.text(
+            "hud",
+            warden=warden.name if warden else none,
+            day=self.day,
+            dayname=self.text("days").split("|")[self.day - 1] if self.config.week_length == 7 else self.day,
+            orders=", ".join(o.text for o in s.orders) or none,
+            prohibitions=", ".join(p.text for p in s.prohibitions) or none,
+            game=s.game.name if s.game else none,
+        )
 
     def public(self) -> dict[str, Any]:
         """The standing state as `replay --state`, MQTT and the web page show it."""

@@ -134,6 +134,12 @@ class State:
     round: int = 0
     round_open: bool = False
     round_started: str = ""
+    # The round begins at the freeze period's start (the shim's `jb_round_start`), play at
+    # its end (srcds's Round_Start): the freeze is neither warden time nor game time. Without
+    # the shim (old logs) Round_Start is both.
+    play_from: str = ""
+    round_by_shim: bool = False  # this round began with the shim's line
+    round_line_seen: bool = False  # and srcds's Round_Start of it has been read
     warmup: bool = False
     time: str = ""
     seq: int | None = None

@@ -201,7 +201,7 @@ class Daemon:
             if isinstance(ask, fx.AskPardon):
                 self.store.request_pardon(ask.action_id, ask.by, ask.reason)
             else:
-                self.store.request_answer(ask.action_id, ask.answer, ask.by, ask.reason)
+                self.store.request_answer(ask.action_id, ask.answer, ask.by, ask.reason, server=self.server)  # an admin here answers for here
             self.store.commit()
         except AdminRequestError as exc:
             self.inbox.put(si.Refused(str(exc)))

@@ -26,7 +26,7 @@ import gc
 import logging
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -264,6 +264,16 @@ class Fleet:
 
 def _confusable(a: Config, b: Config) -> bool:
     return a.log_secret == b.log_secret and AllowList(a.log_allow).overlaps(AllowList(b.log_allow))
+
+
+def log_clash(config: Config, others: Iterable[Config]) -> str | None:
+    """What the fleet refuses at start, for a config changed elsewhere (the web page): the
+    log port shared with another server that has the same sv_logsecret; None if none."""
+    for other in others:
+        if other.server_name != config.server_name and not config.log_file and Fleet._same_port(other, config) and _confusable(other, config):
+            return (f"[log] shares the log port {config.log_listen} with server {other.server_name!r} with the same sv_logsecret: "
+                    "that server's lines would be taken for this one's; give each server its own [log] secret")
+    return None
 
 
 def main_fleet(paths: list[str]) -> int:

@@ -12,6 +12,12 @@ from typing import ClassVar
 
 import attrs
 
+# named here as before: `ev.player_key`, `ev.account`, ...
+from jailcore.log.accounts import STEAM64_BASE as STEAM64_BASE
+from jailcore.log.accounts import account as account
+from jailcore.log.accounts import player_key as player_key
+from jailcore.log.accounts import same_account as same_account
+
 CT = "CT"
 T = "TERRORIST"
 SPECTATOR = "Spectator"
@@ -34,44 +40,6 @@ class Player:
     @property
     def key(self) -> str:
         return player_key(self.steamid, self.userid)
-
-
-def player_key(steamid: str, userid: int) -> str:
-    """Who a player is across reconnects: the steamid, or the userid where the steamid is
-    not a person's (bots, LAN, not yet validated)."""
-    if steamid.startswith(("STEAM_0:", "STEAM_1:", "[U:")):
-        return steamid
-    return f"#{userid}"
-
-
-STEAM64_BASE = 76561197960265728
-
-
-def account(steamid: str) -> int | None:
-    """The account number behind any way a game writes it: `STEAM_0:Y:Z` (CS:S) and
-    `STEAM_1:Y:Z` (CS:GO) are both 2Z+Y, `[U:1:N]` is N, a SteamID64 is N + 76561197960265728."""
-    s = steamid.strip()
-    if s.startswith(("STEAM_0:", "STEAM_1:")):
-        parts = s[8:].split(":")
-        if len(parts) == 2 and all(p.isascii() and p.isdigit() and len(p) <= 10 for p in parts) and parts[0] in ("0", "1"):
-            return int(parts[1]) * 2 + int(parts[0])
-        return None
-    if s.startswith("[U:1:") and s.endswith("]"):
-        n = s[5:-1]
-        return int(n) if n.isascii() and n.isdigit() and len(n) <= 10 else None
-    if len(s) == 17 and s.isascii() and s.isdigit() and int(s) > STEAM64_BASE:
-        return int(s) - STEAM64_BASE
-    return None
-
-
-def same_account(steamid: str) -> list[str]:
-    """The other ways a log may name this account (to find a ban made on a server of the
-    other game, or with another form), the given one excluded."""
-    n = account(steamid)
-    if n is None:
-        return []
-    forms = [f"STEAM_1:{n % 2}:{n // 2}", f"STEAM_0:{n % 2}:{n // 2}", f"[U:1:{n}]"]
-    return [f for f in forms if f != steamid]
 
 
 @attrs.frozen(slots=True)
@@ -179,6 +147,15 @@ class Disconnected(Event):
 @attrs.frozen(slots=True)
 class RoundStart(Event):
     kind: ClassVar[str] = "round_start"
+
+
+@attrs.frozen(slots=True)
+class FreezeEnded(Event):
+    """Not a line of its own: the engine's reading of `World triggered "Round_Start"` in a
+    round the shim's `jb_round_start` already began. srcds writes Round_Start when the
+    freeze period ends; play (warden time, game time) begins here."""
+
+    kind: ClassVar[str] = "freeze_end"
 
 
 @attrs.frozen(slots=True)
@@ -337,6 +314,21 @@ class FreekillConfirmed(ShimEvent):
     victim: int = 0
     damage_only: bool = False
     kind: ClassVar[str] = "jb_freekill"
+
+
+# The shim's lines written for the server itself (`World triggered "jb_..."`).
+WORLD = Player("World", 0, "Console", None)
+
+
+@attrs.frozen(slots=True)
+class RoundBegins(ShimEvent):
+    """`World triggered "jb_round_start" (freeze "N")`: the shim's line at SourceMod's
+    `round_start` event, the moment the round restarts and its freeze period of N seconds
+    begins. srcds writes Round_Start only when the freeze ends (CS:S writes nothing at the
+    restart), so this is where the round, and everything counted per round, begins."""
+
+    freeze: int = 0
+    kind: ClassVar[str] = "jb_round_start"
 
 
 @attrs.frozen(slots=True)

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from jailcore.log import events as ev
-from jailcore.log.shimlines import SEQ_TAIL, Malformed, number, prop, shim_event
+from jailcore.log.shimlines import WORLD_LINES, Malformed, number, shim_event
 
 _V = TypeVar("_V")
 
@@ -205,11 +205,8 @@ class LineReader:
         if name.startswith("Restart_Round_"):
             m = _RESTART.fullmatch(name)
             return ev.RestartRound(time, number(m.group(1)) if m else 0)
-        if name == "jb_hello":
-            tail = rest[end + 1 :]
-            m = SEQ_TAIL.search(tail)
-            version = prop(tail[: m.start()] if m else tail, "version")
-            return ev.ShimHello(time, version or "", int(m.group(1)) if m else 0)
+        if name in WORLD_LINES:  # the shim's own: jb_hello, jb_round_start
+            return WORLD_LINES[name](time, rest[end + 1 :])
         return ev.WorldTriggered(time, name)
 
     def _map_loading(self, time: str, rest: str) -> ev.MapLoading:

@@ -125,9 +125,11 @@ _M_WORLD = _family(
             ("jb_hello", "jb_hello"),
         )
     ),
+    # Proved whole: a malformed one falls back to `read_line`, which counts it.
+    ("jb_round_start", r'" \(freeze "[0-9]{1,9}"\) \(seq "[0-9]{1,10}"\)' + _M_END, Step("jb_round_start", LineReader._body)),
     # Any other restart name reads as 0 seconds; a count of seconds `int` refuses does not.
     ("Restart_Round_", r'(?:\(\d{1,10}_seconds?\)|(?!\(\d+_seconds?\)")[^"]*)"', Step("restart_round", LineReader._body)),
-    ("", r'(?!Restart_Round_)[^"]*"', Step("world_triggered", LineReader._body)),
+    ("", r'(?!Restart_Round_|jb_round_start")[^"]*"', Step("world_triggered", LineReader._body)),
 )
 _M_BODIES = _family("body", False, *((prefix, "", Step(kind, LineReader._body if read else None)) for prefix, kind, read in _BODIES))
 

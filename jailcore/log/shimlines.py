@@ -78,8 +78,26 @@ _ONE_PROP: dict[str, tuple[str, Callable[..., ev.Event | None]]] = {
 _BARE = {"jb_warden": ev.WardenSet, "jb_order_cancel": ev.OrdersCancelled, "jb_game_end": ev.GameEnded}
 
 _ANSWERS = {"jb_pardon": ev.PardonAsked, "jb_confirm": ev.ConfirmAsked, "jb_dismiss": ev.DismissAsked}
-SHIM_TRIGGERS = (*_BARE, "jb_freeday", "jb_freekill", "jb_hello", "jb_ctban", *_ANSWERS, *_ONE_PROP)
-EXTENSION_TRIGGERS = ("jb_game_approve", "jb_freekill", "jb_ctban", "jb_unctban", *_ANSWERS, "jb_fk_choice")
+SHIM_TRIGGERS = (*_BARE, "jb_freeday", "jb_freekill", "jb_hello", "jb_round_start", "jb_ctban", *_ANSWERS, *_ONE_PROP)
+EXTENSION_TRIGGERS = ("jb_round_start", "jb_game_approve", "jb_freekill", "jb_ctban", "jb_unctban", *_ANSWERS, "jb_fk_choice")
+
+
+def _hello(time: str, props: str) -> ev.ShimHello:
+    m = SEQ_TAIL.search(props)
+    version = prop(props[: m.start()] if m else props, "version")
+    return ev.ShimHello(time, version or "", int(m.group(1)) if m else 0)
+
+
+def _round_begins(time: str, props: str) -> ev.RoundBegins:
+    m = SEQ_TAIL.search(props)
+    freeze = prop(props[: m.start()], "freeze") if m else None
+    if m is None or freeze is None or not (freeze.isascii() and freeze.isdigit() and len(freeze) <= 9):
+        raise Malformed("jb_round_start without its (freeze) and (seq)")
+    return ev.RoundBegins(time, ev.WORLD, number(m.group(1)), number(freeze))
+
+
+# `World triggered "jb_..."`: the shim's lines for the server itself, read after the name.
+WORLD_LINES: dict[str, Callable[[str, str], ev.Event]] = {"jb_hello": _hello, "jb_round_start": _round_begins}
 
 
 def shim_event(time: str, player: ev.Player, name: str, props: str) -> ev.Event | None:

@@ -100,7 +100,22 @@ class NoteAnswer:
     note: str
 
 
-Row = Record | Mark | MarkSent | SaveState | SaveLink | KeepLines | Applied | NoteAnswer
+@attrs.frozen(slots=True)
+class InGameCtBan:
+    """An admin's `!ctban` / `!unctban` in game, as the command line's request row, already applied."""
+
+    server: str
+    steamid: str
+    name: str
+    minutes: int | None
+    rounds: int | None
+    reason: str
+    by: str
+    lift: bool
+    when: str
+
+
+Row = InGameCtBan | Record | Mark | MarkSent | SaveState | SaveLink | KeepLines | Applied | NoteAnswer
 
 # -- effects ---------------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ from jailcore.session.effects import (
     AskPardon,
     DropLink,
     Effect,
+    InGameCtBan,
     KeepLines,
     Mark,
     Publish,
@@ -179,10 +180,8 @@ class Session:
         if ended:
             self.epoch += 1
         out = self.carry_out(actions, sweep=ended)
-        if kind is ev.CtBanLifted:  # an admin's `!unctban` in game is the network's word too
-            for action in actions:
-                if action.action == "unctban" and action.target is not None:
-                    out.append(self.network_lift(action.target.steamid, event.player.name, f"game {event.time} {event.seq}"))  # type: ignore[union-attr]
+        if kind is ev.CtBanLifted or kind is ev.CtBanGiven:
+            out += self._in_game_ctban(event, actions)  # type: ignore[arg-type]
         keep = self.config.web.story_days
         if event.time and keep > 0:  # kept for the web page's round story; not the cheap `Noted` lines
             text = record.data.decode("utf-8", "replace").strip("\x00\r\n")
@@ -192,6 +191,26 @@ class Session:
         if self.engine.resync_wanted:
             self.resync()
             out += self.flush()
+        return out
+
+    def _in_game_ctban(self, event: ev.CtBanGiven | ev.CtBanLifted, actions: list[Action]) -> list[Effect]:
+        """An admin's `!unctban` in game is the network's word too, like a lift from the
+        command line (a `!ctban` is shared with its audit row, as every CT ban). Both are
+        written as the row the command line writes, already applied, so the web page's
+        activity and its past requests show who gave or lifted a CT ban in game too."""
+        lift = isinstance(event, ev.CtBanLifted)
+        out: list[Effect] = []
+        for action in actions:
+            t = action.target
+            if t is None or action.action != ("unctban" if lift else "ctban"):
+                continue
+            if lift:
+                out.append(self.network_lift(t.steamid, event.player.name, f"game {event.time} {event.seq}"))
+                length: tuple[int | None, int | None, str] = (None, None, "")
+            else:
+                assert isinstance(event, ev.CtBanGiven)
+                length = (event.minutes, event.rounds, event.reason)
+            out.append(Write(InGameCtBan(self.server, t.steamid, t.name, *length, event.player.name, lift, self.wall)))
         return out
 
     # -- decisions into rows and commands -----------------------------------------------------
@@ -452,16 +471,25 @@ class Session:
         return Write(SaveLink(self.server, *self._link_row, self.wall, daemon=daemon, dropped=self.drops))
 
     def _standing(self) -> dict[str, Any]:
-        """The public state as `jailcore status` shows it, under this server's own config."""
+        """The public state as `jailcore status` shows it, under this server's own config, with
+        what `ctban list` and `history` read from it so that they load no rule: each ban's
+        reason, giver and origin, and each ladder's steps."""
         state = self.engine.public_state()
         online = {seat.key for seat in self.engine.state.players.values()}
+        bans = self.engine.state.ctbans
         for ban in state["ctbans"]:
             ban["online"] = ban["key"] in online
+            kept = bans.get(ban["key"])
+            if kept is not None:
+                ban.update(reason=kept.reason, by=kept.by, origin=kept.origin)
         state["time"] = self.engine.state.time or None
         state["cooldown_rounds"] = self._cooldown_rounds()
+        ladders = {key: getattr(rule, "ladder", None) for key, rule in self.config.rules.items() if rule.enabled}
+        state["ladder_steps"] = {key: [str(step) for step in ladder] for key, ladder in ladders.items() if ladder}
         return state
 
     def _cooldown_rounds(self) -> int | None:
+        """The special-day cooldown this server's config sets, for `status` without its config."""
         rule = self.config.settings_of(SpecialDayCooldown)
         return rule.rounds if rule.enabled else None
 

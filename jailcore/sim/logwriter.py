@@ -68,6 +68,11 @@ class LogWriter:
     def round_start(self) -> LogWriter:
         return self.add('World triggered "Round_Start"')
 
+    def round_begins(self, freeze: int) -> LogWriter:
+        """The shim's round line at SourceMod's `round_start` event: the freeze's start."""
+        self.seq += 1
+        return self.add(f'World triggered "jb_round_start" (freeze "{freeze}") (seq "{self.seq}")')
+
     def round_end(self) -> LogWriter:
         return self.add('World triggered "Round_End"')
 

@@ -348,6 +348,17 @@ class Natives(_Host):
         self.create_cvar(name, self.text(p[2]))
         return self.new_handle(("convar", name.lower()))
 
+    def n_FindConVar(self, p):
+        name = self.text(p[1]).lower()
+        return self.new_handle(("convar", name)) if name in self.cvars else 0
+
+    def n_ConVar__IntValue__get(self, p):
+        _, name = self.handle(p[1], tuple)
+        try:
+            return int(float(self.cvars[name]))
+        except ValueError:
+            return 0
+
     def n_ConVar__GetString(self, p):
         _, name = self.handle(p[1], tuple)
         return self.write(p[2], p[3], self.cvars[name].encode())

@@ -203,6 +203,8 @@ class StandIn(SourceModCore):
     def _warden_round_start(self, name: str, fields: dict) -> None:
         self.round += 1
         self.warden = None
+        freeze = self.cvars.get("mp_freezetime")
+        self.emit(None, "jb_round_start", f' (freeze "{max(0, int(float(freeze))) if freeze else 0}")')
 
     def _warden_death(self, name: str, fields: dict) -> None:
         if self.warden is not None and self._by_userid(fields) is self.warden:

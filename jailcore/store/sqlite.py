@@ -292,6 +292,11 @@ class Store:
             self.applied(row.table, row.id, row.when)  # type: ignore[union-attr]
         elif kind is fx.NoteAnswer:
             self.note_answer(row.id, row.note)  # type: ignore[union-attr]
+        elif kind is fx.InGameCtBan:
+            g: fx.InGameCtBan = row  # type: ignore[assignment]
+            self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, by, time, applied_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (g.server, g.steamid, g.name, g.minutes, g.rounds, int(g.lift), g.reason, g.by,
+                                                                g.when, g.when))
         else:
             raise StoreError(f"not a row the store writes: {row!r}")
 
@@ -395,14 +400,16 @@ class Store:
         bans = list(self.db.execute("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)))
         return pardons, bans
 
-    def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None) -> int:
+    def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
+                       server: str | None = None) -> int:
         """An admin's answer to a proposal (`jailcore confirm|dismiss`, the web page,
         `!jcconfirm`): the running daemon applies it. Refuses an id that is not a proposal
-        still waiting, and a second answer."""
+        still waiting, a second answer, and (given `server`, the one the admin was judged
+        on) a proposal of another server."""
         assert answer in ("confirm", "dismiss")
         row = self.db.execute("SELECT id, server, action, status, reply FROM audit WHERE id = ?", (action_id,)).fetchone()
-        if row is None:
-            raise ProposalError(f"no proposal with id {action_id} in {self.path}")
+        if row is None or (server is not None and row["server"] != server):
+            raise ProposalError(f"no proposal with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
         if row["action"] != "propose":
             raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
         given = self.db.execute("SELECT * FROM answers WHERE action_id = ?", (action_id,)).fetchone()

@@ -51,6 +51,13 @@ class MondayFreeday(Rule["MondayFreeday.Settings", "MondayFreeday.State"]):
         self.state.playing = len(ctx.alive(T)) + len(ctx.alive(CT))
         return [ctx.announce(self.key, self.settings, ctx.text("calendar.freeday.say", day=ctx.day, week=ctx.week))]
 
+    @handles(ev.FreezeEnded)
+    def play(self, ctx: Context, e: ev.FreezeEnded) -> list[Action]:
+        """Those who joined in the freeze period play Monday too."""
+        if ctx.state.freeday and ctx.day == 1:
+            self.state.playing = len(ctx.alive(T)) + len(ctx.alive(CT))
+        return []
+
     @handles(ev.OrderGiven)
     def order(self, ctx: Context, e: ev.OrderGiven) -> list[Action]:
         return ctx.punish(self.key, ctx.seat(e.player), ctx.text("calendar.freeday")) if self._today(ctx) else []
@@ -149,9 +156,9 @@ class FreedayEnd(Rule["FreedayEnd.Settings", "FreedayEnd.State"]):
         playing: int = 0  # players alive when the round began
         told: list[str] = attrs.Factory(list)  # "personal", "general": said once a round
 
-    @handles(ev.RoundStart)
-    def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
-        self.state.playing = len(ctx.alive(T)) + len(ctx.alive(CT))
+    @handles(ev.RoundStart, ev.FreezeEnded)
+    def round_start(self, ctx: Context, e: ev.RoundStart | ev.FreezeEnded) -> list[Action]:
+        self.state.playing = len(ctx.alive(T)) + len(ctx.alive(CT))  # again when the freeze ends: who joined in it plays
         return []
 
     @handles(ev.FreedayGranted)

@@ -267,7 +267,7 @@ class GameDuration(Rule["GameDuration.Settings", "GameDuration.State"]):
         self.state.undecided = False
         if game is None or game.punished or "map" in game.tags:
             return []
-        elapsed = ctx.seconds_since(game.started)
+        elapsed = ctx.played_since(game.started)  # the freeze period is no game time
         if "global" in game.tags and rule.reading == "winners":
             return []  # a global game is won by those it leaves alive when the round ends
         limit = rule.minutes * 60

@@ -54,7 +54,7 @@ class HeadStart(Rule["HeadStart.Settings", "HeadStart.State"]):
             return []
         if not isinstance(e, ev.Killed) or attacker.team != CT or victim.team != T or victim.userid in self.state.rebels:
             return []
-        since = ctx.seconds_since(game.started)
+        since = ctx.played_since(game.started)  # the freeze period is no one's head start
         if since >= self.settings.seconds:
             return []
         text = ctx.text("games.head_start", game=game.name, victim=victim.name, seconds=int(since), need=self.settings.seconds)

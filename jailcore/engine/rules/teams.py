@@ -30,9 +30,9 @@ class Balance(Rule["Balance.Settings", None]):
         ref: str = "Общие 5"
         ratio: int = 3
 
-    @handles(ev.RoundStart)
-    def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
-        return self._balance(ctx, None)
+    @handles(ev.RoundStart, ev.FreezeEnded)
+    def round_start(self, ctx: Context, e: ev.RoundStart | ev.FreezeEnded) -> list[Action]:
+        return self._balance(ctx, None)  # again as play begins: the teams as the freeze period left them
 
     @handles(ev.JoinedTeam)
     def joined(self, ctx: Context, e: ev.JoinedTeam) -> list[Action]:
@@ -97,7 +97,7 @@ class NoWarden(Rule["NoWarden.Settings", "NoWarden.State"]):
             mine.gap_since = mine.commanded or now  # a new gap, from the line that ended his command
         if mine.punished or not s.round_started or s.freeday or s.specialday_name or s.last_prisoner is not None:
             return []  # a freeday, a special day, a last request: the round runs without commands
-        since = mine.gap_since
+        since = max(mine.gap_since, s.play_from)  # the freeze period is no one's time to take command
         if now <= plus_seconds(since, rule.ask_seconds):
             return []
         late = now > plus_seconds(since, rule.punish_seconds) and (

@@ -68,6 +68,13 @@ void Emit_Hello(const char[] version)
 	LogToGame("World triggered \"jb_hello\" (version \"%s\") (seq \"0\")", version);
 }
 
+void Emit_RoundStart(int freeze)
+{
+	char props[32];
+	FormatEx(props, sizeof(props), " (freeze \"%d\")", freeze < 0 ? 0 : freeze);
+	Emit_Line(0, "jb_round_start", props);
+}
+
 void Emit_Warden(int client)
 {
 	Emit_Line(client, "jb_warden", "");

@@ -79,6 +79,10 @@ public void Warden_OnRoundStart(Event event, const char[] name, bool dontBroadca
 {
 	g_Round++;
 	g_Warden = 0;
+	// srcds logs Round_Start only when the freeze period ends (CS:S logs nothing at the
+	// restart): this line marks the round's real start, before a !w typed in the freeze.
+	ConVar freeze = FindConVar("mp_freezetime");  // the game's own: a convar handle is never closed
+	Emit_RoundStart(freeze != null ? freeze.IntValue : 0);
 }
 
 public void Warden_OnPlayerDeath(Event event, const char[] name, bool dontBroadcast)
