@@ -280,12 +280,12 @@ async def test_the_database_stopped_and_started_under_load_loses_and_doubles_not
                 sim.flush()
                 await asyncio.sleep(0.05)
             await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 12, timeout=15)  # enforcement went on
-            await until(lambda: daemon.store.waiting() > 0, timeout=10)
-            assert daemon.store.away is not None
+            await until(lambda: daemon.writer.backend.waiting() > 0, timeout=10)
+            assert daemon.writer.backend.away is not None
             status = await asyncio.to_thread(jailcore, "status", "--config", str(config_file))
             assert "wait in the journal" in status.stdout + status.stderr and PASSWORD not in status.stdout + status.stderr
             await asyncio.to_thread(server.start)
-            await until(lambda: daemon.store.away is None and daemon.store.waiting() == 0, timeout=30)
+            await until(lambda: daemon.writer.backend.away is None and daemon.writer.backend.waiting() == 0, timeout=30)
             for i in range(14, 16):  # and after
                 sim.say(warden, f"!prohibit p{i}")
             sim.flush()

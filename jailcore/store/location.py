@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from jailcore.store.interface import StateStore
     from jailcore.store.reader import Reader
     from jailcore.store.sourcebans import SourceBans
+    from jailcore.store.writer import Writer
 
 
 def is_url(where: str) -> bool:
@@ -87,12 +88,25 @@ def upgrade(where: str) -> str:
 
 
 def daemon_store(state_url: str, state_path: str) -> StateStore:
-    """A daemon's store: on a database server with its journal beside `[state] path`, else the file."""
+    """A daemon's store for its reads on the loop (its writes go to `daemon_writer`'s)."""
+    return open_store(state_url or state_path)
+
+
+def daemon_writer(state_url: str, state_path: str, checkpoint_interval: float = 1.0) -> Writer:
+    """The daemon's writer thread and its own connection: on a database server with the
+    journal beside `[state] path` (its writes wait there while the server is away), else the file."""
+    from jailcore.store.errors import DATABASE_ERRORS
+    from jailcore.store.writer import Writer
+
     if state_url:
         from jailcore.store.journal import journal_path
 
-        return open_store(state_url, journal_path(state_path))
-    return open_store(state_path)
+        journal = journal_path(state_path)
+        writer = Writer(lambda: open_store(state_url, journal), checkpoint_interval, DATABASE_ERRORS)
+    else:
+        writer = Writer(lambda: open_store(state_path), checkpoint_interval, DATABASE_ERRORS)
+    writer.start()
+    return writer
 
 
 def bridge_for(config: Config, where: str) -> SourceBans | None:

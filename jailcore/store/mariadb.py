@@ -35,9 +35,12 @@ import pymysql.cursors
 from jailcore.engine.actions import Action, AuditStatus
 from jailcore.log.errors import AuditError
 from jailcore.log.logtime import plus_minutes
+from jailcore.session import effects as fx
+from jailcore.session import inputs as si
 from jailcore.store.errors import DatabaseFault
 from jailcore.store.journal import Journal, Op
 from jailcore.store.reader import Dialect, Reader, Row
+from jailcore.store.rows import WritesRows
 from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError, kept_line
 
 SCHEMA_VERSION = 1
@@ -260,7 +263,7 @@ class Away(StoreError):
     page): the message says so; nothing was written."""
 
 
-class MariaStore:
+class MariaStore(WritesRows):
     """The write side on MariaDB, with `store.sqlite.Store`'s methods. Writes join an open
     transaction that `commit` ends, as on SQLite. With a `journal` (the daemon's), a server
     that goes away is ridden out: transactions wait in the journal, in order, and a thread
@@ -282,6 +285,8 @@ class MariaStore:
         self._prune_due = 0.0
         self._audit_newest = 0
         self._claims: set[str] = set()
+        self._saved: dict[str, str] = {}  # each server's snapshot as last written: an unchanged one is not written again
+        self._quiet_until = 0.0  # a read that found the server away: the next ones wait a moment (the loop must not stall on it)
         self.away: str | None = None  # why the server is away (while it is)
         self._fatal: StoreError | None = None
         self._reviver: threading.Thread | None = None
@@ -303,7 +308,10 @@ class MariaStore:
     def _run(self, sql: str, params: Sequence[Any] = (), many: bool = False, db: Any = None) -> Any:
         with self._lock:
             if db is None and self.journal is None and not self.db.open:  # lost before: the command line and the page connect again
-                self.db = connect(self.target, autocommit=False)
+                try:
+                    self.db = connect(self.target, autocommit=False)
+                except StoreError as exc:
+                    raise DatabaseFault(str(exc)) from None
                 self._ops = []
             try:
                 cur = (db or self.db).cursor()
@@ -541,9 +549,10 @@ class MariaStore:
 
     # -- audit log / outbox -----------------------------------------------------------------------
 
-    def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus) -> int:
+    def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus, row_id: int | None = None) -> int:
+        """An audit row under the id the session gave it (from `reserve_ids`), else the next of this store's own block."""
         t = action.target
-        row_id = self.next_id()
+        row_id = self.next_id() if row_id is None else row_id
         self._write(
             "INSERT INTO audit (id, server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -559,6 +568,57 @@ class MariaStore:
 
     def mark(self, row_id: int, status: str, reply: str | None) -> None:
         self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (status, reply, row_id))
+
+    def reserve_ids(self, count: int, gap: int = 0) -> int:
+        """The first of `count` audit ids no process sharing the database has or will be given,
+        `gap` above the last one handed out: one atomic update of `id_blocks`."""
+        with self._lock:
+            first, _ = self._reserve(gap + count)
+            return first + gap
+
+    def reopen(self) -> None:
+        """A file written afresh is SQLite's case; a server has nothing to open again."""
+
+    def save_snapshot(self, row: fx.SaveState) -> None:
+        """A snapshot written only when it changed since this connection last wrote it (the JSON made on the writer's thread)."""
+        text = json.dumps(row.snapshot, ensure_ascii=False)
+        if self._saved.get(row.server) == text:
+            return
+        self.save_standing(row.server, json.dumps(row.standing, ensure_ascii=False), row.when)
+        self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
+                    "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated = VALUES(updated)", (row.server, text, row.when))
+        self._saved[row.server] = text
+
+    def keep_lines(self, row: fx.KeepLines) -> None:
+        if not row.lines:
+            return
+        self._write("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", list(row.lines), many=True)
+        if clock.monotonic() >= self._prune_due:
+            self._prune_due = clock.monotonic() + PRUNE_EVERY
+            self._write("DELETE FROM loglines WHERE time < ?", (plus_minutes(row.lines[-1][2], -row.keep_days * 1440),))
+
+    def in_game_ctban(self, g: fx.InGameCtBan) -> None:
+        self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, `by`, time, applied_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (g.server, g.steamid, g.name, g.minutes, g.rounds, int(g.lift), g.reason, g.by,
+                                                            g.when, g.when))
+
+    def resume(self, server: str) -> si.Resume:
+        """What a server's last process left: its pending rows and its proposals still waiting."""
+        pending = tuple(si.Pending(r["id"], r["command"], json.loads(r["detail"]), r["reply"] == SENT) for r in self.pending_rows(server))
+        rows = self._rows("SELECT id, JSON_VALUE(detail, '$.index') AS number FROM audit "
+                          "WHERE server = ? AND action = 'propose' AND status = 'proposed' ORDER BY seq", (server,))
+        return si.Resume(pending, tuple((int(r["number"] or 0), int(r["id"])) for r in rows))
+
+    def admin_requests(self, server: str) -> si.AdminRequests:
+        """The admins' rows not yet applied for one server, typed, in order; none while the server is away."""
+        pardons, bans = self.requests(server)
+        return si.AdminRequests(
+            tuple(si.PardonRow(r["id"], r["action_id"], r["by"], r["reason"], r["detail"]) for r in pardons),
+            tuple(si.CtBanRow(r["id"], r["steamid"], r["name"], r["minutes"], r["rounds"], bool(r["lift"]), r["reason"], r["by"])
+                  for r in bans),
+            tuple(si.AnswerRow(r["id"], r["action_id"], r["answer"], r["by"], r["reason"], r["note"], r["detail"])
+                  for r in self.answers(server)),
+        )
 
     def skip_ids(self, gap: int) -> None:
         """Ids go on `gap` above the last one handed out (a row sent but lost before its commit)."""
@@ -617,14 +677,25 @@ class MariaStore:
         self.commit()
         return int(cur.lastrowid)
 
+    def _unreachable(self) -> bool:
+        """The server is away (and a read found it so less than 5 s ago): the reads that poll wait."""
+        return self.away is not None or clock.monotonic() < self._quiet_until
+
+    def _went_away(self) -> bool:
+        """After a failed read: was it the server going away (then quiet for 5 s), not a fault of ours?"""
+        if self.away is None and self.db.open:
+            return False
+        self._quiet_until = clock.monotonic() + 5.0
+        return True
+
     def requests(self, server: str) -> tuple[list[Row], list[Row]]:
         """Requests not yet applied; none while the server is away (they wait there)."""
-        if self.away is not None:
+        if self._unreachable():
             return [], []
         try:
             return self._requests(server)
         except DatabaseFault:
-            if self.away is None:
+            if not self._went_away():
                 raise
             return [], []
 
@@ -663,12 +734,12 @@ class MariaStore:
         return int(cur.lastrowid)
 
     def answers(self, server: str) -> list[Row]:
-        if self.away is not None:
+        if self._unreachable():
             return []
         try:
             return self._answers(server)
         except DatabaseFault:
-            if self.away is None:
+            if not self._went_away():
                 raise
             return []
 

@@ -1,0 +1,43 @@
+"""The session's rows (`jailcore.session.effects.Row`: plain values, no SQL) to a backend's own
+writes: one dispatch for every backend, so SQLite and MariaDB write the same rows the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from jailcore.log.errors import StateError
+from jailcore.session import effects as fx
+
+
+class WritesRows:
+    """Mixed into a backend, which supplies record, mark, mark_sent, save_snapshot, save_link,
+    keep_lines, applied, note_answer and in_game_ctban."""
+
+    def write(self, rows: Sequence[fx.Row]) -> None:
+        """These rows into the open transaction (`commit` ends it), in their order."""
+        for row in rows:
+            self.write_row(row)
+
+    def write_row(self, row: fx.Row) -> None:
+        me: Any = self
+        if isinstance(row, fx.Record):
+            me.record(row.server, row.action, row.day, row.command, row.status, row_id=row.id)
+        elif isinstance(row, fx.Mark):
+            me.mark(row.id, row.status, row.reply)
+        elif isinstance(row, fx.MarkSent):
+            me.mark_sent(list(row.ids))
+        elif isinstance(row, fx.SaveState):
+            me.save_snapshot(row)
+        elif isinstance(row, fx.SaveLink):
+            me.save_link(row.server, row.rcon, row.outbox, row.last_line, row.mode, row.when, row.daemon, row.dropped)
+        elif isinstance(row, fx.KeepLines):
+            me.keep_lines(row)
+        elif isinstance(row, fx.Applied):
+            me.applied(row.table, row.id, row.when)
+        elif isinstance(row, fx.NoteAnswer):
+            me.note_answer(row.id, row.note)
+        elif isinstance(row, fx.InGameCtBan):
+            me.in_game_ctban(row)
+        else:
+            raise StateError(f"not a row the store writes: {row!r}")
