@@ -248,6 +248,25 @@ class Reader:
         return self.rows(f"SELECT steamid, MAX(userid) AS userid, name, server, COUNT(*) AS n, MAX(time) AS last FROM audit {hint} "
                          f"WHERE {self.dialect.pos} > ? AND {clause} AND steamid IS NOT NULL GROUP BY steamid, name, server ORDER BY last", [low, *params])
 
+    def names_with(self, query: str, players: int) -> list[Row] | None:
+        """The names holding `query` of the `players` players with the most entries under
+        them, from the `names` table: its trigram index narrows (three letters or more), the
+        same casefold as everywhere decides. None where there is no such table (a file from
+        before it, a database server: the caller looks among the newest entries instead)."""
+        if self.dialect.name != "sqlite":
+            return None
+        tables = {r["name"] for r in self.rows("SELECT name FROM sqlite_master WHERE name IN ('names', 'names_fts')")}
+        if "names" not in tables:
+            return None
+        hit, params = "jc_has(name, ?)", [query.casefold()]
+        if "names_fts" in tables and len(query) >= 3:
+            hit, params = f"rowid IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?) AND {hit}", ['"' + query.replace('"', '""') + '"', *params]
+        return self.rows(
+            f"WITH hit AS (SELECT rowid AS r, steamid, n FROM names WHERE {hit}), "
+            "top AS (SELECT steamid FROM hit GROUP BY steamid ORDER BY SUM(n) DESC, steamid LIMIT ?) "
+            "SELECT steamid, userid, name, server, n, last FROM names WHERE rowid IN (SELECT r FROM hit) AND steamid IN (SELECT steamid FROM top) "
+            "ORDER BY last", [*params, players])
+
     def bans_after(self, low: int, server: str = "") -> list[Row]:
         """The server bans placed above `low` (of one server), newest first."""
         p = self.dialect.pos

@@ -313,26 +313,33 @@ def round_material(sources: Sources, server: str, round: int) -> tuple[list[Row]
 # -- players ----------------------------------------------------------------------------------
 
 
-def find_players(sources: Sources, query: str, limit: int = 50) -> list[dict]:
-    """Players by name (part of it), steamid or #userid: from the audit log and the
-    players online now; one row per steamid, newest name first."""
+def find_players(sources: Sources, query: str, limit: int = 50, page: int = 0) -> list[dict]:
+    """Players by name (part of it, any case), steamid or #userid: from the audit log and
+    the players online now; one row per steamid, newest name first, most entries first,
+    `limit` a page (and one more, to say there is a next page). A name is looked for among
+    every name the log holds (the `names` table), a steamid on its index, a #userid among
+    the newest SCAN entries (a userid is only a connection's)."""
     query = query.strip()
     if not query:
         return []
     userid = USERID.fullmatch(query)
-    wanted = Filter(player=f"#{userid.group(1)}" if userid else query)
+    asked = Filter(player=f"#{userid.group(1)}" if userid else query)
     found: dict[str, dict] = {}
+    wanted = (page + 1) * limit + 1
     for source in sources.sources:
-        # a steamid is found in the whole log (its index); a name or #userid among the newest SCAN entries
-        low = 0 if personal(query) else source.reader.max_id("audit") - SCAN
-        for row in source.reader.players(wanted, low):
+        named = None if userid or personal(query) else source.reader.names_with(query, wanted)
+        if named is None:  # a steamid on its index; a #userid (or a database without `names`) among the newest SCAN entries
+            low = 0 if personal(query) else source.reader.max_id("audit") - SCAN
+            named = source.reader.players(asked, low)
+        for row in named:
             _seen(found, row["steamid"], row["userid"], row["name"], row["server"], row["n"], row["last"])
         for row in source.reader.states():
             for p in json.loads(row["snapshot"]).get("players", []):
                 by_name = p["steamid"] == query if personal(query) else _contains(p["name"], query.casefold())
                 if (p["userid"] == int(userid.group(1))) if userid else by_name:
                     _seen(found, p["steamid"], p["userid"], p["name"], row["server"], 0, "", online=True)
-    return sorted(found.values(), key=lambda p: (-p["count"], p["name"].casefold()))[:limit]
+    ranked = sorted(found.values(), key=lambda p: (-p["count"], p["key"]))  # as `_by_name` picks each page's players
+    return ranked[page * limit:(page + 1) * limit + 1]
 
 
 def _seen(found: dict, steamid: str, userid: int, name: str, server: str, n: int, last: str, online: bool = False) -> None:
