@@ -45,6 +45,11 @@ class Scene:
             seat.steamid = p.steamid
         return seat
 
+    def player(self, userid: int) -> Seat | None:
+        """The player with this userid: on the server, or one who left this round (answerable
+        still: a punishment decided for him waits for his return, `punish.py`)."""
+        return self.state.players.get(userid) or self.state.left.get(userid)
+
     def count(self, team: str, alive_only: bool = False) -> int:
         return len(self.state.seats(team, alive_only))
 

@@ -180,3 +180,15 @@ def test_core_limits_are_reported_before_the_rules_beyond_the_card():
     log.start_here().game(WARDEN, "Прятки")  # a third global game, and a third round in a row
     actions, _ = run("", log)
     assert rules_of(actions) == [("teamswap", "calendar.global_games")]
+
+
+def test_5_16_battleship_is_not_won_only_by_writing_in_chat():
+    """004 5.16 «игры, в которых победа зависит исключительно от возможности писать сообщения
+    в чат»: in Морской бой the admiral names cells, but a prisoner lives or dies where he
+    stands: a gagged player in it earns the host nothing. Математика is such a game."""
+    log, ts = setup()
+    log.trig(ts[0], "jb_gag", ' (state "on")').game(WARDEN, "Морской бой")
+    actions, _ = run("", log)
+    assert [a for a in actions if a.rule == "games.gagged"] == []
+    log.trig(WARDEN, "jb_game_end").game(WARDEN, "Математика")
+    assert [a.rule for a in run("", log)[0] if a.rule == "games.gagged"] == ["games.gagged"]
