@@ -585,7 +585,11 @@ class Season:
             ts, cts = self.team("TERRORIST", True), self.killers()
             if len(ts) <= 2 or not cts:
                 return
-            log.wait(rnd.randint(2, 12)).kill(by or rnd.choice(cts), rnd.choice(ts))
+            killer, victim = by or rnd.choice(cts), rnd.choice(ts)
+            log.wait(rnd.randint(2, 12)).kill(killer, victim)
+            if rnd.random() < 0.08 and victim.userid not in self.gagged:  # 004 4.8: he asks, the guard explains
+                log.wait(rnd.randint(1, 20)).say(victim, rnd.choice(("за что?", "почему???", "причина?")))
+                log.wait(rnd.randint(1, 40)).say(killer, rnd.choice(("вышел из клетки", "нарушил приказ", "бегал")))
 
     # -- games ------------------------------------------------------------------------------
 

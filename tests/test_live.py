@@ -96,6 +96,16 @@ def populate(sim: SimServer, prisoners: int = 3):
     return warden, ts
 
 
+def specialday_too_soon(sim: SimServer, warden) -> None:
+    """A special day, and the next round another (000 6.5 «раз в 3 раунда»): the warden's
+    ladder's first step. (The same day announced twice in one round is one day.)"""
+    sim.log.specialday(warden)
+    sim.round_end()
+    sim.round_start()
+    sim.make_warden(warden)
+    sim.log.specialday(warden)
+
+
 async def settled(sim: SimServer, daemon: Daemon, prisoners: int = 3):
     """`populate`, and wait until the daemon knows the warden and has sent everything."""
     warden, ts = populate(sim, prisoners)

@@ -381,6 +381,85 @@ def i_balance(s: Season, inj: Injected) -> None:
     inj.expected = [("teams.balance", t.userid), ("ctban.return_block", t.userid)]
 
 
+def i_game_privileges(s: Season, inj: Injected) -> None:
+    """001 Привилегии 3 «Любые привилегии во время любых игр»."""
+    w = _warden_first(s)
+    s.log.order(w, s.varied_order(w)).game(w, _plain_game(s))
+    t = s.team("TERRORIST", True)[0]
+    s.log.wait(5).trig(t, "jb_privilege", f' (kind "{s.rnd.choice(("vip_gun", "hook"))}")')
+    inj.expected = [("conduct.game_privileges", t.userid)]
+
+
+def i_head_start(s: Season, inj: Injected) -> None:
+    """001 Глобальные 2 «дать заключенным от 15 до 30 секунд, чтобы разбежаться»."""
+    w = _warden_first(s)
+    s.log.order(w, s.varied_order(w))
+    if s.globals_week.get(s.week, 0) >= s.cfg.rules["calendar.global_games"].per_week:
+        s.log.trig(Who("Смотритель", 999, "STEAM_1:0:999"), "jb_game_approve", ' (game "Голодные игры")')
+    s.globals_week[s.week] = s.globals_week.get(s.week, 0) + 1
+    g = _others(s)[0] if _others(s) else w
+    s.log.game(w, "Голодные игры").wait(s.rnd.randint(2, 10)).kill(g, s.team("TERRORIST", True)[0])
+    inj.expected = [("games.head_start", g.userid)]
+
+
+def _last_prisoner_asks(s: Season, choice: str) -> Who:
+    w = _warden_first(s)
+    s.log.order(w, s.varied_order(w))
+    while len(s.team("TERRORIST", True)) > 1:
+        s.log.kill(w, s.team("TERRORIST", True)[0])
+    last = s.team("TERRORIST", True)[0]
+    s.log.wait(2).trig(last, "jb_lr", f' (choice "{choice}")')
+    return last
+
+
+def i_one_wish(s: Season, inj: Injected) -> None:
+    """001 ПЗ 2 «Одна дуэль с Охранником - одно желание заключённого»."""
+    last = _last_prisoner_asks(s, "дуэль на ножах")
+    s.log.wait(5).trig(last, "jb_lr", ' (choice "ФД")')
+    inj.expected = [("lastrequest.one_wish", last.userid)]
+
+
+def i_duel_stakes(s: Season, inj: Injected) -> None:
+    """001 Дуэли 4 «Дуэль можно играть только на одиночное Фд, Голос, деньги»."""
+    last = _last_prisoner_asks(s, s.rnd.choice(("дуэль на общий ФД", "дуэль на дробовиках на ФД", "дуэль за КТ")))
+    inj.expected = [("lastrequest.duel_stakes", last.userid)]
+
+
+def i_language(s: Season, inj: Injected) -> None:
+    """001 Общие 18 «Маты, оскорбления»: put to an admin."""
+    w = _warden_first(s)
+    t = _unasked(s, "conduct.language", s.team("TERRORIST"))[0]
+    s.log.order(w, s.varied_order(w)).say(t, s.rnd.choice(("начальник ты мудак", "сука опять", "да пошёл ты нахуй")))
+    inj.expected = [("conduct.language", t.userid)]
+
+
+def i_guard_freekill(s: Season, inj: Injected) -> None:
+    """001 Охрана 11 «Убивать … без причины»: an admin confirms the prisoner's report."""
+    w = _warden_first(s)
+    g = _others(s)[0] if _others(s) else w
+    t = s.team("TERRORIST", True)[0]
+    s.log.order(w, s.varied_order(w)).kill(g, t).wait(10).trig(s.admin, "jb_freekill", f' (victim "#{t.userid}") (kind "kill")')
+    inj.expected = [("fairness.guard_freekill", g.userid)]
+
+
+def i_explain(s: Season, inj: Injected) -> None:
+    """004 4.8: the victim asks why, the guard says nothing."""
+    w = _warden_first(s)
+    g = _unasked(s, "killing.explain", _others(s) or [w])[0]
+    t = s.team("TERRORIST", True)[0]
+    s.log.order(w, s.varied_order(w)).kill(g, t).wait(4).say(t, "за что?").wait(65)
+    inj.expected = [("killing.explain", g.userid)]
+
+
+def i_online_limit_5_18(s: Season, inj: Injected) -> None:
+    """004 5.18: a turn-based game (Метание дигла) with more than 13 prisoners online."""
+    w = _warden_first(s)
+    while len(s.ts) <= 13:
+        s.new_player("TERRORIST")
+    s.log.order(w, s.varied_order(w)).game(w, "Метание дигла")
+    inj.expected = [("games.online_limit", w.userid)]
+
+
 def i_ctban(s: Season, inj: Injected) -> None:
     """A prisoner an admin banned from CT (`!ctban`) tries the guards' door."""
     w = _warden_first(s)
@@ -423,6 +502,14 @@ INJECTORS: dict[str, tuple[str, Callable[[Season, Injected], None], int, Callabl
     "conduct.grenade_spam": ("conduct.grenade_spam", i_grenades, 0, None),
     "teams.balance": ("teams.balance", i_balance, 0, None),
     "ctban": ("ctban", i_ctban, 0, None),
+    "conduct.game_privileges": ("conduct.game_privileges", i_game_privileges, 0, None),
+    "games.head_start": ("games.head_start", i_head_start, 0, None),
+    "lastrequest.one_wish": ("lastrequest.one_wish", i_one_wish, 0, None),
+    "lastrequest.duel_stakes": ("lastrequest.duel_stakes", i_duel_stakes, 0, None),
+    "conduct.language": ("conduct.language", i_language, 0, None),
+    "fairness.guard_freekill": ("fairness.guard_freekill", i_guard_freekill, 0, None),
+    "killing.explain": ("killing.explain", i_explain, 0, None),
+    "games.online_limit.5_18": ("games.online_limit", i_online_limit_5_18, 0, None),
 }
 # Not injected here: conduct.advertising and conduct.names (their judgement goes to an admin,
 # issue 18 part B), fairness.freekill (an admin's confirmation is the finding), and the rules

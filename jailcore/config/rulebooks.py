@@ -53,6 +53,13 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
         "games.global_suicide": {"ref": "Глобальные 4", "ladder": ["kick", "ctban 30m"]},
         "ctban": {"ref": ""},
         "ctban.return_block": {"ref": "Охрана 11", "rounds": 3, "after": ["teams.balance", "ladder"]},
+        "conduct.game_privileges": {"ref": "Привилегии 3", "hook_ref": "Хук 7", "ladder": ["warn", "slay"]},
+        "lastrequest.one_wish": {"ref": "ПЗ 2", "ladder": ["warn"]},
+        "lastrequest.duel_stakes": {"ref": "Дуэли 4", "ladder": ["warn"]},
+        "games.head_start": {"ref": "Глобальные 2", "seconds": 15, "ladder": ["teamswap", "ctban 30m"]},
+        "conduct.language": {"ref": "Общие 18", "ladder": ["kick", "ban 180m"], "confirm": "admin"},  # [Кик/Бан до 3 часов]
+        # Охрана 11 «Убивать, Ранить игроков и выдать ФД без причины. [Кик, Бан до 30 минут, Запрет за Кт]»
+        "fairness.guard_freekill": {"ref": "Охрана 11", "ladder": ["kick", "ban 30m", "ctban 30m"]},
     },
     "004": {
         # «…отменяет предыдущий только в том случае, если они противоречат»; no clause ends
@@ -67,6 +74,8 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
         "lastrequest.guard_suicide": {"ref": "4.12", "amount": 100},
         "fairness.freekill": {"ref": "4.5"},
         "teams.no_warden": {"ref": "4.4", "ladder": ["teamswap"]},
+        # 4.8 «Наказание за отказ: перевод за ТТ → блокировка входа за КТ на 30 минут»
+        "killing.explain": {"ref": "4.8", "ladder": ["teamswap", "ctban 30m"], "confirm": "admin"},
         "ctban": {"ref": ""},
     },
 }

@@ -12,10 +12,11 @@ so names are compared in a folded form: lower case, ё as е, letters and digits
 and a Russian case ending is allowed to differ.
 
 Checked against 004 5.17 and 5.18: «Первая-последняя реакция» contains both reactions of
-5.17 and carries their limit. No game of 000 has prisoners play one at a time, in turn,
-with more than one attempt (5.18): «Метание дигла» is one throw each, «Накорми
-надзирателей» and the good «Король» one answer each; the tag stays on 5.17's own
-«Дальность дропа», «Спичечный коробок», «3-литровая банка», which 000 does not describe.
+5.17 and carries their limit. 5.18 («по одному, по очереди и имеют более одной попытки»)
+adds «Метание дигла» («Оба по очереди метают дигл»: throw after throw, in turn) beyond
+5.17's list; «Накорми надзирателей» and the good «Король» are one answer each. The tag is
+also on 5.17's own «Дальность дропа», «Спичечный коробок», «3-литровая банка», which 000
+does not describe.
 «Мёртвый король» and «Коммунизм» open with «Король»'s choice of a king but are other
 games, which 5.17 does not name.
 """
@@ -77,7 +78,10 @@ DEFAULT_CATALOGUE = (
     _g("Последняя реакция", "last reaction", family="Реакция"),
     _g("Сталин", "stalin"),
     _g("Камень-ножницы-бумага", "камень ножницы бумага|кнб|rock paper scissors|rps", "chat"),
-    _g("Метание дигла", "дигл|deagle throw"),  # 000: one throw each, not 004 5.18's «более одной попытки»
+    # 000 «Оба по очереди метают дигл»: in turn, throw after throw until one lands it: 004
+    # 5.18's «по одному, по очереди и имеют более одной попытки», the one game of 000 it adds
+    # beyond 5.17's list
+    _g("Метание дигла", "дигл|deagle throw", "turn_based"),
     _g("Мёртвый король", "мертвый король|dead king"),
     _g("Американец", "american"),
     _g("Коммунизм", "communism", "", 7),

@@ -53,12 +53,16 @@ def test_first_last_reaction_carries_both_reactions_limit():
     assert [(a.rule, a.ref) for a in actions] == [("games.online_limit", "5.17")]
 
 
-def test_deagle_throw_is_not_turn_based():
-    """000 «Метание дигла»: «Оба по очереди метают дигл» once each: not 5.18's «более одной попытки»."""
-    log, _ = setup(14)
+@pytest.mark.parametrize(("prisoners", "refused"), [(13, False), (14, True)])
+def test_5_18_adds_the_deagle_throw_beyond_5_17s_list(prisoners, refused):
+    """004 5.18 «При онлайне более 13 заключённых запрещается проводить игры, в которых
+    заключённые участвуют по одному, по очереди и имеют более одной попытки»: 000 «Метание
+    дигла» («Оба по очереди метают дигл»: throw after throw) is such a game, and not one of
+    5.17's eight."""
+    log, _ = setup(prisoners)
     log.game(WARDEN, "Метание дигла")
     actions, _ = run("", log)
-    assert actions == []
+    assert [(a.rule, a.ref) for a in actions] == ([("games.online_limit", "5.18")] if refused else [])
 
 
 @pytest.mark.parametrize(("prisoners", "refused"), [(6, True), (7, False)])

@@ -65,4 +65,5 @@ class MaxProhibitions(Rule["MaxProhibitions.Settings", None]):
         limit = self._over(ctx, len(s.prohibitions))
         if not limit:
             return []
-        return ctx.punish(self.key, ctx.seat(e.player), ctx.text("prohibitions.max", count=len(s.prohibitions) - 1, limit=limit, text=e.text))
+        text = ctx.text("prohibitions.max.warned", count=len(s.prohibitions) - 1, limit=limit, text=e.text)
+        return ctx.punish(self.key, ctx.seat(e.player), text)
