@@ -432,7 +432,8 @@ class Season:
                 log.wait(rnd.randint(2, 9)).add(ATTACK.format(a=t.ident(), v=g.ident(), d=30, h=70))
             elif rnd.random() < 0.1 and self.warden is not None and self.warden.alive:
                 # the warden falls in the day's fight: the day runs on without commands (004 4.4)
-                log.wait(rnd.randint(2, 9)).kill(rnd.choice(ts), self.warden).trig(self.warden, "jb_warden_removed", ' (reason "died")')
+                self.log.wait(rnd.randint(2, 9))
+                self.warden_dies(rnd.choice(ts), self.warden)
                 self.warden = None
                 log.wait(rnd.randint(40, 90))
             else:
@@ -554,8 +555,8 @@ class Season:
             return
         t = rnd.choice(fresh)
         self.rebelled[t.steamid] = self.round
-        log.wait(rnd.randint(2, 8)).add(ATTACK.format(a=t.ident(), v=w.ident(), d=60, h=40)).kill(t, w)
-        log.trig(w, "jb_warden_removed", ' (reason "died")')
+        log.wait(rnd.randint(2, 8)).add(ATTACK.format(a=t.ident(), v=w.ident(), d=60, h=40))
+        self.warden_dies(t, w)
         self.warden = None
         if self.running is not None:
             self.running = None  # 000 VI: the game ends with its host
@@ -563,6 +564,14 @@ class Season:
         if guards:
             log.wait(rnd.randint(1, 3)).kill(rnd.choice(guards), t)
             self.take_command(rnd.randint(3, 25))
+
+    def warden_dies(self, killer: Who, w: Who) -> None:
+        """The shim writes jb_warden_removed inside the player_death event, which may come
+        before srcds's `killed` line: either order."""
+        if self.rnd.random() < 0.5:
+            self.log.trig(w, "jb_warden_removed", ' (reason "died")').kill(killer, w)
+        else:
+            self.log.kill(killer, w).trig(w, "jb_warden_removed", ' (reason "died")')
 
     def warden_leaves(self) -> None:
         """The warden's game crashes: he reconnects (a new userid) and sits with the

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from jailcore.config.config import Config
 from jailcore.engine.admin import ADMIN as ADMIN_RULE
 from jailcore.sim.logwriter import Who
-from tests.lawful import ATTACK, PROHIBITIONS, ROOT, Injected, Season
+from tests.lawful import ATTACK, ORDERS, PROHIBITIONS, ROOT, Injected, Season
 
 
 def _warden_first(s: Season, steamid: str = "") -> Who | None:
@@ -198,7 +198,7 @@ def i_repeat_order(s: Season, inj: Injected) -> None:
     if "order.warden" not in s.picked:
         return  # (no guard to prepare it with in the rounds before)
     w = _warden_first(s, s.picked["order.warden"])
-    s.log.order(w, "все в клетку")
+    s.log.order(w, s.picked.pop("order.text"))
     s.protected.discard(s.picked.pop("order.warden"))
     inj.expected = [("games.repeat", w.userid)]
 
@@ -209,9 +209,11 @@ def p_repeat_order(s: Season, round_: int) -> None:
         if w is None:
             return
         if "order.warden" not in s.picked:
-            s.picked["order.warden"] = w.steamid
+            given = {t for r, t in s.ordered.get(w.steamid, []) if r == s.round - 1}
+            s.picked["order.warden"], s.picked["order.text"] = w.steamid, next(o for o in ORDERS if o not in given)
             s.protected.add(w.steamid)
-        s.log.order(w, "все в клетку").wait(20).round_end()
+        s.ordered.setdefault(w.steamid, []).append((s.round, s.picked["order.text"]))
+        s.log.order(w, s.picked["order.text"]).wait(20).round_end()
     s.forced[round_ - 2] = one
     s.forced[round_ - 1] = one
 

@@ -185,7 +185,7 @@ class Bookkeeping:
             # follows is no longer the game. Король is its host's until he ends it.
             if "cells" in game.tags and game.playing >= 2 and game.died >= game.playing // 2 and not s.specialday_name:
                 s.game = None
-        if e.victim.userid == s.warden:
+        if e.victim.userid in (s.warden, s.dying):
             self.ctx.warden_gone(orders_end=True)
 
     def _attacked(self, e: ev.Attacked) -> None:
@@ -207,7 +207,7 @@ class Bookkeeping:
             s.game.result = True  # a prisoner who lost (a fall in Светофор) is a result too
         if e.player.userid in s.slain:
             s.slain.remove(e.player.userid)  # our own slay has been seen through
-        if e.player.userid == s.warden:
+        if e.player.userid in (s.warden, s.dying):
             self.ctx.warden_gone(orders_end=True)
 
     def _gag(self, e: ev.GagChanged) -> None:
@@ -218,7 +218,7 @@ class Bookkeeping:
     def _clear_round(self) -> None:
         s = self.ctx.state
         s.orders, s.prohibitions, s.game = [], [], None
-        s.warden, s.last_request, s.freeday, s.specialday_name, s.before_freeday = None, False, False, None, 0
+        s.warden, s.last_request, s.freeday, s.specialday_name, s.before_freeday, s.dying = None, False, False, None, 0, None
         s.first_order, s.slain, s.moved, s.last_prisoner, s.rebels = False, [], [], None, []
         for rule in self.rules:
             rule.round_cleared(self.ctx)
@@ -306,7 +306,14 @@ class Bookkeeping:
         self.ctx.state.warden = seat.userid
 
     def _warden_removed(self, e: ev.WardenRemoved) -> None:
-        if self.ctx.state.warden in (None, e.player.userid):
+        s = self.ctx.state
+        if e.reason == "died" and s.warden == e.player.userid:
+            # The shim writes this inside the player_death event, before srcds's `killed`
+            # line: his command ends now, his orders and game with the death line, which
+            # the rules must still see as it was (a fight in his global game is no бунт).
+            s.warden, s.dying = None, e.player.userid
+            return
+        if s.warden in (None, e.player.userid):
             self.ctx.warden_gone(orders_end=e.reason in ("died", "left"))
 
     def _prohibit(self, e: ev.ProhibitionSet) -> None:

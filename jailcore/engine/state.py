@@ -158,6 +158,7 @@ class State:
     players: dict[int, Seat] = attrs.Factory(dict)
     joins: int = 0
     warden: int | None = None
+    dying: int | None = None  # the warden the shim said died, until srcds's line of his death
     orders: list[Order] = attrs.Factory(list)
     prohibitions: list[Prohibition] = attrs.Factory(list)
     game: GameRun | None = None
