@@ -177,7 +177,8 @@ def i_repeat_kind(s: Season, inj: Injected) -> None:
 def p_repeat_kind(s: Season, round_: int) -> None:
     def one(name: str) -> Callable[[], None]:
         def play() -> None:
-            w = _warden_first(s, s.picked.get("kind.warden", ""))
+            fresh = [g for g in s.team("CT", True) if s.streak.get(g.steamid, ("", -9))[:2] != ("Саймон говорит", s.round - 1)]
+            w = _warden_first(s, s.picked.get("kind.warden", fresh[0].steamid if fresh else ""))
             if w is None:
                 return
             if "kind.warden" not in s.picked:
@@ -198,7 +199,9 @@ def i_repeat_order(s: Season, inj: Injected) -> None:
     if "order.warden" not in s.picked:
         return  # (no guard to prepare it with in the rounds before)
     w = _warden_first(s, s.picked["order.warden"])
-    s.log.order(w, s.picked.pop("order.text"))
+    text = s.picked.pop("order.text")
+    s.ordered.setdefault(w.steamid, []).append((s.round, text))  # a fourth round of it would be another offence
+    s.log.order(w, text)
     s.protected.discard(s.picked.pop("order.warden"))
     inj.expected = [("games.repeat", w.userid)]
 
@@ -305,7 +308,8 @@ def p_rebellion(s: Season, round_: int) -> None:
 
 def i_personal_freeday(s: Season, inj: Injected) -> None:
     w = _warden_first(s)
-    t = next(p for p in s.team("TERRORIST", True) if s.freedays.get(p.steamid) != s.week and s.duel_won.get(p.steamid, -9) < s.round - 1)
+    t = next(p for p in s.team("TERRORIST", True) if s.freedays.get(p.steamid) != s.week and s.duel_won.get(p.steamid, -9) < s.round - 1
+             and s.owed.get(p.steamid, -9) < s.round - 1)  # (a freeday owed him by ПЗ 1 is not one he acquired)
     s.freedays[t.steamid] = s.week
     fd = f' (scope "personal") (target "#{t.userid}")'
     s.log.trig(w, "jb_freeday", fd).wait(5).trig(w, "jb_freeday", fd)
