@@ -29,7 +29,7 @@ async def banned_warden(sim: SimServer, daemon):
     warden, ts = await settled(sim, daemon)
     special_days(sim, warden, 3)
     sim.flush()
-    await until(lambda: sent(sim, f"jb_ctban_set #{warden.userid}") and daemon.outbox.idle.is_set(), timeout=10)
+    await until(lambda: sent(sim, f"jb_ctban_set #{warden.userid}") and daemon.idle.is_set(), timeout=10)
     return warden, ts
 
 

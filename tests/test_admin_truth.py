@@ -38,14 +38,14 @@ async def test_a_pardoned_ban_is_lifted_although_the_banned_player_is_gone(tmp_p
         spammer = ts[0]
         sim.say(spammer, "заходите на www.example.ru")  # 001 general 19: a permanent ban
         sim.flush()
-        await until(lambda: [b.steamid for b in sim.world.bans] == [spammer.steamid] and daemon.outbox.idle.is_set())
+        await until(lambda: [b.steamid for b in sim.world.bans] == [spammer.steamid] and daemon.idle.is_set())
         await until(lambda: spammer.userid not in daemon.engine.state.players)  # kicked with the ban
         (ban,) = daemon.store.entries("action = 'ban'")
         done = await cli("pardon", str(ban["id"]), "--reason", "не реклама", "--by", "Админ", "--state-db", str(tmp_path / "state.sqlite3"))
         assert done.returncode == 0, done.stderr
         await until(lambda: not sim.world.bans, timeout=5)  # SourceMod's RemoveBan ran, by steamid
         assert sent(sim, f'jb_unban "{spammer.steamid}"')
-        await until(lambda: daemon.outbox.idle.is_set())
+        await until(lambda: daemon.idle.is_set())
         (unban,) = daemon.store.entries("action = 'unban'")
         assert (unban["status"], unban["reply"]) == ("delivered", "ok")  # not "expired: ... no longer on the server"
 
@@ -196,7 +196,7 @@ async def test_each_status_change_is_published(tmp_path, broker):  # noqa: F811
         warden, _ = populate(sim)
         special_days(sim, warden, 3)
         sim.flush()
-        await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.outbox.idle.is_set(), timeout=10)
+        await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.idle.is_set(), timeout=10)
         (ctban,) = daemon.store.entries("action = 'ctban'")
         daemon.store.request_pardon(ctban["id"], "Админ", "ошибка")
         daemon.store.commit()
@@ -216,10 +216,10 @@ async def test_a_pardon_is_written_as_a_pardon_not_a_warning(tmp_path):
         warden, _ = await settled(sim, daemon)
         special_days(sim, warden, 3)
         sim.flush()
-        await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.outbox.idle.is_set(), timeout=10)
+        await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.idle.is_set(), timeout=10)
         (ctban,) = daemon.store.entries("action = 'ctban'")
         assert (await cli("pardon", str(ctban["id"]), "--reason", "ошибка", "--by", "Админ", "--state-db", db)).returncode == 0
-        await until(lambda: daemon.store.entries("rule = 'pardon'") and daemon.outbox.idle.is_set())
+        await until(lambda: daemon.store.entries("rule = 'pardon'") and daemon.idle.is_set())
         rows = daemon.store.entries("rule = 'pardon'")
         assert sorted(r["action"] for r in rows) == ["pardon", "unctban"]
         told = next(r for r in rows if r["action"] == "pardon")
@@ -233,18 +233,24 @@ async def test_a_pardon_is_written_as_a_pardon_not_a_warning(tmp_path):
 # -- 8. [ctban] ref, and the admin's name -----------------------------------------------------------------------
 
 
+async def banned_in_game(sim: SimServer, daemon):
+    """An admin online bans the first prisoner from CT for 30 minutes with `!ctban`."""
+    admin = sim.add_player("Смотритель", "T", admin="b")
+    _, ts = populate(sim)
+    sim.flush()
+    await until(lambda: ts[0].userid in daemon.engine.state.players and daemon.idle.is_set())
+    sim.say(admin, f"!ctban #{ts[0].userid} 30 грубил")
+    sim.flush()
+    await until(lambda: sent(sim, f"jb_ctban_set #{ts[0].userid}") and daemon.idle.is_set())
+    return admin, ts
+
+
 async def test_the_ctban_ref_and_the_admins_name_are_shown(tmp_path):
     sim = SimServer(password="pw")
     port = await sim.start()
     text = config_text(port, tmp_path / "s.sqlite3", rest='[ctban]\nref = "К1"\n')
     async with running(load(text, "<test>", {}), sim) as daemon:
-        admin = sim.add_player("Смотритель", "T", admin="b")
-        _, ts = populate(sim)
-        sim.flush()
-        await until(lambda: ts[0].userid in daemon.engine.state.players and daemon.outbox.idle.is_set())
-        sim.say(admin, f"!ctban #{ts[0].userid} 30 грубил")
-        sim.flush()
-        await until(lambda: sent(sim, f"jb_ctban_set #{ts[0].userid}") and daemon.outbox.idle.is_set())
+        admin, ts = await banned_in_game(sim, daemon)
         assert sim.join(ts[0], "CT") is False
         (ban,) = daemon.store.entries("action = 'ctban'")
         assert ban["ref"] == "К1"
@@ -253,6 +259,34 @@ async def test_the_ctban_ref_and_the_admins_name_are_shown(tmp_path):
         assert feed and "(К1 admin Смотритель)" in feed[0] and "( admin)" not in feed[0]
     # the door's reason quotes the server's number, never an empty «[Правило ]»
     assert not [c for c in sim.received if "Правило ]" in c]
+
+
+async def test_an_in_game_ctban_and_its_lift_are_in_the_web_pages_activity(tmp_path):
+    """Issue 28: the activity said who gave CT bans from the command line and the page, not in game."""
+    pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
+    from jailcore.web.data import activity
+    from jailcore.web.serve import build
+
+    sim = SimServer(password="pw")
+    port = await sim.start()
+    config = load(config_text(port, tmp_path / "s.sqlite3"), "<test>", {})
+    async with running(config, sim) as daemon:
+        admin, ts = await banned_in_game(sim, daemon)
+        sim.say(admin, f"!unctban #{ts[0].userid}")
+        sim.flush()
+        await until(lambda: sent(sim, f"jb_ctban_clear #{ts[0].userid}") and daemon.idle.is_set())
+        await asyncio.sleep(0.6)  # a request poll: nothing is applied twice
+        assert len(sent(sim, f"jb_ctban_set #{ts[0].userid}")) == 1
+        page = build([config])
+        try:
+            rows = activity(page.sources)
+        finally:
+            page.sources.close()
+    assert [(r["kind"], r["by"], r["steamid"]) for r in rows] == [("ctban.lift", "Смотритель", ts[0].steamid),
+                                                                   ("ctban.give", "Смотритель", ts[0].steamid)]
+    assert (rows[1]["minutes"], rows[1]["reason"]) == (30, "грубил") and all(r["applied_at"] for r in rows)
+    listed = jailcore("ctban", "list", "--state-db", str(tmp_path / "s.sqlite3"))
+    assert listed.returncode == 0 and "requested" not in listed.stdout  # applied in game: nothing waits
 
 
 # -- 9. one account, one ban, across CS:S and CS:GO --------------------------------------------------------

@@ -74,7 +74,7 @@ async def test_only_bans_signed_with_the_network_key_and_fresh_are_taken(tmp_pat
             assert word in causes, causes
         assert b.mqtt.refused.counts["bad signature"] == 2
         # What an operator sees: the counts beside the dropped datagrams (jailcore status, the link row).
-        await until(lambda: "mqtt unsigned 1" in b._drops, timeout=10)
+        await until(lambda: "mqtt unsigned 1" in b.session.drops, timeout=10)
     await sim.stop()
 
 
@@ -182,3 +182,73 @@ async def test_status_over_mqtt_shows_the_good_servers_beside_a_bad_retained_sta
                          capture_output=True, text=True, timeout=60, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT), "JAILCORE_NETWORK_KEY": KEY})
     assert out.returncode == 1 and "unsigned" in out.stderr
+
+
+@needs_broker
+async def test_a_daemon_started_while_the_broker_is_away_delivers_what_it_decided_in_order(tmp_path, broker):  # noqa: F811
+    """Issue 28: the broker absent at start. The daemon enforces meanwhile; when the broker
+    comes, every action decided before the first connection reaches it, oldest first."""
+    from tests.test_live import populate, sent
+    from tests.test_mqtt import watching
+
+    async with watching(broker.port, "jailcore/late/actions", "late-watcher") as got:
+        await asyncio.sleep(1.5)  # the broker saves the watcher's session
+        broker.stop()
+        sim = SimServer(password="pw")
+        async with daemon_at(tmp_path, broker.port, "late", sim, wait=False) as daemon:
+            warden, _ = populate(sim)
+            sim.flush()
+            await until(lambda: daemon.engine.state.warden == warden.userid, timeout=10)
+            for i in range(5):
+                sim.say(warden, f"!prohibit p{i}")  # three refused: a warn and a cancel each
+            sim.flush()
+            await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 3, timeout=10)
+            assert not daemon.mqtt.connected.is_set() and daemon.mqtt.waiting >= 6
+            await broker.start()
+            await until(lambda: len([m for m in got if m.get("rule") == "prohibitions.max"]) == 12, timeout=30)
+        await sim.stop()
+    pending = [m["id"] for m in got if m.get("rule") == "prohibitions.max" and m["status"] == "pending"]
+    assert len(pending) == 6 and pending == sorted(pending)
+
+
+@needs_broker
+async def test_jailcore_run_started_while_the_broker_is_away_delivers_in_order(tmp_path, broker):  # noqa: F811
+    """The same from outside: `jailcore run` (uvloop, its own process) with the broker down."""
+    import socket
+
+    from tests.test_live import populate, sent
+    from tests.test_mqtt import watching
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        udp = s.getsockname()[1]
+    sim = SimServer(password="pw")
+    port = await sim.start()
+    text = config_text(port, tmp_path / "late.sqlite3", rest=f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n')
+    path = tmp_path / "late.toml"
+    path.write_text(text.replace('name = "t"', 'name = "late"').replace("127.0.0.1:0", f"127.0.0.1:{udp}"), encoding="utf-8")
+    async with watching(broker.port, "jailcore/late/actions", "late-run-watcher") as got:
+        await asyncio.sleep(1.5)
+        broker.stop()
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", "--config", str(path), cwd=ROOT,
+                                                    env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        try:
+            await sim.log_to_daemon(("127.0.0.1", udp))
+            await until(lambda: bool(sim.received), timeout=20)
+            warden, _ = populate(sim)
+            sim.flush()
+            await asyncio.sleep(1.0)
+            for i in range(5):
+                sim.say(warden, f"!prohibit p{i}")
+            sim.flush()
+            await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 3, timeout=20)
+            await asyncio.sleep(3.0)  # the daemon backs off while the broker stays away
+            await broker.start()
+            await until(lambda: len([m for m in got if m.get("rule") == "prohibitions.max"]) >= 12, timeout=60)
+        finally:
+            proc.terminate()
+            await proc.wait()
+            await sim.stop()
+    pending = [m["id"] for m in got if m.get("rule") == "prohibitions.max" and m["status"] == "pending"]
+    assert len(pending) == 6 and pending == sorted(pending)

@@ -21,7 +21,7 @@ import attrs
 
 from jailcore.config import rulebooks
 from jailcore.config.netsettings import Fail, check_settings
-from jailcore.config.tomllines import line_of, locate
+from jailcore.config.tomllines import line_of, locate, parse_toml
 from jailcore.config.webconfig import PASSWORD_HASH as PASSWORD_HASH  # re-exported: the web page reads these from the config
 from jailcore.config.webconfig import ROLES as ROLES
 from jailcore.config.webconfig import WebConfig as WebConfig
@@ -193,11 +193,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     if env is None:
         env = os.environ
     problems: list[str] = []
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise ConfigError([f"{source}:{m.group(1) if m else '?'}: not valid TOML: {exc}"]) from None
+    data = parse_toml(text, source)
 
     def fail(path: tuple[Any, ...], why: str) -> None:
         problems.append(f"{source}:{locate(text, path)}: {'.'.join(map(str, path))}: {why}")

@@ -1,10 +1,14 @@
-"""Where in a TOML file a key stands, found by reading it as an admin would (table
+"""TOML read for a config: parsed with its errors on one line each (`parse_toml`), and where
+a key stands (`locate`), found by reading the file as an admin would (table
 headers, then `key =` lines): every config error names its line."""
 
 from __future__ import annotations
 
 import re
+import tomllib
 from typing import Any
+
+from jailcore.log.errors import ConfigError
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?")
 _KEYLINE = re.compile(r'^\s*("[^"]*"|[A-Za-z0-9_-]+)\s*=')
@@ -51,3 +55,32 @@ def locate(text: str, path: tuple[Any, ...]) -> int | str:
 def line_of(problem: str) -> int:
     m = re.match(r".*?:(\d+): ", problem)
     return int(m.group(1)) if m else 0
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """The file's TOML, or a ConfigError with its line: bad TOML, or brackets nested past
+    what tomllib follows (it recurses, and 600 nested arrays raise RecursionError)."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise ConfigError([f"{source}:{m.group(1) if m else '?'}: not valid TOML: {exc}"]) from None
+    except RecursionError:
+        raise ConfigError([f"{source}:{_deepest_line(text)}: not valid TOML for jailcore: arrays or tables nested too deep "
+                           "(no setting of jailcore nests more than two)"]) from None
+
+
+def _deepest_line(text: str) -> int:
+    """The line where brackets nest deepest (a bad config's line to look at), 1 if none."""
+    depth = most = 0
+    line = best = 1
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        elif ch in "[{":
+            depth += 1
+            if depth > most:
+                most, best = depth, line
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return best

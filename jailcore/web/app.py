@@ -22,6 +22,7 @@ import hmac
 import io
 import ipaddress
 import json
+import re
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from functools import partial
@@ -482,9 +483,11 @@ _CSV = ("time", "server", "round", "day", "action", "rule", "ref", "userid", "st
 
 
 def to_csv(entries: list[dict]) -> str:
-    """A spreadsheet cannot run a cell a player wrote: one that starts like a formula is quoted."""
+    """A spreadsheet cannot run a cell a player wrote, whatever it splits on: every field is
+    quoted, and every piece of one that a `;`, `,` or tab could make a cell of its own (a
+    Russian-locale Excel splits on `;`) is defused where it starts like a formula."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL)
     writer.writerow([*_CSV, "pardoned_by", "pardon_reason"])
     for e in entries:
         pardon = e.get("pardon") or {}
@@ -493,9 +496,12 @@ def to_csv(entries: list[dict]) -> str:
     return out.getvalue()
 
 
+_FORMULA = re.compile(r"(^|[;,\t\r\n])(?=[=+\-@\t\r])")
+
+
 def _cell(value: object) -> str:
     text = "" if value is None else visible(str(value))
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return _FORMULA.sub(lambda m: m.group(1) + "'", text)
 
 
 def _local(target: str) -> str:

@@ -94,9 +94,9 @@ class Sessions:
         self.drop(old)
         return self.new(user)
 
-    def drop_user(self, user: str) -> None:
-        """Every session of an admin whose account is gone."""
-        for session in [s for s in self._all.values() if s.user == user]:
+    def drop_user(self, user: str, keep: Session | None = None) -> None:
+        """Every session of an admin whose account is gone or whose password changed (but `keep`)."""
+        for session in [s for s in self._all.values() if s.user == user and s is not keep]:
             self.drop(session)
 
     def drop(self, session: Session | None) -> None:

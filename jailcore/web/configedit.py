@@ -10,19 +10,23 @@ named by when and by whom, so an edit can be rolled back from the page.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import fcntl
 import hashlib
 import os
 import re
 import shutil
+import stat
 import tempfile
-from collections.abc import Mapping
+import tomllib
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 
 import attrs
 
-from jailcore.config.config import Config, ConfigError, load
+from jailcore.config.config import RULES, Config, ConfigError, load
 
 _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-]+)\s*\]\s*(#.*)?$")
 _VERSION = re.compile(r"(\d{8}T\d{6})\.\d{6}-([A-Za-z0-9_\-]{1,64})\.toml")
@@ -101,9 +105,17 @@ def toml_value(value: object) -> str:
 
 
 def with_table(text: str, key: str, new_body: str) -> str:
-    """The file's text with `[key]`'s body replaced (or the table added at the end)."""
+    """The file's text with rule `[key]`'s body replaced (or the table added at the end).
+    Only a rule's table (or [calendar]): roles, accounts, secrets and ports are an owner's."""
+    if key not in RULE_TABLES:
+        raise EditError([f"{key[:60]!r} is not a rule's name: the rule editor edits rule tables only "
+                         "([web], [rcon], [log], [state], [mqtt], [network] and [server] are the owner's, in the file)"])
+    return _with_any_table(text, key, new_body)
+
+
+def _with_any_table(text: str, key: str, new_body: str) -> str:
     if not _HEADER.match(f"[{key}]"):
-        raise EditError([f"{key!r} is not a rule's name"])
+        raise EditError([f"{key!r} is not a table's name"])
     if any(line.lstrip().startswith("[") for line in new_body.splitlines()):  # [table] and [[array]] alike
         raise EditError(["one rule's table at a time: no [table] headers in it"])
     lines = text.splitlines()
@@ -114,6 +126,35 @@ def with_table(text: str, key: str, new_body: str) -> str:
     else:
         lines[span[0]:span[1]] = fresh
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+RULE_TABLES = frozenset(RULES) | {"calendar"}
+# What an admin may change besides the rule tables: how the rules run. The rest (accounts,
+# roles, secrets, ports, paths, the broker, the network key) is an owner's.
+_RULE_SETTINGS = {"server": ("rulebook", "mode", "language", "ladder_reset"), "games": ("catalogue",)}
+
+
+def owners_part(text: str) -> dict:
+    """The file as parsed, without the rule tables and rule settings: what only an owner changes."""
+    data = tomllib.loads(text)
+    for key in RULE_TABLES:
+        *parents, last = key.split(".")
+        node = data
+        for part in parents:
+            node = node.get(part) if isinstance(node, dict) else None  # type: ignore[assignment]
+        if isinstance(node, dict):
+            node.pop(last, None)
+    for table, keys in _RULE_SETTINGS.items():
+        for key in keys:
+            if isinstance(data.get(table), dict):
+                data[table].pop(key, None)
+    return data
+
+
+def owner_only(old: str, new: str) -> list[str]:
+    """The tables outside the rules that `new` changes (a rollback to an older file may)."""
+    before, after = owners_part(old), owners_part(new)
+    return sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
 
 
 def check(text: str, path: str, server: str) -> Config:
@@ -140,14 +181,38 @@ def diff(old: str, new: str, path: str) -> list[tuple[str, str]]:
 
 def save(path: str, old: str, new: str, by: str, now: datetime | None = None) -> str:
     """Keeps the version being replaced, then writes the new one in one rename; refuses if
-    the file changed since `old` was read. Returns the kept version's name."""
+    the file changed since `old` was read. Returns the kept version's name.
+
+    Under a lock (`FILE.lock`, flock): the check that the file is still `old` and the rename
+    are one step, so of admins saving at once one wins and the others are told their edit
+    conflicts. A kept version has the file's own permissions (it holds the RCON password)."""
+    with _locked(path):
+        return _save(path, old, new, by, now)
+
+
+@contextlib.contextmanager
+def _locked(path: str) -> Iterator[None]:
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _save(path: str, old: str, new: str, by: str, now: datetime | None) -> str:
     target = Path(path)
     if fingerprint(read(path)) != fingerprint(old):
-        raise EditError([f"{path} changed since you opened it: open it again"])
+        raise EditError([f"{path}: your edit conflicts with another saved since you opened it (nothing of yours was written): "
+                         "open it again and redo your change on top of theirs"])
+    mode = stat.S_IMODE(target.stat().st_mode)
     keep = versions_dir(path)
-    keep.mkdir(mode=0o750, exist_ok=True)
+    keep.mkdir(mode=0o700 if not mode & 0o077 else 0o750, exist_ok=True)
     name = f"{(now or datetime.now()).strftime('%Y%m%dT%H%M%S.%f')}-{re.sub(r'[^A-Za-z0-9_-]', '_', by)[:64] or '_'}.toml"
-    (keep / name).write_text(old, encoding="utf-8")
+    fd = os.open(keep / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode & 0o666)
+    os.fchmod(fd, mode & 0o666)  # exactly the file's: os.open's mode went through the umask
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(old)
     fd, tmp = tempfile.mkstemp(prefix=".jailcore-", suffix=".toml", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -190,5 +255,5 @@ def version(path: str, name: str) -> str:
 def with_accounts(text: str, users: dict[str, str], roles: Mapping[str, object]) -> str:
     """The file with its `[web.users]` and `[web.roles]` tables written from these."""
     quoted = lambda name: toml_value(name)  # noqa: E731 - any name, Cyrillic too, as a quoted key
-    text = with_table(text, "web.users", "\n".join(f"{quoted(n)} = {toml_value(h)}" for n, h in sorted(users.items())))
-    return with_table(text, "web.roles", "\n".join(f"{quoted(n)} = {toml_value(r)}" for n, r in sorted(roles.items()) if n in users))
+    text = _with_any_table(text, "web.users", "\n".join(f"{quoted(n)} = {toml_value(h)}" for n, h in sorted(users.items())))
+    return _with_any_table(text, "web.roles", "\n".join(f"{quoted(n)} = {toml_value(r)}" for n, r in sorted(roles.items()) if n in users))

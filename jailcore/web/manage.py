@@ -14,8 +14,9 @@ import attrs
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from jailcore.config.config import ROLES
+from jailcore.config.config import ROLES, Config
 from jailcore.config.webconfig import WebConfig
+from jailcore.io.fleet import log_clash
 from jailcore.log.logtime import seconds_between
 from jailcore.web import configedit, data, steamids
 from jailcore.web.access import ADMIN, MODERATOR, OWNER, NotAllowed, number
@@ -94,7 +95,13 @@ class Manage(_Page):
             new = await anyio.to_thread.run_sync(configedit.version, path, fields["version"])
         else:
             new = configedit.with_table(old, fields.get("rule", ""), fields.get("body", ""))
-        configedit.check(new, path, server)
+        config = configedit.check(new, path, server)
+        owners = configedit.owner_only(old, new)
+        if owners and not self.is_owner(self.admin(request)):  # a rollback to a file with other accounts, secrets or ports
+            raise configedit.EditError([f"{path}: this changes [{'], ['.join(owners)}], which only an owner may change"])
+        clash = log_clash(config, (c for s, c in self.sources.configs.items() if s != server))
+        if clash:  # the fleet would refuse it at start; a live reload would take the other's lines
+            raise configedit.EditError([f"{path}: {clash}"])
         return fields, server, path, old, new
 
     async def config_preview(self, request: Request) -> Response:
@@ -116,8 +123,21 @@ class Manage(_Page):
         except configedit.EditError as exc:
             fields = await self.form(request, self.admin(request))
             return await self.config_page(request, exc.problems, 409, fields.get("rule", ""), fields.get("body", ""))
-        self.sources.configs[server] = configedit.check(new, path, server)  # the page shows what the daemon now runs
+        accounts = self.accounts_file()
+        self.sources.configs[server] = config = configedit.check(new, path, server)  # the page shows what the daemon now runs
+        if accounts is not None and accounts[0] == server:  # an owner's rollback of the file the accounts live in
+            self.take_accounts(config, self.admin(request))
         return RedirectResponse("/config?" + urlencode({"server": server, "saved": kept}), 303)
+
+    def is_owner(self, session: Session | None) -> bool:
+        return self.settings.role(admin_name(session), "*") == OWNER
+
+    def end_changed_sessions(self, before: WebConfig, me: Session | None) -> None:
+        """A password changed or an account gone: every session opened with the old one ends
+        (the admin who changed his own keeps the one he changed it from)."""
+        for name, hashed in before.users.items():
+            if self.settings.users.get(name) != hashed:
+                self.sessions.drop_user(name, keep=me)
 
     def accounts_file(self) -> tuple[str, str] | None:
         """The server and the config file the page's `[web]` (its accounts) was read from."""
@@ -141,7 +161,7 @@ class Manage(_Page):
         t = self.words(request)
         where = self.accounts_file()
         name, role, password = fields.get("name", "").strip()[:32], fields.get("role", ""), fields.get("password", "")
-        if self.settings.role(admin_name(me), "*") != OWNER:  # accounts are for an owner of every server
+        if not self.is_owner(me):  # accounts are for an owner of every server
             raise NotAllowed(OWNER)
         users, roles = dict(self.settings.users), dict(self.settings.roles)
         remove = fields.get("do") == "remove"
@@ -167,10 +187,14 @@ class Manage(_Page):
         except configedit.EditError as exc:
             return await self.accounts_page(request, "; ".join(exc.problems), 409)
         self.sources.configs[server] = config
-        self.settings = attrs.evolve(self.settings, users=config.web.users, roles=config.web.roles)  # listen and public stay as started
-        if remove:
-            self.sessions.drop_user(name)
+        self.take_accounts(config, me)
         return RedirectResponse("/accounts", 303)
+
+    def take_accounts(self, config: Config, me: Session | None) -> None:
+        """The accounts of a config just saved from the page, in force at once; listen and public stay as started."""
+        before = self.settings
+        self.settings = attrs.evolve(self.settings, users=config.web.users, roles=config.web.roles)
+        self.end_changed_sessions(before, me)
 
     # -- changes ---------------------------------------------------------------------------------
 

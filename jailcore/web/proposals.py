@@ -59,12 +59,16 @@ async def answer(web: Web, request: Request) -> Response:
     source = web.sources.of(server)
     if source is None or action_id is None or verb not in ("confirm", "dismiss"):
         return web.render(request, "error.html", status=404, message=f"{server[:100]} #{fields.get('id', '')[:20]}: ?")
+    # Judged on the proposal's own server, never on the form's field: a database may hold
+    # several servers, and a moderator of one posting another's id is asking for the other.
+    row = source.db.execute("SELECT server, detail FROM audit WHERE id = ? AND action = 'propose'", (action_id,)).fetchone()
+    if row is None or row["server"] != server:
+        return web.render(request, "error.html", status=404, message=f"{server[:100]} #{action_id}: ?")
     # Carrying out a server ban is an admin's, as lifting one is; the rest a moderator's.
-    row = source.db.execute("SELECT detail FROM audit WHERE id = ? AND server = ?", (action_id, server)).fetchone()
-    step = json.loads(row["detail"]).get("step") or "" if row is not None else ""
-    web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, server)
+    step = str(json.loads(row["detail"]).get("step") or "")
+    web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, row["server"])
     try:
-        source.store.request_answer(action_id, verb, admin_name(session), fields.get("reason", "").strip()[:300])
+        source.store.request_answer(action_id, verb, admin_name(session), fields.get("reason", "").strip()[:300], server=row["server"])
     except ProposalError as exc:
         return web.render(request, "error.html", status=409, message=str(exc))
     return RedirectResponse("/proposals", 303)
