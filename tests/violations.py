@@ -137,58 +137,67 @@ def i_duration_left(s: Season, inj: Injected) -> None:
     inj.expected = [("games.duration", w.userid)]
 
 
+def _streak_warden(s: Season, key: str, prefer: str = "") -> Who | None:
+    """The warden of a prepared streak: the same guard in each round of it, kept on the
+    server (`protected`) until the injection."""
+    w = _warden_first(s, s.picked.get(key, prefer))
+    if w is not None and key not in s.picked:
+        s.picked[key] = w.steamid
+        s.protected.add(w.steamid)
+    return w
+
+
+def _streak_day(s: Season, key: str, game: Callable[[], str], prefer: str = "") -> None:
+    """One prepared round: the streak's warden, an order, the game, the round's end."""
+    w = _streak_warden(s, key, prefer)
+    if w is None:
+        return
+    s.log.order(w, s.varied_order(w))
+    if s.warden is not w:
+        return  # (moved for the order: a Monday's)
+    name = game()
+    s.start_game(next(g for g in s.cfg.catalogue if g.name == name))
+    s.log.wait(20).trig(w, "jb_game_end").wait(3).round_end()
+
+
+def _streak_end(s: Season, key: str) -> Who | None:
+    """The injected round's warden: the streak's, who may leave the server again after it."""
+    if key not in s.picked:
+        return None  # (no guard to prepare it with in the rounds before)
+    w = _warden_first(s, s.picked[key])
+    s.protected.discard(s.picked.pop(key))
+    return w
+
+
 def i_repeat(s: Season, inj: Injected) -> None:
-    if "repeat.warden" not in s.picked:
-        return  # (no guard to prepare it with in the rounds before)
-    w = _warden_first(s, s.picked["repeat.warden"])
-    s.log.order(w, s.varied_order(w)).game(w, s.picked.pop("repeat.game"))
-    s.protected.discard(s.picked.pop("repeat.warden"))
-    inj.expected = [("games.repeat", w.userid)]
+    game = s.picked.pop("repeat.game", "")
+    w = _streak_end(s, "repeat.warden")
+    if w is not None:
+        s.log.order(w, s.varied_order(w)).game(w, game)
+        inj.expected = [("games.repeat", w.userid)]
 
 
 def p_repeat(s: Season, round_: int) -> None:
     """The two rounds before: the same warden, the same game."""
     def one() -> None:
-        w = _warden_first(s, s.picked.get("repeat.warden", ""))
-        if w is None:
-            return
-        if "repeat.warden" not in s.picked:
-            s.picked["repeat.warden"], s.picked["repeat.game"] = w.steamid, _plain_game(s)
-            s.protected.add(w.steamid)
-        s.log.order(w, s.varied_order(w))
-        if s.warden is not w:
-            return  # (moved for the order: a Monday's)
-        s.start_game(next(g for g in s.cfg.catalogue if g.name == s.picked["repeat.game"]))
-        s.log.wait(20).trig(w, "jb_game_end").wait(3).round_end()
+        _streak_day(s, "repeat.warden", lambda: s.picked.setdefault("repeat.game", _plain_game(s)))
     s.forced[round_ - 2] = one
     s.forced[round_ - 1] = one
 
 
 def i_repeat_kind(s: Season, inj: Injected) -> None:
     """004 5.5 «однотипными играми»: Саймон, Злой Саймон, and Саймон again under his alias."""
-    if "kind.warden" not in s.picked:
-        return  # (no guard to prepare it with in the rounds before)
-    w = _warden_first(s, s.picked["kind.warden"])
-    s.log.order(w, s.varied_order(w)).game(w, s.rnd.choice(("simon", "Играем в «Злой Саймон говорит»", "саймон")))
-    s.protected.discard(s.picked.pop("kind.warden"))
-    inj.expected = [("games.repeat", w.userid)]
+    w = _streak_end(s, "kind.warden")
+    if w is not None:
+        s.log.order(w, s.varied_order(w)).game(w, s.rnd.choice(("simon", "Играем в «Злой Саймон говорит»", "саймон")))
+        inj.expected = [("games.repeat", w.userid)]
 
 
 def p_repeat_kind(s: Season, round_: int) -> None:
     def one(name: str) -> Callable[[], None]:
         def play() -> None:
             fresh = [g for g in s.team("CT", True) if s.streak.get(g.steamid, ("", -9))[:2] != ("Саймон говорит", s.round - 1)]
-            w = _warden_first(s, s.picked.get("kind.warden", fresh[0].steamid if fresh else ""))
-            if w is None:
-                return
-            if "kind.warden" not in s.picked:
-                s.picked["kind.warden"] = w.steamid
-                s.protected.add(w.steamid)
-            s.log.order(w, s.varied_order(w))
-            if s.warden is not w:
-                return  # (moved for the order: a Monday's)
-            s.start_game(next(g for g in s.cfg.catalogue if g.name == name))
-            s.log.wait(20).trig(w, "jb_game_end").wait(3).round_end()
+            _streak_day(s, "kind.warden", lambda: name, fresh[0].steamid if fresh else "")
         return play
     s.forced[round_ - 2] = one("Саймон говорит")
     s.forced[round_ - 1] = one("Злой Саймон говорит")
@@ -196,25 +205,22 @@ def p_repeat_kind(s: Season, round_: int) -> None:
 
 def i_repeat_order(s: Season, inj: Injected) -> None:
     """004 5.5 «…и приказами»: his same order a third round running."""
-    if "order.warden" not in s.picked:
-        return  # (no guard to prepare it with in the rounds before)
-    w = _warden_first(s, s.picked["order.warden"])
-    text = s.picked.pop("order.text")
-    s.ordered.setdefault(w.steamid, []).append((s.round, text))  # a fourth round of it would be another offence
-    s.log.order(w, text)
-    s.protected.discard(s.picked.pop("order.warden"))
-    inj.expected = [("games.repeat", w.userid)]
+    text = s.picked.pop("order.text", "")
+    w = _streak_end(s, "order.warden")
+    if w is not None:
+        s.ordered.setdefault(w.steamid, []).append((s.round, text))  # a fourth round of it would be another offence
+        s.log.order(w, text)
+        inj.expected = [("games.repeat", w.userid)]
 
 
 def p_repeat_order(s: Season, round_: int) -> None:
     def one() -> None:
-        w = _warden_first(s, s.picked.get("order.warden", ""))
+        w = _streak_warden(s, "order.warden")
         if w is None:
             return
-        if "order.warden" not in s.picked:
+        if "order.text" not in s.picked:
             given = {t for r, t in s.ordered.get(w.steamid, []) if r == s.round - 1}
-            s.picked["order.warden"], s.picked["order.text"] = w.steamid, next(o for o in ORDERS if o not in given)
-            s.protected.add(w.steamid)
+            s.picked["order.text"] = next(o for o in ORDERS if o not in given)
         s.ordered.setdefault(w.steamid, []).append((s.round, s.picked["order.text"]))
         s.log.order(w, s.picked["order.text"]).wait(20).round_end()
     s.forced[round_ - 2] = one
@@ -275,12 +281,19 @@ def i_global_games(s: Season, inj: Injected) -> None:
     inj.expected = [("calendar.global_games", w.userid)]
 
 
-def i_global_suicide(s: Season, inj: Injected) -> None:
+def _lawful_global_game(s: Season, game: str) -> Who | None:
+    """The warden's order and a global game he may play (001 Глобальные 1: a watcher's
+    approval past the week's two)."""
     w = _warden_first(s)
     s.log.order(w, s.varied_order(w))
     if s.globals_week.get(s.week, 0) >= s.cfg.rules["calendar.global_games"].per_week:
-        s.log.trig(Who("Смотритель", 999, "STEAM_1:0:999"), "jb_game_approve", ' (game "Прятки")')
+        s.log.trig(Who("Смотритель", 999, "STEAM_1:0:999"), "jb_game_approve", f' (game "{game}")')
     s.globals_week[s.week] = s.globals_week.get(s.week, 0) + 1
+    return w
+
+
+def i_global_suicide(s: Season, inj: Injected) -> None:
+    w = _lawful_global_game(s, "Прятки")
     g = _unasked(s, "games.global_suicide", _others(s))[0]
     s.log.game(w, "Прятки").wait(20).suicide(g)
     inj.expected = [("games.global_suicide", g.userid)]
@@ -398,11 +411,7 @@ def i_game_privileges(s: Season, inj: Injected) -> None:
 
 def i_head_start(s: Season, inj: Injected) -> None:
     """001 Глобальные 2 «дать заключенным от 15 до 30 секунд, чтобы разбежаться»."""
-    w = _warden_first(s)
-    s.log.order(w, s.varied_order(w))
-    if s.globals_week.get(s.week, 0) >= s.cfg.rules["calendar.global_games"].per_week:
-        s.log.trig(Who("Смотритель", 999, "STEAM_1:0:999"), "jb_game_approve", ' (game "Голодные игры")')
-    s.globals_week[s.week] = s.globals_week.get(s.week, 0) + 1
+    w = _lawful_global_game(s, "Голодные игры")
     g = _others(s)[0] if _others(s) else w
     s.log.game(w, "Голодные игры").wait(s.rnd.randint(2, 10)).kill(g, s.team("TERRORIST", True)[0])
     inj.expected = [("games.head_start", g.userid)]
