@@ -13,7 +13,7 @@ from jailcore.session import inputs as i
 from jailcore.session.effects import Applied, AskAnswer, DropLink, Mark, MarkSent, Publish, Record, SaveLink, SaveState, Send, TellPeers, Write
 from jailcore.session.session import Ids, IdsExhausted, Session
 from tests.logtext import Log, config
-from tests.scenes import WARDEN, setup
+from tests.scenes import WARDEN, next_day, setup
 
 TIMEOUT = 1.0
 
@@ -41,9 +41,9 @@ def sends(effects: list) -> list[Send]:
 
 
 def slay_log() -> Log:
-    """The warden's second special day in a row: 000 6.5 slays him."""
+    """The warden's special day the round after another: 000 6.5 slays him."""
     log, _ = setup()
-    log.specialday(WARDEN).specialday(WARDEN)
+    next_day(log.specialday(WARDEN)).specialday(WARDEN)
     return log
 
 
