@@ -22,7 +22,7 @@ from jailcore.store.location import open_reader, open_store
 from jailcore.store.mariadb import SCHEMA_VERSION, MariaStore, target
 from jailcore.store.sqlite import PardonError, StoreError
 from tests.mariadb import PASSWORD, mariadb, mariadb_server
-from tests.test_live import config_text, populate, running, sent, until
+from tests.test_live import config_text, populate, running, sent, special_days, until
 from tests.test_mqtt import broker, needs_broker
 
 __all__ = ["broker", "mariadb", "mariadb_server"]
@@ -166,8 +166,7 @@ async def ban_across(configs: dict, sims: dict) -> dict:
         for s in sims.values():
             s.flush()
         await until(lambda: a.engine.state.warden == wardens["a"].userid and b.engine.state.warden == wardens["b"].userid)
-        for _ in range(3):
-            sims["a"].say(wardens["a"], "!sd Прятки")
+        special_days(sims["a"], wardens["a"], 3)
         sims["a"].flush()
         await until(lambda: sent(sims["b"], f"jb_ctban_set #{wardens['b'].userid}"), timeout=10)
         await until(lambda: not a.store.pending("a") and not b.store.pending("b"), timeout=10)
@@ -280,12 +279,12 @@ async def test_the_database_stopped_and_started_under_load_loses_and_doubles_not
                 sim.flush()
                 await asyncio.sleep(0.05)
             await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 12, timeout=15)  # enforcement went on
-            await until(lambda: daemon.writer.backend.waiting() > 0, timeout=10)
+            await until(lambda: daemon.writer.backend.journalled() > 0, timeout=10)
             assert daemon.writer.backend.away is not None
             status = await asyncio.to_thread(jailcore, "status", "--config", str(config_file))
             assert "wait in the journal" in status.stdout + status.stderr and PASSWORD not in status.stdout + status.stderr
             await asyncio.to_thread(server.start)
-            await until(lambda: daemon.writer.backend.away is None and daemon.writer.backend.waiting() == 0, timeout=30)
+            await until(lambda: daemon.writer.backend.away is None and daemon.writer.backend.journalled() == 0, timeout=30)
             for i in range(14, 16):  # and after
                 sim.say(warden, f"!prohibit p{i}")
             sim.flush()

@@ -286,6 +286,8 @@ class MariaStore(WritesRows):
         self._audit_newest = 0
         self._claims: set[str] = set()
         self._saved: dict[str, str] = {}  # each server's snapshot as last written: an unchanged one is not written again
+        self._waiting: set[str] = set()  # the servers with an admin's row waiting, as last asked
+        self._waiting_at = float("-inf")
         self._quiet_until = 0.0  # a read that found the server away: the next ones wait a moment (the loop must not stall on it)
         self.away: str | None = None  # why the server is away (while it is)
         self._fatal: StoreError | None = None
@@ -450,7 +452,7 @@ class MariaStore(WritesRows):
             self.journal.done(seq)
         return True
 
-    def waiting(self) -> int:
+    def journalled(self) -> int:
         """Transactions waiting in the journal for the server."""
         return self.journal.waiting() if self.journal is not None else 0
 
@@ -580,11 +582,11 @@ class MariaStore(WritesRows):
         """A file written afresh is SQLite's case; a server has nothing to open again."""
 
     def save_snapshot(self, row: fx.SaveState) -> None:
-        """A snapshot written only when it changed since this connection last wrote it (the JSON made on the writer's thread)."""
-        text = json.dumps(row.snapshot, ensure_ascii=False)
+        """A snapshot (JSON text) written only when it changed since this connection last wrote it."""
+        text = row.snapshot
         if self._saved.get(row.server) == text:
             return
-        self.save_standing(row.server, json.dumps(row.standing, ensure_ascii=False), row.when)
+        self.save_standing(row.server, row.standing, row.when)
         self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
                     "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated = VALUES(updated)", (row.server, text, row.when))
         self._saved[row.server] = text
@@ -608,6 +610,22 @@ class MariaStore(WritesRows):
         rows = self._rows("SELECT id, JSON_VALUE(detail, '$.index') AS number FROM audit "
                           "WHERE server = ? AND action = 'propose' AND status = 'proposed' ORDER BY seq", (server,))
         return si.Resume(pending, tuple((int(r["number"] or 0), int(r["id"])) for r in rows))
+
+    def waiting(self, server: str, fresh: float = 0.2) -> bool:
+        """Whether any admin's row waits for this server: one query a `fresh` interval for every
+        server of the database (none while the server is away)."""
+        now = clock.monotonic()
+        if now - self._waiting_at > fresh and not self._unreachable():
+            self._waiting_at = now
+            try:
+                self._waiting = {r["server"] for r in self._rows(
+                    "SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
+                    "UNION SELECT server FROM answers WHERE applied_at IS NULL")}
+            except DatabaseFault:
+                if not self._went_away():
+                    raise
+                self._waiting = set()
+        return server in self._waiting
 
     def admin_requests(self, server: str) -> si.AdminRequests:
         """The admins' rows not yet applied for one server, typed, in order; none while the server is away."""
