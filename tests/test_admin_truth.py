@@ -235,18 +235,24 @@ async def test_a_pardon_is_written_as_a_pardon_not_a_warning(tmp_path):
 # -- 8. [ctban] ref, and the admin's name -----------------------------------------------------------------------
 
 
+async def banned_in_game(sim: SimServer, daemon):
+    """An admin online bans the first prisoner from CT for 30 minutes with `!ctban`."""
+    admin = sim.add_player("Смотритель", "T", admin="b")
+    _, ts = populate(sim)
+    sim.flush()
+    await until(lambda: ts[0].userid in daemon.engine.state.players and daemon.outbox.idle.is_set())
+    sim.say(admin, f"!ctban #{ts[0].userid} 30 грубил")
+    sim.flush()
+    await until(lambda: sent(sim, f"jb_ctban_set #{ts[0].userid}") and daemon.outbox.idle.is_set())
+    return admin, ts
+
+
 async def test_the_ctban_ref_and_the_admins_name_are_shown(tmp_path):
     sim = SimServer(password="pw")
     port = await sim.start()
     text = config_text(port, tmp_path / "s.sqlite3", rest='[ctban]\nref = "К1"\n')
     async with running(load(text, "<test>", {}), sim) as daemon:
-        admin = sim.add_player("Смотритель", "T", admin="b")
-        _, ts = populate(sim)
-        sim.flush()
-        await until(lambda: ts[0].userid in daemon.engine.state.players and daemon.outbox.idle.is_set())
-        sim.say(admin, f"!ctban #{ts[0].userid} 30 грубил")
-        sim.flush()
-        await until(lambda: sent(sim, f"jb_ctban_set #{ts[0].userid}") and daemon.outbox.idle.is_set())
+        admin, ts = await banned_in_game(sim, daemon)
         assert sim.join(ts[0], "CT") is False
         (ban,) = daemon.store.entries("action = 'ctban'")
         assert ban["ref"] == "К1"
@@ -255,6 +261,34 @@ async def test_the_ctban_ref_and_the_admins_name_are_shown(tmp_path):
         assert feed and "(К1 admin Смотритель)" in feed[0] and "( admin)" not in feed[0]
     # the door's reason quotes the server's number, never an empty «[Правило ]»
     assert not [c for c in sim.received if "Правило ]" in c]
+
+
+async def test_an_in_game_ctban_and_its_lift_are_in_the_web_pages_activity(tmp_path):
+    """Issue 28: the activity said who gave CT bans from the command line and the page, not in game."""
+    pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
+    from jailcore.web.data import activity
+    from jailcore.web.serve import build
+
+    sim = SimServer(password="pw")
+    port = await sim.start()
+    config = load(config_text(port, tmp_path / "s.sqlite3"), "<test>", {})
+    async with running(config, sim) as daemon:
+        admin, ts = await banned_in_game(sim, daemon)
+        sim.say(admin, f"!unctban #{ts[0].userid}")
+        sim.flush()
+        await until(lambda: sent(sim, f"jb_ctban_clear #{ts[0].userid}") and daemon.outbox.idle.is_set())
+        await asyncio.sleep(0.6)  # a request poll: nothing is applied twice
+        assert len(sent(sim, f"jb_ctban_set #{ts[0].userid}")) == 1
+        page = build([config])
+        try:
+            rows = activity(page.sources)
+        finally:
+            page.sources.close()
+    assert [(r["kind"], r["by"], r["steamid"]) for r in rows] == [("ctban.lift", "Смотритель", ts[0].steamid),
+                                                                   ("ctban.give", "Смотритель", ts[0].steamid)]
+    assert (rows[1]["minutes"], rows[1]["reason"]) == (30, "грубил") and all(r["applied_at"] for r in rows)
+    listed = jailcore("ctban", "list", "--state-db", str(tmp_path / "s.sqlite3"))
+    assert listed.returncode == 0 and "requested" not in listed.stdout  # applied in game: nothing waits
 
 
 # -- 9. one account, one ban, across CS:S and CS:GO --------------------------------------------------------

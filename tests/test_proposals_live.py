@@ -7,6 +7,7 @@ the command line carries out the ban; `jailcore dismiss` and `tail` show the res
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 from jailcore.config.config import load
@@ -72,6 +73,13 @@ async def test_jailcore_confirm_and_dismiss_on_the_command_line(tmp_path):
         first = await proposed(sim, daemon, ts[0])
         out = jailcore("tail", "--state-db", db, "--action", "propose")
         assert f"#{first['id']}" in out.stdout and "proposed (ban 0: awaiting an admin" in out.stdout
+        await until(lambda: (daemon.store.load_state("t") or {}).get("proposals"))  # saved: status knows the server
+        shown = jailcore("status", "--state-db", db)  # issue 28: status did not say that a punishment waits
+        assert shown.returncode == 0, shown.stderr
+        assert "waiting for an admin: 1 (jailcore confirm|dismiss ID)" in shown.stdout
+        assert f"#{first['id']} ban 0 {ts[0].name} {ts[0].steamid} [Общие 19 conduct.advertising]" in shown.stdout
+        (state,) = [json.loads(line) for line in jailcore("status", "--state-db", db, "--json").stdout.splitlines()]
+        assert [(p["id"], p["step"], p["steamid"]) for p in state["proposals"]] == [(first["id"], "ban 0", ts[0].steamid)]
         run = asyncio.get_running_loop().run_in_executor
         done = await run(None, jailcore, "confirm", str(first["id"]), "--by", "Админ", "--state-db", db)
         assert done.returncode == 0, done.stderr
@@ -92,6 +100,7 @@ async def test_jailcore_confirm_and_dismiss_on_the_command_line(tmp_path):
         assert again.returncode == 1 and "already answered" in again.stderr
         out = jailcore("tail", "--state-db", db, "--action", "propose")
         assert "confirmed (by Админ)" in out.stdout and "dismissed (by Админ: это не реклама)" in out.stdout
+        assert "waiting for an admin" not in jailcore("status", "--state-db", db).stdout
 
 
 async def test_a_restart_loses_no_proposal(tmp_path):

@@ -37,3 +37,29 @@ def test_help_tail_and_status_load_no_rule(tmp_path):
         assert not any(m.startswith("jailcore.engine.rules") for m in modules), args
     (shown,) = [json.loads(line) for line in out.splitlines()]
     assert (shown["server"], shown["round"], shown["cooldown"]) == ("north", 7, None)  # no special day yet: nothing to count
+
+
+def test_ctban_list_and_history_load_no_rule_and_say_what_the_engine_would(tmp_path):
+    """Issue 28: `ctban list` (293 ms) and `history` (311 ms) built every server's engine to
+    read a ban or a ladder's next step; the daemon's standing now holds both."""
+    db = tmp_path / "s.sqlite3"
+    text = config_text(1, db, rest='[specialday.cooldown]\nladder = ["warn", "ctban 45m", "kick"]\n').replace('name = "t"', 'name = "north"')
+    daemon = Daemon(load(text, "<t>", {}))
+    seat = "STEAM_1:0:42"
+    daemon.engine.state.time = "2026-11-30T20:00:00"
+    daemon.engine.state.ladders[f"specialday.cooldown|{seat}"] = 1
+    daemon.engine.give_ctban(seat, "Начальник", 30, None, "грубил", "vasya")
+    daemon.save()
+    daemon.store.commit()
+    daemon.store.close()
+    daemon.lock.release()
+    modules, listed = imports("ctban", "list", "--state-db", str(db), "--json")
+    assert not any(m.startswith(("jailcore.engine.rules", "jailcore.config")) for m in modules), sorted(m for m in modules if "engine" in m)
+    (ban,) = [json.loads(line) for line in listed.splitlines()]
+    assert (ban["server"], ban["steamid"], ban["by"], ban["origin"], ban["online"]) == ("north", seat, "vasya", "", False)
+    assert "грубил" in ban["reason"] and ban["until"] and not ban["pending"]
+    modules, told = imports("history", seat, "--state-db", str(db), "--json")
+    assert not any(m.startswith(("jailcore.engine.rules", "jailcore.config")) for m in modules)
+    stands = json.loads(told)["standing"]
+    # the next step under the server's own ladder (the default's second step is not "ctban 45m")
+    assert {"server": "north", "rule": "specialday.cooldown", "offences": 1, "next": "ctban 45m"} in stands

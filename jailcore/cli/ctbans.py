@@ -16,15 +16,18 @@ import re
 import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jailcore.cli.status import Saved, expired, saved_servers, server_names
+from jailcore.cli.status import _standings, expired, saved_servers, server_names
 from jailcore.cli.tail import coloured, json_line, paint, safe
-from jailcore.config.config import Config, ConfigError
-from jailcore.engine.admin import MAX_MINUTES, MAX_ROUNDS
-from jailcore.log.errors import AdminRequestError
-from jailcore.log.events import account, same_account
+from jailcore.log.accounts import account, same_account
+from jailcore.log.errors import AdminRequestError, ConfigError
 from jailcore.store.audit import AuditError, ban_left, connect, database
 from jailcore.store.sqlite import Store, StoreError
+
+if TYPE_CHECKING:  # `list` reads what the daemon saved and loads no rule: it answers at once
+    from jailcore.cli.status import Saved
+    from jailcore.config.config import Config
 
 STEAMID = re.compile(r"STEAM_[01]:[01]:[0-9]{1,10}|\[U:1:[0-9]{1,10}\]|7656119[0-9]{10}")
 
@@ -35,6 +38,9 @@ class CtbanError(AdminRequestError):
 
 def main_ctban(args: argparse.Namespace) -> int:
     try:
+        if args.config:
+            from jailcore.config.config import Config
+
         config = Config.from_toml(args.config) if args.config else None
         path = database(args)
         return {"list": _list, "add": _request, "lift": _request}[args.do](args, path, config)
@@ -56,19 +62,36 @@ def check_steamid(text: str) -> str:
 # -- list -------------------------------------------------------------------------------------
 
 
-def bans(saved: Saved) -> list[dict]:
+def held(server: str, kept: list[dict], now: str | None) -> list[dict]:
     """The server's bans that still hold, by name, with what is left as of its last log line."""
+    out = []
+    for ban in sorted(kept, key=lambda b: (b["name"].casefold(), b["steamid"])):
+        if expired(ban["until"], ban["rounds"], now):
+            continue
+        out.append({"server": server, "steamid": ban["steamid"], "name": ban["name"], "until": ban["until"], "rounds": ban["rounds"],
+                    "left": ban_left(ban["until"], ban["rounds"], now), "rule": ban["rule"], "ref": ban["ref"], "reason": ban["reason"],
+                    "by": ban["by"], "origin": ban["origin"], "online": bool(ban["online"]), "pending": False})
+    return out
+
+
+def bans(saved: Saved) -> list[dict]:
+    """The same from the server's saved engine (a state its daemon saved before its standing held them)."""
     engine = saved.engine
     assert engine is not None
-    now = engine.state.time or None
     online = {seat.key for seat in engine.state.players.values()}
-    out = []
-    for key, ban in sorted(engine.state.ctbans.items(), key=lambda kv: (kv[1].name.casefold(), kv[0])):
-        if expired(ban.until, ban.rounds, now):
-            continue
-        out.append({"server": saved.server, "steamid": ban.steamid, "name": ban.name, "until": ban.until, "rounds": ban.rounds,
-                    "left": ban_left(ban.until, ban.rounds, now), "rule": ban.rule, "ref": ban.ref, "reason": ban.reason,
-                    "by": ban.by, "origin": ban.origin, "online": key in online, "pending": False})
+    kept = [{"steamid": b.steamid, "name": b.name, "until": b.until, "rounds": b.rounds, "rule": b.rule, "ref": b.ref,
+             "reason": b.reason, "by": b.by, "origin": b.origin, "online": key in online} for key, b in engine.state.ctbans.items()]
+    return held(saved.server, kept, engine.state.time or None)
+
+
+def _standing_bans(db: sqlite3.Connection, only: set[str] | None) -> dict[str, list[dict]]:
+    """Each server's bans from the standing its daemon saves beside its snapshot, where that
+    standing holds all that `list` shows."""
+    out = {}
+    for server, state in _standings(db, {}, only).items():
+        kept = state.get("ctbans")
+        if isinstance(kept, list) and all(isinstance(b, dict) and {"reason", "by", "origin", "online"} <= b.keys() for b in kept):
+            out[server] = held(server, kept, state.get("time"))
     return out
 
 
@@ -87,10 +110,14 @@ def _list(args: argparse.Namespace, path: Path, config: Config | None) -> int:
     colour = coloured(args.json)
     db = connect(path)
     try:
-        saved = saved_servers(db, {config.server_name: config} if config else {}, {args.server} if args.server else None)
-        if args.server and not saved:
+        only = {args.server} if args.server else None
+        ready = _standing_bans(db, only)
+        rest = (only if only is not None else set(server_names(db))) - set(ready)
+        saved = saved_servers(db, {config.server_name: config} if config else {}, rest) if rest else []
+        if args.server and not saved and not ready:
             raise CtbanError(_unknown(args.server, server_names(db), path))
-        found = [b for s in saved if s.engine is not None for b in bans(s)] + waiting(db, args.server)
+        each = {**ready, **{s.server: bans(s) for s in saved if s.engine is not None}}
+        found = [b for server in sorted(each) for b in each[server]] + waiting(db, args.server)
     finally:
         db.close()
     for s in saved:
@@ -143,6 +170,8 @@ def which_server(asked: str | None, known: list[str], config: Config | None, pat
 
 
 def _request(args: argparse.Namespace, path: Path, config: Config | None) -> int:
+    from jailcore.engine.admin import MAX_MINUTES, MAX_ROUNDS
+
     steamid = check_steamid(args.steamid)
     lift = args.do == "lift"
     if not lift and args.minutes is None and args.rounds is None:

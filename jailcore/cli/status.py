@@ -24,14 +24,13 @@ import attrs
 
 from jailcore.cli.tail import coloured, json_line, mqtt_target, paint, safe
 from jailcore.log.errors import ConfigError
-from jailcore.log.inbound import Refusals, read_message
 from jailcore.log.logtime import moment
-from jailcore.log.shapes import state_message
-from jailcore.store.audit import DAYS, AuditError, ban_left, connect, database
+from jailcore.store.audit import DAYS, AuditError, ban_left, connect, database, open_proposals
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
     from jailcore.engine.engine import Engine
+    from jailcore.log.inbound import Refusals
 
 STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
@@ -130,6 +129,8 @@ def from_database(path: Path, configs: Mapping[str, Config], only: set[str] | No
                 ban["online"] = ban["key"] in online
             state["time"] = s.engine.state.time or None
             out.append(standing(s.server, state, s.config, _link(db, s.server), str(path)))
+        for shown in out:
+            shown["proposals"] = open_proposals(db, shown["server"])
         out.sort(key=lambda s: s["server"])
         missing = sorted((only or set()) - {s.server for s in saved} - set(ready))
         if missing:
@@ -160,6 +161,8 @@ def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[st
     of the wrong type, or, when a config or JAILCORE_NETWORK_KEY gives the network's key,
     not signed with it)."""
     from jailcore.io.network import retained
+    from jailcore.log.inbound import Refusals, read_message  # the network's shapes: only for --mqtt
+    from jailcore.log.shapes import state_message
 
     out: list[dict] = []
     refused = Refusals("a retained state", say=lambda _: None)
@@ -191,6 +194,7 @@ def standing(server: str, state: dict, config: Config | None, link: dict | None,
     out = {**state, "server": server, "source": source, "link": link}
     rnd, special = state.get("round"), state.get("specialday")
     saved_rounds = out.pop("cooldown_rounds", None)
+    out.pop("ladder_steps", None)  # for `history`
     if config is not None:
         from jailcore.engine.rules.specialday import SpecialDayCooldown  # loaded with the config already
 
@@ -280,7 +284,17 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     lines.append("  game: " + (safe(f"{game.get('name')}" + (f" (host {game['host']})" if game.get("host") else "")) if isinstance(game, dict) else "none"))
     lines.append("  special day: " + _cooldown(s))
     lines.append(_bans(s, colour))
+    if s.get("proposals"):  # from a state database; the broker's retained state does not carry them
+        lines.append(_proposals(s["proposals"], colour))
     return "\n".join(lines)
+
+
+def _proposals(items: list[dict], colour: bool) -> str:
+    """The punishments waiting for an admin, each with the id to answer it by."""
+    head = paint(f"  waiting for an admin: {len(items)} (jailcore confirm|dismiss ID)", "35;1", colour)
+    return "\n".join([head] + [safe(f"    #{p['id']} {p['step'] or '?'} {p['name'] or '?'} {p['steamid'] or ''} "
+                                     f"[{p['ref'] or '-'} {p['rule']}] round {p['round']}, {str(p['time']).replace('T', ' ')}")
+                                for p in items])
 
 
 def _ago(seconds: float) -> str:
@@ -324,7 +338,7 @@ def main_status(args: argparse.Namespace) -> int:
     except (AuditError, ConfigError) as exc:
         print(f"jailcore status: {exc}", file=sys.stderr)
         return 1
-    if skipped.total:
+    if skipped is not None and skipped.total:
         print(f"{skipped.total} retained message(s) that were not a state's JSON were skipped: {skipped.summary()}", file=sys.stderr)
     if not servers:
         print(f"jailcore status: no server found in {where}" + (f" named {args.server!r}" if args.server else ""), file=sys.stderr)
@@ -337,7 +351,7 @@ def main_status(args: argparse.Namespace) -> int:
     return 1 if any(s.get("error") for s in servers) else 0
 
 
-def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals]:
+def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]:
     """The servers asked for: with --mqtt all that retain a state; with --state-db (or
     JAILCORE_STATE) all in that file; with configs only theirs, each from its own [state] path.
     Configs always lend their rule settings to the servers they name."""
@@ -362,6 +376,6 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals]:
                 raise AuditError(f"no state database at {path} (has the daemon run? see [state] path in the config)")
             names = {c.server_name for c in configs if Path(c.state_path) == path}
             servers += from_database(path, by_name, names & only if only else names)
-        return servers, "the configs' state databases", Refusals("")
+        return servers, "the configs' state databases", None
     path = database(args)
-    return from_database(path, by_name, only), str(path), Refusals("")
+    return from_database(path, by_name, only), str(path), None

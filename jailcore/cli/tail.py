@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from jailcore.engine.actions import VOCABULARY
 from jailcore.log.errors import ConfigError
-from jailcore.log.inbound import Refusals, read_message
-from jailcore.log.shapes import action_message
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
@@ -133,9 +131,11 @@ def _tail(args: argparse.Namespace, db: sqlite3.Connection, clause: str, params:
 def main_history(args: argparse.Namespace) -> int:
     try:
         path = database(args)
-        from jailcore.config.config import Config
+        if args.config:
+            from jailcore.config.config import Config
 
-        config = Config.from_toml(args.config) if args.config else Config.default()
+        # without --config the next steps come from what each daemon saved: no rule is loaded
+        config = Config.from_toml(args.config) if args.config else None
         return _history(args, connect(path), config)
     except (AuditError, ConfigError) as exc:
         print(f"jailcore history: {exc}", file=sys.stderr)
@@ -145,11 +145,11 @@ def main_history(args: argparse.Namespace) -> int:
         return 1
 
 
-def _history(args: argparse.Namespace, db: sqlite3.Connection, config: Config) -> int:
+def _history(args: argparse.Namespace, db: sqlite3.Connection, config: Config | None) -> int:
     args.rule = args.action = args.since = None
     clause, params = where(args)
     rows = [r for r in db.execute(f"SELECT * FROM audit WHERE {clause} ORDER BY id", params) if name_matches(r, args.player)]
-    from jailcore.log.events import player_key
+    from jailcore.log.accounts import player_key
 
     keys = {player_key(r["steamid"] or "", r["userid"] or 0) for r in rows if r["steamid"]}
     if args.player.startswith(("STEAM_", "[U:")):
@@ -223,11 +223,16 @@ class Network:
         # only the news. Bounded: a network runs for months.
         self.seen: dict[tuple, tuple[str, dict | None]] = {}
         self.skipped = 0
+        from jailcore.log.inbound import Refusals  # the network's shapes: only for --mqtt
+
         self.refused = Refusals("an action message", say=lambda _: None)
 
     def row(self, topic: str, payload: bytes) -> tuple[sqlite3.Row, dict | None] | None:
         """The message as an audit row and its pardon, or None when the filters leave it out
         or it is not an action's JSON. The server is the message's, else the topic's."""
+        from jailcore.log.inbound import read_message
+        from jailcore.log.shapes import action_message
+
         try:
             msg = read_message(payload, action_message, self.refused, topic)
             if msg is None:

@@ -105,11 +105,25 @@ class Requests:
 
     def after_event(self, event: object, actions: list[Action]) -> None:
         """An admin's `!unctban` in game is the network's word too, like a lift from the
-        command line (a `!ctban` is shared with its audit row, as every CT ban)."""
+        command line (a `!ctban` is shared with its audit row, as every CT ban). Both are
+        written as the row the command line writes, already applied, so the web page's
+        activity and its past requests show who gave or lifted a CT ban in game too."""
         if type(event) is ev.CtBanLifted:
             for action in actions:
                 if action.action == "unctban" and action.target is not None:
                     self._network_lift(action.target.steamid, event.player.name, f"game {event.time} {event.seq}")
+                    self._in_game(action, event, lift=True)
+        elif type(event) is ev.CtBanGiven:
+            for action in actions:
+                if action.action == "ctban" and action.target is not None:
+                    self._in_game(action, event, lift=False)
+
+    def _in_game(self, action: Action, event: ev.CtBanGiven | ev.CtBanLifted, lift: bool) -> None:
+        d, t = self.daemon, action.target
+        assert t is not None
+        length = (event.minutes, event.rounds, event.reason) if isinstance(event, ev.CtBanGiven) else (None, None, "")
+        row = d.store.request_ctban(d.server, t.steamid, t.name, *length, event.player.name, lift=lift)
+        d.store.applied("ctban_requests", row, datetime.now().isoformat(timespec="seconds"))
 
     def _network_ban(self, steamid: str, why: str) -> None:
         d = self.daemon

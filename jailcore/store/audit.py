@@ -143,15 +143,22 @@ def rows_since(db: sqlite3.Connection, table: str, last: int) -> list[sqlite3.Ro
 
 
 
-def standing(db: sqlite3.Connection, keys: set[str], config: Config, server: str | None = None) -> list[dict]:
-    """Where the player stands on each ladder, and his CT ban, per server (or on one)."""
+def standing(db: sqlite3.Connection, keys: set[str], config: Config | None, server: str | None = None) -> list[dict]:
+    """Where the player stands on each ladder, and his CT ban, per server (or on one). The
+    next step is the config's when one is given, else the one the server's daemon saved
+    with its standing (under its own config), else the rulebooks' default."""
     out = []
     for row in db.execute("SELECT server, snapshot FROM state WHERE ? IS NULL OR server = ? ORDER BY server", (server, server)):
         snap = json.loads(row["snapshot"])
+        steps = None if config is not None else _saved_steps(db, row["server"])
         for counter, reached in sorted(snap.get("ladders", {}).items()):
             rule, _, key = counter.partition("|")
             if key in keys:
-                ladder = getattr(config.rules[rule], "ladder", ()) if rule in config.rules else ()
+                if steps is None:
+                    config = config or _default_config()
+                    ladder = getattr(config.rules[rule], "ladder", ()) if rule in config.rules else ()
+                else:
+                    ladder = steps.get(rule, ())
                 nxt = str(ladder[min(reached, len(ladder) - 1)]) if ladder else None
                 out.append({"server": row["server"], "rule": rule, "offences": reached, "next": nxt})
         for key, ban in sorted(snap.get("ctbans", {}).items()):
@@ -159,6 +166,41 @@ def standing(db: sqlite3.Connection, keys: set[str], config: Config, server: str
                 out.append({"server": row["server"], "rule": ban["rule"], "ctban": {"until": ban["until"], "rounds": ban["rounds"]}})
     return out
 
+
+
+def open_proposals(db: sqlite3.Connection, server: str) -> list[dict]:
+    """A server's punishments waiting for an admin (a rule set `confirm = "admin"`) and not
+    yet answered, oldest first, with the id `jailcore confirm|dismiss` takes."""
+    try:
+        rows = db.execute("SELECT a.id, a.time, a.round, a.userid, a.steamid, a.name, a.rule, a.ref, a.detail FROM audit a "
+                          "LEFT JOIN answers n ON n.action_id = a.id WHERE a.server = ? AND a.status = 'proposed' "
+                          "AND a.action = 'propose' AND n.id IS NULL ORDER BY a.id", (server,)).fetchall()
+    except sqlite3.OperationalError:  # a database from before proposals
+        return []
+    out = []
+    for r in rows:
+        try:
+            step = json.loads(r["detail"]).get("step") or ""
+        except (ValueError, AttributeError):
+            step = ""
+        out.append({"id": r["id"], "time": r["time"], "round": r["round"], "userid": r["userid"], "steamid": r["steamid"],
+                    "name": r["name"], "rule": r["rule"], "ref": r["ref"], "step": step})
+    return out
+
+
+def _saved_steps(db: sqlite3.Connection, server: str) -> dict[str, list[str]] | None:
+    try:
+        row = db.execute("SELECT state FROM standing WHERE server = ?", (server,)).fetchone()
+    except sqlite3.OperationalError:  # a database from before the standing was kept
+        return None
+    steps = json.loads(row[0]).get("ladder_steps") if row else None
+    return steps if isinstance(steps, dict) else None
+
+
+def _default_config() -> Config:
+    from jailcore.config.config import Config
+
+    return Config.default()
 
 
 def ban_left(until: str | None, rounds: int | None, now: str | None = None) -> str:
