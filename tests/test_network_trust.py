@@ -289,7 +289,7 @@ async def test_the_documented_mosquitto_config_holds_passwords_acl_and_tls(tmp_p
             subprocess.run(args, check=True, capture_output=True, timeout=30)
         elif line.startswith("openssl"):
             subprocess.run(line, shell=True, check=True, capture_output=True, timeout=60)
-    broker = subprocess.Popen([MOSQUITTO, "-c", str(tmp_path / "mosquitto.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen([MOSQUITTO, "-c", str(tmp_path / "mosquitto.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         tls = ssl.create_default_context(cafile=str(tmp_path / "broker.crt"))
 
@@ -330,5 +330,5 @@ async def test_the_documented_mosquitto_config_holds_passwords_acl_and_tls(tmp_p
         except aiomqtt.MqttError:
             pass
     finally:
-        broker.terminate()
-        broker.wait(10)
+        process.terminate()
+        process.wait(10)
