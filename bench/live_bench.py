@@ -44,7 +44,7 @@ def daemon_process(conn, rcon_port: int, state: str) -> None:
             if query == "stop":
                 break
             rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-            conn.send((daemon.parser.stats.lines, daemon.udp.received, rss_kb, _rss_now()))
+            conn.send((daemon.session.parser.stats.lines, daemon.udp.received, rss_kb, _rss_now()))
         daemon.stop()
         await task
 

@@ -30,7 +30,7 @@ async def banned_warden(sim: SimServer, daemon):
     for _ in range(3):
         sim.say(warden, "!sd Прятки")
     sim.flush()
-    await until(lambda: sent(sim, f"jb_ctban_set #{warden.userid}") and daemon.outbox.idle.is_set(), timeout=10)
+    await until(lambda: sent(sim, f"jb_ctban_set #{warden.userid}") and daemon.idle.is_set(), timeout=10)
     return warden, ts
 
 

@@ -38,14 +38,14 @@ async def test_a_pardoned_ban_is_lifted_although_the_banned_player_is_gone(tmp_p
         spammer = ts[0]
         sim.say(spammer, "заходите на www.example.ru")  # 001 general 19: a permanent ban
         sim.flush()
-        await until(lambda: [b.steamid for b in sim.world.bans] == [spammer.steamid] and daemon.outbox.idle.is_set())
+        await until(lambda: [b.steamid for b in sim.world.bans] == [spammer.steamid] and daemon.idle.is_set())
         await until(lambda: spammer.userid not in daemon.engine.state.players)  # kicked with the ban
         (ban,) = daemon.store.entries("action = 'ban'")
         done = await cli("pardon", str(ban["id"]), "--reason", "не реклама", "--by", "Админ", "--state-db", str(tmp_path / "state.sqlite3"))
         assert done.returncode == 0, done.stderr
         await until(lambda: not sim.world.bans, timeout=5)  # SourceMod's RemoveBan ran, by steamid
         assert sent(sim, f'jb_unban "{spammer.steamid}"')
-        await until(lambda: daemon.outbox.idle.is_set())
+        await until(lambda: daemon.idle.is_set())
         (unban,) = daemon.store.entries("action = 'unban'")
         assert (unban["status"], unban["reply"]) == ("delivered", "ok")  # not "expired: ... no longer on the server"
 
@@ -197,7 +197,7 @@ async def test_each_status_change_is_published(tmp_path, broker):  # noqa: F811
         for _ in range(3):
             sim.say(warden, "!sd Прятки")
         sim.flush()
-        await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.outbox.idle.is_set(), timeout=10)
+        await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.idle.is_set(), timeout=10)
         (ctban,) = daemon.store.entries("action = 'ctban'")
         daemon.store.request_pardon(ctban["id"], "Админ", "ошибка")
         daemon.store.commit()
@@ -218,10 +218,10 @@ async def test_a_pardon_is_written_as_a_pardon_not_a_warning(tmp_path):
         for _ in range(3):
             sim.say(warden, "!sd Прятки")
         sim.flush()
-        await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.outbox.idle.is_set(), timeout=10)
+        await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.idle.is_set(), timeout=10)
         (ctban,) = daemon.store.entries("action = 'ctban'")
         assert (await cli("pardon", str(ctban["id"]), "--reason", "ошибка", "--by", "Админ", "--state-db", db)).returncode == 0
-        await until(lambda: daemon.store.entries("rule = 'pardon'") and daemon.outbox.idle.is_set())
+        await until(lambda: daemon.store.entries("rule = 'pardon'") and daemon.idle.is_set())
         rows = daemon.store.entries("rule = 'pardon'")
         assert sorted(r["action"] for r in rows) == ["pardon", "unctban"]
         told = next(r for r in rows if r["action"] == "pardon")
@@ -240,10 +240,10 @@ async def banned_in_game(sim: SimServer, daemon):
     admin = sim.add_player("Смотритель", "T", admin="b")
     _, ts = populate(sim)
     sim.flush()
-    await until(lambda: ts[0].userid in daemon.engine.state.players and daemon.outbox.idle.is_set())
+    await until(lambda: ts[0].userid in daemon.engine.state.players and daemon.idle.is_set())
     sim.say(admin, f"!ctban #{ts[0].userid} 30 грубил")
     sim.flush()
-    await until(lambda: sent(sim, f"jb_ctban_set #{ts[0].userid}") and daemon.outbox.idle.is_set())
+    await until(lambda: sent(sim, f"jb_ctban_set #{ts[0].userid}") and daemon.idle.is_set())
     return admin, ts
 
 
@@ -276,7 +276,7 @@ async def test_an_in_game_ctban_and_its_lift_are_in_the_web_pages_activity(tmp_p
         admin, ts = await banned_in_game(sim, daemon)
         sim.say(admin, f"!unctban #{ts[0].userid}")
         sim.flush()
-        await until(lambda: sent(sim, f"jb_ctban_clear #{ts[0].userid}") and daemon.outbox.idle.is_set())
+        await until(lambda: sent(sim, f"jb_ctban_clear #{ts[0].userid}") and daemon.idle.is_set())
         await asyncio.sleep(0.6)  # a request poll: nothing is applied twice
         assert len(sent(sim, f"jb_ctban_set #{ts[0].userid}")) == 1
         page = build([config])

@@ -81,7 +81,7 @@ async def test_pending_commands_of_a_rule_switched_off_live_are_dropped(tmp_path
         path.write_text(config_text(port, tmp_path / "r.sqlite3", rest="[specialday.cooldown]\nenabled = false\n"), encoding="utf-8")
         await until(lambda: len(daemon.reloads) == 1)
         await sim.start(sim.port)
-        await until(lambda: daemon.client.connects >= 2 and daemon.outbox.idle.is_set(), timeout=8)
+        await until(lambda: daemon.client.connects >= 2 and daemon.idle.is_set(), timeout=8)
         rows = statuses(daemon, "rule = 'specialday.cooldown'")
         assert rows and all(status == "dropped" and "rule specialday.cooldown is off" in reply for _, status, reply in rows), rows
         assert not sent(sim, "jb_slay")
@@ -112,14 +112,14 @@ async def test_a_command_sent_and_never_answered_before_its_round_ended_says_so(
     async with running(load(text, "<t>", {}), sim) as daemon:
         warden, _ = populate(sim, prisoners=9)
         sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.idle.is_set())
         sim.say(warden, "!game Король")  # too many prisoners: a warning (004 5.17)
         sim.flush()
-        await until(lambda: any(i.sent_at and i.command.startswith("jb_warn") for i in daemon.outbox._queue))  # on the wire, unanswered
+        await until(lambda: any(i.sent_at and i.command.startswith("jb_warn") for i in daemon.session.outbox))  # on the wire, unanswered
         sim.round_end()
         sim.round_start()
         sim.flush()
-        await until(lambda: daemon.outbox.idle.is_set(), timeout=8)
+        await until(lambda: daemon.idle.is_set(), timeout=8)
         ((_, status, reply),) = statuses(daemon, "rule = 'games.online_limit'")
         assert status == "unanswered" and "answer never came" in reply and "before it could be sent" not in reply
 
@@ -131,7 +131,7 @@ async def test_a_command_sent_before_a_restart_and_never_answered_says_so_after_
     async with running(load(text, "<t>", {}), sim, stop_sim=False) as daemon:
         warden, _ = populate(sim, prisoners=9)
         sim.flush()
-        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+        await until(lambda: daemon.engine.state.warden == warden.userid and daemon.idle.is_set())
         sim.say(warden, "!game Король")
         sim.flush()
         await until(lambda: statuses(daemon, "rule = 'games.online_limit'") == [("warn", "pending", SENT)])
@@ -190,7 +190,7 @@ async def test_forged_datagrams_are_said_and_shown_in_status_and_jcstatus(tmp_pa
         await until(lambda: daemon.udp.dropped["secret"] == 3)
         said = [r.getMessage() for r in caplog.records if "was dropped" in r.getMessage()]
         assert len(said) == 1 and "sv_logsecret" in said[0]  # the first of its cause, not every one
-        await until(lambda: daemon._drops == "secret 3" and daemon.outbox.idle.is_set())
+        await until(lambda: daemon.session.drops == "secret 3" and daemon.idle.is_set())
         result = await asyncio.get_running_loop().run_in_executor(None, lambda: jailcore("status", "--state-db", str(tmp_path / "state.sqlite3")))
         assert "dropped datagrams: secret 3" in result.stdout.splitlines()[0]
         sim.say(admin, "!jcstatus")
@@ -209,11 +209,12 @@ async def test_a_state_file_deleted_while_running_is_written_afresh(tmp_path, ca
         await refused_special_day(sim, warden)
         await until(lambda: daemon.store.entries("action = 'slay' AND status = 'delivered'"))
         db.unlink()
-        await until(lambda: db.exists(), timeout=3)
-        assert any("was deleted while running" in r.getMessage() for r in caplog.records)
+        said = lambda: any("was deleted while running" in r.getMessage() for r in caplog.records)  # noqa: E731
+        await until(lambda: db.exists() and said(), timeout=3)  # written afresh on the writer's thread, then said
+        assert said()
         sim.say(ts[0], "заходите на www.example.ru")  # a decision after the new file: written there too
         sim.flush()
-        await until(lambda: daemon.store.entries("action = 'ban'") and daemon.outbox.idle.is_set())
+        await until(lambda: daemon.store.entries("action = 'ban'") and daemon.idle.is_set())
     rows = sqlite3.connect(db).execute("SELECT action, status FROM audit ORDER BY id").fetchall()
     assert ("slay", "delivered") in rows and ("ban", "delivered") in rows
     assert oct(db.stat().st_mode & 0o777) == "0o600"

@@ -86,7 +86,7 @@ async def test_three_servers_in_one_process_one_refused_one_losing_rcon(tmp_path
             sims[name].flush()
         for name in "ab":
             await until(lambda n=name: sent(sims[n], f"jb_warn #{wardens[n].userid}"))
-        assert len(c.outbox) >= 1 and not sent(sims["c"], f"jb_warn #{wardens['c'].userid}")
+        assert len(c.session.outbox) >= 1 and not sent(sims["c"], f"jb_warn #{wardens['c'].userid}")
         # every line went to its own server, none to another
         assert all(d.udp.dropped.total() == 0 for d in (a, b, c))
         assert fleet.shared[listen].dropped.total() == 0
@@ -149,7 +149,7 @@ async def test_a_config_refused_at_start_joins_once_its_file_is_fixed(tmp_path):
         dsim.say(warden, "!game Король")
         dsim.flush()
         await until(lambda: sent(dsim, f"jb_warn #{warden.userid}"))
-        assert d.siblings is not None and d.phase == 0.5
+        assert d.peers is not None and d.phase == 0.5
     for sim in [*sims.values(), dsim]:
         await sim.stop()
 
@@ -196,7 +196,7 @@ def test_jailcore_run_takes_a_folder_of_configs_and_status_shows_each(tmp_path):
         server_config(folder / f"{name}.toml", name, 1, tmp_path / "s.sqlite3", "127.0.0.1:0", "")
     (folder / "z.toml").write_text("not toml [", encoding="utf-8")
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    proc = subprocess.Popen([sys.executable, "-m", "jailcore", "run", "--config-dir", str(folder)], cwd=tmp_path, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "jailcore", "run", "--workers", "1", "--config-dir", str(folder)], cwd=tmp_path, env=env,
                             stderr=subprocess.PIPE, text=True)
     try:
         lines = []
@@ -217,3 +217,37 @@ def test_jailcore_run_takes_a_folder_of_configs_and_status_shows_each(tmp_path):
         rest = proc.communicate(timeout=15)[1]
     assert proc.returncode == 1, rest  # one config was refused: said in the exit status
     assert "z.toml" in "".join(lines) + rest
+
+
+async def test_a_fixed_config_joins_a_port_that_had_one_server_alone(tmp_path):
+    listen = f"127.0.0.1:{free_udp_port()}"
+    asim = SimServer(password="pw", secret="1111")
+    first = server_config(tmp_path / "a.toml", "a", await asim.start(), tmp_path / "s.sqlite3", listen, "1111")
+    later = tmp_path / "d.toml"
+    later.write_text("[server\n", encoding="utf-8")
+    async with fleet_of([first, str(later)], watch_interval=0.05) as fleet:
+        dsim = SimServer(password="pw", secret="4444")
+        server_config(later, "d", await dsim.start(), tmp_path / "s.sqlite3", listen, "4444")
+        await until(lambda: any(d.server == "d" for d in fleet.daemons), timeout=5)
+        d = fleet.daemon("d")
+        await asyncio.wait_for(d.ready.wait(), 5)
+        assert d.stop_reason is None and d.log_port == fleet.daemon("a").log_port  # the port it shares, not a bind that fails
+        await dsim.log_to_daemon(("127.0.0.1", d.log_port))
+        warden, _ = populate(dsim, prisoners=9)
+        dsim.say(warden, "!game Король")
+        dsim.flush()
+        await until(lambda: sent(dsim, f"jb_warn #{warden.userid}"))
+    for sim in (asim, dsim):
+        await sim.stop()
+
+
+async def test_a_live_reload_that_would_share_another_servers_secret_is_refused(tmp_path):
+    listen = f"127.0.0.1:{free_udp_port()}"
+    paths = [server_config(tmp_path / f"{n}.toml", n, 1, tmp_path / "s.sqlite3", listen, secret) for n, secret in (("a", "1111"), ("b", "2222"))]
+    async with fleet_of(paths, watch_interval=0.05) as fleet:
+        b = fleet.daemon("b")
+        await asyncio.sleep(0.1)
+        server_config(tmp_path / "b.toml", "b", 1, tmp_path / "s.sqlite3", listen, "1111")
+        await until(lambda: b.reloads, timeout=5)
+        assert "refused" in b.reloads[-1] and "sv_logsecret" in b.reloads[-1]
+        assert b.udp.secret == "2222"  # the running config stays

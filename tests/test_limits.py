@@ -116,10 +116,10 @@ async def test_a_long_admin_ct_ban_reaches_the_shim_and_every_resync_after_it(tm
         _, ts = await settled(sim, daemon)
         zek = ts[0]
         daemon.store.request_ctban(daemon.server, zek.steamid, zek.name, 30, None, LONG_REASON, LONG_BY)
-        await until(lambda: sent(sim, f"jb_ctban_set #{zek.userid}") and daemon.outbox.idle.is_set(), timeout=10)
+        await until(lambda: sent(sim, f"jb_ctban_set #{zek.userid}") and daemon.idle.is_set(), timeout=10)
         sim.hello()  # the plugin reloaded: the daemon resyncs and sends its copy of the ban again
         sim.flush()
-        await until(lambda: len(sent(sim, f"jb_ctban_set #{zek.userid}")) >= 2 and daemon.outbox.idle.is_set(), timeout=10)
+        await until(lambda: len(sent(sim, f"jb_ctban_set #{zek.userid}")) >= 2 and daemon.idle.is_set(), timeout=10)
         commands = sent(sim, f"jb_ctban_set #{zek.userid}")
         assert all(len(c.encode()) <= MAX_COMMAND for c in commands)
         assert not daemon.task_failures and daemon.stop_reason is None

@@ -63,10 +63,10 @@ async def running(config, sim: SimServer, stop_sim: bool = True, **options):
     try:
         yield daemon
     finally:
-        if sim.port and not daemon.outbox.idle.is_set():
+        if sim.port and not daemon.idle.is_set():
             # Python 3.11's wait_for can swallow a cancel that lands as a reply arrives (the
             # daemon's Outbox then never ends): let a command in flight finish first.
-            idle = asyncio.ensure_future(daemon.outbox.idle.wait())
+            idle = asyncio.ensure_future(daemon.idle.wait())
             await asyncio.wait([idle], timeout=2)
             idle.cancel()
         daemon.stop()
@@ -100,7 +100,7 @@ async def settled(sim: SimServer, daemon: Daemon, prisoners: int = 3):
     """`populate`, and wait until the daemon knows the warden and has sent everything."""
     warden, ts = populate(sim, prisoners)
     sim.flush()
-    await until(lambda: daemon.engine.state.warden == warden.userid and daemon.outbox.idle.is_set())
+    await until(lambda: daemon.engine.state.warden == warden.userid and daemon.idle.is_set())
     return warden, ts
 
 
@@ -116,7 +116,7 @@ async def test_forbidden_game_is_answered_over_rcon(tmp_path):
         await until(lambda: sent(sim, f"jb_warn #{warden.userid}"))
         (command,) = sent(sim, f"jb_warn #{warden.userid}")
         assert "5.17" in command and "Король" in command
-        await until(lambda: daemon.outbox.idle.is_set())
+        await until(lambda: daemon.idle.is_set())
         rows = daemon.store.entries("rule = ?", ("games.online_limit",))
         assert [(r["action"], r["status"], r["reply"]) for r in rows] == [("warn", "delivered", "ok")]
 
@@ -153,7 +153,7 @@ async def test_hostile_text_never_splits_a_command(tmp_path):
             sim.say(warden, said)
         sim.flush()
         await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 1)
-        await until(lambda: daemon.outbox.idle.is_set())
+        await until(lambda: daemon.idle.is_set())
         assert not [c for c in sim.received if not c.startswith("jb_")]
         for command in sim.received:
             assert len(split_commands(command)) == 1 and "quit" not in command.split()[0]
@@ -186,7 +186,7 @@ async def test_restart_keeps_cooldown_and_ladders(tmp_path):
         sim.say(warden, "!sd Прятки")
         sim.say(warden, "!sd Прятки")  # allowed, then slay (ladder step 1)
         sim.flush()
-        await until(lambda: sent(sim, f"jb_slay #{warden.userid}") and daemon.outbox.idle.is_set())
+        await until(lambda: sent(sim, f"jb_slay #{warden.userid}") and daemon.idle.is_set())
     # a new daemon on the same state file, beside the same server
     async with live(tmp_path, sim) as (_, daemon2):
         assert daemon2.engine.state.specialday == 2 and daemon2.engine.state.round == 2
@@ -242,6 +242,36 @@ async def test_rcon_client_reads_coalesced_and_split_packets():
     await srv.wait_closed()
 
 
+async def test_a_reply_that_never_ends_is_cut_not_kept_in_memory(caplog):
+    sent_packets = []
+
+    async def server(reader, writer):
+        await reader.readexactly(4 + 10 + 2)  # auth
+        writer.write(encode(1, 0, b"") + encode(1, 2, b""))
+        await writer.drain()
+        data = await reader.read(1000)
+        cmd_id = struct.unpack("<i", data[4:8])[0]
+        try:
+            while True:  # packets for the command's id, and never the end marker
+                writer.write(encode(cmd_id, 0, b"X" * 4000))
+                sent_packets.append(1)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+
+    srv = await asyncio.start_server(server, "127.0.0.1", 0)
+    client = RconClient("127.0.0.1", srv.sockets[0].getsockname()[1], "pw", timeout=20.0)
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(RconUnavailable):
+        await client.command("jb_status")
+    assert asyncio.get_running_loop().time() - started < 10  # cut at the cap, not kept growing for the 20 s timeout
+    assert not client.is_open  # given up as broken: the next command opens a new session
+    assert any("a reply of more than" in r.getMessage() for r in caplog.records) and len(sent_packets) > 512
+    await client.close()
+    srv.close()
+    await srv.wait_closed()
+
+
 async def test_bad_password_backs_off_instead_of_getting_banned(tmp_path):
     sim = SimServer(password="right", max_failures=5)
     port = await sim.start()
@@ -283,7 +313,7 @@ async def test_observe_and_advise_modes(tmp_path, mode, expected):
         sim.flush()
         await until(lambda: daemon.store.entries("rule = 'specialday.cooldown'"))
         await asyncio.sleep(0.2)
-        await until(lambda: daemon.outbox.idle.is_set())
+        await until(lambda: daemon.idle.is_set())
         sent_cmds = [c.split()[0] for c in sim.received if not c.startswith(("jb_hud", "jb_status", "jb_say", "jb_adminfeed"))]
         assert sent_cmds == expected
         rows = [(r["action"], r["status"]) for r in daemon.store.entries("rule = 'specialday.cooldown'")]

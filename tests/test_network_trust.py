@@ -74,7 +74,7 @@ async def test_only_bans_signed_with_the_network_key_and_fresh_are_taken(tmp_pat
             assert word in causes, causes
         assert b.mqtt.refused.counts["bad signature"] == 2
         # What an operator sees: the counts beside the dropped datagrams (jailcore status, the link row).
-        await until(lambda: "mqtt unsigned 1" in b._drops, timeout=10)
+        await until(lambda: "mqtt unsigned 1" in b.session.drops, timeout=10)
     await sim.stop()
 
 

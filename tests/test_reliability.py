@@ -46,7 +46,8 @@ def third_prohibition(sim: SimServer, warden) -> None:
 async def test_a_failure_while_recording_an_answer_is_logged_and_delivery_goes_on(tmp_path, caplog):
     async with live(tmp_path) as (sim, daemon):
         warden, _ = await settled(sim, daemon)
-        real_mark, calls = daemon.store.mark, []
+        backend = daemon.writer.backend  # the writer's own connection: the daemon writes nowhere else
+        real_mark, calls = backend.mark, []
 
         def mark_once_broken(row_id, status, reply):
             calls.append(row_id)
@@ -54,12 +55,12 @@ async def test_a_failure_while_recording_an_answer_is_logged_and_delivery_goes_o
                 raise RuntimeError("mark broke")
             real_mark(row_id, status, reply)
 
-        daemon.store.mark = mark_once_broken
+        backend.mark = mark_once_broken
         third_prohibition(sim, warden)
         await until(lambda: len(calls) >= 2)
         sim.log.prohibit(warden, "d")
         sim.flush()
-        await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 2 and daemon.outbox.idle.is_set())
+        await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 2 and daemon.idle.is_set())
         assert any("mark broke" in f for f in daemon.task_failures)
         assert any("mark broke" in (r.exc_text or "") + r.getMessage() or (r.exc_info and "mark broke" in str(r.exc_info[1]))
                    for r in caplog.records if r.levelno >= logging.ERROR)
@@ -74,7 +75,7 @@ async def test_a_task_that_keeps_failing_stops_the_daemon_with_one_line(tmp_path
     async def broken():
         raise OSError("outbox broken")
 
-    daemon.outbox.run = broken
+    daemon._link = broken
     daemon.restart_delay = 0.01
     await asyncio.wait_for(daemon.run(), 10)
     daemon.store.close()
@@ -87,8 +88,10 @@ async def test_a_task_that_keeps_failing_stops_the_daemon_with_one_line(tmp_path
 async def test_a_full_disk_stops_the_daemon_with_one_line(tmp_path):
     async with live(tmp_path) as (sim, daemon):
         warden, _ = await settled(sim, daemon)
-        db = daemon.store.db
-        db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+        def fill(backend):  # on the writer's own connection, where every write of the daemon goes
+            backend.db.execute(f"PRAGMA max_page_count = {backend.db.execute('PRAGMA page_count').fetchone()[0]}")
+
+        daemon.writer.call(fill)
         for i in range(40):  # offences until the audit log needs a page the "disk" does not have
             sim.log.prohibit(warden, f"p{i}")
             sim.flush()
@@ -180,7 +183,7 @@ async def test_every_command_carries_its_audit_id(tmp_path):
     async with live(tmp_path) as (sim, daemon):
         warden, _ = populate(sim)
         third_prohibition(sim, warden)
-        await until(lambda: sent(sim, "jb_cancel_prohibition") and daemon.outbox.idle.is_set())
+        await until(lambda: sent(sim, "jb_cancel_prohibition") and daemon.idle.is_set())
         ids = {r["id"] for r in daemon.store.entries("status = 'delivered' AND command IS NOT NULL")}
         carried = {int(c.rsplit("@", 1)[1]) for c in sim.received if c.startswith(("jb_warn", "jb_cancel", "jb_say"))}
         assert ids and carried == ids
@@ -192,7 +195,7 @@ async def test_a_session_lost_after_the_server_ran_a_command_runs_it_once(tmp_pa
         sim.drop_after = {"jb_slay"}
         sim.log.specialday(warden).specialday(warden)  # a slay
         sim.flush()
-        await until(lambda: daemon.outbox.idle.is_set() and not pending_ids(daemon) and sim.dups)
+        await until(lambda: daemon.idle.is_set() and not pending_ids(daemon) and sim.dups)
         # sent twice (the first answer was lost), run once: the shim answered the repeat `ok dup`
         assert len(sent(sim, f"jb_slay #{warden.userid}")) == 2 and sim.dups == 1
         assert [line for line in sim.log.lines if "committed suicide" in line and warden.name in line][1:] == []
@@ -214,7 +217,7 @@ async def test_a_restart_between_execution_and_answer_runs_it_once(tmp_path):
     sim2.on_command = None
     await sim2.start(sim.port)
     async with running(load(config_text(sim.port, tmp_path / "state.sqlite3"), "<t>", {}), sim2) as daemon2:
-        await until(lambda: not pending_ids(daemon2) and daemon2.outbox.idle.is_set())
+        await until(lambda: not pending_ids(daemon2) and daemon2.idle.is_set())
         assert len(sent(sim2, "jb_slay")) == 2 and sim2.dups == 1  # re-sent after the restart, run once
         assert rows(daemon2, "action = 'slay'") == [("slay", "delivered", "ok dup")]
 
@@ -245,7 +248,7 @@ async def test_a_round_bound_command_expires_with_its_round(tmp_path):
         await until(lambda: daemon.engine.state.round == 3)
         await until(lambda: ("slay", "expired") in [r[:2] for r in rows(daemon)])
         await sim.start(sim.port)
-        await until(lambda: daemon.client.connects >= 2 and daemon.outbox.idle.is_set(), timeout=8)
+        await until(lambda: daemon.client.connects >= 2 and daemon.idle.is_set(), timeout=8)
         assert not sent(sim, "jb_slay")
         slay = daemon.store.entries("action = 'slay'")[0]
         assert slay["reply"] == "round 2 ended before it could be sent"
@@ -258,7 +261,7 @@ async def test_a_state_bound_command_expires_when_its_target_left(tmp_path):
     async with live(tmp_path) as (sim, daemon):
         populate(sim)
         sim.flush()
-        await until(lambda: daemon.engine.state.round == 2 and daemon.outbox.idle.is_set())
+        await until(lambda: daemon.engine.state.round == 2 and daemon.idle.is_set())
         await sim.stop_rcon()
         impostor = sim.add_player("[ADMIN] Вася", "T")  # kicked for the name
         sim.flush()
@@ -517,7 +520,8 @@ async def test_the_wal_is_checkpointed_off_the_loop_and_rows_commit_with_the_sen
 async def test_the_state_is_saved_on_a_timer_only_when_it_changed(tmp_path):
     async with live(tmp_path) as (sim, daemon):
         saves: list[str] = []
-        daemon.store.db.set_trace_callback(lambda sql: saves.append(sql) if sql.startswith("INSERT INTO state") else None)
+        daemon.writer.call(lambda backend: backend.db.set_trace_callback(
+            lambda sql: saves.append(sql) if sql.startswith("INSERT INTO state") else None))
         daemon.save_interval = 0.1
         populate(sim)
         for _ in range(10):  # twenty events that each used to save at once

@@ -27,8 +27,8 @@ def test_help_tail_and_status_load_no_rule(tmp_path):
     db = tmp_path / "s.sqlite3"
     daemon = Daemon(load(config_text(1, db, rest="").replace('name = "t"', 'name = "north"'), "<t>", {}))
     daemon.engine.state.round = 7
-    daemon.save()
-    daemon.store.commit()
+    daemon.writer.submit([daemon.session.save().row])
+    daemon.writer.close()  # the writer's thread writes what is queued, then stops
     daemon.store.close()
     daemon.lock.release()
     for args in (["--help"], ["tail", "--state-db", str(db)], ["status", "--state-db", str(db), "--json"]):

@@ -102,7 +102,7 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
         print(f"live: on the page {time.monotonic() - sent_at:.3f} s after the datagram")
         assert "6.5" in await row.locator(".rule").inner_text()
         assert "Начальник" in await row.locator(".who").inner_text()
-        await until(lambda: daemon.outbox.idle.is_set())
+        await until(lambda: daemon.idle.is_set())
         await page.locator("#live .entry.act-ctban.st-delivered").wait_for(timeout=2000)  # the answer replaces the row
         await shoot(page, "live-phone")
 

@@ -74,7 +74,7 @@ async def test_an_offline_ct_ban_by_steamid64_is_held_at_the_door_then_changed_a
         moved = len(sent(sim, f"jb_teamswap #{comer.userid} "))
         assert sim.join(comer, "CT")  # lifted: he goes for CT again...
         sim.flush()
-        await until(lambda: daemon.outbox.idle.is_set())
+        await until(lambda: daemon.idle.is_set())
         await asyncio.sleep(0.3)
         assert len(sent(sim, f"jb_teamswap #{comer.userid} ")) == moved and comer.team == "CT"  # ...and stays
 

@@ -74,7 +74,7 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
             write()
             sim.flush()
             await asyncio.sleep(pause)
-            await asyncio.wait_for(daemon.outbox.idle.wait(), 5)
+            await asyncio.wait_for(daemon.idle.wait(), 5)
 
         warden = sim.add_player("Начальник", "CT")
         guard = sim.add_player("Охранник", "CT")

@@ -12,9 +12,11 @@ status is 1 when any server was refused or failed.
 Servers whose configs name the same `[log] listen` share one UDP port (`SharedLog`): the
 servers of one port must each have their own `sv_logsecret` (or allow lists that do not
 overlap), or the later one is refused. Servers whose configs name the same state file
-share one connection to it (the database is keyed by server). A CT ban given on one
-server goes straight to the others of the process on the next loop turn; MQTT carries it
-to the rest of the network, whose copy the servers of this process then ignore.
+share one reading connection, one writer (its thread commits the rows of all of them in
+groups) and one block of audit ids. A CT ban given on one server goes into the others'
+inboxes at once, behind what each is doing; MQTT carries it to the rest of the network, whose
+copy the servers of this process then ignore. A live reload that would give a server the
+`sv_logsecret` and port of another is refused, as it would be at start.
 """
 
 from __future__ import annotations
@@ -27,11 +29,15 @@ import sys
 from collections.abc import Callable, Iterable
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 from jailcore.config.config import Config, ConfigError
-from jailcore.io.daemon import Daemon, _signature, process_hooks, run_loop
+from jailcore.io.daemon import ID_BLOCK, Daemon, _signature, process_hooks, run_loop, sqlite_writer
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
+from jailcore.session.inputs import PeerBan
+from jailcore.session.session import Ids
 from jailcore.store.sqlite import Store, StoreError
+from jailcore.store.writer import Writer
 
 log = logging.getLogger("jailcore")
 
@@ -42,8 +48,11 @@ def configs_in(folder: str) -> list[str]:
 
 
 class Fleet:
-    def __init__(self, paths: list[str], load: Callable[[str], Config] = Config.from_toml, watch_interval: float = 1.0, **options):
+    def __init__(self, paths: list[str], load: Callable[[str], Config] = Config.from_toml, watch_interval: float = 1.0,
+                 routed: bool = False, **options: Any):
         self.paths = paths
+        self.routed = routed  # a worker of `run --workers`: its parent owns the UDP ports and hands it the records
+        self.outward: Callable[[dict[str, Any]], None] | None = None  # CT bans for the servers of the other workers
         self.watch_interval = watch_interval
         self._load, self._options = load, options
         self._group: asyncio.TaskGroup | None = None
@@ -51,30 +60,30 @@ class Fleet:
         self.refused: dict[str, str] = {}  # config path -> the one line saying why
         self.failed: dict[str, str] = {}  # server -> why it stopped while running
         self.stores: dict[str, Store] = {}
+        self.writers: dict[str, Writer] = {}
+        self.ids: dict[str, Ids] = {}
         self.shared: dict[str, SharedLog] = {}  # listen address -> the servers' shared port
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
         for path in paths:
             self._add(path, load, options)
         self._names: set[str] = set()
-        self._checkpointed: set[int] = set()
         for i, daemon in enumerate(self.daemons):
             self._wire(daemon, i / len(self.daemons))
 
     def _wire(self, daemon: Daemon, phase: float) -> None:
-        """A server into the process: its bans to the others, its turn for the timers, one
-        checkpointer per file, and the names whose bans its MQTT link leaves to the process."""
-        daemon.siblings = self._relay_from(daemon)
+        """A server into the process: its bans to the others, its turn for the timers, the
+        fleet's word on its reloads, and the names whose bans its MQTT link leaves to the process."""
+        daemon.peers = lambda ban: self._relay(daemon, ban)
+        daemon.vet = lambda config: self._clash(daemon, config)
         daemon.phase = phase
-        daemon.checkpoints = id(daemon.store) not in self._checkpointed
-        self._checkpointed.add(id(daemon.store))
         self._names.add(daemon.server)
         if daemon.mqtt is not None:
             daemon.mqtt.local = self._names
 
     # -- start ---------------------------------------------------------------------------------
 
-    def _add(self, path: str, load: Callable[[str], Config], options: dict) -> None:
+    def _add(self, path: str, load: Callable[[str], Config], options: dict[str, Any]) -> None:
         try:
             config = load(path)
         except ConfigError as exc:
@@ -83,19 +92,20 @@ class Fleet:
             return self._refuse(path, f"config refused: {exc}")
         if any(d.server == config.server_name for d in self.daemons):
             return self._refuse(path, f"server name {config.server_name!r} is already served by another config")
-        if not config.log_file:  # before the daemon takes its lock and its kept messages
-            for other in self.daemons:
-                if self._same_port(other.config, config) and _confusable(other.config, config):
-                    return self._refuse(path, f"shares the log port {config.log_listen} with server {other.server!r} "
-                                              "with the same sv_logsecret: give each server its own [log] secret")
+        clash = self._clash(None, config)  # before the daemon takes its lock and its kept messages
+        if clash is not None:
+            return self._refuse(path, clash)
         key = str(Path(config.state_path).resolve()) if config.state_path != ":memory:" else f":memory:{path}"
         try:
             store = self.stores.get(key) or Store(config.state_path)
         except StoreError as exc:
             return self._refuse(path, str(exc))
         self.stores[key] = store
+        if key not in self.writers:
+            self.writers[key] = sqlite_writer(store.path, options.get("checkpoint_interval", 1.0))
+            self.ids[key] = Ids(ID_BLOCK // 2)
         try:
-            daemon = Daemon(config, store, config_path=path, **options)
+            daemon = Daemon(config, store, config_path=path, writer=self.writers[key], ids=self.ids[key], **options)
         except StoreError as exc:
             return self._refuse(path, str(exc))
         except (OSError, ValueError, sqlite3.Error) as exc:
@@ -106,6 +116,16 @@ class Fleet:
         self.refused[path] = why
         log.error("%s: %s; the other servers go on", path, why)
 
+    def _clash(self, daemon: Daemon | None, config: Config) -> str | None:
+        """Why this config cannot share the process's ports as it stands, or None."""
+        if config.log_file:
+            return None
+        for other in self.daemons:
+            if other is not daemon and self._same_port(other.config, config) and _confusable(other.config, config):
+                return (f"shares the log port {config.log_listen} with server {other.server!r} "
+                        "with the same sv_logsecret: give each server its own [log] secret")
+        return None
+
     @staticmethod
     def _same_port(a: Config, b: Config) -> bool:
         # Port 0 is "any free port": each its own, never shared.
@@ -113,20 +133,13 @@ class Fleet:
 
     # -- the in-process network ----------------------------------------------------------------
 
-    def _relay_from(self, origin: Daemon) -> Callable[[dict], None]:
-        def relay(ban: dict) -> None:
-            # On the next loop turn: the origin finishes recording and sending its own decision first.
-            asyncio.get_running_loop().call_soon(self._relay, origin, ban)
-        return relay
-
-    def _relay(self, origin: Daemon, ban: dict) -> None:
+    def _relay(self, origin: Daemon, ban: dict[str, Any]) -> None:
+        """Into every other server's inbox: each takes it after what it is doing now."""
         for daemon in self.daemons:
-            if daemon is origin or daemon.stopping.is_set():
-                continue
-            try:
-                daemon.network_ctban(ban)
-            except Exception:  # one server's fault stays its own
-                log.exception("server %s could not take the CT ban %s", daemon.server, ban.get("id"))
+            if daemon is not origin and not daemon.stopping.is_set():
+                daemon.inbox.put(PeerBan(ban))
+        if self.outward is not None:
+            self.outward(ban)
 
     # -- lifetime ------------------------------------------------------------------------------
 
@@ -134,12 +147,12 @@ class Fleet:
         async with process_hooks(self.stop, self.hangup, self._loop_error), AsyncExitStack() as stack:
             groups: dict[str, list[Daemon]] = {}
             for daemon in self.daemons:
-                if not daemon.config.log_file and not daemon.config.log_listen.endswith(":0"):
+                if not daemon.config.log_file and not daemon.config.log_listen.endswith(":0") and not self.routed:
                     groups.setdefault(daemon.config.log_listen, []).append(daemon)
-            own = {id(d) for d in self.daemons}
+            own = {id(d) for d in self.daemons if not self.routed}
+            # Every named port is a shared one, even with one server on it: a refused config
+            # fixed later may join it while it runs.
             for listen, members in groups.items():
-                if len(members) < 2:
-                    continue
                 shared = SharedLog(d.udp for d in members)
                 try:
                     # Each server's share of room for a stall, up to 64 MB (used only while it fills).
@@ -160,6 +173,8 @@ class Fleet:
                     group.create_task(self._serve(daemon, id(daemon) in own), name=f"server {daemon.server}")
                 group.create_task(self._stop_all(), name="fleet stop")
                 group.create_task(self._all_ready(), name="fleet ready")
+        for writer in self.writers.values():
+            await asyncio.get_running_loop().run_in_executor(None, writer.close)
         for store in self.stores.values():
             try:
                 store.close()
@@ -210,7 +225,7 @@ class Fleet:
                     daemon.log_port = next(iter(d.log_port for d in self.daemons if d is not daemon and d.udp in shared.members))
                 log.info("%s: accepted after an edit; server %s starts", path, daemon.server)
                 assert self._group is not None
-                self._group.create_task(self._serve(daemon, shared is None), name=f"server {daemon.server}")
+                self._group.create_task(self._serve(daemon, shared is None and not self.routed), name=f"server {daemon.server}")
 
     async def _all_ready(self) -> None:
         for daemon in self.daemons:
@@ -239,7 +254,7 @@ class Fleet:
     def daemon(self, server: str) -> Daemon:
         return next(d for d in self.daemons if d.server == server)
 
-    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         """Whatever escapes a callback is logged, never lost. A database error here is not
         pinned on every server: the failing one's next write (the saver's, within a second)
         stops that server alone."""
@@ -272,4 +287,5 @@ def main_fleet(paths: list[str]) -> int:
         log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", c.server_name, c.log_file or c.log_listen,
                  c.rcon_host, c.rcon_port, c.state_path, c.mode)
     log.info("jailcore: %d server(s) in one process, %d refused", len(fleet.daemons), len(fleet.refused))
-    return run_loop(fleet.run())
+    code: int = run_loop(fleet.run())
+    return code

@@ -6,7 +6,8 @@ exclusive `flock` on `<state file>.lock` for the daemon's life; the file says wh
 it (pid and server names), so a second daemon is refused with that in its one line. The
 lock dies with its process (a crash leaves no stale lock). Within one process the lock is
 shared (one process may run several servers on one file); the command line (tail,
-pardon, ctban, status, web) never takes it: it only reads, or writes request rows.
+pardon, ctban, status, web) never takes it: it only reads, or writes request rows. The
+workers of `run --workers` write under their parent's lock (`PARENT_HOLDS`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import fcntl
 import os
 
 from jailcore.log.errors import StateError
+
+PARENT_HOLDS = "JAILCORE_LOCK_HELD_BY"  # the pid of a `run --workers` parent that holds the lock for its children
 
 
 class LockedError(StateError):
@@ -35,8 +38,8 @@ class StateLock:
         self.path = os.path.abspath(f"{state_path}.lock")
         self.server = server
         self.held: _Held | None = None
-        if state_path == ":memory:":
-            return
+        if state_path == ":memory:" or os.environ.get(PARENT_HOLDS) == str(os.getppid()):
+            return  # nothing to lock, or the parent of these workers holds it for them
         held = _HELD.get(self.path)
         if held is None:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)

@@ -21,6 +21,7 @@ import os
 import socket
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import Any
 
 log = logging.getLogger("jailcore")
 
@@ -109,7 +110,7 @@ class UdpLog(asyncio.DatagramProtocol):
         if self.changed is not None:
             self.changed()
 
-    def datagram_received(self, data: bytes, addr: tuple) -> None:
+    def datagram_received(self, data: bytes, addr: tuple[Any, ...]) -> None:
         self.received += 1
         if addr[0] not in self._allow:
             self._drop("address", addr)
@@ -120,14 +121,14 @@ class UdpLog(asyncio.DatagramProtocol):
             return
         self.on_record(record)
 
-    def take(self, data: bytes, addr: tuple) -> bytes | None:
+    def take(self, data: bytes, addr: tuple[Any, ...]) -> bytes | None:
         """The record if this datagram is this server's (allowed sender, its secret), else None."""
         if addr[0] not in self._allow:
             return None
         record = unwrap(data, self._secret)
         return None if isinstance(record, str) else record
 
-    def _drop(self, why: str, addr: tuple) -> None:
+    def _drop(self, why: str, addr: tuple[Any, ...]) -> None:
         self.dropped[why] += 1
         if self.dropped[why] == 1:
             log.warning("a log datagram from %s:%s was dropped: %s; such drops are counted (jailcore status, !jcstatus)",
@@ -144,7 +145,7 @@ class SharedLog(asyncio.DatagramProtocol):
     def __init__(self, members: Iterable[UdpLog]):
         # A server with a secret is asked first: a secretless one would take any datagram.
         self.members = sorted(members, key=lambda m: not m.secret)
-        self.routes: dict[tuple, UdpLog] = {}  # sender -> its server, learnt from its first datagram
+        self.routes: dict[tuple[Any, ...], UdpLog] = {}  # sender -> its server, learnt from its first datagram
         self.received = 0
         self.dropped: Counter[str] = Counter()
         for member in self.members:
@@ -156,7 +157,7 @@ class SharedLog(asyncio.DatagramProtocol):
         member.changed = self.routes.clear
         self.routes.clear()
 
-    def datagram_received(self, data: bytes, addr: tuple) -> None:
+    def datagram_received(self, data: bytes, addr: tuple[Any, ...]) -> None:
         self.received += 1
         member = self.routes.get(addr)
         if member is not None:

@@ -39,6 +39,7 @@ import ssl
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import aiomqtt
@@ -55,7 +56,7 @@ MAX_AGE = 86_400.0  # seconds a signed message stays good: a daemon away longer 
 REORDER = 120_000  # ms a sender's message may be older than its newest one taken (clock steps, two queues)
 
 
-def parse_url(url: str, ca_file: str = "", cert_file: str = "", key_file: str = "", insecure: bool = False) -> dict:
+def parse_url(url: str, ca_file: str = "", cert_file: str = "", key_file: str = "", insecure: bool = False) -> dict[str, Any]:
     """`mqtt://user:password@host:port` or `mqtts://...` (TLS) to client arguments; the
     TLS files are the broker's CA and this client's certificate and key, as any MQTT
     client takes them."""
@@ -87,7 +88,7 @@ class MqttLink:
         server: str,
         on_ctban: Callable[[NetworkBan | NetworkLift], None] | None = None,
         backoff: tuple[float, float] = (0.5, 30.0),
-        tls: dict | None = None,
+        tls: dict[str, Any] | None = None,
         key: str = "",
         max_age: float = MAX_AGE,
     ):
@@ -114,7 +115,7 @@ class MqttLink:
 
     # -- what the daemon calls (never blocks) ---------------------------------------------
 
-    def publish(self, topic: str, payload: dict, retain: bool = False, urgent: bool = False) -> None:
+    def publish(self, topic: str, payload: dict[str, Any], retain: bool = False, urgent: bool = False) -> None:
         queue = self._urgent if urgent else self._queue
         if len(queue) >= MAX_QUEUE:
             queue.popleft()
@@ -122,7 +123,7 @@ class MqttLink:
         queue.append((topic, json.dumps(payload, ensure_ascii=False), retain))
         (self._wake_urgent if urgent else self._wake).set()
 
-    def publish_state(self, state: dict) -> None:
+    def publish_state(self, state: dict[str, Any]) -> None:
         self._state = json.dumps({"server": self.server, **state}, ensure_ascii=False)
         self._wake.set()
 
@@ -188,7 +189,7 @@ class MqttLink:
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.backoff_max)
 
-    async def _send(self, client: aiomqtt.Client, queue: deque, wake: asyncio.Event, with_state: bool) -> None:
+    async def _send(self, client: aiomqtt.Client, queue: deque[tuple[str, str, bool]], wake: asyncio.Event, with_state: bool) -> None:
         while True:
             if not queue and not (with_state and self._state is not None):
                 wake.clear()

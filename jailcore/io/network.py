@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import aiomqtt
 
@@ -26,15 +27,15 @@ class NetworkError(LinkError):
     """The broker cannot be used: the message says where and why, without the password."""
 
 
-def _client(args: dict) -> aiomqtt.Client:
+def _client(args: dict[str, Any]) -> aiomqtt.Client:
     return aiomqtt.Client(**args, clean_session=True, timeout=10)
 
 
-def _where(args: dict) -> str:
+def _where(args: dict[str, Any]) -> str:
     return f"{args['hostname']}:{args['port']}"
 
 
-def retained(url: str, topic: str, tls: dict | None = None, quiet: float = 0.5, most: float = 5.0) -> list[tuple[str, bytes]]:
+def retained(url: str, topic: str, tls: dict[str, Any] | None = None, quiet: float = 0.5, most: float = 5.0) -> list[tuple[str, bytes]]:
     """The retained messages of `topic` (a wildcard): the broker sends them right after the
     subscription, so the first `quiet` seconds without one end the list."""
     args = parse_url(url, **(tls or {}))
@@ -44,7 +45,7 @@ def retained(url: str, topic: str, tls: dict | None = None, quiet: float = 0.5, 
         raise NetworkError(f"the MQTT broker at {_where(args)} cannot be read: {exc}") from None
 
 
-async def _retained(args: dict, topic: str, quiet: float, most: float) -> list[tuple[str, bytes]]:
+async def _retained(args: dict[str, Any], topic: str, quiet: float, most: float) -> list[tuple[str, bytes]]:
     out: list[tuple[str, bytes]] = []
     async with _client(args) as client:
         await client.subscribe(topic, qos=1)
@@ -60,7 +61,7 @@ async def _retained(args: dict, topic: str, quiet: float, most: float) -> list[t
     return out
 
 
-def follow(url: str, topic: str, handle: Handler, tls: dict | None = None, seconds: float | None = None,
+def follow(url: str, topic: str, handle: Handler, tls: dict[str, Any] | None = None, seconds: float | None = None,
            ready: Callable[[str], None] | None = None, backoff: tuple[float, float] = (0.5, 10.0)) -> None:
     """Every message on `topic` to `handle` until it returns True, `seconds` pass, or
     Ctrl-C (KeyboardInterrupt reaches the caller). A broker that cannot be reached at
@@ -73,7 +74,7 @@ def follow(url: str, topic: str, handle: Handler, tls: dict | None = None, secon
         raise NetworkError(f"the MQTT broker at {_where(args)} cannot be reached: {exc}") from None
 
 
-async def _bounded(job, seconds: float | None) -> None:
+async def _bounded(job: Coroutine[Any, Any, None], seconds: float | None) -> None:
     try:
         async with asyncio.timeout(seconds):
             await job
@@ -81,7 +82,7 @@ async def _bounded(job, seconds: float | None) -> None:
         pass
 
 
-async def _follow(args: dict, topic: str, handle: Handler, ready: Callable[[str], None] | None, backoff: tuple[float, float]) -> None:
+async def _follow(args: dict[str, Any], topic: str, handle: Handler, ready: Callable[[str], None] | None, backoff: tuple[float, float]) -> None:
     delay, connected, lost = backoff[0], False, False
     while True:
         try:

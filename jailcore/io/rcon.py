@@ -1,13 +1,14 @@
 """The daemon's RCON connection: one persistent, authenticated, pipelined session.
 
-Contract: `RconClient.send(text)` writes a command at once and returns a future for its
-whole reply; `await client.command(text)` is the same with the session opened first and
-a timeout, and raises `RconUnavailable` (no session, or it was lost before the answer) or
-`RconAuthError`. `Outbox` is the ordered delivery on top: commands go out in decision
-order without waiting for each other's replies (each carries its audit id, so one sent
-again after a lost session runs once: the shim answers the repeat `ok dup`); one that is
-not answered is sent again on a new session, a bounded number of times; one whose moment
-has passed is dropped as expired instead of being sent late.
+Contract: `RconClient.send_all(texts)` writes commands at once, in one write, and returns a
+future for each whole reply; `await client.command(text)` is one command with the session
+opened first and a timeout, and raises `RconUnavailable` (no session, or it was lost before
+the answer) or `RconAuthError`. What to send, in which order, again after a lost session or
+not at all (its moment passed) is the session's (`jailcore.session.outbox`); `changed` is set
+whenever the link opens, is lost or is rearmed, for the driver's link loop to look again.
+
+A reply that never ends (a server that keeps sending packets for one id) cannot grow memory:
+past `MAX_REPLY_BYTES` or `MAX_REPLY_PACKETS` the session is dropped as broken.
 
 Replies are read whole: after each command an empty EXECCOMMAND with the next id is
 sent, and packets are read until that id comes back (the way srcds marks the end of a
@@ -20,14 +21,10 @@ or a config change). Each change of the link's state is logged once.
 from __future__ import annotations
 
 import asyncio
-import functools
 import itertools
 import logging
-from collections import deque
-from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
-from jailcore.engine.actions import AuditStatus
 from jailcore.io.rconproto import AUTH, AUTH_RESPONSE, EXECCOMMAND, RESPONSE_VALUE, RconProtocolError, encode, read_packet
 from jailcore.log.errors import LinkError
 
@@ -35,6 +32,9 @@ from jailcore.log.errors import LinkError
 LinkState = Literal["open", "unreachable", "refused", "stopped", "lost", "closed"]
 
 log = logging.getLogger("jailcore.rcon")
+
+MAX_REPLY_BYTES = 1 << 20  # a jb_status of a full server is a few KB; a megabyte is a broken peer
+MAX_REPLY_PACKETS = 512
 
 
 class RconUnavailable(LinkError):
@@ -65,12 +65,12 @@ class RconClient:
         self.connected = asyncio.Event()
         self.connects = 0
         self.state: LinkState = "closed"
-        self.on_change: Callable[[], None] | None = None  # the link opened, was lost or was rearmed
+        self.changed = asyncio.Event()  # the link opened, was lost or was rearmed
         self._ids = itertools.count(1)
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
-        self._read_task: asyncio.Task | None = None
-        self._calls: dict[int, tuple[asyncio.Future, list[bytes]]] = {}
+        self._read_task: asyncio.Task[None] | None = None
+        self._calls: dict[int, tuple[asyncio.Future[str], list[bytes]]] = {}
         self._markers: dict[int, int] = {}
         self._lock = asyncio.Lock()
         self._retry_at = 0.0
@@ -114,8 +114,7 @@ class RconClient:
             self.auth_failures = 0
             self._retry_at = max(self._retry_at, self._refused_at + min(self.auth_backoff, 10.0))
             self.state = "closed"
-        if self.on_change is not None:
-            self.on_change()
+        self.changed.set()
 
     # -- the session ---------------------------------------------------------------------------
 
@@ -140,8 +139,8 @@ class RconClient:
         for future, _ in calls.values():
             if not future.done():
                 future.set_exception(RconUnavailable(f"RCON session lost: {reason}"))
-        if writer is not None and self.on_change is not None:
-            self.on_change()
+        if writer is not None:
+            self.changed.set()
 
     async def open(self) -> None:
         async with self._lock:
@@ -195,10 +194,9 @@ class RconClient:
         self.connected.set()
         self._read_task = loop.create_task(self._read(reader, writer))
         self._become("open", logging.INFO, "RCON session open with %s:%s", self.host, self.port)
-        if self.on_change is not None:
-            self.on_change()
+        self.changed.set()
 
-    def _unreachable(self, why: str):
+    def _unreachable(self, why: str) -> NoReturn:
         self._later(self._delay)
         self._delay = min(self._delay * 2, self.backoff_max)
         self._become("unreachable", logging.WARNING, "RCON: %s; commands wait and go out once it answers (retrying with back-off)", why)
@@ -217,7 +215,10 @@ class RconClient:
                     if not future.done():
                         future.set_result(b"".join(parts).decode("utf-8", "replace"))
                 elif kind == RESPONSE_VALUE and got_id in self._calls:
-                    self._calls[got_id][1].append(body)
+                    parts = self._calls[got_id][1]
+                    parts.append(body)
+                    if len(parts) > MAX_REPLY_PACKETS or sum(map(len, parts)) > MAX_REPLY_BYTES:
+                        raise RconProtocolError(f"a reply of more than {MAX_REPLY_PACKETS} packets or {MAX_REPLY_BYTES} bytes")
         except asyncio.CancelledError:
             raise  # `_drop` cancels us and has failed the calls itself; the task must end cancelled
         except (OSError, asyncio.IncompleteReadError, RconProtocolError) as exc:
@@ -258,211 +259,3 @@ class RconClient:
         except TimeoutError:
             self._drop(f"no answer to {text.split()[0]!r} in {self.timeout:g}s")
             raise RconUnavailable("no answer") from None
-
-
-# -- delivery ------------------------------------------------------------------------------------
-
-
-def is_shim_reply(reply: str) -> bool:
-    """The shim answers every command `ok`, `ok dup` (an id it has run) or `error: why`."""
-    return reply in ("ok", "ok dup") or reply.startswith("error:")
-
-
-class Item:
-    __slots__ = ("attempts", "command", "future", "key", "meta", "sent_at", "tag")
-
-    def __init__(self, tag: int | None, command: str, key: str | None, meta: Any):
-        self.tag, self.command, self.key, self.meta = tag, command, key, meta
-        self.attempts = 0
-        self.future: asyncio.Future | None = None
-        self.sent_at = 0.0
-
-
-def _lapsed(item: Item) -> AuditStatus:
-    """A command whose moment passed: `expired` if it never left, `unanswered` if it was
-    sent and its answer never came (the server may have run it; the shim's id memory made
-    a re-send safe, but it is not re-sent late)."""
-    return "unanswered" if item.sent_at else "expired"
-
-
-class Outbox:
-    """Commands in decision order, sent in that order without waiting for each reply.
-
-    `on_result(item, status, reply)` is called once per command: status `delivered` (the
-    shim's `ok` / `ok dup`), `failed` (`error:`, an answer that is not the shim's, or no
-    answer after `tries` sendings), `expired` (`expired(item)` gave a reason before it
-    was sent) or `unanswered` (it gave one after the command was sent and its answer was
-    lost with the session). `after_send(batch)` runs right after each batch is written, in the same step (the
-    daemon commits the audit rows there: the disk never delays a command)."""
-
-    def __init__(
-        self,
-        client: RconClient,
-        on_result: Callable[[Item, str, str | None], None] | None = None,
-        expired: Callable[[Item], str | None] | None = None,
-        after_send: Callable[[list[Item]], None] | None = None,
-        tries: int = 3,
-        window: int = 64,
-    ):
-        self.client = client
-        self.on_result = on_result
-        self.expired = expired
-        self.after_send = after_send
-        self.tries = tries
-        self.window = window
-        self.shim_missing = False
-        self._queue: deque[Item] = deque()
-        self._wake = asyncio.Event()
-        self.idle = asyncio.Event()
-        self.idle.set()
-        client.on_change = self.wake
-
-    def put(self, tag: int | None, command: str, key: str | None = None, meta: Any = None) -> None:
-        """Queue a command; one with a `key` replaces a queued, unsent one with the same key
-        (only the newest display line is worth sending)."""
-        if key is not None:
-            for item in self._queue:
-                if item.key == key and item.future is None and not item.attempts:
-                    item.tag, item.command, item.meta = tag, command, meta
-                    return
-        self._queue.append(Item(tag, command, key, meta))
-        self.idle.clear()
-        self._wake.set()
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    def last(self) -> Item:
-        return self._queue[-1]
-
-    def __len__(self) -> int:
-        return len(self._queue)
-
-    @property
-    def in_flight(self) -> int:
-        return sum(1 for item in self._queue if item.future is not None)
-
-    # -- sending (synchronous: called right after a decision, no loop turn in between) ------
-
-    def flush(self) -> None:
-        if not self.client.is_open:
-            return
-        flying = self.in_flight
-        batch: list[Item] = []
-        for item in list(self._queue):
-            if flying + len(batch) >= self.window:
-                break
-            if item.future is not None:
-                continue
-            reason = self.expired(item) if self.expired is not None else None
-            if reason is not None:
-                self._finish(item, _lapsed(item), reason)
-                continue
-            batch.append(item)
-        if not batch:
-            return
-        now = asyncio.get_running_loop().time()
-        for item, future in zip(batch, self.client.send_all([item.command for item in batch]), strict=True):
-            item.future, item.sent_at = future, now
-            future.add_done_callback(functools.partial(self._answered, item))
-        if self.after_send is not None:
-            self.after_send(batch)
-
-    def sweep(self) -> None:
-        """Drop the waiting commands whose moment has passed (a round ended, a player left)."""
-        if self.expired is None:
-            return
-        for item in list(self._queue):
-            if item.future is None:
-                reason = self.expired(item)
-                if reason is not None:
-                    self._finish(item, _lapsed(item), reason)
-
-    def drop(self, why: Callable[[Item], str | None], status: AuditStatus = "dropped") -> int:
-        """Take out the waiting commands `why` gives a reason for (the config changed under
-        them); each is reported with that status and reason. Those in flight stay."""
-        dropped = 0
-        for item in list(self._queue):
-            if item.future is None:
-                reason = why(item)
-                if reason is not None:
-                    self._finish(item, status, reason)
-                    dropped += 1
-        return dropped
-
-    def _answered(self, item: Item, future: asyncio.Future) -> None:
-        if item.future is not future or future.cancelled():
-            return
-        if future.exception() is not None:  # the session was lost: sent again on the next one
-            self._wake.set()
-            return
-        reply = future.result().strip()
-        if is_shim_reply(reply):
-            if self.shim_missing:
-                self.shim_missing = False
-                log.info("the jailcore shim answers again")
-            self._finish(item, "delivered" if reply.startswith("ok") else "failed", reply)
-        else:
-            if not self.shim_missing:
-                self.shim_missing = True
-                log.error("the server answered %r to %r: the jailcore shim (sourcemod_bridge) is not loaded; "
-                          "commands fail until it is loaded and says jb_hello", reply[:120], item.command.split()[0])
-            self._finish(item, "failed", reply)
-        if any(i.future is None for i in self._queue):
-            self._wake.set()  # the window has room again
-
-    def _finish(self, item: Item, status: AuditStatus, reply: str | None) -> None:
-        try:
-            self._queue.remove(item)
-        except ValueError:
-            return
-        if not self._queue:
-            self.idle.set()
-        if self.on_result is not None:
-            self.on_result(item, status, reply)
-
-    def _requeue_lost(self) -> None:
-        """After a lost session the oldest command in flight is the one whose answer never
-        came: it counts a try, and after `tries` it fails so it cannot block the rest."""
-        lost = [i for i in self._queue if i.future is not None and i.future.done() and i.future.exception() is not None]
-        for item in lost:
-            item.future = None
-        if lost:
-            head = lost[0]
-            head.attempts += 1
-            if head.attempts >= self.tries:
-                log.error("RCON: no answer to %r after %d tries; marked failed", head.command[:80], head.attempts)
-                self._finish(head, "failed", f"no answer after {head.attempts} tries")
-
-    # -- the loop: keeps the session, times out the unanswered ------------------------------
-
-    async def run(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            self._wake.clear()
-            self._requeue_lost()
-            if not self.client.is_open:
-                try:
-                    await self.client.open()
-                except RconUnavailable:
-                    await self._sleep(self.client.next_try())
-                    continue
-            self.flush()
-            if not self._queue:
-                self.idle.set()
-            flying = [item for item in self._queue if item.future is not None]
-            timeout = None
-            if flying:
-                timeout = max(0.0, flying[0].sent_at + self.client.timeout - loop.time())
-            if not await self._sleep(timeout) and flying and flying[0].future is not None and not flying[0].future.done():
-                self.client.drop(f"no answer to {flying[0].command.split()[0]!r} in {self.client.timeout:g}s")
-
-    async def _sleep(self, timeout: float | None) -> bool:
-        """Until woken (True) or the timeout passed (False). `asyncio.timeout`, not
-        `wait_for`: on 3.11 wait_for can swallow a cancel that meets a wake-up."""
-        try:
-            async with asyncio.timeout(timeout):
-                await self._wake.wait()
-            return True
-        except TimeoutError:
-            return False

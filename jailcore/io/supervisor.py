@@ -36,7 +36,7 @@ class Supervisor:
     def __init__(self, owner: Owner):
         self.owner = owner
         self._group = asyncio.TaskGroup()
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> Supervisor:
         await self._group.__aenter__()
@@ -54,13 +54,13 @@ class Supervisor:
                 task.cancel()
         await self._group.__aexit__(*exc_info)
 
-    def keep(self, name: str, factory: Callable[[], Awaitable[Any]], essential: bool = True) -> asyncio.Task:
+    def keep(self, name: str, factory: Callable[[], Awaitable[Any]], essential: bool = True) -> asyncio.Task[None]:
         return self._start(self._keep(name, factory, essential), name)
 
-    def once(self, coro: Coroutine, name: str) -> asyncio.Task:
+    def once(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[None]:
         return self._start(self._once(coro, name), name)
 
-    def _start(self, coro: Coroutine, name: str) -> asyncio.Task:
+    def _start(self, coro: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
         task = self._group.create_task(coro, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -89,7 +89,7 @@ class Supervisor:
                 log.error("%s failed: %r; restarting it in %.1fs", name, exc, delay, exc_info=exc)
                 await asyncio.sleep(delay)
 
-    async def _once(self, coro: Coroutine, name: str) -> None:
+    async def _once(self, coro: Coroutine[Any, Any, Any], name: str) -> None:
         try:
             await coro
         except asyncio.CancelledError:

@@ -17,7 +17,7 @@ import os
 import sqlite3
 import threading
 import time as clock
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
@@ -26,6 +26,8 @@ from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.logtime import plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
+from jailcore.session import effects as fx
+from jailcore.session import inputs as si
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS state (
@@ -113,6 +115,7 @@ class Store:
         self._lines: list[tuple] = []
         self._audit_seen = (-1, 0)  # (total_changes, newest audit id) when last asked
         self._prune_due = 0.0
+        self._saved: dict[str, str] = {}  # server -> the snapshot this connection last wrote
 
     def _open(self) -> None:
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -121,6 +124,12 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=5000")
         self.db.execute("PRAGMA wal_autocheckpoint=0")
+
+    def reopen(self) -> None:
+        """The file was written afresh at the same path (by the writer's `still_there`): read that one."""
+        self.db.close()
+        self._open()
+        self._file = _identity(self.path)
 
     def still_there(self) -> str | None:
         """None while the file is the one opened. Deleted under the running daemon (an
@@ -216,13 +225,13 @@ class Store:
 
     # -- audit log / outbox --------------------------------------------------------------
 
-    def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus) -> int:
+    def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus, row_id: int | None = None) -> int:
         t = action.target
         cur = self._write(
-            "INSERT INTO audit (server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO audit (id, server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                server, action.time, action.round, day, action.action, action.rule, action.ref,
+                row_id, server, action.time, action.round, day, action.action, action.rule, action.ref,
                 t.userid if t else None, t.steamid if t else None, t.name if t else None,
                 action.reason, json.dumps(action.to_json(), ensure_ascii=False), command, status,
             ),
@@ -256,6 +265,96 @@ class Store:
         """Audit rows in order; `where` is SQL written by this program, never by a player."""
         return list(self.db.execute(f"SELECT * FROM audit WHERE {where} ORDER BY id", params))
 
+
+    # -- the daemon's writes: typed rows, one transaction (jailcore.store.base.Backend) -----------
+
+    def write(self, rows: Sequence[fx.Row]) -> None:
+        """These rows into the open transaction (`commit` ends it), in their order."""
+        for row in rows:
+            self.write_row(row)
+
+    def write_row(self, row: fx.Row) -> None:
+        kind = type(row)
+        if kind is fx.Record:
+            self.record(row.server, row.action, row.day, row.command, row.status, row_id=row.id)  # type: ignore[union-attr]
+        elif kind is fx.Mark:
+            self.mark(row.id, row.status, row.reply)  # type: ignore[union-attr]
+        elif kind is fx.MarkSent:
+            self.mark_sent(list(row.ids))  # type: ignore[union-attr]
+        elif kind is fx.SaveState:
+            self._save(row)  # type: ignore[arg-type]
+        elif kind is fx.SaveLink:
+            r: fx.SaveLink = row  # type: ignore[assignment]
+            self.save_link(r.server, r.rcon, r.outbox, r.last_line, r.mode, r.when, r.daemon, r.dropped)
+        elif kind is fx.KeepLines:
+            self._keep(row)  # type: ignore[arg-type]
+        elif kind is fx.Applied:
+            self.applied(row.table, row.id, row.when)  # type: ignore[union-attr]
+        elif kind is fx.NoteAnswer:
+            self.note_answer(row.id, row.note)  # type: ignore[union-attr]
+        elif kind is fx.InGameCtBan:
+            g: fx.InGameCtBan = row  # type: ignore[assignment]
+            self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, by, time, applied_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (g.server, g.steamid, g.name, g.minutes, g.rounds, int(g.lift), g.reason, g.by,
+                                                                g.when, g.when))
+        else:
+            raise StoreError(f"not a row the store writes: {row!r}")
+
+    def _save(self, row: fx.SaveState) -> None:
+        """A snapshot written only when it changed since this connection last wrote it; the
+        JSON is made here, on the writer's thread, not on the loop."""
+        text = json.dumps(row.snapshot, ensure_ascii=False)
+        if self._saved.get(row.server) == text:
+            return
+        self.save_standing(row.server, json.dumps(row.standing, ensure_ascii=False), row.when)
+        self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
+                    "ON CONFLICT(server) DO UPDATE SET snapshot = excluded.snapshot, updated = excluded.updated",
+                    (row.server, text, row.when))
+        self._saved[row.server] = text
+
+    def _keep(self, row: fx.KeepLines) -> None:
+        if not row.lines:
+            return
+        if not self.db.in_transaction:
+            self.db.execute("BEGIN")
+        self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", row.lines)
+        if clock.monotonic() >= self._prune_due:
+            self._prune_due = clock.monotonic() + PRUNE_EVERY
+            self.prune_lines(plus_minutes(row.lines[-1][2], -row.keep_days * 1440))
+
+    def reserve_ids(self, count: int, gap: int = 0) -> int:
+        """The first of `count` audit ids no row has or will be given by anyone else, `gap`
+        above the last one ever used (see `Ids`)."""
+        self.commit()
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("INSERT INTO sqlite_sequence (name, seq) SELECT 'audit', COALESCE((SELECT MAX(id) FROM audit), 0) "
+                            "WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'audit')")
+            last = int(self.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'audit'").fetchone()[0])
+            self.db.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = 'audit'", (last + gap + count,))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return last + gap + 1
+
+    def resume(self, server: str) -> si.Resume:
+        """What a server's last process left: its pending rows and its proposals still waiting."""
+        pending = tuple(si.Pending(r["id"], r["command"], json.loads(r["detail"]), r["reply"] == SENT) for r in self.pending_rows(server))
+        rows = self.db.execute("SELECT id, json_extract(detail, '$.index') AS number FROM audit "
+                               "WHERE server = ? AND action = 'propose' AND status = 'proposed' ORDER BY id", (server,))
+        return si.Resume(pending, tuple((int(r["number"] or 0), int(r["id"])) for r in rows))
+
+    def admin_requests(self, server: str) -> si.AdminRequests:
+        """The admins' rows not yet applied for one server, typed, in order."""
+        pardons, bans = self.requests(server)
+        return si.AdminRequests(
+            tuple(si.PardonRow(r["id"], r["action_id"], r["by"], r["reason"], r["detail"]) for r in pardons),
+            tuple(si.CtBanRow(r["id"], r["steamid"], r["name"], r["minutes"], r["rounds"], bool(r["lift"]), r["reason"], r["by"])
+                  for r in bans),
+            tuple(si.AnswerRow(r["id"], r["action_id"], r["answer"], r["by"], r["reason"], r["note"], r["detail"])
+                  for r in self.answers(server)),
+        )
 
     # -- pardons and the round's story (the web page) ------------------------------------------
 

@@ -1,0 +1,159 @@
+"""What can happen to a server, as the session takes it: one small frozen class each.
+
+Contract: the driver builds these at the edge (a datagram already checked for its secret and
+sender, a store row already read, the clock already read) and hands them to
+`Session.handle` in the order they happened. Nothing here does anything.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from jailcore.log.inbound import NetworkBan, NetworkLift
+
+if TYPE_CHECKING:  # the command line reads rows through these classes without loading any rule
+    from jailcore.config.config import Config
+
+
+@attrs.frozen(slots=True)
+class LogRecord:
+    """One log record of this server (the bytes after the remote-log header)."""
+
+    data: bytes
+
+
+@attrs.frozen(slots=True)
+class Tick:
+    """The clock: `now` monotonic seconds, `wall` the local time (ISO, for rows), `drops`
+    the log datagrams dropped so far by cause (`secret 3`), as the edge counts them."""
+
+    now: float
+    wall: str
+    drops: str = ""
+
+
+@attrs.frozen(slots=True)
+class LinkOpened:
+    """The RCON session is open: what waits may go out."""
+
+
+@attrs.frozen(slots=True)
+class LinkLost:
+    """The RCON session is gone (or not there yet); `state` as `status` shows it."""
+
+    state: str
+    reason: str = ""
+
+
+@attrs.frozen(slots=True)
+class LinkState:
+    """The RCON link's state changed without opening or losing a session (refused, stopped)."""
+
+    state: str
+
+
+@attrs.frozen(slots=True)
+class Reply:
+    """The whole reply to the command the session sent under `ticket`."""
+
+    ticket: int
+    text: str
+
+
+@attrs.frozen(slots=True)
+class PeerBan:
+    """A CT ban or its lift another server of the network made: typed by the MQTT link
+    (`log.inbound`), or as a server of this process told it (plain JSON, typed here)."""
+
+    ban: NetworkBan | NetworkLift | dict[str, Any]
+
+
+@attrs.frozen(slots=True)
+class ConfigReloaded:
+    """The config file changed and was read whole and accepted; `why` says what triggered it."""
+
+    config: Config
+    why: str = "changed"
+
+
+@attrs.frozen(slots=True)
+class Pending:
+    """A `pending` audit row left by the last process (or this one before a restart)."""
+
+    id: int
+    command: str
+    detail: dict[str, Any]
+    sent: bool  # its command went out and no answer came
+
+
+@attrs.frozen(slots=True)
+class Resume:
+    """The session starts: what the last process left waiting, re-judged under the config in
+    force; `proposals` maps the engine's proposal numbers to their audit ids."""
+
+    pending: tuple[Pending, ...] = ()
+    proposals: tuple[tuple[int, int], ...] = ()
+
+
+@attrs.frozen(slots=True)
+class PardonRow:
+    id: int
+    action_id: int
+    by: str
+    reason: str
+    detail: Any  # the enforcement's JSON as the store holds it: typed by the session (`log.shapes`)
+
+
+@attrs.frozen(slots=True)
+class CtBanRow:
+    """As the store holds it: checked by the session (`log.shapes.ctban_row`) before it is applied."""
+
+    id: int
+    steamid: str
+    name: str
+    minutes: int | None
+    rounds: int | None
+    lift: bool
+    reason: str
+    by: str
+
+
+@attrs.frozen(slots=True)
+class AnswerRow:
+    id: int
+    action_id: int
+    answer: str  # confirm | dismiss
+    by: str
+    reason: str
+    note: str | None
+    detail: Any  # the proposal's JSON as the store holds it
+
+
+@attrs.frozen(slots=True)
+class AdminRequests:
+    """The admins' rows not yet applied (web page, command line, MQTT, `!jc...` in game), as
+    the store holds them; the session applies each once, in order."""
+
+    pardons: tuple[PardonRow, ...] = ()
+    ctbans: tuple[CtBanRow, ...] = ()
+    answers: tuple[AnswerRow, ...] = ()
+
+
+@attrs.frozen(slots=True)
+class Refused:
+    """A request an admin made in game that the store refused (unknown id, answered twice)."""
+
+    text: str
+
+
+@attrs.frozen(slots=True)
+class Stopping:
+    """A clean stop: the session says so in its link row and saves what changed."""
+
+    wall: str
+
+
+Input = (LogRecord | Tick | LinkOpened | LinkLost | LinkState | Reply | PeerBan | ConfigReloaded | Resume | AdminRequests
+         | Refused | Stopping)

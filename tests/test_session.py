@@ -1,0 +1,256 @@
+"""The session without a socket: inputs in, effects compared, as the engine's tests compare
+actions. What the driver must do is exactly what these effects say, in their order."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jailcore.engine.actions import Action
+from jailcore.log.parse import records
+from jailcore.session import inputs as i
+from jailcore.session.effects import Applied, AskAnswer, DropLink, Mark, MarkSent, Publish, Record, SaveLink, SaveState, Send, TellPeers, Write
+from jailcore.session.session import Ids, IdsExhausted, Session
+from tests.logtext import Log, config
+from tests.scenes import WARDEN, setup
+
+TIMEOUT = 1.0
+
+
+def session(extra: str = "", first_id: int = 5000) -> Session:
+    ids = Ids()
+    ids.give(first_id, 1000)
+    cfg = config(f"[rcon]\ntimeout = {TIMEOUT}\n{extra}")
+    return Session(cfg, None, ids)
+
+
+def feed(s: Session, log: Log, now: float = 1.0) -> list:
+    out: list = []
+    for rec in records(log.text().splitlines()):
+        out += s.handle(i.LogRecord(rec.encode()), now)
+    return out
+
+
+def rows(effects: list, kind: type) -> list:
+    return [e.row for e in effects if isinstance(e, Write) and isinstance(e.row, kind)]
+
+
+def sends(effects: list) -> list[Send]:
+    return [e for e in effects if isinstance(e, Send)]
+
+
+def slay_log() -> Log:
+    """The warden's second special day in a row: 000 6.5 slays him."""
+    log, _ = setup()
+    log.specialday(WARDEN).specialday(WARDEN)
+    return log
+
+
+def opened(s: Session) -> list:
+    return s.handle(i.LinkOpened(), 1.0)
+
+
+def test_a_command_follows_the_write_of_its_pending_row_and_carries_its_id():
+    s = session()
+    opened(s)
+    out = feed(s, slay_log())
+    (slay,) = [r for r in rows(out, Record) if r.action.action == "slay"]
+    assert slay.status == "pending" and 5000 <= slay.id < 6000
+    (send,) = [e for e in sends(out) if e.text.startswith("jb_slay")]
+    assert send.audit == slay.id and send.text.endswith(f" @{slay.id}")
+    assert out.index(next(e for e in out if isinstance(e, Write) and e.row is slay)) < out.index(send)
+
+
+def test_ids_come_from_the_reserved_block_and_its_end_is_a_bug_not_a_guess():
+    ids = Ids(low=2)
+    ids.give(10, 3)
+    assert [ids.take(), ids.take()] == [10, 11] and ids.low
+    ids.take()
+    with pytest.raises(IdsExhausted):
+        ids.take()
+
+
+def test_observe_mode_records_and_sends_nothing():
+    s = session('[server]\nmode = "observe"\n')
+    opened(s)
+    out = feed(s, slay_log())
+    assert {r.status for r in rows(out, Record)} == {"observed"}
+    assert not sends(out)
+
+
+def test_advise_mode_records_the_punishment_and_sends_a_warning_that_says_it():
+    s = session('[server]\nmode = "advise"\n')
+    opened(s)
+    out = feed(s, slay_log())
+    statuses = [(r.action.action, r.status) for r in rows(out, Record) if r.action.rule == "specialday.cooldown"]
+    assert statuses == [("slay", "advised"), ("warn", "pending")]
+    assert not [e for e in sends(out) if e.text.startswith("jb_slay")]
+    assert [e for e in sends(out) if e.text.startswith(f"jb_warn #{WARDEN.userid}")]
+
+
+def test_a_reply_marks_the_row_and_a_lost_session_sends_it_again_then_fails_it():
+    s = session()
+    opened(s)
+    out = feed(s, slay_log())
+    (send,) = [e for e in sends(out) if e.text.startswith("jb_slay")]
+    assert rows(s.handle(i.Reply(send.ticket, "ok\n"), 2.0), Mark) == [Mark(send.audit, "delivered", "ok")]
+    s2 = session()
+    opened(s2)
+    out = sends(feed(s2, slay_log()))
+    (send,) = [e for e in out if e.text.startswith("jb_slay")]
+    for other in out:  # all answered but the slay: it is the oldest in flight
+        if other is not send:
+            s2.handle(i.Reply(other.ticket, '{"players": []}' if other.text == "jb_status" else "ok"), 1.5)
+    for attempt in range(3):
+        lost = s2.handle(i.LinkLost("lost"), 2.0)
+        if attempt < 2:
+            assert not rows(lost, Mark)
+            again = [e for e in sends(opened(s2)) if e.audit == send.audit]
+            assert again and again[0].text == send.text  # the same id: the shim runs it once
+    assert Mark(send.audit, "failed", "no answer after 3 tries") in rows(lost, Mark)
+
+
+def test_an_unanswered_command_past_the_timeout_drops_the_link_once():
+    s = session()
+    opened(s)
+    feed(s, slay_log(), now=1.0)
+    assert not [e for e in s.handle(i.Tick(1.5, "w"), 1.5) if isinstance(e, DropLink)]
+    late = [e for e in s.handle(i.Tick(2.1, "w"), 2.1) if isinstance(e, DropLink)]
+    assert len(late) == 1 and "no answer to 'jb_" in late[0].reason
+    assert not [e for e in s.handle(i.Tick(2.2, "w"), 2.2) if isinstance(e, DropLink)]
+
+
+def test_a_round_bound_command_expires_with_its_round_never_late():
+    s = session()  # the link is not open: the slay waits
+    out = feed(s, slay_log())
+    (slay,) = [r for r in rows(out, Record) if r.action.action == "slay"]
+    out = feed(s, Log(start="2026-11-30T20:30:00").round_end().round_start())
+    out += opened(s)
+    assert Mark(slay.id, "expired", f"round {slay.action.round} ended before it could be sent") in rows(out, Mark)
+    assert not [e for e in sends(out) if e.text.startswith("jb_slay")]
+
+
+def test_pending_rows_of_the_last_process_are_judged_again_under_the_config_in_force():
+    action = Action("2026-11-30T20:00:00", 0, "slay", None, "specialday.cooldown", "6.5", "r")
+    pending = i.Pending(77, "jb_slay #2 \"r\"", action.to_json(), sent=True)
+    s = session('[server]\nmode = "observe"\n')
+    out = s.handle(i.Resume((pending,)), 0.0)
+    assert rows(out, Mark) == [Mark(77, "dropped", "not sent: the server is in observe mode now")]
+    s = session()
+    s.handle(i.Resume((pending,)), 0.0)
+    (resent,) = [e for e in sends(opened(s)) if e.audit == 77]
+    assert resent.text == 'jb_slay #2 "r" @77'
+
+
+def test_the_clock_saves_only_what_changed_and_says_the_link_lives():
+    s = session()
+    first = s.handle(i.Tick(0.0, "2026-12-01T10:00:00"), 0.0)
+    assert rows(first, SaveState) and rows(first, SaveLink)
+    quiet = s.handle(i.Tick(0.6, "2026-12-01T10:00:01"), 0.6)
+    assert not rows(quiet, SaveState) and not rows(quiet, SaveLink)  # nothing changed, the heartbeat not due
+    feed(s, Log().round_start(), now=0.7)
+    busy = s.handle(i.Tick(1.2, "2026-12-01T10:00:02"), 1.2)
+    assert rows(busy, SaveState) and rows(busy, SaveLink)  # the last line's age moved
+
+
+def test_a_ct_ban_given_here_is_told_to_the_peers_and_one_from_a_peer_is_held_at_the_door():
+    s = session()
+    opened(s)
+    log, _ = setup()
+    feed(s, log)
+    out = s.handle(i.AdminRequests(ctbans=(i.CtBanRow(1, WARDEN.steamid, WARDEN.name, 30, None, False, "r", "vasya"),)), 2.0)
+    (told,) = [e for e in out if isinstance(e, TellPeers)]
+    assert told.ban["steamid"] == WARDEN.steamid and told.ban["origin"] == s.server
+    again = s.handle(i.AdminRequests(ctbans=(i.CtBanRow(1, WARDEN.steamid, WARDEN.name, 30, None, False, "r", "vasya"),)), 2.1)
+    assert not rows(again, Record)  # the same row seen again before its `applied` is durable: once
+    other = session()
+    opened(other)
+    feed(other, setup()[0])
+    out = other.handle(i.PeerBan({**told.ban, "id": "x:1"}), 3.0)
+    assert [e for e in sends(out) if e.text.startswith(f"jb_ctban_set #{WARDEN.userid}")]
+
+
+def test_in_game_answers_become_rows_and_a_refusal_is_said_to_the_admins():
+    s = session()
+    opened(s)
+    log, _ = setup()
+    log.trig(WARDEN, "jb_confirm", ' (id "12") (reason "")')
+    out = feed(s, log)
+    assert AskAnswer(12, "confirm", WARDEN.name, "") in out
+    said = sends(s.handle(i.Refused("no proposal with id 12"), 2.0))
+    assert said and said[0].text.startswith('jb_adminfeed "[jailcore] no proposal with id 12')
+
+
+ADS = '[conduct.teamkill]\nconfirm = "admin"\nladder = ["slay", "kick"]\n'
+
+
+def test_a_slay_confirmed_after_its_round_ended_is_not_sent():
+    s = session(ADS)
+    opened(s)
+    log, ts = setup()
+    log.kill(ts[0], ts[1])
+    out = feed(s, log)
+    (proposal,) = [r for r in rows(out, Record) if r.action.action == "propose"]
+    feed(s, Log(start="2026-11-30T20:30:00").round_end())  # no line after the end: nothing lapsed it yet
+    answer = i.AnswerRow(1, proposal.id, "confirm", "Админ", "", None, json.dumps(proposal.action.to_json()))
+    out = s.handle(i.AdminRequests(answers=(answer,)), 3.0)
+    assert not [e for e in sends(out) if e.text.startswith("jb_slay")]
+    assert Mark(proposal.id, "expired", next(r.reply for r in rows(out, Mark) if r.id == proposal.id)) in rows(out, Mark)
+    assert not [r for r in rows(out, Mark) if r.status == "confirmed"]
+
+
+def test_a_command_sent_is_marked_sent_by_the_driver_not_the_session():
+    s = session()
+    opened(s)
+    out = feed(s, slay_log())
+    assert not rows(out, MarkSent)  # the driver writes it once the command really left
+    assert not [e for e in out if isinstance(e, Publish)]  # no MQTT configured: nothing published
+
+
+def test_a_ct_ban_request_before_the_servers_first_line_is_carried_out_not_crash_looped():
+    s = session()
+    s.handle(i.Tick(0.0, "2026-12-01T10:00:00"), 0.0)
+    row = i.CtBanRow(1, "STEAM_1:0:99", "Вася", 30, None, False, "r", "vasya")
+    out = s.handle(i.AdminRequests(ctbans=(row,)), 0.1)
+    assert [r for r in rows(out, Applied) if r.id == 1]
+    (ban,) = s.engine.state.ctbans.values()
+    assert ban.until == "2026-12-01T10:30:00"  # the box's clock stood in for the server's unknown one
+
+
+def test_a_ct_ban_and_the_state_that_holds_it_are_written_before_its_command():
+    s = session()
+    opened(s)
+    feed(s, setup()[0])
+    out = s.handle(i.AdminRequests(ctbans=(i.CtBanRow(1, WARDEN.steamid, WARDEN.name, 30, None, False, "r", "vasya"),)), 2.0)
+    (record,) = [r for r in rows(out, Record) if r.action.action == "ctban"]
+    (send,) = [e for e in sends(out) if e.audit == record.id]
+    saves = [k for k, e in enumerate(out) if isinstance(e, Write) and isinstance(e.row, SaveState)]
+    assert saves and saves[0] < out.index(send)  # one batch, one transaction: the row and the ban together
+    assert WARDEN.steamid in str(out[saves[0]].row.snapshot["ctbans"])
+
+
+ADVERTISING = '[conduct.advertising]\nconfirm = "admin"\nconfirm_minutes = 5\nladder = ["ban 0"]\n'
+
+
+def test_a_proposal_lapses_by_the_clock_on_a_quiet_server():
+    s = session(ADVERTISING)
+    opened(s)
+    log, ts = setup()
+    log.say(ts[0], "заходите на наш сервер 212.129.25.133:27015")
+    out = feed(s, log, now=10.0)
+    (proposal,) = [r for r in rows(out, Record) if r.action.action == "propose"]
+    assert not [m for m in rows(s.handle(i.Tick(200.0, "w"), 200.0), Mark) if m.id == proposal.id]
+    late = rows(s.handle(i.Tick(10.0 + 5 * 60 + 1, "w"), 10.0 + 5 * 60 + 1), Mark)
+    assert [m.status for m in late if m.id == proposal.id] == ["expired"]
+    assert s.engine.state.proposals == []
+
+
+def test_a_restart_does_not_lapse_a_proposal_by_the_time_the_box_has_been_up():
+    s = session(ADVERTISING)
+    log, ts = setup()
+    log.say(ts[0], "заходите на наш сервер 212.129.25.133:27015")
+    feed(s, log, now=10.0)
+    again = Session(s.config, s.engine.snapshot(), s.ids)
+    again.handle(i.Tick(90_000.0, "w"), 90_000.0)  # a loop clock far from zero, as on a box up for a day
+    assert [p.number for p in again.engine.state.proposals] == [1]

@@ -1,0 +1,82 @@
+"""`jailcore run --workers 2`: one fleet over two processes, driven from outside over real
+UDP and RCON: each server's lines reach its own worker, a CT ban crosses workers at once, a
+worker killed with SIGKILL is started again by its parent and goes on with nothing lost, and
+`jailcore status` shows every server whichever worker has it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from jailcore.sim.simserver import SimServer
+from tests.test_fleet import free_udp_port, server_config
+from tests.test_live import populate, sent, until
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def status(db: Path) -> dict[str, dict]:
+    done = subprocess.run([sys.executable, "-m", "jailcore", "status", "--state-db", str(db), "--json"], cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=30)
+    return {s["server"]: s for s in (json.loads(line) for line in done.stdout.splitlines() if line.strip())}
+
+
+async def test_two_workers_split_a_fleet_share_a_ban_and_survive_a_killed_worker(tmp_path):
+    listen = f"127.0.0.1:{free_udp_port()}"
+    sims = {name: SimServer(password="pw", secret=secret) for name, secret in (("a", "1111"), ("b", "2222"))}
+    db = tmp_path / "ab.sqlite3"
+    paths = [server_config(tmp_path / f"{n}.toml", n, await sim.start(), db, listen, sim.secret) for n, sim in sims.items()]
+    err = (tmp_path / "err.txt").open("w")
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", "--workers", "2", *[a for p in paths for a in ("--config", p)],
+                                                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=err)
+    try:
+        await until(lambda: len(children(proc.pid)) == 2, timeout=20)
+        await until(lambda: set(status(db)) == {"a", "b"}, timeout=20)  # each worker wrote its server's link row
+        host, port = listen.rsplit(":", 1)
+        wardens = {}
+        for name, sim in sims.items():
+            await sim.log_to_daemon((host, int(port)))
+            wardens[name], _ = populate(sim, prisoners=9)
+            sim.say(wardens[name], "!game Король")  # too many prisoners: a warning, on that server only
+            sim.flush()
+        for name in "ab":
+            await until(lambda n=name: sent(sims[n], f"jb_warn #{wardens[n].userid}"), timeout=10)
+
+        # A CT ban given in game on a (its worker) reaches b's door (the other worker).
+        guard, on_b = wardens["a"], wardens["b"]
+        for _ in range(3):  # allowed, slay, CT ban
+            sims["a"].say(guard, "!sd Прятки")
+        sims["a"].flush()
+        await until(lambda: sent(sims["a"], f"jb_teamswap #{guard.userid} T"), timeout=10)
+        await until(lambda: sent(sims["b"], f"jb_ctban_set #{on_b.userid}"), timeout=5)
+
+        # The worker of b is killed: its parent starts it again, and b goes on where it was.
+        await until(lambda: status(db)["b"]["ctbans"], timeout=10)  # saved: the kill may come any time now
+        rounds = status(db)["b"]["round"]
+        before = children(proc.pid)
+        os.kill(before[-1], signal.SIGKILL)
+        await until(lambda: len(children(proc.pid)) == 2 and children(proc.pid) != before, timeout=20)
+        commands = len(sims["b"].received)
+        sims["b"].round_end()
+        sims["b"].round_start()
+        sims["b"].flush()
+        await until(lambda: status(db)["b"]["round"] == rounds + 1, timeout=15)  # not a round lost, nor one started afresh
+        await until(lambda: len(sims["b"].received) > commands, timeout=15)  # and it speaks to its server again
+        shown = status(db)
+        assert set(shown) == {"a", "b"} and shown["b"]["ctbans"], shown  # the ban b holds came back from the state file
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
+        err.close()
+        for sim in sims.values():
+            await sim.stop()
