@@ -65,6 +65,48 @@ CREATE INDEX IF NOT EXISTS audit_time ON audit (time);
 """
 # audit_round and audit_time: the web page's round story and charts stay fast at a million rows (bench/web_bench.py)
 
+# The names each player was logged under, per server, with how many entries and the newest
+# time: what the web page's players search reads, so that a name is found in the whole log,
+# not only in its newest entries. Kept by a trigger on every audit row (whoever writes it),
+# filled once from the audit log when a file from before it is opened, and indexed by
+# trigrams (NAMES_INDEX) where SQLite has FTS5: part of a name, in any case, Cyrillic too.
+NAMES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS names (
+    server TEXT NOT NULL,
+    steamid TEXT NOT NULL,
+    name TEXT NOT NULL,
+    userid INTEGER,
+    n INTEGER NOT NULL,
+    last TEXT NOT NULL,
+    PRIMARY KEY (server, steamid, name)
+);
+CREATE INDEX IF NOT EXISTS names_steamid ON names (steamid);
+CREATE TRIGGER IF NOT EXISTS audit_names AFTER INSERT ON audit WHEN NEW.steamid IS NOT NULL AND NEW.name IS NOT NULL
+BEGIN
+    INSERT INTO names (server, steamid, name, userid, n, last) VALUES (NEW.server, NEW.steamid, NEW.name, NEW.userid, 1, NEW.time)
+    ON CONFLICT (server, steamid, name) DO UPDATE SET n = n + 1, last = max(last, excluded.last), userid = excluded.userid;
+END;
+"""
+NAMES_INDEX = """
+CREATE VIRTUAL TABLE IF NOT EXISTS names_fts USING fts5(name, content='names', tokenize='trigram');
+CREATE TRIGGER IF NOT EXISTS names_indexed AFTER INSERT ON names BEGIN
+    INSERT INTO names_fts (rowid, name) VALUES (NEW.rowid, NEW.name);
+END;
+"""
+
+
+def _names(db: sqlite3.Connection) -> None:
+    """The names table and its index, filled from the audit log the first time."""
+    new = not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'names'").fetchone()
+    db.executescript(NAMES_SCHEMA)
+    try:
+        db.executescript(NAMES_INDEX)
+    except sqlite3.OperationalError:  # an SQLite without FTS5 or its trigram tokenizer: the search scans the names instead
+        pass
+    if new:
+        db.execute("INSERT INTO names (server, steamid, name, userid, n, last) SELECT server, steamid, name, MAX(userid), COUNT(*), "
+                   "MAX(time) FROM audit WHERE steamid IS NOT NULL AND name IS NOT NULL GROUP BY server, steamid, name")
+
 # An audit row's status: pending (written, not yet answered), delivered / failed (the
 # server's ok / error: reply, or an answer that is not the shim's), expired (its round
 # ended, or its target left, before it could be sent), unanswered (sent, its answer lost
@@ -104,6 +146,7 @@ class Store:
             self.db.execute("PRAGMA wal_autocheckpoint=0")
             self.db.executescript(SCHEMA)
             self.db.executescript(STORY_SCHEMA)
+            _names(self.db)
             _add_column(self.db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")
             _add_column(self.db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
             self._probe()

@@ -59,6 +59,7 @@ MAX_FORM = 16 * 1024
 HASHERS = 2  # scrypt takes 16 MiB and 50 ms: two at a time, whatever the number of tries
 HASH_QUEUE = 16  # tries waiting for a hasher; more are told to come back
 READERS = 4  # threads reading the databases at once
+PLAYERS = 50  # players a page of the search shows
 _HEADERS = [
     (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                                  b"frame-ancestors 'none'; form-action 'self'; base-uri 'none'"),
@@ -410,7 +411,9 @@ class Web(Manage):
 
     async def players(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()[:100]
-        return self.render(request, "players.html", query=query, found=await self.read(data.find_players, self.sources, query))
+        page = min(number(request.query_params.get("page", "").strip(), 4) or 0, 1000)
+        found = await self.read(data.find_players, self.sources, query, PLAYERS, page)
+        return self.render(request, "players.html", query=query, found=found[:PLAYERS], page=page, more=len(found) > PLAYERS)
 
     async def player(self, request: Request) -> Response:
         key = request.query_params.get("key", "").strip()[:100]

@@ -347,9 +347,12 @@ def round_material(sources: Sources, server: str, round: int) -> tuple[list[sqli
 # -- players ----------------------------------------------------------------------------------
 
 
-def find_players(sources: Sources, query: str, limit: int = 50) -> list[dict]:
-    """Players by name (part of it), steamid or #userid: from the audit log and the
-    players online now; one row per steamid, newest name first."""
+def find_players(sources: Sources, query: str, limit: int = 50, page: int = 0) -> list[dict]:
+    """Players by name (part of it, any case), steamid or #userid: from the audit log and
+    the players online now; one row per steamid, newest name first, most entries first,
+    `limit` a page (and one more, to say there is a next page). A name is looked for among
+    every name the log holds (the `names` table), a steamid on its index, a #userid among
+    the newest SCAN entries (a userid is only a connection's)."""
     query = query.strip()
     if not query:
         return []
@@ -362,21 +365,42 @@ def find_players(sources: Sources, query: str, limit: int = 50) -> list[dict]:
     else:
         clause, params = "jc_has(name, ?)", [query.casefold()]
     found: dict[str, dict] = {}
+    wanted = (page + 1) * limit + 1
     for source in sources.sources:
-        # a steamid is found in the whole log (its index); a name or #userid among the newest SCAN entries
-        by_steamid = clause.startswith("steamid")
-        low = 0 if by_steamid else max_id(source.db, "audit") - SCAN
-        for row in source.db.execute(
-            f"SELECT steamid, userid, name, server, COUNT(*) AS n, MAX(time) AS last FROM audit {'' if by_steamid else 'NOT INDEXED'} "
-            f"WHERE id > ? AND {clause} "
-            "AND steamid IS NOT NULL GROUP BY steamid, name, server ORDER BY last", [low, *params]):
+        named = None if userid or _personal(query) else _by_name(source.db, query, wanted)
+        if named is None:  # a steamid on its index; a #userid (or a database from before `names`) among the newest SCAN entries
+            by_steamid = clause.startswith("steamid")
+            low = 0 if by_steamid else max_id(source.db, "audit") - SCAN
+            named = source.db.execute(
+                f"SELECT steamid, userid, name, server, COUNT(*) AS n, MAX(time) AS last FROM audit {'' if by_steamid else 'NOT INDEXED'} "
+                f"WHERE id > ? AND {clause} "
+                "AND steamid IS NOT NULL GROUP BY steamid, name, server ORDER BY last", [low, *params]).fetchall()
+        for row in named:
             _seen(found, row["steamid"], row["userid"], row["name"], row["server"], row["n"], row["last"])
         for row in source.db.execute("SELECT server, snapshot FROM state"):
             for p in json.loads(row["snapshot"]).get("players", []):
                 by_name = p["steamid"] == query if _personal(query) else _contains(p["name"], query.casefold())
                 if (p["userid"] == int(userid.group(1))) if userid else by_name:
                     _seen(found, p["steamid"], p["userid"], p["name"], row["server"], 0, "", online=True)
-    return sorted(found.values(), key=lambda p: (-p["count"], p["name"].casefold()))[:limit]
+    ranked = sorted(found.values(), key=lambda p: (-p["count"], p["key"]))  # as `_by_name` picks each page's players
+    return ranked[page * limit:(page + 1) * limit + 1]
+
+
+def _by_name(db: sqlite3.Connection, query: str, players: int) -> list[sqlite3.Row] | None:
+    """The names holding `query` of the `players` players with the most entries under
+    them, from the `names` table: its trigram index narrows (three letters or more), the
+    same casefold as everywhere decides. None for a database from before the table."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE name IN ('names', 'names_fts')")}
+    if "names" not in tables:
+        return None
+    hit, params = "jc_has(name, ?)", [query.casefold()]
+    if "names_fts" in tables and len(query) >= 3:
+        hit, params = f"rowid IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?) AND {hit}", ['"' + query.replace('"', '""') + '"', *params]
+    return db.execute(
+        f"WITH hit AS (SELECT rowid AS r, steamid, n FROM names WHERE {hit}), "
+        "top AS (SELECT steamid FROM hit GROUP BY steamid ORDER BY SUM(n) DESC, steamid LIMIT ?) "
+        "SELECT steamid, userid, name, server, n, last FROM names WHERE rowid IN (SELECT r FROM hit) AND steamid IN (SELECT steamid FROM top) "
+        "ORDER BY last", [*params, players]).fetchall()
 
 
 def _seen(found: dict, steamid: str, userid: int, name: str, server: str, n: int, last: str, online: bool = False) -> None:

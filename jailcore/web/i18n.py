@@ -172,6 +172,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "role.refused": ("Не хватает прав: вы {role}, а нужно {needed} или выше.", "Not allowed: you are a {role}; this needs a {needed} or above."),
     "player.unknown": ("Игрок {who} не найден: о нём нет ни одной записи.", "No player {who}: there is no record of him."),
     "page.older": ("Старше →", "Older →"),
+    "page.next": ("Дальше →", "Next →"),
+    "page.previous": ("← Назад", "← Back"),
     "page.newest": ("← К новым", "← Newest"),
     "back": ("Назад", "Back"),
     "forbidden": ("Запрещено: нет сессии или CSRF-токена.", "Forbidden: no session or no CSRF token."),
