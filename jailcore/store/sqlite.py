@@ -161,6 +161,8 @@ class Store:
         self._audit_seen = (-1, 0)  # (total_changes, newest audit id) when last asked
         self._prune_due = 0.0
         self._saved: dict[str, str] = {}  # server -> the snapshot this connection last wrote
+        self._waiting: set[str] = set()
+        self._waiting_at = float("-inf")
 
     def _open(self) -> None:
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -348,12 +350,11 @@ class Store:
             raise StoreError(f"not a row the store writes: {row!r}")
 
     def _save(self, row: fx.SaveState) -> None:
-        """A snapshot written only when it changed since this connection last wrote it; the
-        JSON is made here, on the writer's thread, not on the loop."""
-        text = json.dumps(row.snapshot, ensure_ascii=False)
+        """A snapshot written only when it changed since this connection last wrote it."""
+        text = row.snapshot
         if self._saved.get(row.server) == text:
             return
-        self.save_standing(row.server, json.dumps(row.standing, ensure_ascii=False), row.when)
+        self.save_standing(row.server, row.standing, row.when)
         self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
                     "ON CONFLICT(server) DO UPDATE SET snapshot = excluded.snapshot, updated = excluded.updated",
                     (row.server, text, row.when))
@@ -393,6 +394,17 @@ class Store:
         rows = self.db.execute("SELECT id, json_extract(detail, '$.index') AS number FROM audit "
                                "WHERE server = ? AND action = 'propose' AND status = 'proposed' ORDER BY id", (server,))
         return si.Resume(pending, tuple((int(r["number"] or 0), int(r["id"])) for r in rows))
+
+    def waiting(self, server: str, fresh: float = 0.2) -> bool:
+        """Whether any admin's row waits for this server: one query a `fresh` interval for every
+        server of the file, not three a server at every poll of a big fleet."""
+        now = clock.monotonic()
+        if now - self._waiting_at > fresh:
+            self._waiting_at = now
+            self._waiting = {r[0] for r in self.db.execute(
+                "SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
+                "UNION SELECT server FROM answers WHERE applied_at IS NULL")}
+        return server in self._waiting
 
     def admin_requests(self, server: str) -> si.AdminRequests:
         """The admins' rows not yet applied for one server, typed, in order."""
