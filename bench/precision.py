@@ -1,11 +1,14 @@
-"""Precision and recall per rule, on generated play (tests/lawful.py).
+"""Precision and recall on generated play (tests/lawful.py), per server.
 
-For each shipped server: lawful seasons (every punishment in them is a false one) and
-seasons with one injected violation of each kind the server's config enforces (a violation
-caught on its player in its round is a true one, one not caught a miss). Prints, per rule,
-true and false punishments, misses, precision and recall, and the totals.
+For each shipped server: lawful seasons (every punishment, and every question put to an
+admin, in them is a false one) and seasons with injected violations, each kind the
+server's config enforces injected `--injections` times per seed (a violation is caught
+when every rule it breaks reaches its player in its round; anything else punished there
+is a false one). The lawful seasons play the freeze period, players who leave and come
+back, and the same game under other names. Prints the false punishments per rule and the
+recall per kind of violation.
 
-    python bench/precision.py [--seeds N] [--rounds N]
+    python bench/precision.py [--seeds N] [--rounds N] [--injections N]
 """
 
 from __future__ import annotations
@@ -25,32 +28,33 @@ from tests.lawful import judged  # noqa: E402
 from tests.violations import injectable, season  # noqa: E402
 
 
-def measure(server: str, seeds: int, rounds: int) -> tuple[Counter, Counter, Counter, int]:
+def measure(server: str, seeds: int, rounds: int, injections: int) -> tuple[Counter, Counter, Counter, Counter, int, int]:
     cfg = Config.from_toml(ROOT / "configs" / f"{server}.toml", env={})
     kinds = injectable(cfg)
-    true, false, missed = Counter(), Counter(), Counter()
-    lines = 0
+    caught, missed, false_lawful, false_injected = Counter(), Counter(), Counter(), Counter()
+    lines = lawful_rounds = 0
     for seed in range(seeds):
         lawful = season(server, 1000 + seed, rounds)
         lines += lawful.lines
+        lawful_rounds += lawful.played
         for _, a in judged(lawful):
-            false[a.rule] += 1
-        s = season(server, 2000 + seed, 60 + 14 * len(kinds), kinds)
+            false_lawful[a.rule] += 1
+        planned = kinds * injections
+        s = season(server, 2000 + seed, 60 + 14 * len(planned), planned)
         lines += s.lines
-        wanted = {(i.round, rule, uid) for i in s.injected for rule, uid in i.expected}
-        for r, a in judged(s):
-            if a.rule == ADMIN:
-                continue  # an admin's own CT ban, the ground of the door's finding, not one
-            key = (r, a.rule, a.target.userid)
-            if key in wanted:
-                true[a.rule] += 1
-                wanted.discard(key)
+        got = {(r, a.rule, a.target.userid) for r, a in judged(s)}
+        wanted = set()
+        for i in s.injected:
+            keys = {(i.round, rule, uid) for rule, uid in i.expected}
+            wanted |= keys
+            if keys <= got:
+                caught[i.kind] += 1
             else:
-                false[a.rule] += 1
-        for _, rule, _ in wanted:
-            if rule != ADMIN:
-                missed[rule] += 1
-    return true, false, missed, lines
+                missed[i.kind] += 1
+        for r, a in judged(s):
+            if (r, a.rule, a.target.userid) not in wanted and a.rule != ADMIN:
+                false_injected[a.rule] += 1
+    return caught, missed, false_lawful, false_injected, lines, lawful_rounds
 
 
 def ratio(a: int, b: int) -> str:
@@ -59,21 +63,25 @@ def ratio(a: int, b: int) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=2000, help="rounds of each lawful season")
+    ap.add_argument("--injections", type=int, default=50, help="violations of each kind per seed")
     args = ap.parse_args()
     for server in ("server-a", "server-b"):
         started = time.perf_counter()
-        true, false, missed, lines = measure(server, args.seeds, args.rounds)
+        caught, missed, false_lawful, false_injected, lines, lawful_rounds = measure(server, args.seeds, args.rounds, args.injections)
         took = time.perf_counter() - started
-        print(f"{server}: {args.seeds} lawful seasons of {args.rounds} rounds and {args.seeds} injected ones, "
-              f"{lines} lines in {took:.1f} s")
-        print(f"  {'rule':28} {'caught':>6} {'false':>6} {'missed':>6} {'precision':>9} {'recall':>7}")
-        for rule in sorted(set(true) | set(false) | set(missed)):
-            t, f, m = true[rule], false[rule], missed[rule]
-            print(f"  {rule:28} {t:6} {f:6} {m:6} {ratio(t, t + f):>9} {ratio(t, t + m):>7}")
-        t, f, m = sum(true.values()), sum(false.values()), sum(missed.values())
-        print(f"  {'all':28} {t:6} {f:6} {m:6} {ratio(t, t + f):>9} {ratio(t, t + m):>7}")
+        print(f"{server}: {lawful_rounds} lawful rounds and {sum(caught.values()) + sum(missed.values())} injected violations "
+              f"({args.seeds} seeds), {lines} lines in {took:.1f} s")
+        print(f"  false punishments in lawful play: {sum(false_lawful.values())}"
+              + "".join(f"\n    {rule:28} {n:6}" for rule, n in sorted(false_lawful.items())))
+        print(f"  false punishments beside the injected violations: {sum(false_injected.values())}"
+              + "".join(f"\n    {rule:28} {n:6}" for rule, n in sorted(false_injected.items())))
+        print(f"  {'kind of violation':28} {'caught':>6} {'missed':>6} {'recall':>7}")
+        for kind in sorted(set(caught) | set(missed)):
+            print(f"  {kind:28} {caught[kind]:6} {missed[kind]:6} {ratio(caught[kind], caught[kind] + missed[kind]):>7}")
+        c, m = sum(caught.values()), sum(missed.values())
+        print(f"  {'all':28} {c:6} {m:6} {ratio(c, c + m):>7}")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,9 @@ from jailcore.sim.logwriter import LogWriter, Who
 
 ROOT = Path(__file__).resolve().parents[1]
 PUNISHING = kinds_that("pardonable")  # what a pardon takes back: warn, slay, moves, bans, kicks, autoslay
-JUDGED = PUNISHING | {"money"}  # and a compensation paid by a guard's fault (004 4.12)
+# and a compensation paid by a guard's fault (004 4.12), and a punishment put to an admin
+# (`confirm = "admin"`): lawful play must not ask him to judge anything either
+JUDGED = PUNISHING | {"money", "propose"}
 
 NAMES = (
     "Вася", "Петя", "Колян", "Димон", "Серёга", "Лёха", "Макс", "Артём", "Игорёк", "Саня", "Жека", "Тоха",
@@ -120,7 +122,8 @@ class Season:
         self.duel_won: dict[str, int] = {}  # steamid -> round of his won duel
         self.rebelled: dict[str, int] = {}  # steamid -> the last round he rebelled
         self.immortal: dict[tuple[str, int], int] = {}  # (steamid, week) -> uses
-        self.streak: dict[str, tuple[str, int, int]] = {}  # warden steamid -> (game, last round, rounds running)
+        self.streak: dict[str, tuple[str, int, int]] = {}  # warden steamid -> (game's type, last round, rounds running)
+        self.ordered: dict[str, list[tuple[int, str]]] = {}  # warden steamid -> his recent (round, order)
         self.map_round = 0
         self.freeze = 0  # this map's mp_freezetime: a freeze period on ~70% of maps
         self.away: dict[str, tuple[Who, int]] = {}  # steamid -> (who left mid-round, the round he comes back)
@@ -157,8 +160,8 @@ class Season:
     def answer(self, action: Action) -> None:
         """What the game server does with a command: the shim's CS_SwitchTeam, a slay, a kick."""
         who = self.players.get(action.target.userid) if action.target else None
-        if who is None:
-            return
+        if who is None or action.absent:
+            return  # (one decided for a player who has left is sent to no one: he is gone)
         if action.action == "teamswap":
             self.blocked[who.steamid] = self.round + 5
             if self.warden is who:
@@ -429,7 +432,8 @@ class Season:
                 log.wait(rnd.randint(2, 9)).add(ATTACK.format(a=t.ident(), v=g.ident(), d=30, h=70))
             elif rnd.random() < 0.1 and self.warden is not None and self.warden.alive:
                 # the warden falls in the day's fight: the day runs on without commands (004 4.4)
-                log.wait(rnd.randint(2, 9)).kill(rnd.choice(ts), self.warden).trig(self.warden, "jb_warden_removed", ' (reason "died")')
+                self.log.wait(rnd.randint(2, 9))
+                self.warden_dies(rnd.choice(ts), self.warden)
                 self.warden = None
                 log.wait(rnd.randint(40, 90))
             else:
@@ -456,7 +460,7 @@ class Season:
             self.freeday_monday()
             return
         for _ in range(rnd.randint(1, 3)):
-            log.wait(rnd.randint(2, 10)).order(w, rnd.choice(ORDERS))
+            log.wait(rnd.randint(2, 10)).order(w, self.varied_order(w))
         self.first_order = True
         if self.cfg.on("warden.immortality") and rnd.random() < 0.15:
             key = (w.steamid, self.week)
@@ -495,6 +499,15 @@ class Season:
                 self.first_order = True
                 if rnd.random() < 0.5:
                     self.game()
+
+    def varied_order(self, w: Who) -> str:
+        """004 5.5 / 001 Начальник обязан 5: not his same order in each of his last rounds."""
+        given = self.ordered.setdefault(w.steamid, [])
+        n = self.cfg.rules["games.repeat"].in_a_row if self.cfg.on("games.repeat") else 99
+        fresh = [o for o in ORDERS if not all((self.round - k, o) in given for k in range(1, n + 1))]
+        text = self.rnd.choice(fresh or ORDERS)
+        given[:] = [(r, t) for r, t in given if r >= self.round - n] + [(self.round, text)]
+        return text
 
     def prohibit(self, limit: int = 2) -> None:
         if self.prohibitions < limit and self.warden is not None:
@@ -542,8 +555,8 @@ class Season:
             return
         t = rnd.choice(fresh)
         self.rebelled[t.steamid] = self.round
-        log.wait(rnd.randint(2, 8)).add(ATTACK.format(a=t.ident(), v=w.ident(), d=60, h=40)).kill(t, w)
-        log.trig(w, "jb_warden_removed", ' (reason "died")')
+        log.wait(rnd.randint(2, 8)).add(ATTACK.format(a=t.ident(), v=w.ident(), d=60, h=40))
+        self.warden_dies(t, w)
         self.warden = None
         if self.running is not None:
             self.running = None  # 000 VI: the game ends with its host
@@ -551,6 +564,14 @@ class Season:
         if guards:
             log.wait(rnd.randint(1, 3)).kill(rnd.choice(guards), t)
             self.take_command(rnd.randint(3, 25))
+
+    def warden_dies(self, killer: Who, w: Who) -> None:
+        """The shim writes jb_warden_removed inside the player_death event, which may come
+        before srcds's `killed` line: either order."""
+        if self.rnd.random() < 0.5:
+            self.log.trig(w, "jb_warden_removed", ' (reason "died")').kill(killer, w)
+        else:
+            self.log.kill(killer, w).trig(w, "jb_warden_removed", ' (reason "died")')
 
     def warden_leaves(self) -> None:
         """The warden's game crashes: he reconnects (a new userid) and sits with the
@@ -573,7 +594,11 @@ class Season:
             ts, cts = self.team("TERRORIST", True), self.killers()
             if len(ts) <= 2 or not cts:
                 return
-            log.wait(rnd.randint(2, 12)).kill(by or rnd.choice(cts), rnd.choice(ts))
+            killer, victim = by or rnd.choice(cts), rnd.choice(ts)
+            log.wait(rnd.randint(2, 12)).kill(killer, victim)
+            if rnd.random() < 0.08 and victim.userid not in self.gagged:  # 004 4.8: he asks, the guard explains
+                log.wait(rnd.randint(1, 20)).say(victim, rnd.choice(("за что?", "почему???", "причина?")))
+                log.wait(rnd.randint(1, 40)).say(killer, rnd.choice(("вышел из клетки", "нарушил приказ", "бегал")))
 
     # -- games ------------------------------------------------------------------------------
 
@@ -594,16 +619,19 @@ class Season:
                 continue
             if "chat" in game.tags and cfg.on("games.gagged") and any(self.players[u].team == "TERRORIST" for u in self.gagged if u in self.players):
                 continue
-            if cfg.on("games.repeat"):
+            if cfg.on("games.repeat"):  # 004 5.5 «однотипными»: a game's type, whatever it is called
                 last = self.streak.get(w.steamid)
-                if last and last[0] == game.name and last[1] == self.round - 1 and last[2] >= cfg.rules["games.repeat"].in_a_row:
+                if last and last[0] == game.kind and last[1] == self.round - 1 and last[2] >= cfg.rules["games.repeat"].in_a_row:
                     continue
             out.append(game)
         return out
 
     def typed(self, name: str) -> str:
+        """The same game under other names: its own, another case, «играем в», an alias."""
+        game = self.cfg.catalogue.find(name)
+        aliases = game.aliases if game is not None else ()
         return self.rnd.choice((name, name.lower(), f"Играем в «{name}»", f"играем в '{name}'", name.upper(),
-                                f"Сейчас играем в {name.lower()}, все в линию", *FORMS.get(name, ())))
+                                f"Сейчас играем в {name.lower()}, все в линию", *FORMS.get(name, ()), *aliases))
 
     def start_game(self, game) -> None:
         w = self.warden
@@ -611,10 +639,10 @@ class Season:
         if "global" in game.tags:
             self.globals_week[self.week] = self.globals_week.get(self.week, 0) + 1
         last = self.streak.get(w.steamid)
-        if last and last[0] == game.name and last[1] == self.round - 1:
-            self.streak[w.steamid] = (game.name, self.round, last[2] + 1)
-        elif not (last and last[0] == game.name and last[1] == self.round):
-            self.streak[w.steamid] = (game.name, self.round, 1)
+        if last and last[0] == game.kind and last[1] == self.round - 1:
+            self.streak[w.steamid] = (game.kind, self.round, last[2] + 1)
+        elif not (last and last[0] == game.kind and last[1] == self.round):
+            self.streak[w.steamid] = (game.kind, self.round, 1)
 
     def game(self) -> None:
         rnd, log, cfg = self.rnd, self.log, self.cfg
@@ -673,7 +701,7 @@ class Season:
                 for _ in range(rnd.randint(0, 2)):  # no game runs now: 004 6.3's cap is for one game
                     self.prohibitions = 0
                     self.prohibit()
-        elif rnd.random() < 0.15 and "global" not in game.tags and "host_kills" not in game.tags:
+        elif rnd.random() < 0.15 and not game.tags & {"global", "host_kills", "half"}:
             self.running = game  # left running: the last request will overtake it
         else:
             log.wait(rnd.randint(5, 30)).trig(w, "jb_game_end")
@@ -695,6 +723,8 @@ class Season:
         if deaths == half:
             if "cells" in game.tags and rnd.random() < 0.5 and len(self.team("TERRORIST", True)) > 2:
                 log.wait(0).kill(rnd.choice(self.team("CT", True)), rnd.choice(self.team("TERRORIST", True)))
+            if "cells" not in game.tags:  # Король is the host's until he ends it
+                log.wait(rnd.randint(2, 6)).trig(self.warden, "jb_game_end")
             log.wait(8)  # the game is over; what follows is not the game's
             return True
         return False
@@ -762,8 +792,9 @@ class Season:
 
 
 def punishments(s: Season) -> list[tuple[int, Action]]:
-    return [(r, a) for r, a in s.actions if a.action in PUNISHING]
+    return [(r, a) for r, a in s.actions if a.action in PUNISHING or a.action == "propose"]
 
 
 def judged(s: Season) -> list[tuple[int, Action]]:
-    return [(r, a) for r, a in s.actions if a.action in JUDGED]
+    """The decisions: not the carrying out, at his return, of one decided while he was away."""
+    return [(r, a) for r, a in s.actions if a.action in JUDGED and not a.owed]

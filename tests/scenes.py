@@ -21,5 +21,10 @@ def setup(prisoners: int = 6, rounds_before: int = 1) -> tuple[Log, list[P]]:
     return log.start_here(), ts
 
 
+def next_day(log: Log, warden: P = WARDEN) -> Log:
+    """The round ends, the next begins, and the warden claims command."""
+    return log.round_end().round_start().warden(warden)
+
+
 def rules_of(actions):
     return [(a.action, a.rule) for a in actions]

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from jailcore.engine.actions import render
 from tests.logtext import run
-from tests.scenes import WARDEN, setup
+from tests.scenes import WARDEN, next_day, setup
 
 
 def specialday_twice_thrice():
     log, _ = setup()
-    log.specialday(WARDEN).specialday(WARDEN).specialday(WARDEN)  # allowed, slay, then ctban 30m
+    log.specialday(WARDEN)  # allowed; then a round apart: slay, then ctban 30m
+    next_day(log).specialday(WARDEN)
+    next_day(log).specialday(WARDEN)
     return run("[teams.no_warden]\nenabled = false\n", log)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from jailcore.sim.simserver import SimServer
-from tests.test_live import live, populate, sent, settled, until
+from tests.test_live import live, populate, sent, settled, special_days, until
 from tests.test_mqtt import broker, daemon_on, needs_broker  # noqa: F401  (the broker fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,8 +27,7 @@ def jailcore(*args: str) -> subprocess.CompletedProcess:
 async def banned_warden(sim: SimServer, daemon):
     """The warden calls three special days: allowed, a slay, then a CT ban (000 6.5)."""
     warden, ts = await settled(sim, daemon)
-    for _ in range(3):
-        sim.say(warden, "!sd Прятки")
+    special_days(sim, warden, 3)
     sim.flush()
     await until(lambda: sent(sim, f"jb_ctban_set #{warden.userid}") and daemon.idle.is_set(), timeout=10)
     return warden, ts
@@ -90,8 +89,7 @@ async def test_a_pardon_lifts_a_network_ct_ban_on_the_other_server(tmp_path, bro
         sim_b.round_start()
         sim_b.flush()
         await until(lambda: any(s.steamid == warden_a.steamid for s in b.engine.state.players.values()))
-        for _ in range(3):
-            sim_a.say(warden_a, "!sd Прятки")
+        special_days(sim_a, warden_a, 3)
         sim_a.flush()
         await until(lambda: warden_a.steamid in b.engine.state.ctbans, timeout=10)
         (ctban,) = a.store.entries("action = 'ctban'")

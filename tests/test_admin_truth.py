@@ -15,7 +15,7 @@ import pytest
 
 from jailcore.config.config import load
 from jailcore.sim.simserver import SimServer
-from tests.test_live import config_text, live, populate, running, sent, settled, until
+from tests.test_live import config_text, live, populate, running, sent, settled, special_days, until
 from tests.test_mqtt import broker, daemon_on, needs_broker, watching  # noqa: F401  (the broker fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,8 +194,7 @@ async def test_each_status_change_is_published(tmp_path, broker):  # noqa: F811
     sim = SimServer(password="pw")
     async with watching(broker.port, "jailcore/a/actions", "status-watcher") as got, daemon_on(tmp_path, broker, "a", sim) as daemon:
         warden, _ = populate(sim)
-        for _ in range(3):
-            sim.say(warden, "!sd Прятки")
+        special_days(sim, warden, 3)
         sim.flush()
         await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.idle.is_set(), timeout=10)
         (ctban,) = daemon.store.entries("action = 'ctban'")
@@ -215,8 +214,7 @@ async def test_a_pardon_is_written_as_a_pardon_not_a_warning(tmp_path):
     db = str(tmp_path / "state.sqlite3")
     async with live(tmp_path) as (sim, daemon):
         warden, _ = await settled(sim, daemon)
-        for _ in range(3):
-            sim.say(warden, "!sd Прятки")
+        special_days(sim, warden, 3)
         sim.flush()
         await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.idle.is_set(), timeout=10)
         (ctban,) = daemon.store.entries("action = 'ctban'")
@@ -341,8 +339,7 @@ async def test_tail_f_mqtt_shows_an_entry_again_as_it_is_delivered(tmp_path, bro
     sim = SimServer(password="pw")
     async with tail(broker.port, "--json", "--rule", "specialday", "--action", "slay") as proc, daemon_on(tmp_path, broker, "a", sim):
         warden, _ = populate(sim)
-        sim.say(warden, "!sd Прятки")
-        sim.say(warden, "!sd Прятки")
+        special_days(sim, warden, 2)
         sim.flush()
         first, second = json.loads(await line(proc.stdout)), json.loads(await line(proc.stdout))
     assert (first["id"], first["status"]) == (second["id"], "pending")

@@ -83,13 +83,13 @@ def test_replay_prints_actions_state_and_stats(tmp_path):
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     actions, state, stats = rows[:-2], rows[-2]["state"], rows[-1]["stats"]
-    assert [a["action"] for a in actions] == ["warn", "cancel"]
+    assert [a["action"] for a in actions] == ["warn"]  # 004 6.3 «устное предупреждение → отмена лишнего запрета»: a warning first
     warn = actions[0]
     assert set(warn) >= {"time", "round", "action", "target", "rule", "ref", "reason"}
     assert warn["target"] == {"userid": 2, "steamid": "STEAM_1:0:42", "name": "Начальник"}
     assert (warn["rule"], warn["ref"], warn["round"]) == ("prohibitions.max", "6.3", 2)
     assert state["round"] == 2 and state["day"] == 2 and state["warden"]["userid"] == 2
-    assert [p["text"] for p in state["prohibitions"]] == ["a", "b"]
+    assert [p["text"] for p in state["prohibitions"]] == ["a", "b", "c"]  # the warned one stands
     assert (stats["malformed"], stats["unknown"], stats["lines"]) == (1, 1, len(log.lines) + 1)
     assert stats["events"]["jb_prohibit"] == 3
 
@@ -125,7 +125,8 @@ def test_a_shipped_server_enforces_exactly_its_rulebooks(name, books):
 def test_server_a_has_no_rule_of_004_and_server_b_none_of_001():
     a = Config.from_toml(ROOT / "configs" / "server-a.toml", env={})
     b = Config.from_toml(ROOT / "configs" / "server-b.toml", env={})
-    only_004 = {"games.online_limit", "games.duration", "games.gagged", "games.repeat", "lastrequest.guard_suicide",
+    # games.repeat is both's: 004 5.5 and 001 Начальник обязан 5 («РАЗНООБРАЗНЫЕ игры/приказы»)
+    only_004 = {"games.online_limit", "games.duration", "games.gagged", "lastrequest.guard_suicide",
                 "fairness.freekill", "teams.no_warden"}
     only_001 = {"teams.balance", "conduct.names", "conduct.teamkill", "conduct.advertising", "conduct.grenade_spam",
                 "conduct.privileges", "calendar.personal_freeday", "warden.immortality", "calendar.freeday",
@@ -133,3 +134,4 @@ def test_server_a_has_no_rule_of_004_and_server_b_none_of_001():
     assert not any(a.on(k) for k in only_004)
     assert not any(b.on(k) for k in only_001)
     assert all(a.on(k) for k in only_001) and all(b.on(k) for k in only_004)
+    assert (a.rules["games.repeat"].ref, b.rules["games.repeat"].ref) == ("Начальник обязан 5", "5.5")

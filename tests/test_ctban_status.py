@@ -14,7 +14,7 @@ from jailcore.engine.engine import Engine
 from jailcore.log.logtime import plus_minutes
 from jailcore.store.sqlite import Store
 from tests.logtext import run
-from tests.scenes import GUARD, WARDEN, setup
+from tests.scenes import GUARD, WARDEN, next_day, setup
 from tests.test_tail import jc, rows
 
 NOW = datetime.now().isoformat(timespec="seconds")
@@ -25,8 +25,9 @@ def north():
     """A warden who calls a special day three times in a row: slain, then banned from CT for
     30 minutes, and moved to the prisoners. A prohibition and a game stand."""
     log, _ = setup()
-    log.prohibit(WARDEN, "запрет на оружейку\x1b[2J").game(WARDEN, "Прятки")
-    log.specialday(WARDEN).specialday(WARDEN).specialday(WARDEN)
+    log.specialday(WARDEN)  # allowed; then a round apart: slay, then ctban 30m
+    next_day(log).specialday(WARDEN)
+    next_day(log).prohibit(WARDEN, "запрет на оружейку\x1b[2J").game(WARDEN, "Прятки").specialday(WARDEN)
     return run("[teams.no_warden]\nenabled = false\n", log)
 
 
@@ -206,11 +207,11 @@ def test_status_one_block_per_server(db):
     north_block, south_block = result.stdout.split("\n\n")
     lines = north_block.splitlines()
     assert lines[0].startswith(f"north  rcon open · outbox 0 · last line {LAST.replace('T', ' ')} (") and lines[0].endswith(" · mode enforce")
-    assert lines[1] == "  day 2 (Вт), week 1, round 2, map -; online T 7 / CT 1"
+    assert lines[1] == "  day 4 (Чт), week 1, round 4, map -; online T 7 / CT 1"
     assert "  warden: none" in lines
     assert "  prohibitions (1): 1. запрет на оружейку\\x1b[2J" in lines  # escaped, never sent to the terminal
     assert "  game: Прятки (host 2)" in lines
-    assert "  special day: last in round 2; next from round 5 (3 round(s) to go)" in lines
+    assert "  special day: last in round 4; next from round 7 (3 round(s) to go)" in lines
     assert lines[-2:] == ["  CT bans: 1, 1 online", f"    Начальник STEAM_1:0:42: {UNTIL} [6.5 specialday.cooldown]"]
     assert "\x1b" not in result.stdout
     # no link row: the daemon of this database never said how it stands; the outbox is the audit's
@@ -223,7 +224,7 @@ def test_status_json_and_the_servers_own_config(db, tmp_path):
     config = tmp_path / "north.toml"
     config.write_text(f'[server]\nname = "north"\nrulebook = "all"\n[state]\npath = "{db}"\n[specialday.cooldown]\nrounds = 5\n', encoding="utf-8")
     (north_status,) = rows(jc("status", "--config", str(config), "--json"))
-    assert north_status["server"] == "north" and north_status["cooldown"] == {"rounds": 5, "next": 7, "left": 5}
+    assert north_status["server"] == "north" and north_status["cooldown"] == {"rounds": 5, "next": 9, "left": 5}
     assert north_status["link"]["rcon"] == "open" and north_status["last_line"] == LAST
     assert isinstance(north_status["age"], float) and north_status["ctbans"][0]["online"] is True
     both = rows(jc("status", "--state-db", str(db), "--json"))

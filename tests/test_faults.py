@@ -19,7 +19,7 @@ import pytest
 
 from jailcore.config.config import Config, load
 from jailcore.sim.simserver import SimServer
-from tests.test_live import config_text, live, never_answering, populate, running, sent, settled, until
+from tests.test_live import config_text, live, never_answering, populate, running, sent, settled, special_days, until
 from tests.test_mqtt import broker, daemon_on, needs_broker, watching  # noqa: F401  (the broker fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,8 +43,7 @@ def statuses(daemon, where: str) -> list[tuple[str, str, str]]:
 
 async def refused_special_day(sim: SimServer, warden) -> None:
     """The warden's second special day in a row: 000 6.5 slays him (a pending slay while RCON is down)."""
-    sim.say(warden, "!sd Прятки")
-    sim.say(warden, "!sd Прятки")
+    special_days(sim, warden, 2)
     sim.flush()
 
 

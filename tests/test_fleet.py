@@ -17,7 +17,7 @@ from pathlib import Path
 from jailcore.io.fleet import Fleet
 from jailcore.io.logsource import SharedLog, UdpLog
 from jailcore.sim.simserver import SimServer
-from tests.test_live import config_text, populate, sent, until
+from tests.test_live import config_text, populate, sent, special_days, until
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,8 +95,7 @@ async def test_three_servers_in_one_process_one_refused_one_losing_rcon(tmp_path
         # simulated servers number players alike, so a's warden is the same person as b's
         guard, on_b = wardens["a"], wardens["b"]
         assert guard.steamid == on_b.steamid
-        for _ in range(3):  # allowed, slay, CT ban
-            sims["a"].say(guard, "!sd Прятки")
+        special_days(sims["a"], guard, 3)  # allowed, slay, CT ban
         sims["a"].flush()
         await until(lambda: sent(sims["a"], f"jb_teamswap #{guard.userid} T"))
         await until(lambda: sent(sims["b"], f"jb_ctban_set #{on_b.userid}"), timeout=3)

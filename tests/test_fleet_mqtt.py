@@ -11,7 +11,7 @@ from jailcore.config.config import load
 from jailcore.io.mqtt import CTBANS, MqttLink
 from jailcore.sim.simserver import SimServer
 from tests.test_fleet import fleet_of, server_config
-from tests.test_live import config_text, populate, running, sent, until
+from tests.test_live import config_text, populate, running, sent, special_days, until
 from tests.test_mqtt import broker, needs_broker, watching
 
 __all__ = ["broker"]
@@ -61,8 +61,7 @@ async def test_a_fleet_ban_reaches_another_process_by_mqtt_and_its_own_servers_o
             s.flush()
         await until(lambda: all(d.engine.state.warden == wardens[n].userid for n, d in (("a", a), ("b", b), ("x", x))))
         guard = wardens["a"]
-        for _ in range(3):
-            sims["a"].say(guard, "!sd Прятки")
+        special_days(sims["a"], guard, 3)
         sims["a"].flush()
         await until(lambda: sent(sims["b"], f"jb_ctban_set #{wardens['b'].userid}"), timeout=5)
         await until(lambda: sent(sims["x"], f"jb_ctban_set #{wardens['x'].userid}"), timeout=10)

@@ -96,6 +96,28 @@ def populate(sim: SimServer, prisoners: int = 3):
     return warden, ts
 
 
+def special_days(sim: SimServer, warden, n: int) -> None:
+    """The warden calls a special day on each of `n` rounds running (000 6.5 «раз в 3
+    раунда»: the second is a slay, the third a CT ban); the same day called twice in one
+    round is one day."""
+    for i in range(n):
+        if i:
+            sim.round_end()
+            sim.round_start()
+            sim.make_warden(warden)
+        sim.say(warden, "!sd Прятки")
+
+
+def specialday_too_soon(sim: SimServer, warden) -> None:
+    """A special day, and the next round another (000 6.5 «раз в 3 раунда»): the warden's
+    ladder's first step. (The same day announced twice in one round is one day.)"""
+    sim.log.specialday(warden)
+    sim.round_end()
+    sim.round_start()
+    sim.make_warden(warden)
+    sim.log.specialday(warden)
+
+
 async def settled(sim: SimServer, daemon: Daemon, prisoners: int = 3):
     """`populate`, and wait until the daemon knows the warden and has sent everything."""
     warden, ts = populate(sim, prisoners)
@@ -183,15 +205,14 @@ async def test_restart_keeps_cooldown_and_ladders(tmp_path):
     sim = SimServer(password="pw")
     async with live(tmp_path, sim, stop_sim=False) as (_, daemon):
         warden, _ = populate(sim)
-        sim.say(warden, "!sd Прятки")
-        sim.say(warden, "!sd Прятки")  # allowed, then slay (ladder step 1)
+        special_days(sim, warden, 2)  # allowed, then slay (ladder step 1)
         sim.flush()
         await until(lambda: sent(sim, f"jb_slay #{warden.userid}") and daemon.idle.is_set())
     # a new daemon on the same state file, beside the same server
     async with live(tmp_path, sim) as (_, daemon2):
-        assert daemon2.engine.state.specialday == 2 and daemon2.engine.state.round == 2
+        assert daemon2.engine.state.specialday == 3 and daemon2.engine.state.round == 3
         sim.round_end()
-        sim.round_start()  # round 3 = R+1: still cooling down
+        sim.round_start()  # round 4 = R+1: still cooling down
         sim.make_warden(warden)
         sim.say(warden, "!sd Прятки")
         sim.flush()
@@ -308,8 +329,7 @@ async def test_simulated_server_speaks_to_an_independent_client():
 async def test_observe_and_advise_modes(tmp_path, mode, expected):
     async with live(tmp_path, server=f'mode = "{mode}"\n') as (sim, daemon):
         warden, _ = populate(sim)
-        sim.say(warden, "!sd Прятки")
-        sim.say(warden, "!sd Прятки")  # would be a slay
+        special_days(sim, warden, 2)  # would be a slay
         sim.flush()
         await until(lambda: daemon.store.entries("rule = 'specialday.cooldown'"))
         await asyncio.sleep(0.2)

@@ -15,7 +15,7 @@ import pytest
 
 from jailcore.config.config import load
 from jailcore.sim.simserver import SimServer
-from tests.test_live import config_text, populate, running, sent, until
+from tests.test_live import config_text, populate, running, sent, special_days, until
 
 MOSQUITTO = shutil.which("mosquitto") or next((p for p in ("/usr/sbin/mosquitto",) if Path(p).exists()), None)
 needs_broker = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed (.ci/run installs it)")
@@ -107,8 +107,7 @@ async def test_actions_and_state_arrive_on_their_topics(tmp_path, broker):
         sim = SimServer(password="pw")
         async with daemon_on(tmp_path, broker, "a", sim):
             warden, _ = populate(sim)
-            sim.say(warden, "!sd Прятки")
-            sim.say(warden, "!sd Прятки")
+            special_days(sim, warden, 2)
             sim.flush()
             await until(lambda: any(m.get("rule") == "specialday.cooldown" for m in got), timeout=10)
             await until(lambda: any("round" in m and "ctbans" in m for m in got), timeout=10)
@@ -126,8 +125,7 @@ async def test_a_ct_ban_on_one_server_is_enforced_on_another(tmp_path, broker):
         sim_b.round_start()
         sim_b.flush()
         await until(lambda: any(s.steamid == warden_a.steamid for s in b.engine.state.players.values()))
-        for _ in range(3):  # allowed, slay, CT ban: the slain warden is no warden for the third
-            sim_a.say(warden_a, "!sd Прятки")
+        special_days(sim_a, warden_a, 3)  # allowed, slay, CT ban
         sim_a.flush()
         await until(lambda: sent(sim_a, f"jb_teamswap #{warden_a.userid} T"), timeout=10)
         await until(lambda: sent(sim_b, f"jb_teamswap #{on_b.userid} T"), timeout=10)

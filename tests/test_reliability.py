@@ -22,7 +22,7 @@ from jailcore.config.config import Config, load
 from jailcore.io.daemon import Daemon
 from jailcore.sim.simserver import SimServer
 from jailcore.store.sqlite import Store
-from tests.test_live import ROOT, config_text, live, never_answering, populate, running, sent, settled, until
+from tests.test_live import ROOT, config_text, live, never_answering, populate, running, sent, settled, specialday_too_soon, until
 
 
 def pending_ids(daemon: Daemon) -> list[int]:
@@ -193,7 +193,7 @@ async def test_a_session_lost_after_the_server_ran_a_command_runs_it_once(tmp_pa
     async with live(tmp_path) as (sim, daemon):
         warden, _ = await settled(sim, daemon)
         sim.drop_after = {"jb_slay"}
-        sim.log.specialday(warden).specialday(warden)  # a slay
+        specialday_too_soon(sim, warden)  # a slay
         sim.flush()
         await until(lambda: daemon.idle.is_set() and not pending_ids(daemon) and sim.dups)
         # sent twice (the first answer was lost), run once: the shim answered the repeat `ok dup`
@@ -209,7 +209,7 @@ async def test_a_restart_between_execution_and_answer_runs_it_once(tmp_path):
         warden, _ = await settled(sim, daemon)
         sim.drop_after = {"jb_slay"}
         sim.on_command = lambda c: asyncio.get_running_loop().create_task(sim.stop_rcon()) if c.startswith("jb_slay") else None
-        sim.log.specialday(warden).specialday(warden)
+        specialday_too_soon(sim, warden)
         sim.flush()
         await until(lambda: sent(sim, "jb_slay") and sim._server is None)
         assert len(pending_ids(daemon)) == 1  # the daemon goes down not knowing the slay ran
@@ -241,20 +241,20 @@ async def test_a_round_bound_command_expires_with_its_round(tmp_path):
     async with live(tmp_path) as (sim, daemon):
         warden, _ = await settled(sim, daemon)
         await sim.stop_rcon()
-        sim.log.specialday(warden).specialday(warden)  # a slay and a CT ban, decided in round 2
+        specialday_too_soon(sim, warden)  # a slay, decided in round 3
         sim.round_end()
         sim.round_start()
         sim.flush()
-        await until(lambda: daemon.engine.state.round == 3)
+        await until(lambda: daemon.engine.state.round == 4)
         await until(lambda: ("slay", "expired") in [r[:2] for r in rows(daemon)])
         await sim.start(sim.port)
         await until(lambda: daemon.client.connects >= 2 and daemon.idle.is_set(), timeout=8)
         assert not sent(sim, "jb_slay")
         slay = daemon.store.entries("action = 'slay'")[0]
-        assert slay["reply"] == "round 2 ended before it could be sent"
+        assert slay["reply"] == "round 3 ended before it could be sent"
     from jailcore.cli.tail import human
 
-    assert human(slay, colour=False).endswith("expired (round 2 ended before it could be sent)")
+    assert human(slay, colour=False).endswith("expired (round 3 ended before it could be sent)")
 
 
 async def test_a_state_bound_command_expires_when_its_target_left(tmp_path):
@@ -280,7 +280,7 @@ async def test_a_command_never_answered_does_not_block_the_rest(tmp_path):
     sim, text = await never_answering(tmp_path, "jb_slay", 0.2)
     async with running(load(text, "<t>", {}), sim) as daemon:
         warden, _ = populate(sim)
-        sim.log.specialday(warden).specialday(warden)  # a slay, never answered
+        specialday_too_soon(sim, warden)  # a slay, never answered
         third_prohibition(sim, warden)  # then a warning and a cancel behind it
         await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 1 and not pending_ids(daemon), timeout=10)
         got = dict((a, (s, r)) for a, s, r in rows(daemon, "action IN ('slay', 'cancel')"))

@@ -22,7 +22,7 @@ from jailcore.config.config import Config, load  # noqa: E402
 from jailcore.sim.simserver import SimServer  # noqa: E402
 from jailcore.web.auth import hash_password  # noqa: E402
 from jailcore.web.serve import bound_port, build, server  # noqa: E402
-from tests.test_live import config_text, populate, running, sent, until  # noqa: E402
+from tests.test_live import config_text, populate, running, sent, specialday_too_soon, until  # noqa: E402
 
 CHROMIUM = os.environ.get("JAILCORE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}: apt-get install chromium (.ci/run does)")
@@ -89,12 +89,15 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
         await page.locator("#live-state.on").wait_for(timeout=3000)  # the live stream is open
         warden, _ = populate(sim)
         hostile = sim.add_player(HOSTILE, "T")
-        sim.log.say(hostile, '<img src=x onerror="window.pwned=2">')
         sim.log.specialday(warden)  # allowed
         sim.flush()
         await until(lambda: daemon.engine.state.specialday == 2)
 
-        sim.log.specialday(warden)  # a second special day the same round: CT ban 30 min (6.5)
+        sim.round_end()
+        sim.round_start()
+        sim.make_warden(warden)
+        sim.log.say(hostile, '<img src=x onerror="window.pwned=2">')
+        sim.log.specialday(warden)  # a second special day the round after: CT ban 30 min (6.5)
         sent_at = time.monotonic()
         sim.flush()
         row = page.locator("#live .entry.act-ctban")
@@ -183,7 +186,7 @@ async def shoot(page, name: str) -> None:
 async def test_changes_without_session_or_csrf_are_refused_and_logins_are_limited(tmp_path):
     async with page_beside_daemon(tmp_path, web="public = true\n") as (sim, daemon, base, browser, p):
         warden, _ = populate(sim)
-        sim.log.specialday(warden).specialday(warden)
+        specialday_too_soon(sim, warden)
         sim.flush()
         await until(lambda: daemon.store.entries("action = 'ctban'"))
         (action,) = daemon.store.entries("action = 'ctban'")

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 
 from jailcore.web.steamids import BASE
-from tests.test_live import populate, sent, until
+from tests.test_live import populate, sent, specialday_too_soon, until
 from tests.test_web import DESKTOP, HASH, PHONE, log_in, page_beside_daemon
 
 MODERATOR = f'mod = "{HASH}"\nviewer = "{HASH}"\n[web.roles]\nmod = "moderator"\nviewer = "viewer"\n'
@@ -96,7 +96,7 @@ async def test_an_offline_ct_ban_by_steamid64_is_held_at_the_door_then_changed_a
 async def test_a_pardon_from_the_live_log_and_what_a_viewer_may_not_do(tmp_path):
     async with page_beside_daemon(tmp_path, users=MODERATOR) as (sim, daemon, base, browser, _p):
         warden, _ = populate(sim)
-        sim.log.specialday(warden).specialday(warden)  # a CT ban by the rules (6.5)
+        specialday_too_soon(sim, warden)  # a CT ban by the rules (6.5)
         sim.flush()
         await until(lambda: daemon.store.entries("action = 'ctban' AND status = 'delivered'"))
         (action,) = daemon.store.entries("action = 'ctban'")

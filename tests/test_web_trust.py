@@ -245,7 +245,7 @@ DEEP = "[orders]\nref = " + "[" * 600 + "]" * 600 + "\n"
 
 async def test_a_deeply_nested_config_is_refused_in_the_fleet_and_the_good_servers_enforce(tmp_path):
     from tests.test_fleet import fleet_of, free_udp_port, server_config
-    from tests.test_live import populate, sent, until
+    from tests.test_live import populate, sent, special_days, until
 
     listen = f"127.0.0.1:{free_udp_port()}"
     sim = SimServer(password="pw", secret="1111")
@@ -259,8 +259,7 @@ async def test_a_deeply_nested_config_is_refused_in_the_fleet_and_the_good_serve
         assert "nested too deep" in why and "bad.toml:" in why
         await sim.log_to_daemon(("127.0.0.1", int(listen.rsplit(":", 1)[1])))
         warden, _ = populate(sim)
-        sim.say(warden, "!sd Прятки")
-        sim.say(warden, "!sd Прятки")
+        special_days(sim, warden, 2)
         sim.flush()
         await until(lambda: sent(sim, f"jb_slay #{warden.userid}"), timeout=10)
     await sim.stop()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from jailcore.sim.simserver import SimServer
 from tests.test_fleet import free_udp_port, server_config
-from tests.test_live import populate, sent, until
+from tests.test_live import populate, sent, special_days, until
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,8 +54,7 @@ async def test_two_workers_split_a_fleet_share_a_ban_and_survive_a_killed_worker
 
         # A CT ban given in game on a (its worker) reaches b's door (the other worker).
         guard, on_b = wardens["a"], wardens["b"]
-        for _ in range(3):  # allowed, slay, CT ban
-            sims["a"].say(guard, "!sd Прятки")
+        special_days(sims["a"], guard, 3)  # allowed, slay, CT ban
         sims["a"].flush()
         await until(lambda: sent(sims["a"], f"jb_teamswap #{guard.userid} T"), timeout=10)
         await until(lambda: sent(sims["b"], f"jb_ctban_set #{on_b.userid}"), timeout=5)

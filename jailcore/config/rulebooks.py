@@ -29,7 +29,8 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
     },
     "001": {
         "orders": {"ref": "Общие 3", "mode": "replace"},  # «Каждый новый приказ Начальника отменяет предыдущий»
-        "prohibitions.max": {"ref": "ФД 3", "limit": 0, "freeday_limit": 3, "ladder": ["warn"]},  # «может добавить 3 ограничения»
+        # «может добавить 3 ограничения»: three added in the freeday; a fourth is refused
+        "prohibitions.max": {"ref": "ФД 3", "limit": 0, "freeday_limit": 3, "freeday_added": True, "ladder": ["warn"]},
         "calendar.freeday": {"ref": "ФД 1", "ladder": ["teamswap", "ctban 30m"]},  # [Охрана: Перевод за Т, Запрет за Кт]
         "calendar.global_games": {"ref": "Глобальные 1", "ladder": ["teamswap", "ctban 30m"]},
         "calendar.rebellion": {"ref": "Заключённые 5", "ladder": ["ban 10m"]},
@@ -47,22 +48,34 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
         "conduct.grenade_spam": {"ref": "Общие 22", "ladder": ["slay", "ban 10m"]},
         "warden.immortality": {"ref": "Начальник 8", "ladder": ["slay", "teamswap"]},
         "warden.last_prisoner": {"ref": "Начальник обязан 3", "ladder": ["warn", "teamswap"]},
+        # «Давать/Проводить интересные и РАЗНООБРАЗНЫЕ игры/приказы»
+        "games.repeat": {"ref": "Начальник обязан 5", "orders": True, "ladder": ["warn", "teamswap"]},
         "games.global_suicide": {"ref": "Глобальные 4", "ladder": ["kick", "ctban 30m"]},
         "ctban": {"ref": ""},
         "ctban.return_block": {"ref": "Охрана 11", "rounds": 3, "after": ["teams.balance", "ladder"]},
+        "conduct.game_privileges": {"ref": "Привилегии 3", "hook_ref": "Хук 7", "ladder": ["warn", "slay"]},
+        "lastrequest.one_wish": {"ref": "ПЗ 2", "ladder": ["warn"]},
+        "lastrequest.duel_stakes": {"ref": "Дуэли 4", "ladder": ["warn"]},
+        "games.head_start": {"ref": "Глобальные 2", "seconds": 15, "ladder": ["teamswap", "ctban 30m"]},
+        "conduct.language": {"ref": "Общие 18", "ladder": ["kick", "ban 180m"], "confirm": "admin"},  # [Кик/Бан до 3 часов]
+        # Охрана 11 «Убивать, Ранить игроков и выдать ФД без причины. [Кик, Бан до 30 минут, Запрет за Кт]»
+        "fairness.guard_freekill": {"ref": "Охрана 11", "ladder": ["kick", "ban 30m", "ctban 30m"]},
     },
     "004": {
         # «…отменяет предыдущий только в том случае, если они противоречат»; no clause ends
         # orders at the warden's death (001 Общие 7 does)
         "orders": {"ref": "5.3", "mode": "stack", "end_with_warden": False},
-        "prohibitions.max": {"ref": "6.3", "limit": 2, "freeday_limit": 2, "only_during_game": True, "ladder": ["warn"]},
+        # «Наказание: устное предупреждение → отмена лишнего запрета»
+        "prohibitions.max": {"ref": "6.3", "limit": 2, "freeday_limit": 2, "only_during_game": True, "ladder": ["warn", "cancel"]},
         "games.online_limit": {"ref": "5.17", "ladder": ["warn", "teamswap"]},
         "games.duration": {"ref": "5.11", "ladder": ["warn", "teamswap"]},
         "games.gagged": {"ref": "5.16", "ladder": ["warn", "teamswap"]},
-        "games.repeat": {"ref": "5.5", "ladder": ["warn", "teamswap"]},
+        "games.repeat": {"ref": "5.5", "orders": True, "ladder": ["warn", "teamswap"]},  # «…однотипными играми и приказами»
         "lastrequest.guard_suicide": {"ref": "4.12", "amount": 100},
         "fairness.freekill": {"ref": "4.5"},
         "teams.no_warden": {"ref": "4.4", "ladder": ["teamswap"]},
+        # 4.8 «Наказание за отказ: перевод за ТТ → блокировка входа за КТ на 30 минут»
+        "killing.explain": {"ref": "4.8", "ladder": ["teamswap", "ctban 30m"], "confirm": "admin"},
         "ctban": {"ref": ""},
     },
 }

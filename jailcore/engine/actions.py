@@ -43,6 +43,9 @@ ActionKind = Literal[
 ]
 
 
+_OPTIONAL = ("team", "minutes", "rounds", "amount", "index", "by", "step", "absent", "owed")
+
+
 @attrs.frozen(slots=True)
 class Target:
     userid: int
@@ -69,6 +72,10 @@ class Action:
     index: int | None = None
     by: str | None = None  # the admin behind it, for a CT ban an admin gave
     step: str | None = None  # a proposal's punishment, as a ladder writes it ("ban 0")
+    # Decided for a player who has left: written to the audit log and carried out when he
+    # returns (`State.owing`), a server ban at once by his SteamID (`sm_addban`).
+    absent: bool | None = None
+    owed: bool | None = None  # the carrying out, at his return, of one decided while he was away
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -80,7 +87,7 @@ class Action:
             "ref": self.ref,
             "reason": self.reason,
         }
-        for key in ("team", "minutes", "rounds", "amount", "index", "by", "step"):
+        for key in _OPTIONAL:
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -89,7 +96,7 @@ class Action:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Action:
         target = data.get("target")
-        fields = {k: data.get(k) for k in ("team", "minutes", "rounds", "amount", "index", "by", "step")}
+        fields = {k: data.get(k) for k in _OPTIONAL}
         return cls(
             data["time"], data["round"], data["action"], Target(**target) if target else None,
             data["rule"], data["ref"], data["reason"], **fields,
@@ -147,8 +154,8 @@ def _to_player(template: str) -> Callable[[Action], str | None]:
     """A command aimed at one player; without a target there is nothing to send."""
 
     def command(action: Action) -> str | None:
-        if action.target is None:
-            return None
+        if action.target is None or action.absent:
+            return None  # (a player who has left: carried out when he returns)
         return template.format(
             uid=_target(action), reason=_q(action.reason), team="CT" if action.team == "CT" else "T",
             amount=int(action.amount or 0), minutes=int(action.minutes or 0),
@@ -163,12 +170,24 @@ def _to_everyone(template: str) -> Callable[[Action], str | None]:
 
 def _door(action: Action) -> str | None:
     """The shim's copy of a CT ban: seconds left, 0 for one in rounds or for ever."""
-    if action.target is None:
-        return None
+    if action.target is None or action.absent:
+        return None  # he has left: the door holds it when he connects again
     # The shim keeps GetTime() + seconds in a 32-bit cell: a longer ban is held for a year
     # at a time (the daemon, which keeps the ban, hands it over again at every connect).
     seconds = min(int(action.minutes or 0) * 60, DOOR_MAX_SECONDS)
     return f"jb_ctban_set #{action.target.userid} {seconds} {_q(action.reason, MAX_DOOR_REASON)} {_q(action.by or 'jailcore', MAX_DOOR_BY)}"
+
+
+def _ban(action: Action) -> str | None:
+    """A server ban: by #userid through the shim while he is here; by SteamID through
+    SourceMod's own `sm_addban <minutes> "<steamid>" "<reason>"` once he has left (a
+    #userid names nobody then)."""
+    if action.target is None:
+        return None
+    if action.absent:
+        steamid = clean_text(action.target.steamid, 40)
+        return f"sm_addban {int(action.minutes or 0)} \"{steamid}\" {_q(action.reason)}" if steamid else None
+    return f"jb_ban #{action.target.userid} {int(action.minutes or 0)} {_q(action.reason)}"
 
 
 def _cancel(action: Action) -> str | None:
@@ -183,7 +202,7 @@ VOCABULARY: dict[ActionKind, Kind] = {
     "teamswap": Kind("перевод за Т", "moved to T", "35", _to_player("jb_teamswap {uid} {team} {reason}"), "step enforcement audited round pardonable feed"),
     "ctban": Kind("запрет за КТ", "CT ban", "35", _door, "step enforcement audited pardonable feed"),
     "kick": Kind("кик", "kick", "31", _to_player("jb_kick {uid} {reason}"), "step enforcement audited pardonable feed"),
-    "ban": Kind("бан", "ban", "31;1", _to_player("jb_ban {uid} {minutes} {reason}"), "step enforcement audited pardonable feed"),
+    "ban": Kind("бан", "ban", "31;1", _ban, "step enforcement audited pardonable feed"),
     "autoslay": Kind("автослей", "autoslay", "31", _to_player("jb_warn {uid} {reason}"), "step enforcement audited pardonable feed"),
     "money": Kind("компенсация", "compensation", "32", _to_player("jb_money {uid} {amount}"), "step enforcement audited round feed"),
     "respawn": Kind("возрождение", "respawn", "32", _to_player("jb_respawn {uid}"), "step enforcement audited round feed"),

@@ -61,10 +61,6 @@ def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Ac
     return out
 
 
-# Steps that need the player in the game; a CT ban or an autoslay is kept for his return.
-_IN_GAME = frozenset({"warn", "slay", "teamswap", "kick", "ban", "money", "respawn", "freeday"})
-
-
 def confirm(ctx: Context, number: int, by: str) -> tuple[list[Action], str | None]:
     """An admin confirms proposal `number`: the punishment it stands for is carried out as
     it would have been, and the ladder climbed now. Returns the actions, or none and why
@@ -73,11 +69,10 @@ def confirm(ctx: Context, number: int, by: str) -> tuple[list[Action], str | Non
     if p is None:
         return [], "gone"
     step = parse_step(p.step)
-    seat = ctx.online(p.key)
-    if seat is None and step.action in _IN_GAME:
-        return [], ctx.text("proposal.offline")
     proposals.take(ctx, number)
-    seat = seat or Seat(0, p.steamid, p.name)
+    # One who has left is punished all the same: a ban by his SteamID at once, the rest
+    # when he returns (`punish.py`).
+    seat = ctx.online(p.key) or Seat(p.userid, p.steamid, p.name)
     out = carry_out(ctx, p.rule, p.ref, step, seat, p.reason)
     out = [attrs.evolve(a, by=by) if a.rule == p.rule and a.by is None else a for a in out]
     return [a for a in out if a.target is None or a.target.userid], None

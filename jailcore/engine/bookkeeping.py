@@ -17,7 +17,7 @@ from typing import Any
 from jailcore.engine import admin
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
-from jailcore.engine.punish import autoslay_at_round_start, count_down_bans
+from jailcore.engine.punish import autoslay_at_round_start, count_down_bans, on_return
 from jailcore.engine.rules.base import Rule
 from jailcore.engine.state import CT, PLAYING, GameRun, LastPrisoner, Prohibition, Seat, T
 from jailcore.log import events as ev
@@ -69,6 +69,7 @@ class Bookkeeping:
             ev.Killed: self._killed_after,
             ev.Suicide: self._suicide_after,
             ev.RoundStart: self._round_start_after,
+            ev.Entered: self._entered_after,
             ev.CtBanGiven: self._ctban_given,
             ev.CtBanLifted: self._ctban_lifted,
         }
@@ -116,9 +117,12 @@ class Bookkeeping:
         self.ctx.seat(e.player).name = e.new_name
 
     def _disconnected(self, e: ev.Disconnected) -> None:
-        if e.player.userid == self.ctx.state.warden:
+        s = self.ctx.state
+        if e.player.userid == s.warden:
             self.ctx.warden_gone(orders_end=True)
-        self.ctx.state.players.pop(e.player.userid, None)
+        seat = s.players.pop(e.player.userid, None)
+        if seat is not None and s.round_open:  # still answerable for this round (004 5.11's host, a proposal)
+            s.left[seat.userid] = Seat(seat.userid, seat.steamid, seat.name)
         self._one_left()
 
     def _one_left(self) -> None:
@@ -177,11 +181,11 @@ class Bookkeeping:
         if game is not None and killer is not None and victim is not None and killer.team == CT and victim.team == T:
             if victim.userid not in s.rebels:
                 game.died += 1
-            # 000 Король and Морской бой end «когда умрет половина заключенных» (rounded
-            # down): what follows is no longer the game.
-            if "half" in game.tags and game.playing >= 2 and game.died >= game.playing // 2 and not s.specialday_name:
+            # 000 Морской бой ends «до уничтожения половины заключенных» (rounded down): what
+            # follows is no longer the game. Король is its host's until he ends it.
+            if "cells" in game.tags and game.playing >= 2 and game.died >= game.playing // 2 and not s.specialday_name:
                 s.game = None
-        if e.victim.userid == s.warden:
+        if e.victim.userid in (s.warden, s.dying):
             self.ctx.warden_gone(orders_end=True)
 
     def _attacked(self, e: ev.Attacked) -> None:
@@ -203,7 +207,7 @@ class Bookkeeping:
             s.game.result = True  # a prisoner who lost (a fall in Светофор) is a result too
         if e.player.userid in s.slain:
             s.slain.remove(e.player.userid)  # our own slay has been seen through
-        if e.player.userid == s.warden:
+        if e.player.userid in (s.warden, s.dying):
             self.ctx.warden_gone(orders_end=True)
 
     def _gag(self, e: ev.GagChanged) -> None:
@@ -214,7 +218,7 @@ class Bookkeeping:
     def _clear_round(self) -> None:
         s = self.ctx.state
         s.orders, s.prohibitions, s.game = [], [], None
-        s.warden, s.last_request, s.freeday, s.specialday_name = None, False, False, None
+        s.warden, s.last_request, s.freeday, s.specialday_name, s.before_freeday, s.dying = None, False, False, None, 0, None
         s.first_order, s.slain, s.moved, s.last_prisoner, s.rebels = False, [], [], None, []
         for rule in self.rules:
             rule.round_cleared(self.ctx)
@@ -228,6 +232,7 @@ class Bookkeeping:
             count_down_bans(self.ctx)  # a Round_End line was lost: close the day before opening one
         s.round += 1
         s.round_open = True
+        s.left = {}
         s.owed = {k: r for k, r in s.owed.items() if r >= s.round - 1}
         self._clear_round()
         s.round_started = s.play_from = e.time
@@ -243,6 +248,10 @@ class Bookkeeping:
             for rule in self.rules:
                 rule.week_started(self.ctx)
         return None
+
+    def _entered_after(self, e: ev.Entered) -> list[Action]:
+        seat = self.ctx.state.players.get(e.player.userid)
+        return on_return(self.ctx, seat) if seat is not None and self.ctx.state.owing else []
 
     def _round_start_after(self, e: ev.RoundStart) -> list[Action]:
         return autoslay_at_round_start(self.ctx)
@@ -297,7 +306,14 @@ class Bookkeeping:
         self.ctx.state.warden = seat.userid
 
     def _warden_removed(self, e: ev.WardenRemoved) -> None:
-        if self.ctx.state.warden in (None, e.player.userid):
+        s = self.ctx.state
+        if e.reason == "died" and s.warden == e.player.userid:
+            # The shim writes this inside the player_death event, before srcds's `killed`
+            # line: his command ends now, his orders and game with the death line, which
+            # the rules must still see as it was (a fight in his global game is no бунт).
+            s.warden, s.dying = None, e.player.userid
+            return
+        if s.warden in (None, e.player.userid):
             self.ctx.warden_gone(orders_end=e.reason in ("died", "left"))
 
     def _prohibit(self, e: ev.ProhibitionSet) -> None:
@@ -305,8 +321,11 @@ class Bookkeeping:
         self.ctx.state.prohibitions.append(Prohibition(e.text, e.time))
 
     def _prohibit_lift(self, e: ev.ProhibitionLifted) -> None:
-        if 1 <= e.index <= len(self.ctx.state.prohibitions):
-            del self.ctx.state.prohibitions[e.index - 1]
+        s = self.ctx.state
+        if 1 <= e.index <= len(s.prohibitions):
+            del s.prohibitions[e.index - 1]
+            if e.index <= s.before_freeday:
+                s.before_freeday -= 1
 
     def _game_start(self, e: ev.GameStarted) -> None:
         seat = self.ctx.seat(e.player)
@@ -332,8 +351,9 @@ class Bookkeeping:
         self.ctx.seat(e.player)
         if self.ctx.state.game is not None:
             self.ctx.state.game.result = True  # a winner's reward
-        if e.scope == "all":
+        if e.scope == "all" and not self.ctx.state.freeday:
             self.ctx.state.freeday = True
+            self.ctx.state.before_freeday = len(self.ctx.state.prohibitions)
 
     def _last_request(self, e: ev.LastRequest) -> None:
         s = self.ctx.state

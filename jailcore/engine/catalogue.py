@@ -12,10 +12,11 @@ so names are compared in a folded form: lower case, ё as е, letters and digits
 and a Russian case ending is allowed to differ.
 
 Checked against 004 5.17 and 5.18: «Первая-последняя реакция» contains both reactions of
-5.17 and carries their limit. No game of 000 has prisoners play one at a time, in turn,
-with more than one attempt (5.18): «Метание дигла» is one throw each, «Накорми
-надзирателей» and the good «Король» one answer each; the tag stays on 5.17's own
-«Дальность дропа», «Спичечный коробок», «3-литровая банка», which 000 does not describe.
+5.17 and carries their limit. 5.18 («по одному, по очереди и имеют более одной попытки»)
+adds «Метание дигла» («Оба по очереди метают дигл»: throw after throw, in turn) beyond
+5.17's list; «Накорми надзирателей» and the good «Король» are one answer each. The tag is
+also on 5.17's own «Дальность дропа», «Спичечный коробок», «3-литровая банка», which 000
+does not describe.
 «Мёртвый король» and «Коммунизм» open with «Король»'s choice of a king but are other
 games, which 5.17 does not name.
 """
@@ -35,23 +36,31 @@ class Game:
     tags: frozenset[str] = frozenset()
     min_players: int = 0
     # Games of a rulebook's own lists that this one contains: 000's «Первая-последняя
-    # реакция» is both of 004 5.17's «Первая реакция» and «Последняя реакция».
+    # реакция» is both of 004 5.17's «Первая реакция» и «Последняя реакция».
     contains: tuple[str, ...] = ()
+    # Its type (004 5.5 «однотипными играми», 001 Начальник обязан 5 «РАЗНООБРАЗНЫЕ»): the
+    # games that are one game played with a twist (Саймон and Злой Саймон; the reactions).
+    family: str = ""
+
+    @property
+    def kind(self) -> str:
+        """What 5.5 compares: its type, or the game itself."""
+        return self.family or self.name
 
     def named(self, names: frozenset[str]) -> bool:
         return self.name in names or any(n in names for n in self.contains)
 
 
-def _g(name: str, aliases: str = "", tags: str = "", min_players: int = 0, contains: str = "") -> Game:
+def _g(name: str, aliases: str = "", tags: str = "", min_players: int = 0, contains: str = "", family: str = "") -> Game:
     def split(text: str) -> tuple[str, ...]:
         return tuple(x for x in text.split("|") if x)
 
-    return Game(name, split(aliases), frozenset(t for t in tags.split() if t), min_players, split(contains))
+    return Game(name, split(aliases), frozenset(t for t in tags.split() if t), min_players, split(contains), family)
 
 
 DEFAULT_CATALOGUE = (
-    _g("Саймон говорит", "саймон|simon says|simon", "host_kills"),
-    _g("Злой Саймон говорит", "злой саймон|evil simon", "host_kills"),
+    _g("Саймон говорит", "саймон|simon says|simon", "host_kills", family="Саймон говорит"),
+    _g("Злой Саймон говорит", "злой саймон|evil simon", "host_kills", family="Саймон говорит"),
     _g("А-б", "аб|а б|a-b|ab", "chat"),
     _g("Алфавит", "alphabet", "chat"),
     _g("Диктант", "dictation", "chat"),
@@ -60,19 +69,25 @@ DEFAULT_CATALOGUE = (
     _g("Накорми надзирателей", "накорми кт|feed the guards"),
     _g("Король", "king", "chat half"),
     _g("Шарады", "charades", "chat"),
-    _g("Реакция", "reaction", "host_kills"),
+    _g("Реакция", "reaction", "host_kills", family="Реакция"),
     _g("Интуиция", "intuition", "chat"),
     _g("Третий лишний", "third wheel", "chat"),
-    _g("Первая-последняя реакция", "первая последняя реакция|first last reaction", contains="Первая реакция|Последняя реакция"),
-    _g("Первая реакция", "first reaction"),
-    _g("Последняя реакция", "last reaction"),
+    _g("Первая-последняя реакция", "первая последняя реакция|first last reaction", contains="Первая реакция|Последняя реакция",
+       family="Реакция"),
+    _g("Первая реакция", "first reaction", family="Реакция"),
+    _g("Последняя реакция", "last reaction", family="Реакция"),
     _g("Сталин", "stalin"),
     _g("Камень-ножницы-бумага", "камень ножницы бумага|кнб|rock paper scissors|rps", "chat"),
-    _g("Метание дигла", "дигл|deagle throw"),  # 000: one throw each, not 004 5.18's «более одной попытки»
+    # 000 «Оба по очереди метают дигл»: in turn, throw after throw until one lands it: 004
+    # 5.18's «по одному, по очереди и имеют более одной попытки», the one game of 000 it adds
+    # beyond 5.17's list
+    _g("Метание дигла", "дигл|deagle throw", "turn_based"),
     _g("Мёртвый король", "мертвый король|dead king"),
     _g("Американец", "american"),
     _g("Коммунизм", "communism", "", 7),
-    _g("Морской бой", "battleship", "chat half cells"),
+    # 004 5.16 «исключительно от возможности писать сообщения в чат»: the admiral names cells
+    # in chat, but the game is won or lost where one stands, so no `chat` tag
+    _g("Морской бой", "battleship", "half cells"),
     _g("Коко-Шанель", "коко шанель|coco chanel"),
     _g("Повар", "cook"),
     _g("Дальность дропа", "дроп|drop distance", "turn_based"),

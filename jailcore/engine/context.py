@@ -11,7 +11,8 @@ owns one `Context` and updates it; rules never keep it. Everything but punishing
 from __future__ import annotations
 
 from jailcore.engine.actions import Action
-from jailcore.engine.punish import punish
+from jailcore.engine.ladder import Step
+from jailcore.engine.punish import next_step, punish
 from jailcore.engine.scene import Scene
 from jailcore.engine.state import Seat
 
@@ -20,3 +21,7 @@ class Context(Scene):
     def punish(self, key: str, seat: Seat, text: str, ref: str | None = None) -> list[Action]:
         """Climb the offender's ladder for this rule and carry out the step he reached."""
         return punish(self, key, seat, text, ref)
+
+    def next_step(self, key: str, seat: Seat) -> Step:
+        """The step his next offence against this rule would reach (the ladder unclimbed)."""
+        return next_step(self, key, seat)

@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, cast
 
+import attrs
+
 from jailcore.engine.actions import Action, kind_name
-from jailcore.engine.ladder import Step
+from jailcore.engine.ladder import Step, parse_step
 from jailcore.engine.proposals import propose
-from jailcore.engine.state import CT, Autoslay, CtBan, Seat, T
+from jailcore.engine.state import CT, Autoslay, CtBan, Owed, Seat, State, T
 from jailcore.log.events import same_account
 from jailcore.log.inbound import NetworkBan
 from jailcore.log.logtime import plus_minutes, seconds_between
@@ -36,14 +38,20 @@ class _ReturnBlock(Protocol):
     after: tuple[str, ...]
 
 
+def next_step(ctx: Scene, key: str, seat: Seat) -> Step:
+    """The step of his ladder for this rule that the offender's next offence reaches."""
+    rule = ctx.config.rules[key]
+    reached = ctx.state.ladders.get(f"{key}|{seat.key}", 0)
+    ladder = getattr(rule, "ladder", ()) or _WARN
+    return ladder[min(reached, len(ladder) - 1)]
+
+
 def punish(ctx: Scene, key: str, seat: Seat, text: str, ref: str | None = None) -> list[Action]:
     rule = ctx.config.rules[key]
     if not rule.enabled:
         return []
     ref = rule.ref if ref is None else ref
-    reached = ctx.state.ladders.get(f"{key}|{seat.key}", 0)
-    ladder = getattr(rule, "ladder", ()) or _WARN
-    step = ladder[min(reached, len(ladder) - 1)]
+    step = next_step(ctx, key, seat)
     reason = ctx.quoting(ref, ctx.text("penalty", text=text, step=kind_name(ctx.lang, step.action)))
     if rule.confirm == "admin":  # an admin's judgement: the ladder waits for his word
         return propose(ctx, key, rule, seat, ref, step, reason)
@@ -54,7 +62,83 @@ def carry_out(ctx: Scene, key: str, ref: str, step: Step, seat: Seat, reason: st
     """A step decided elsewhere (an admin confirmed a proposal): the ladder climbed now."""
     counter = f"{key}|{seat.key}"
     ctx.state.ladders[counter] = ctx.state.ladders.get(counter, 0) + 1
+    if ctx.online(seat.key) is None:
+        return _owed(ctx, key, ref, step, seat, reason)
     return STEPS[step.action](ctx, step, seat, key, ref, reason)
+
+
+# -- a player who has left -------------------------------------------------------------
+
+# Steps that need him in the game: kept for his return (a slay until he is next alive).
+_ON_RETURN = frozenset({"warn", "slay", "teamswap", "kick"})
+
+
+def _owed(ctx: Scene, key: str, ref: str, step: Step, seat: Seat, reason: str) -> list[Action]:
+    """Leaving escapes nothing: the punishment is decided now and written (its actions
+    marked `absent`: nothing is sent to a #userid nobody has). A server ban goes at once by
+    his SteamID (`sm_addban`); a CT ban and an autoslay are kept by his SteamID already (the
+    door, the round start); a warning, a slay, a move or a kick waits for his return."""
+    s = ctx.state
+    seat = Seat(seat.userid, seat.steamid, seat.name)  # not on a team: nothing to move, no warden to end
+    if step.action in _ON_RETURN and not seat.key.startswith("#"):
+        rule = ctx.config.rules.get(key)
+        minutes = rule.return_minutes if rule is not None else 60
+        s.owing.setdefault(seat.key, []).append(Owed(key, ref, str(step), reason, plus_minutes(s.time, max(1, minutes))))
+        out = [ctx.action(step.action, seat, key, ref, reason, team="T" if step.action == "teamswap" else None)]
+    elif step.action in ("ban", "ctban", "autoslay"):
+        out = STEPS[step.action](ctx, step, seat, key, ref, reason)
+    else:
+        out = []  # money, a respawn, a freeday: for this round's game only
+    return [attrs.evolve(a, absent=True) if a.target is not None and a.target.userid == seat.userid else a for a in out]
+
+
+def on_return(ctx: Scene, seat: Seat) -> list[Action]:
+    """He is back: what he owes is carried out now, a slay at his next round alive. The
+    ladder was climbed when it was decided."""
+    s = ctx.state
+    owed = _owing(s, seat.key)
+    if not owed:
+        return []
+    out: list[Action] = []
+    kept = []
+    for o in owed:
+        if o.expires <= s.time:
+            continue
+        step = parse_step(o.step)
+        if step.action == "slay":
+            kept.append(o)
+        elif step.action == "teamswap":
+            out += move_to_t(ctx, seat, o.rule, o.ref, o.reason, block=False)
+        else:
+            out.append(ctx.action(step.action, seat, o.rule, o.ref, o.reason))
+    if kept:
+        s.owing[seat.key] = kept
+    return [attrs.evolve(a, owed=True) if a.target is not None else a for a in out]
+
+
+def _owing(s: State, key: str) -> list[Owed]:
+    owed = s.owing.pop(key, [])
+    for other in same_account(key):  # owed under another form of his steamid
+        owed += s.owing.pop(other, [])
+    return owed
+
+
+def owed_slays(ctx: Scene) -> list[Action]:
+    """At a round start: the slays owed by players back and alive; what has expired goes."""
+    s = ctx.state
+    out = []
+    for key, owed in list(s.owing.items()):
+        owed = [o for o in owed if o.expires > s.time]
+        seat = ctx.online(key)
+        if seat is not None and seat.alive:
+            for o in [o for o in owed if o.step == "slay"]:
+                owed.remove(o)
+                out += [attrs.evolve(a, owed=True) for a in _slay(ctx, Step("slay"), seat, o.rule, o.ref, o.reason)]
+        if owed:
+            s.owing[key] = owed
+        else:
+            del s.owing[key]
+    return out
 
 
 # -- the steps -------------------------------------------------------------------------
@@ -219,7 +303,7 @@ def count_down_bans(ctx: Scene) -> None:
 def autoslay_at_round_start(ctx: Scene) -> list[Action]:
     s = ctx.state
     if not s.autoslay:
-        return []
+        return owed_slays(ctx) if s.owing else []
     out = []
     by_key = {seat.key: seat for seat in s.players.values()}
     for key, entry in list(s.autoslay.items()):
@@ -232,7 +316,7 @@ def autoslay_at_round_start(ctx: Scene) -> list[Action]:
         seat.alive = False
         reason = ctx.quoting(entry.ref, ctx.text("autoslay.slay", left=max(entry.rounds, 0)))
         out.append(ctx.action("slay", seat, entry.rule, entry.ref, reason))
-    return out
+    return out + (owed_slays(ctx) if s.owing else [])
 
 
 def network_ban(ctx: Scene, ban: NetworkBan) -> CtBan:

@@ -45,6 +45,11 @@ class Scene:
             seat.steamid = p.steamid
         return seat
 
+    def player(self, userid: int) -> Seat | None:
+        """The player with this userid: on the server, or one who left this round (answerable
+        still: a punishment decided for him waits for his return, `punish.py`)."""
+        return self.state.players.get(userid) or self.state.left.get(userid)
+
     def count(self, team: str, alive_only: bool = False) -> int:
         return len(self.state.seats(team, alive_only))
 
@@ -167,9 +172,9 @@ class Scene:
         on a server whose rulebook says so (`[orders] end_with_warden`; 004 does not).
         A warden who hands over command (resigns, or an admin moves it) leaves both standing."""
         s = self.state
-        if s.warden is None:
+        if s.warden is None and s.dying is None:
             return
-        s.warden = None
+        s.warden = s.dying = None
         if orders_end and getattr(self.config.rules["orders"], "end_with_warden", True):
             s.orders = []
             if s.game is not None and not s.specialday_name:

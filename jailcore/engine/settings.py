@@ -27,12 +27,16 @@ class RuleSettings:
     also declares `ladder: Ladder = steps(...)`. `confirm = "admin"` makes its
     punishments proposals an admin confirms or dismisses (`proposals.py`); one nobody
     answers lapses after `confirm_minutes`, or at its round's end when its step is for
-    that round only (a slay, a warning, a move)."""
+    that round only (a slay, a warning, a move). A punishment decided for a player who has
+    left is still decided (and audited), and carried out if he returns within
+    `return_minutes` (`punish.py`)."""
 
     enabled: bool = True
     ref: str = ""
     confirm: str = attrs.field(default="none", metadata={"choices": ("none", "admin")})
     confirm_minutes: int = 30
+    # A punishment decided after the offender left waits this long for his return.
+    return_minutes: int = 60
 
 
 def choice(default: str, *choices: str) -> Any:

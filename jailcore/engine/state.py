@@ -121,6 +121,18 @@ class Proposal:
 
 
 @attrs.define(slots=True)
+class Owed:
+    """A punishment decided for a player who had left (its ladder climbed then): carried out
+    when he returns before `expires`, a slay at his next round alive, the rest at his connect."""
+
+    rule: str
+    ref: str
+    step: str  # as a ladder writes it: "slay", "teamswap"
+    reason: str
+    expires: str
+
+
+@attrs.define(slots=True)
 class Autoslay:
     rounds: int
     rule: str
@@ -146,10 +158,12 @@ class State:
     players: dict[int, Seat] = attrs.Factory(dict)
     joins: int = 0
     warden: int | None = None
+    dying: int | None = None  # the warden the shim said died, until srcds's line of his death
     orders: list[Order] = attrs.Factory(list)
     prohibitions: list[Prohibition] = attrs.Factory(list)
     game: GameRun | None = None
     freeday: bool = False  # the whole round is a freeday (Monday, or granted to all)
+    before_freeday: int = 0  # prohibitions standing when it began (001 ФД 3 «добавить» counts the others)
     first_order: bool = False
     last_request: bool = False  # the last prisoner chose his request: fights are his game now
     last_prisoner: LastPrisoner | None = None
@@ -162,6 +176,8 @@ class State:
     ladders: dict[str, int] = attrs.Factory(dict)  # "rule|player key" -> offences so far
     ctbans: dict[str, CtBan] = attrs.Factory(dict)
     autoslay: dict[str, Autoslay] = attrs.Factory(dict)
+    owing: dict[str, list[Owed]] = attrs.Factory(dict)  # player key -> punishments waiting for his return
+    left: dict[int, Seat] = attrs.Factory(dict)  # this round's players who left, by userid: still answerable
     proposals: list[Proposal] = attrs.Factory(list)  # punishments waiting for an admin
     proposed: int = 0  # the number of the last proposal made
     rules: dict[str, Any] = attrs.Factory(dict)  # rule key -> that rule's own state

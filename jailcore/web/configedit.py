@@ -56,7 +56,9 @@ def rules(config: Config) -> list[dict]:
         ladder = [str(step) for step in values.pop("ladder", ())]
         enabled, ref = values.pop("enabled"), values.pop("ref")
         out.append({"key": key, "ref": ref, "enabled": enabled, "ladder": ladder, "settings": {k: _shown(v) for k, v in values.items()},
-                    "waits": any(k.startswith(("confirm", "admin")) and v for k, v in values.items())})
+                    # only a rule whose punishments an admin confirms waits (`confirm = "admin"`); its
+                    # other settings, confirm_minutes among them, wait for no one
+                    "waits": values.get("confirm") == "admin"})
     return out
 
 

@@ -59,10 +59,13 @@ def test_third_global_game_in_a_week_is_punished():
 def test_rebellion_two_days_in_a_row_is_banned():
     log, ts = setup()
     log.kill(ts[0], GUARD).round_end().round_start().kill(ts[0], GUARD)
-    actions, _ = run("", log)
+    actions, _ = run('[calendar.rebellion]\nconfirm = "none"\n', log)
     assert [(a.action, a.rule, a.minutes, a.target.userid) for a in actions] == [
         ("ban", "calendar.rebellion", 10, ts[0].userid)
     ]
+    # a 10-minute ban on a reading of damage lines waits for an admin by default
+    actions, _ = run("", log)
+    assert [(a.action, a.step, a.target.userid) for a in actions] == [("propose", "ban 10m", ts[0].userid)]
 
 
 def test_rebellion_with_a_day_between_is_allowed():
@@ -93,7 +96,7 @@ def test_n19_a_grenade_at_guards_counts_as_rebellion():
         '(damage "40") (damage_armor "0") (health "60") (armor "0") (hitgroup "generic")'
     )
     log.add(attack).round_end().round_start().add(attack)
-    actions, _ = run("", log)
+    actions, _ = run('[calendar.rebellion]\nconfirm = "none"\n', log)
     assert rules_of(actions) == [("ban", "calendar.rebellion")]
 
 

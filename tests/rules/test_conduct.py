@@ -21,8 +21,11 @@ def test_n12_privileges_before_the_first_order(kind, before_order, slain):
 def test_n13_team_kill_ladder_and_special_day_exception():
     log, ts = setup()
     log.kill(ts[0], ts[1]).kill(ts[0], ts[2])
-    actions, _ = run("", log)
+    actions, _ = run('[conduct.teamkill]\nconfirm = "none"\n', log)
     assert rules_of(actions) == [("slay", "conduct.teamkill"), ("kick", "conduct.teamkill")]
+    # 001 Общие 17 «Намеренно»: intent is an admin's to judge by default, one question at a time
+    actions, _ = run("", log)
+    assert [(a.action, a.step) for a in actions] == [("propose", "slay")]
     log, ts = setup()
     log.specialday(WARDEN, "Голодные игры").kill(ts[0], ts[1])
     actions, _ = run("", log)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import pytest
 
 from tests.logtext import Log, P, run
-from tests.scenes import WARDEN, setup
+from tests.scenes import WARDEN, next_day, setup
 
 
 def test_ct_ban_in_minutes_answers_a_join_with_time_left():
     log, _ = setup()
-    log.specialday(WARDEN).specialday(WARDEN).specialday(WARDEN)  # allowed, slay, ctban 30m
+    log.specialday(WARDEN)  # allowed, then a round apart: slay, ctban 30m
+    next_day(log).specialday(WARDEN)
+    next_day(log).specialday(WARDEN)
     log.wait(60 * 10).join(WARDEN, "CT")
     quiet = "[teams.no_warden]\nenabled = false\n"  # half an hour with no warden would climb that ladder too
     actions, _ = run(quiet, log)

@@ -8,7 +8,7 @@ import pytest
 
 from jailcore.engine.engine import Engine
 from tests.logtext import Log, config, run
-from tests.scenes import GUARD, WARDEN, setup
+from tests.scenes import GUARD, WARDEN, next_day, setup
 
 
 def test_english_messages():
@@ -52,7 +52,7 @@ def test_seq_gap_asks_for_resync():
 
 def test_a_line_that_arrives_twice_punishes_once():
     log, _ = setup()
-    log.specialday(WARDEN).specialday(WARDEN)
+    next_day(log.specialday(WARDEN)).specialday(WARDEN)
     log.lines.append(log.lines[-1])  # the same datagram again
     actions, _ = run("", log)
     assert [a.action for a in actions] == ["slay"]
@@ -60,21 +60,21 @@ def test_a_line_that_arrives_twice_punishes_once():
 
 def test_a_replayed_shim_line_is_ignored_but_a_reloaded_plugin_is_not():
     log, _ = setup()
-    log.specialday(WARDEN).specialday(WARDEN)
+    next_day(log.specialday(WARDEN)).specialday(WARDEN)
     replay = log.lines[-1]
     log.order(WARDEN, "x")
     log.lines.append(replay)  # an old line again, after others
     actions, engine = run("", log)
     assert [a.action for a in actions] == ["slay"]
     log.seq = 0  # the plugin reloaded and its hello was lost
-    log.specialday(WARDEN)
+    next_day(log).specialday(WARDEN)
     actions, engine = run("", log)
     assert [a.action for a in actions] == ["slay", "ctban", "teamswap"] and engine.resync_wanted
 
 
 def test_an_old_shim_line_read_again_after_a_restart_is_not_acted_on():
     log, _ = setup()
-    log.specialday(WARDEN).specialday(WARDEN)
+    next_day(log.specialday(WARDEN)).specialday(WARDEN)
     old = log.lines[-1]  # the line that cost the warden a slay
     _, engine = run("", log)
     restarted = Engine(engine.config, json.loads(json.dumps(engine.snapshot())))  # the daemon restarted

@@ -16,7 +16,7 @@ def test_n8_freekill_and_freedamage_compensation():
     log.kill(WARDEN, ts[0]).start_here()
     log.trig(ADMIN, "jb_freekill", f' (victim "#{ts[0].userid}") (kind "kill")')
     log.trig(ADMIN, "jb_freekill", f' (victim "#{ts[1].userid}") (kind "damage")')
-    actions, _ = run("", log)
+    actions, _ = run("[fairness.guard_freekill]\nenabled = false\n", log)  # 004 has no punishment of the guard
     assert [(a.action, a.amount, a.target.userid) for a in actions] == [
         ("money", 100, ts[0].userid), ("offer", None, ts[0].userid), ("money", 50, ts[1].userid)
     ]
@@ -48,3 +48,14 @@ def test_n8_freekill_after_the_round_gives_a_freeday_next_round():
     actions, _ = run("", log)
     assert [a.action for a in actions] == ["money", "freeday", "say"]
     assert ts[0].name in actions[-1].reason
+
+
+def test_001_guards_11_a_confirmed_freekill_climbs_the_guards_ladder():
+    """001 Охрана 11 (Запрещено) «Убивать, Ранить игроков и выдать ФД без причины. [Кик, Бан
+    до 30 минут, Запрет за Кт]»: the admin's confirmation (`!fk`) is the finding; the guard
+    who last hurt the prisoner climbs his ladder."""
+    log, ts = setup()
+    log.kill(WARDEN, ts[0]).start_here()
+    log.trig(ADMIN, "jb_freekill", f' (victim "#{ts[0].userid}") (kind "kill")')
+    actions, _ = run('[server]\nrulebook = ["001"]\n', log)
+    assert [(a.action, a.rule, a.ref, a.target.userid) for a in actions] == [("kick", "fairness.guard_freekill", "Охрана 11", WARDEN.userid)]

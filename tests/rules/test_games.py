@@ -53,12 +53,16 @@ def test_first_last_reaction_carries_both_reactions_limit():
     assert [(a.rule, a.ref) for a in actions] == [("games.online_limit", "5.17")]
 
 
-def test_deagle_throw_is_not_turn_based():
-    """000 «Метание дигла»: «Оба по очереди метают дигл» once each: not 5.18's «более одной попытки»."""
-    log, _ = setup(14)
+@pytest.mark.parametrize(("prisoners", "refused"), [(13, False), (14, True)])
+def test_5_18_adds_the_deagle_throw_beyond_5_17s_list(prisoners, refused):
+    """004 5.18 «При онлайне более 13 заключённых запрещается проводить игры, в которых
+    заключённые участвуют по одному, по очереди и имеют более одной попытки»: 000 «Метание
+    дигла» («Оба по очереди метают дигл»: throw after throw) is such a game, and not one of
+    5.17's eight."""
+    log, _ = setup(prisoners)
     log.game(WARDEN, "Метание дигла")
     actions, _ = run("", log)
-    assert actions == []
+    assert [(a.rule, a.ref) for a in actions] == ([("games.online_limit", "5.18")] if refused else [])
 
 
 @pytest.mark.parametrize(("prisoners", "refused"), [(6, True), (7, False)])
@@ -180,3 +184,15 @@ def test_core_limits_are_reported_before_the_rules_beyond_the_card():
     log.start_here().game(WARDEN, "Прятки")  # a third global game, and a third round in a row
     actions, _ = run("", log)
     assert rules_of(actions) == [("teamswap", "calendar.global_games")]
+
+
+def test_5_16_battleship_is_not_won_only_by_writing_in_chat():
+    """004 5.16 «игры, в которых победа зависит исключительно от возможности писать сообщения
+    в чат»: in Морской бой the admiral names cells, but a prisoner lives or dies where he
+    stands: a gagged player in it earns the host nothing. Математика is such a game."""
+    log, ts = setup()
+    log.trig(ts[0], "jb_gag", ' (state "on")').game(WARDEN, "Морской бой")
+    actions, _ = run("", log)
+    assert [a for a in actions if a.rule == "games.gagged"] == []
+    log.trig(WARDEN, "jb_game_end").game(WARDEN, "Математика")
+    assert [a.rule for a in run("", log)[0] if a.rule == "games.gagged"] == ["games.gagged"]

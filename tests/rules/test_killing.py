@@ -51,8 +51,15 @@ def test_a_guard_who_kills_himself_in_a_global_game():
     """001 global 4 «Охране намеренно убивать себя. [Кик, Запрет за Кт]»."""
     log, _ = setup()
     log.game(WARDEN, "Прятки").suicide(GUARD)
-    actions, _ = run("", log)
+    actions, _ = run('[games.global_suicide]\nconfirm = "none"\n', log)
     assert rules_of(actions) == [("kick", "games.global_suicide")]
+    # «намеренно»: `world` is a fall or the console's `kill` alike: an admin judges by default
+    actions, _ = run("", log)
+    assert [(a.action, a.step) for a in actions] == [("propose", "kick")]
+    # his own grenade shows no intent at all
+    log3, _ = setup()
+    log3.game(WARDEN, "Прятки").suicide(GUARD, weapon="hegrenade")
+    assert [a for a in run('[games.global_suicide]\nconfirm = "none"\n', log3)[0] if a.rule == "games.global_suicide"] == []
     log2, _ = setup()
     log2.game(WARDEN, "Светофор").suicide(GUARD)
     assert [a for a in run("", log2)[0] if a.rule == "games.global_suicide"] == []

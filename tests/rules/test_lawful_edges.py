@@ -108,15 +108,25 @@ def test_sea_battle_last_cell_may_take_more_than_half():
     assert punishing(actions) == [] and engine.public_state()["game"] is None
 
 
-def test_king_ends_at_half_and_a_rule_breaker_killed_later_is_not_the_games():
-    """000 Король «Игра завершается тогда, когда умрет половина заключенных»; after it the
-    game's cap on prohibitions (004 6.3 «Во время одной игры») no longer applies either."""
+def test_king_ended_by_its_host_and_a_rule_breaker_killed_later_is_not_the_games():
+    """000 Король: the game is its host's until he ends it; after it the game's cap on
+    prohibitions (004 6.3 «Во время одной игры») no longer applies either."""
     log, ts = setup(6)
     log.prohibit(WARDEN, "не прыгать").prohibit(WARDEN, "не бегать").game(WARDEN, "Король")
-    log.kill(GUARD, ts[0]).kill(GUARD, ts[1]).kill(GUARD, ts[2]).wait(15).kill(GUARD, ts[3])
+    log.kill(GUARD, ts[0]).kill(GUARD, ts[1]).kill(GUARD, ts[2]).wait(3).trig(WARDEN, "jb_game_end").wait(15).kill(GUARD, ts[3])
     log.prohibit(WARDEN, "не сидеть")
     actions, engine = run("[prohibitions.max]\nonly_during_game = true\n", log)
     assert punishing(actions) == [] and engine.public_state()["game"] is None
+
+
+def test_king_a_kill_past_the_half_long_after_it_is_the_games():
+    """000 Король «В злом и добром короле запрещено убивать больше половины от играющих в
+    него заключённых»: the game runs until its host ends it or the round ends; the fourth
+    of six killed 40 s after the third costs the host his warning, once."""
+    log, ts = setup(6)
+    log.game(WARDEN, "Король").kill(GUARD, ts[0]).kill(GUARD, ts[1]).kill(GUARD, ts[2]).wait(40).kill(GUARD, ts[3]).kill(GUARD, ts[4])
+    actions, _ = run("", log)
+    assert punishing(actions) == [("warn", "games.deaths")] and actions[-1].target.userid == WARDEN.userid
 
 
 def test_a_rebel_killed_during_king_is_not_one_of_its_dead():

@@ -80,13 +80,19 @@ def test_a_proposed_slay_lapses_with_its_round():
     assert engine.confirm(1, "Админ") == ([], "gone")
 
 
-def test_a_ban_waits_for_an_absent_player():
+def test_a_confirmed_ban_for_an_absent_player_goes_by_his_steamid():
+    """001 Общие 19 «[Бан Навсегда]»: the offender left before the admin's word; the ban is
+    not lost nor left waiting: it goes at once by SteamID, through SourceMod's sm_addban
+    (a #userid names nobody once he has left)."""
+    from jailcore.engine.actions import render
+
     log, ts = setup()
     log.say(ts[0], "http://a.ru").disconnect(ts[0])
     _, engine = run(ADS, log)
     out, why = engine.confirm(1, "Админ")
-    assert out == [] and "нет на сервере" in why
-    assert [p.number for p in engine.state.proposals] == [1]
+    assert why is None and engine.state.proposals == []
+    assert [(a.action, a.absent, a.target.steamid) for a in out] == [("ban", True, ts[0].steamid)]
+    assert render(out[0]).startswith(f'sm_addban 0 "{ts[0].steamid}" "')
 
 
 def test_confirm_is_a_setting_every_rule_has_and_is_checked():

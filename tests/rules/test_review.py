@@ -108,3 +108,13 @@ def test_server_a_shipped_config_judges_a_whole_round_without_error():
         log.connect(t, "TERRORIST")
     log.rounds(1).round_start().warden(WARDEN)
     run(Config.from_toml(ROOT_A, env={}), log)
+
+
+def test_the_config_page_says_waits_for_an_admin_only_where_a_rule_waits():
+    """«Ждёт администратора» on the web config page: a rule with `confirm = "admin"` waits;
+    `confirm = "none"` and a `confirm_minutes` setting wait for no one."""
+    from jailcore.web.configedit import rules
+
+    cfg = config('[conduct.names]\nconfirm = "admin"\n[games.host]\nconfirm = "none"\nconfirm_minutes = 10\n')
+    waits = {r["key"]: r["waits"] for r in rules(cfg)}
+    assert waits["conduct.names"] and not waits["games.host"] and not waits["orders"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.logtext import run
-from tests.scenes import GUARD, WARDEN, setup
+from tests.scenes import GUARD, WARDEN, next_day, setup
 
 
 def test_specialday_cooldown_boundary_r2_refused_r3_allowed():
@@ -25,17 +25,28 @@ def test_specialday_cooldown_boundary_r2_refused_r3_allowed():
 
 def test_ladder_climbs_per_offender():
     log, _ = setup()
-    # the first is allowed; each later one climbs the warden's ladder
-    log.specialday(WARDEN).specialday(WARDEN).specialday(WARDEN).specialday(WARDEN)
-    log.warden(GUARD).specialday(GUARD)
+    # the first is allowed; each later one, a round apart, climbs the warden's ladder
+    log.specialday(WARDEN)
+    next_day(log).specialday(WARDEN)
+    next_day(log).specialday(WARDEN)
+    next_day(log, GUARD).specialday(GUARD)
     actions, engine = run("", log)
     steps = [(a.action, a.target.userid) for a in actions]
     assert steps == [
         ("slay", WARDEN.userid),
         ("ctban", WARDEN.userid),
         ("teamswap", WARDEN.userid),
-        ("ctban", WARDEN.userid),  # the last step repeats
         ("slay", GUARD.userid),  # the guard starts his own ladder
     ]
     assert actions[1].minutes == 30
     assert [b["steamid"] for b in engine.public_state()["ctbans"]] == [WARDEN.steamid]
+
+
+def test_a_special_day_announced_twice_in_its_round_is_judged_once():
+    """000 6.5 «Особые дни разрешены раз в 3 раунда»: a day is a round; the same day
+    announced again in it is not another special day."""
+    log, _ = setup()
+    log.specialday(WARDEN).specialday(WARDEN, "Прятки")
+    next_day(log).specialday(WARDEN).wait(5).specialday(WARDEN)
+    actions, _ = run("", log)
+    assert [(a.action, a.round) for a in actions] == [("slay", 3)]

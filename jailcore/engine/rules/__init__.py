@@ -16,6 +16,7 @@ from jailcore.engine.rules.calendar import GlobalGames, Rebellion
 from jailcore.engine.rules.conduct import Advertising, GrenadeSpam, Names, Privileges, Teamkill
 from jailcore.engine.rules.ctban import CtBanDoor, ReturnBlock
 from jailcore.engine.rules.duels import DuelStakes, OneWish
+from jailcore.engine.rules.explain import ExplainKill
 from jailcore.engine.rules.fairness import Freekill
 from jailcore.engine.rules.freedays import FreedayEnd, MondayFreeday, PersonalFreeday
 from jailcore.engine.rules.games import (
@@ -28,8 +29,10 @@ from jailcore.engine.rules.games import (
     RepeatedGame,
     UnknownGame,
 )
+from jailcore.engine.rules.guardfreekill import GuardFreekill
 from jailcore.engine.rules.headstart import HeadStart
 from jailcore.engine.rules.killing import GlobalSuicide, HalfMayDie, OnlyWardenKills
+from jailcore.engine.rules.language import Language
 from jailcore.engine.rules.lastrequest import GuardSuicide, LastRequestTimeout
 from jailcore.engine.rules.orders import Orders
 from jailcore.engine.rules.privileges import GamePrivileges
@@ -44,10 +47,12 @@ ORDER: tuple[type[Rule[Any, Any]], ...] = (
     ReturnBlock,
     Balance,
     Freekill,
+    GuardFreekill,
     Rebellion,
     Teamkill,
     Advertising,
     Names,
+    Language,
     GrenadeSpam,
     Privileges,
     GamePrivileges,
@@ -77,5 +82,6 @@ ORDER: tuple[type[Rule[Any, Any]], ...] = (
     OneWish,
     DuelStakes,
     NoWarden,
+    ExplainKill,
     Referee,
 )

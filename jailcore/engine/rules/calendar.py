@@ -83,6 +83,8 @@ class Rebellion(Rule["Rebellion.Settings", "Rebellion.State"]):
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "Заключённые 5"
+        # a 10-minute ban on a reading of damage lines (a stray bullet is no бунт): an admin confirms
+        confirm: str = attrs.field(default="admin", metadata={"choices": ("admin", "none")})
         ladder: Ladder = steps("ban 10m")
 
     @attrs.define

@@ -67,6 +67,8 @@ class Teamkill(Rule["Teamkill.Settings", None]):
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "Общие 17"
+        # «Намеренно» is intent, which the log cannot see: an admin confirms the kick and the ban
+        confirm: str = attrs.field(default="admin", metadata={"choices": ("admin", "none")})
         # «Намеренно»: a grenade's or a fire's kill of a team mate shows no intent
         unintended: tuple[str, ...] = ("hegrenade", "inferno", "molotov", "incgrenade", "env_explosion", "world")
         ladder: Ladder = steps("slay", "kick", "ban 15m")

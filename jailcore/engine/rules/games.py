@@ -9,8 +9,10 @@ first that refuses it wins, and the game does not start.
 - `games.min_players`: 000 «Коммунизм … Минимальное количество игроков: 7».
 - `games.host`: 000 VI «Любую игру проводит только Начальник Тюрьмы».
 - `games.gagged`: 004 5.16: no chat game while a prisoner is gagged.
-- `games.repeat`: 004 5.5 «…не злоупотребляя однотипными играми»: not the same warden's
-  same game a third round in a row (his orders too, opt-in).
+- `games.repeat`: 004 5.5 «…не злоупотребляя однотипными играми и приказами», 001
+  Начальник обязан 5 «Давать/Проводить интересные и РАЗНООБРАЗНЫЕ игры/приказы»: not the
+  same warden's game of one type (under any name he types it) a third round in a row, nor
+  his same order.
 - `games.duration`: 004 5.11: a reminder at 5 minutes; the host's ladder if the round ends
   with his game past 5 minutes and undecided (or, the other reading, winners by minute 5).
 - `games.host_death`: 000 VI «Любая игра заканчивается тогда, когда умирает ведущий игры»
@@ -141,10 +143,12 @@ class GaggedChatGame(Rule["GaggedChatGame.Settings", None]):
 
 class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
     """004 5.5 «Начальник обязан проводить интересные и разнообразные раунды, не
-    злоупотребляя однотипными играми и приказами» is a duty of each warden: the streak is
-    his own (his rounds in a row, the same game each), never other wardens' games. The
-    clause names orders too; reading the same order text round after round as abuse is
-    opt-in (`orders = true`): an order is voice, and its registered text a short label."""
+    злоупотребляя однотипными играми и приказами» (001 Начальник обязан 5, the same duty)
+    is a duty of each warden: the streak is his own (his rounds in a row, a game of the same
+    type each: the catalogue's `family`, so Злой Саймон after Саймон, or «Король» typed as
+    «king», is the same), never other wardens' games. The clause names orders too: the same
+    registered order text in each of his rounds in a row (`orders`, on in both shipped
+    servers)."""
 
     key = "games.repeat"
     HISTORY = 20  # rounds of games remembered; more than any `in_a_row` needs
@@ -171,20 +175,27 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
             streak += 1
         return streak
 
+    @staticmethod
+    def _kind(ctx: Context, typed: str) -> str:
+        """The game's type («однотипными»): Злой Саймон is Саймон, every reaction Реакция,
+        whatever name the warden typed it under."""
+        game = ctx.offered_game(typed)
+        return game.kind if game is not None else typed
+
     @vetoes(ev.GameStarted)
     def again(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
-        name, seat = _name(ctx, e)[0], ctx.seat(e.player)
-        streak = self._streak(ctx, self.state.games, name, seat.key)
-        if streak < self.settings.in_a_row or any(h[0] == ctx.state.round and h[1:] == (name, seat.key) for h in self.state.games):
+        kind, seat = self._kind(ctx, e.game), ctx.seat(e.player)
+        streak = self._streak(ctx, self.state.games, kind, seat.key)
+        if streak < self.settings.in_a_row or any(h[0] == ctx.state.round and h[1:] == (kind, seat.key) for h in self.state.games):
             return None  # the same game again in one round is one round's game
-        return ctx.punish(self.key, seat, ctx.text("games.repeat", game=name, rounds=streak + 1))
+        return ctx.punish(self.key, seat, ctx.text("games.repeat", game=_name(ctx, e)[0], rounds=streak + 1))
 
     @handles(ev.GameStarted)
     def started(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
         r, game = ctx.state.round, ctx.state.game  # the bookkeeping has recorded the game
         if game is None:
             return []
-        entry = (r, game.name, ctx.seat(e.player).key)
+        entry = (r, self._kind(ctx, e.game) if ctx.offered_game(e.game) else game.name, ctx.seat(e.player).key)
         self.state.games = [h for h in self.state.games if h[0] > r - self.HISTORY and h != entry] + [entry]
         self.state.played = []
         return []
@@ -210,11 +221,12 @@ class GameDuration(Rule["GameDuration.Settings", "GameDuration.State"]):
     """004 5.11 «Если игра продолжается более 5 минут, в ней обязательно должны быть
     определены победители»: a game may run past 5 minutes; what it may not do is end
     without winners. `reading = "winners"` (shipped): a reminder at 5 minutes, and the
-    host's ladder only when the round ends with his game, past 5 minutes, still running
-    and nothing decided in it that the log shows: no prisoner died, the referee named no
-    one, no freeday was given, the host (or the warden) named no winner in chat (a word of
-    `winner_words`, or a prisoner's name), he did not end it (5.10 lets him at any moment). A
-    global game is won by those it leaves alive, so the round's end decides it. The other
+    host's ladder when his game, past 5 minutes, ends with nothing decided in it that the
+    log shows (no prisoner died, the referee named no one, no freeday was given, the host or
+    the warden named no winner in chat: a word of `winner_words`, or a prisoner's name):
+    the round ends on it, he ends it himself (5.10 lets him end it, not undecided past 5
+    minutes), or he leaves the server (a punishment that waits for his return). A global
+    game is won by those it leaves alive, so the round's end decides it. The other
     reading, `"deadline"`: winners by the 5th minute, the ladder `grace_seconds` after the
     reminder."""
 
@@ -248,13 +260,17 @@ class GameDuration(Rule["GameDuration.Settings", "GameDuration.State"]):
             game.result = True  # «победитель Вася»: winners named
         return []
 
-    @handles(ev.RoundEnd)
-    def round_end(self, ctx: Context, e: ev.RoundEnd) -> list[Action]:
+    @handles(ev.RoundEnd, ev.GameEnded, ev.Disconnected)
+    def ended(self, ctx: Context, e: ev.RoundEnd | ev.GameEnded | ev.Disconnected) -> list[Action]:
+        """The game past its minutes ends undecided: the round's end, its host's end of it, or
+        his leaving (the last clock tick, before this line, judged it as it stood)."""
         mine = self.state
         if self.settings.reading != "winners" or not mine.undecided:
             return []
+        if isinstance(e, ev.GameEnded | ev.Disconnected) and e.player.userid != mine.host:
+            return []
         mine.undecided = False
-        host = ctx.state.players.get(mine.host)
+        host = ctx.player(mine.host)
         return ctx.punish(self.key, host, ctx.text("games.duration.undecided", game=mine.name, minutes=self.settings.minutes)) if host else []
 
     @handles(ev.RoundStart)
@@ -276,7 +292,7 @@ class GameDuration(Rule["GameDuration.Settings", "GameDuration.State"]):
         graced = game.reminded and ctx.seconds_since(game.reminded_at or game.started) > rule.grace_seconds
         if rule.reading == "deadline" and elapsed > limit + rule.grace_seconds and graced:
             game.punished = True
-            host = ctx.state.players.get(game.host)
+            host = ctx.player(game.host)
             return ctx.punish(self.key, host, ctx.text("games.duration", game=game.name, minutes=rule.minutes)) if host else []
         if elapsed > limit and not game.reminded:
             game.reminded, game.reminded_at = True, now

@@ -49,67 +49,59 @@ class OnlyWardenKills(Rule["OnlyWardenKills.Settings", None]):
 
 
 class HalfMayDie(Rule["HalfMayDie.Settings", "HalfMayDie.State"]):
-    """000 Король «запрещено убивать больше половины от играющих в него заключённых» (of 7,
-    3) and Морской бой «до уничтожения половины заключенных… округление в сторону меньшего».
-    Both games end when half have died (the bookkeeping ends them), so a kill after that is
-    not the game's. A kill in the same volley (`volley_seconds` after the half was reached)
-    is still the game's in Король; in Морской бой the admiral's last cell may take more
-    than the half by the game's own rules (tag `cells`). Rebels' deaths are not the game's."""
+    """000 Король «В злом и добром короле запрещено убивать больше половины от играющих в
+    него заключённых» (of 7, 3): the game is its host's until he ends it or the round ends,
+    so every guard's kill in it counts, however long after the half; the host is punished
+    once per game when one passes the half. Rebels' deaths are not the game's, nor a
+    prisoner another prisoner killed, nor one jailcore slew. Морской бой (tag `cells`) ends
+    itself at the half (the bookkeeping ends it), and its last volley may take more by the
+    game's own rules («Н убивают всех, кто находится в выбранной клетке»)."""
 
     key = "games.deaths"
 
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "Король"
-        volley_seconds: int = 1
         ladder: Ladder = steps("warn", "teamswap")
 
     @attrs.define
     class State:
-        name: str = ""  # the game of half that reached its half this round
-        host: int = 0
-        playing: int = 0
-        died: int = 0
-        at: str = ""  # when it reached its half
-        punished: bool = False
+        punished: str = ""  # the start of the game its host was punished for: once a game
 
     @handles(ev.Killed)
     def died(self, ctx: Context, e: ev.Killed) -> list[Action]:
-        """Only the guards' kills count: the game's dead are those it sends to death, not a
-        prisoner another prisoner killed, nor one jailcore slew, nor a rebel."""
         s, mine = ctx.state, self.state
-        killer, victim = s.players.get(e.killer.userid), s.players.get(e.victim.userid)
+        killer, victim, game = s.players.get(e.killer.userid), s.players.get(e.victim.userid), s.game
         if victim is None or victim.team != T or killer is None or killer.team != CT or victim.userid in s.rebels:
             return []
-        game = s.game
-        if game is not None and "half" in game.tags and game.playing >= 2:
-            died = game.died + 1  # the bookkeeping counts this kill after the rules
-            if died >= game.playing // 2:
-                mine.name, mine.host, mine.playing, mine.died, mine.at, mine.punished = game.name, game.host, game.playing, died, s.time, False
+        if game is None or "half" not in game.tags or "cells" in game.tags or game.playing < 2 or s.specialday_name:
             return []
-        if game is not None or not mine.at or mine.punished or ctx.seconds_since(mine.at) > self.settings.volley_seconds:
+        died = game.died + 1  # the bookkeeping counts this kill after the rules
+        most = game.playing // 2
+        if died <= most or mine.punished == f"{game.started}|{game.host}":
             return []
-        found = ctx.offered_game(mine.name)
-        if found is not None and "cells" in found.tags:
-            return []
-        mine.died += 1
-        host = s.players.get(mine.host)
+        host = ctx.player(game.host)
         if host is None:
             return []
-        mine.punished = True
-        text = ctx.text("games.deaths", game=mine.name, died=mine.died, playing=mine.playing, most=mine.playing // 2)
-        return ctx.punish(self.key, host, text)
+        mine.punished = f"{game.started}|{game.host}"
+        return ctx.punish(self.key, host, ctx.text("games.deaths", game=game.name, died=died, playing=game.playing, most=most))
 
     def round_cleared(self, ctx: Context) -> None:
-        self.state.at, self.state.punished = "", False
+        self.state.punished = ""
 
 
 class GlobalSuicide(Rule["GlobalSuicide.Settings", None]):
+    """001 Глобальные 4 «Охране намеренно убивать себя»: «намеренно» is what the log cannot
+    see: a guard's own grenade or fire is no intent at all, and `world` is both the console's
+    `kill` and a fall, so an admin judges (`confirm = "admin"` by default)."""
+
     key = "games.global_suicide"
 
     @attrs.frozen
     class Settings(RuleSettings):
         ref: str = "Глобальные 4"
+        confirm: str = attrs.field(default="admin", metadata={"choices": ("admin", "none")})
+        unintended: tuple[str, ...] = ("hegrenade", "inferno", "molotov", "incgrenade", "env_explosion", "env_fire")
         ladder: Ladder = steps("kick", "ctban 30m")
 
     @handles(ev.Suicide)
@@ -118,4 +110,6 @@ class GlobalSuicide(Rule["GlobalSuicide.Settings", None]):
         seat = s.players[e.player.userid]
         if seat.userid in s.slain or seat.team != CT or s.game is None or "global" not in s.game.tags:
             return []  # our own slay is not a guard killing himself
+        if e.weapon in self.settings.unintended:
+            return []  # his own grenade: not «намеренно»
         return ctx.punish(self.key, seat, ctx.text("games.global_suicide", game=s.game.name))

@@ -1,7 +1,12 @@
 """A cap on standing prohibitions: 004 6.3 «Во время одной игры разрешается установить
 одновременно не более двух запретов» (only while a game runs: `only_during_game`), 001 ФД 3
-«Начальник может добавить 3 ограничения» (three on a freeday, no cap otherwise: `limit = 0`).
-The extra one is refused, the warden climbs his ladder, and everyone is told it is void."""
+«Начальник может добавить 3 ограничения» (three on a freeday, no cap otherwise: `limit = 0`;
+`freeday_added`: the three are those added in the freeday, not the ones standing before it).
+
+The ladder is the clause's: 004 6.3 «устное предупреждение → отмена лишнего запрета» is a
+warning first (the prohibition stands), the extra prohibition cancelled the next time
+(`ladder = ["warn", "cancel"]`). A ladder without a `cancel` step refuses every extra one
+(001 ФД 3 allows no fourth at all): the warden climbs it, and everyone is told it is void."""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ import attrs
 
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
-from jailcore.engine.rules.base import Rule, vetoes
+from jailcore.engine.rules.base import Rule, handles, vetoes
 from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.log import events as ev
 
@@ -23,17 +28,42 @@ class MaxProhibitions(Rule["MaxProhibitions.Settings", None]):
         limit: int = 2  # 0: no cap
         freeday_limit: int = 3  # on a freeday; 0: no cap
         only_during_game: bool = False
-        ladder: Ladder = steps("warn")
+        freeday_added: bool = False  # on a freeday, count only those added since it began
+        ladder: Ladder = steps("warn")  # refuses every extra one; 004 6.3's own is ["warn", "cancel"]
+
+    def _over(self, ctx: Context, standing: int) -> int:
+        """The cap this many standing prohibitions pass, or 0 when within it."""
+        s, rule = ctx.state, self.settings
+        limit = rule.freeday_limit if s.freeday else rule.limit
+        if s.freeday and rule.freeday_added:
+            standing -= s.before_freeday
+        if not limit or standing <= limit or (rule.only_during_game and s.game is None):
+            return 0
+        return limit
+
+    def _cancels(self, ctx: Context, e: ev.ProhibitionSet) -> bool:
+        ladder = self.settings.ladder
+        return "cancel" not in (step.action for step in ladder) or ctx.next_step(self.key, ctx.seat(e.player)).action == "cancel"
 
     @vetoes(ev.ProhibitionSet)
     def extra(self, ctx: Context, e: ev.ProhibitionSet) -> list[Action] | None:
         s, rule = ctx.state, self.settings
-        limit = rule.freeday_limit if s.freeday else rule.limit
-        if not limit or len(s.prohibitions) < limit or (rule.only_during_game and s.game is None):
-            return None
+        limit = self._over(ctx, len(s.prohibitions) + 1)
+        if not limit or not self._cancels(ctx, e):
+            return None  # within the cap, or the ladder's warning: it stands (see `warned`)
         seat = ctx.seat(e.player)
         out = ctx.punish(self.key, seat, ctx.text("prohibitions.max", count=len(s.prohibitions), limit=limit, text=e.text))
         index = len(s.prohibitions) + 1
         void = ctx.quoting(rule, ctx.text("prohibitions.cancelled", index=index, text=e.text))
         out.append(ctx.action("cancel", seat, self.key, rule.ref, void, index=index))
         return out
+
+    @handles(ev.ProhibitionSet)
+    def warned(self, ctx: Context, e: ev.ProhibitionSet) -> list[Action]:
+        """Past the cap, at a step before the ladder's cancel: warned, and it stands."""
+        s = ctx.state
+        limit = self._over(ctx, len(s.prohibitions))
+        if not limit:
+            return []
+        text = ctx.text("prohibitions.max.warned", count=len(s.prohibitions) - 1, limit=limit, text=e.text)
+        return ctx.punish(self.key, ctx.seat(e.player), text)

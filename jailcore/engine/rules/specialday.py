@@ -24,8 +24,8 @@ class SpecialDayCooldown(Rule["SpecialDayCooldown.Settings", None]):
     @vetoes(ev.SpecialDay)
     def too_soon(self, ctx: Context, e: ev.SpecialDay) -> list[Action] | None:
         s, rounds = ctx.state, self.settings.rounds
-        if s.specialday is None or s.round >= s.specialday + rounds:
-            return None
+        if s.specialday is None or s.round >= s.specialday + rounds or s.specialday_name is not None:
+            return None  # announced again in its own round: still the one day, judged once
         nxt = s.specialday + rounds
         text = ctx.text("specialday.cooldown", rounds=rounds, left=nxt - s.round, next=nxt)
         # The warden is punished, but the day is played in game all the same: the rules that

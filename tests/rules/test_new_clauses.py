@@ -1,0 +1,81 @@
+"""Clauses a machine can check that nothing enforced before issue 26: 001 Общие 18 (мат,
+оскорбления: put to an admin, with an editable word list), 004 4.8 (a killer explains in
+chat when his victim asks), and server A's own 001 clauses whose rules were written but off
+(Привилегии 3 / Хук 7, Глобальные 2, ПЗ 2, Дуэли 4)."""
+
+from __future__ import annotations
+
+from jailcore.config.config import Config
+from tests.lawful import ROOT
+from tests.logtext import run
+from tests.scenes import GUARD, WARDEN, setup
+
+A = '[server]\nrulebook = ["001", "000"]\n'
+B = '[server]\nrulebook = ["004", "000"]\n'
+
+
+def test_001_general_18_swearing_in_chat_is_put_to_an_admin():
+    """001 Общие 18 «Неадекватное поведение (Маты, оскорбления, споры, ссоры) [Кик/Бан до 3 часов]»."""
+    log, ts = setup()
+    log.say(ts[0], "ну ты и сука").say(ts[1], "норм раунд").say(ts[2], "барсук рубля")
+    actions, _ = run(A, log)
+    assert [(a.action, a.rule, a.ref, a.step, a.target.userid) for a in actions] == [
+        ("propose", "conduct.language", "Общие 18", "kick", ts[0].userid)]
+
+
+def test_001_general_18_the_word_list_is_the_servers():
+    log, ts = setup()
+    log.say(ts[0], "ты нубяра")
+    assert run(A, log)[0] == []
+    actions, _ = run(A + '[conduct.language]\nwords = ["нуб"]\n', log)
+    assert [a.rule for a in actions] == ["conduct.language"]
+
+
+def test_004_4_8_a_killer_who_does_not_explain_when_asked():
+    """004 4.8 «Охрана обязана объяснить причину убийства в чате, если заключённый требует
+    разъяснить причину своей смерти. … Наказание за отказ: перевод за ТТ → блокировка входа
+    за КТ на 30 минут.» An admin confirms on server B (the clause's abuse is his to judge)."""
+    log, ts = setup()
+    log.kill(GUARD, ts[0]).wait(5).say(ts[0], "за что??").wait(61).say(ts[1], "гг")
+    actions, _ = run(B, log)
+    assert [(a.action, a.rule, a.step, a.target.userid) for a in actions] == [("propose", "killing.explain", "teamswap", GUARD.userid)]
+    actions, _ = run(B + '[killing.explain]\nconfirm = "none"\n', log)
+    assert [(a.action, a.rule, a.target.userid) for a in actions] == [("teamswap", "killing.explain", GUARD.userid)]
+
+
+def test_004_4_8_an_answer_or_no_question_is_no_refusal():
+    log, ts = setup()
+    log.kill(GUARD, ts[0]).wait(5).say(ts[0], "почему?").wait(10).say(GUARD, "ты вышел из клетки").wait(70).say(ts[1], "гг")
+    log.kill(WARDEN, ts[1]).wait(80).say(ts[2], "гг")  # no question
+    log.kill(WARDEN, ts[2]).wait(200).say(ts[2], "за что?").wait(70).say(ts[3], "гг")  # asked too late
+    assert [a for a in run(B + '[killing.explain]\nconfirm = "none"\n', log)[0] if a.rule == "killing.explain"] == []
+
+
+def test_server_a_runs_its_rulebooks_written_clauses():
+    a = Config.from_toml(ROOT / "configs" / "server-a.toml", env={})
+    on = {k: a.rules[k].ref for k in ("conduct.game_privileges", "games.head_start", "lastrequest.one_wish", "lastrequest.duel_stakes",
+                                      "conduct.language", "fairness.guard_freekill", "games.repeat") if a.on(k)}
+    assert on == {"conduct.game_privileges": "Привилегии 3", "games.head_start": "Глобальные 2", "lastrequest.one_wish": "ПЗ 2",
+                  "lastrequest.duel_stakes": "Дуэли 4", "conduct.language": "Общие 18", "fairness.guard_freekill": "Охрана 11",
+                  "games.repeat": "Начальник обязан 5"}
+    b = Config.from_toml(ROOT / "configs" / "server-b.toml", env={})
+    assert b.on("killing.explain") and not a.on("killing.explain") and not b.on("conduct.language")
+
+
+def test_5_5_a_game_of_one_type_under_other_names():
+    """004 5.5 «не злоупотребляя однотипными играми»: Саймон, then Злой Саймон, then «simon»."""
+    log, _ = setup()
+    log.game(WARDEN, "Саймон говорит").round_end().round_start().warden(WARDEN).game(WARDEN, "Злой Саймон говорит")
+    log.round_end().round_start().warden(WARDEN).start_here().game(WARDEN, "simon")
+    actions, _ = run(B, log)
+    assert [(a.action, a.rule, a.ref) for a in actions] == [("warn", "games.repeat", "5.5")]
+
+
+def test_5_5_and_001_warden_5_the_same_order_a_third_round_running():
+    """004 5.5 «…и приказами»; 001 Начальник обязан 5 «РАЗНООБРАЗНЫЕ игры/приказы»."""
+    for cfg, ref in ((B, "5.5"), (A, "Начальник обязан 5")):
+        log, _ = setup()
+        log.order(WARDEN, "все в клетку").round_end().round_start().warden(WARDEN).order(WARDEN, "Все в клетку!")
+        log.round_end().round_start().warden(WARDEN).start_here().order(WARDEN, "все в клетку")
+        actions, _ = run(cfg, log)
+        assert [(a.action, a.rule, a.ref) for a in actions if a.rule == "games.repeat"] == [("warn", "games.repeat", ref)]
