@@ -16,9 +16,15 @@ bench:
 	@if [ -f bench/live_bench.py ]; then $(PYTHON) bench/live_bench.py; fi
 	$(PYTHON) bench/web_bench.py
 
-# The network on one box: N simulated servers, one jailcore process, one mosquitto (N=200 for the big one).
+# The network on one box: 200 simulated servers in one jailcore process at 50 lines/s each (one
+# mosquitto), then 1,000 at 10 lines/s over `jailcore run --workers 2`; N=... runs N servers alone.
 bench-net:
+ifdef N
 	$(PYTHON) bench/net_bench.py $(N)
+else
+	$(PYTHON) bench/net_bench.py 200 --seconds 20 --bans 8
+	$(PYTHON) bench/net_bench.py 1000 --workers 2 --rate 10 --no-mqtt --seconds 20 --bans 4
+endif
 
 # How long each admin command takes to its first output.
 bench-start:

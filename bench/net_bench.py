@@ -174,7 +174,66 @@ def percentile(samples: list[float], pct: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(len(ordered) * pct / 100) - 1))] * 1000
 
 
-async def main(n: int, seconds: float, bans: int) -> None:
+class WorkersRun:
+    """`jailcore run --workers W` as an admin starts it: a process tree, measured from /proc."""
+
+    def __init__(self, folder: str, workers: int, state: Path, n: int):
+        self.state, self.n = state, n
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.proc = subprocess.Popen([sys.executable, "-m", "jailcore", "run", "--workers", str(workers), "--config-dir", folder],
+                                     cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+
+    def ready(self) -> bool:
+        import sqlite3
+
+        try:
+            with sqlite3.connect(f"file:{self.state}?mode=ro", uri=True) as db:
+                return db.execute("SELECT COUNT(*) FROM link").fetchone()[0] >= self.n
+        except sqlite3.Error:
+            return False
+
+    def pids(self) -> list[int]:
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout
+        return [self.proc.pid, *map(int, out.split())]
+
+    def stats(self) -> tuple:
+        """(received: unknown here, dropped at the port: unknown, RSS MB, peak RSS MB, CPU seconds) of the whole tree."""
+        rss = cpu = 0.0
+        tick = os.sysconf("SC_CLK_TCK")
+        for pid in self.pids():
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+                cpu += (int(fields[11]) + int(fields[12])) / tick
+                with open(f"/proc/{pid}/statm") as fh:
+                    rss += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+            except OSError:
+                continue
+        return (None, 0, rss, rss, cpu)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+
+
+def replay_cost(lines: list[str]) -> float:
+    """Seconds of CPU a line costs the parser and the engine alone, as `jailcore replay` runs them."""
+    from jailcore.config.config import load
+    from jailcore.engine.engine import Engine
+    from jailcore.log.parse import LogParser
+
+    config = load('[server]\nname = "r"\nrulebook = "all"\n', "<bench>", {})
+    parser, engine = LogParser(), Engine(config)
+    records = [datetime.now().strftime("L %m/%d/%Y - %H:%M:%S: ").encode() + line.encode() for line in lines]
+    t0 = time.process_time()
+    for record in records:
+        event = parser.parse(record)
+        if event is not None:
+            engine.handle(event)
+    return (time.process_time() - t0) / len(records)
+
+
+async def main(n: int, seconds: float, bans: int, workers: int = 1, rate: int = RATE, mqtt: bool = True) -> None:
     mosquitto = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     lines = corpus_lines()
     with tempfile.TemporaryDirectory() as tmp:
@@ -196,24 +255,33 @@ async def main(n: int, seconds: float, bans: int) -> None:
                 path.write_text(
                     f'[server]\nname = "s{i:03d}"\nrulebook = "all"\n[rcon]\nport = {port}\npassword = "pw"\n'
                     f'[log]\nlisten = "{listen}"\nsecret = "{1000 + i}"\n[state]\npath = "{tmp}/network.sqlite3"\n'
-                    f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker_port}"\n',
+                    + (f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker_port}"\n' if mqtt else ""),
                     encoding="utf-8",
                 )
                 paths.append(str(path))
             spawn = mp.get_context("spawn")
-            parent, child = spawn.Pipe()
-            proc = spawn.Process(target=fleet_process, args=(child, paths), daemon=True)
-            proc.start()
-            procs.append(proc)
             loop = asyncio.get_running_loop()
             t_start = time.perf_counter()
-            log_port, served, refused = await loop.run_in_executor(None, parent.recv)
-            print(f"{served} servers in one jailcore process ({len(refused)} refused), up and on the broker in "
-                  f"{time.perf_counter() - t_start:.1f} s")
+            tree: WorkersRun | None = None
+            if workers > 1:
+                tree = WorkersRun(tmp, workers, Path(tmp) / "network.sqlite3", n)
+                while not tree.ready():
+                    await asyncio.sleep(0.2)
+                log_port = int(listen.rsplit(":", 1)[1])
+                print(f"{n} servers over {workers} worker processes (jailcore run --workers {workers}), up in {time.perf_counter() - t_start:.1f} s")
+                stats = tree.stats
+            else:
+                parent, child = spawn.Pipe()
+                proc = spawn.Process(target=fleet_process, args=(child, paths), daemon=True)
+                proc.start()
+                procs.append(proc)
+                log_port, served, refused = await loop.run_in_executor(None, parent.recv)
+                print(f"{served} servers in one jailcore process ({len(refused)} refused), up and on the broker in "
+                      f"{time.perf_counter() - t_start:.1f} s")
 
-            def stats() -> tuple:
-                parent.send("stats")
-                return parent.recv()
+                def stats() -> tuple:
+                    parent.send("stats")
+                    return parent.recv()
 
             # Everyone on every server, in the same order: the simulated servers number players alike.
             admins, guards = [], []
@@ -242,7 +310,7 @@ async def main(n: int, seconds: float, bans: int) -> None:
                 nonlocal sent
                 start, cursor = loop.time(), 0
                 while not stop_feed.is_set():
-                    due = int((loop.time() - start) * RATE)
+                    due = int((loop.time() - start) * rate)
                     stamp = datetime.now().strftime("L %m/%d/%Y - %H:%M:%S: ").encode()
                     while cursor < due:
                         for head, out in zip(heads, outs, strict=True):
@@ -280,26 +348,37 @@ async def main(n: int, seconds: float, bans: int) -> None:
             wall = time.perf_counter() - t0_wall
             await asyncio.sleep(1.5)
             after, extra = stats(), sum(sim._sent for sim in sims) - own_before
-            received = after[0] - before[0]
             kernel_drops = udp_receive_errors() - kernel_before
             fed = sent + extra
+            received = after[0] - before[0] if after[0] is not None else fed - kernel_drops
             lost = fed - received
-            print(f"fed {fed:,} real lines ({RATE}/s per server, {n * RATE:,}/s in all) over {wall:.1f} s; "
+            print(f"fed {fed:,} real lines ({rate}/s per server, {n * rate:,}/s in all) over {wall:.1f} s; "
                   f"received {received:,}, lost {max(0, lost):,}; dropped at the shared port {after[1] - before[1]}; "
-                  f"the kernel's UDP receive-buffer errors meanwhile (the whole box): {kernel_drops}")
+                  f"the kernel's UDP receive-buffer errors meanwhile (the whole box): {kernel_drops}"
+                  + ("" if tree is None else " (with workers, lost is what the kernel dropped: the parent keeps what a worker cannot take yet)"))
             if samples:
                 print(f"CT ban -> every other server's door ({bans} bans x {n - 1} servers = {len(samples)} doors, {missing} missed): "
                       f"p50 {percentile(samples, 50):.1f} ms, p99 {percentile(samples, 99):.1f} ms, max {max(samples) * 1000:.1f} ms")
-            parent.send("stalls")
-            worst, gcs, ngc = parent.recv()
-            print(f"the jailcore loop's longest stalls: {', '.join(f'{w * 1000:.0f}' for w in worst)} ms; "
-                  f"longest garbage collections: {', '.join(f'{g * 1000:.0f} (gen {n})' for g, n in gcs)} ms of {ngc}")
+            if tree is None:
+                parent.send("stalls")
+                worst, gcs, ngc = parent.recv()
+                print(f"the jailcore loop's longest stalls: {', '.join(f'{w * 1000:.0f}' for w in worst)} ms; "
+                      f"longest garbage collections: {', '.join(f'{g * 1000:.0f} (gen {n})' for g, n in gcs)} ms of {ngc}")
             if lost_bans:
                 print(f"bans that reached no other door: {', '.join(lost_bans)}")
             cpu = (after[4] - before[4]) / wall
             print(f"this process (the {n} simulated servers and the feed): CPU {(cpu_seconds() - bench_cpu) / wall * 100:.0f}% of one core")
-            print(f"jailcore process: RSS {after[2]:.0f} MB (peak {after[3]:.0f} MB), {after[2] / n:.2f} MB per server; "
-                  f"CPU {cpu * 100:.0f}% of one core")
+            print(f"jailcore {'process' if tree is None else 'processes (parent and workers)'}: RSS {after[2]:.0f} MB (peak {after[3]:.0f} MB), "
+                  f"{after[2] / n:.2f} MB per server; CPU {cpu * 100:.0f}% of one core")
+            live = (after[4] - before[4]) / max(received, 1)
+            replay = replay_cost(lines[:20_000])
+            print(f"cost per line: live {live * 1e6:.1f} us of CPU (everything the process does, over the lines it took), "
+                  f"replay {replay * 1e6:.1f} us (parser and engine alone): {live / replay:.1f}x")
+            if tree is not None:
+                tree.stop()
+                parent = None
+                print("(the floor is measured in the one-process run)")
+                return
 
             # The floor, in the same run: broker -> a bare relay -> one RCON write.
             floor_sim = SimServer(password="pw", shim="stand-in")
@@ -361,5 +440,8 @@ if __name__ == "__main__":
     parser.add_argument("servers", nargs="?", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the feed runs")
     parser.add_argument("--bans", type=int, default=8, help="in-game CT bans, each on the next server")
+    parser.add_argument("--workers", type=int, default=1, help="jailcore run --workers N (1: one process, measured from inside)")
+    parser.add_argument("--rate", type=int, default=RATE, help="lines per second per server")
+    parser.add_argument("--no-mqtt", action="store_true", help="no broker for the servers (a fleet's bans cross by the process, or the parent)")
     args = parser.parse_args()
-    run_loop(main(args.servers, args.seconds, args.bans))
+    run_loop(main(args.servers, args.seconds, args.bans, args.workers, args.rate, not args.no_mqtt))

@@ -227,7 +227,7 @@ def test_a_ct_ban_and_the_state_that_holds_it_are_written_before_its_command():
     (send,) = [e for e in sends(out) if e.audit == record.id]
     saves = [k for k, e in enumerate(out) if isinstance(e, Write) and isinstance(e.row, SaveState)]
     assert saves and saves[0] < out.index(send)  # one batch, one transaction: the row and the ban together
-    assert WARDEN.steamid in str(out[saves[0]].row.snapshot["ctbans"])
+    assert WARDEN.steamid in json.loads(out[saves[0]].row.snapshot)["ctbans"]
 
 
 ADVERTISING = '[conduct.advertising]\nconfirm = "admin"\nconfirm_minutes = 5\nladder = ["ban 0"]\n'

@@ -21,6 +21,7 @@ import logging
 import signal
 import sqlite3
 import sys
+import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -135,6 +136,8 @@ class Daemon:
         self._perform(self.session.handle(event, asyncio.get_running_loop().time()))
 
     def _perform(self, effects: list[fx.Effect]) -> None:
+        if not effects:
+            return  # most lines: nothing to do, nothing changed for `idle`
         rows: list[fx.Row] = []
         for e in effects:
             if isinstance(e, fx.Write):
@@ -142,8 +145,8 @@ class Daemon:
                 continue
             if rows:
                 self._seq, rows = self.writer.submit(rows), []
-            if isinstance(e, fx.Send):
-                self._held.append((self._seq, e))
+            if isinstance(e, fx.Send):  # after its own row; one with no row (the display, a ban at the door) waits for none
+                self._held.append((self._seq if e.audit is not None else 0, e))
             elif isinstance(e, fx.Publish):
                 if self.mqtt is not None and e.state:
                     self.mqtt.publish_state(e.payload)
@@ -216,8 +219,11 @@ class Daemon:
         """A CT ban for the rest of the network, as the session tells one (MQTT, this process)."""
         self._perform([fx.TellPeers(ban)])
 
-    def poll_requests(self) -> None:
+    def poll_requests(self, cheap: bool = False) -> None:
+        """The admins' rows for this server, to the session; `cheap`: only if the store says one waits."""
         try:
+            if cheap and not self.session.desk.applied and not self.store.waiting(self.server):
+                return
             self.inbox.put(self.store.admin_requests(self.server))
         except sqlite3.Error as exc:
             self.store_failed(exc)
@@ -268,7 +274,7 @@ class Daemon:
 
     async def _requests(self) -> None:
         while True:
-            self.poll_requests()
+            self.poll_requests(cheap=True)
             await asyncio.sleep(self.requests_interval)
 
     async def _watch_config(self) -> None:
@@ -332,15 +338,11 @@ class Daemon:
         unless `listen` is False and the caller routes its datagrams to `self.udp`), the
         tasks under one supervisor, RCON; on the way out the tasks stop first, then the
         session says goodbye, its rows are written, and RCON is closed."""
-        loop = asyncio.get_running_loop()
-
-        def written(durable: int, error: BaseException | None, note: str | None) -> None:  # on the writer's thread
-            loop.call_soon_threadsafe(self._written, durable, error, note)
-
-        self.writer.listen(written)
+        readers = _readers(self.writer, asyncio.get_running_loop())
+        readers.append(self)
         try:
             async with AsyncExitStack() as stack:
-                stack.push_async_callback(self._at_stop, written)
+                stack.push_async_callback(self._at_stop, readers)
                 if listen and not self.config.log_file:
                     try:
                         transport, self.log_port = await listen_udp(self.config.log_listen, self.udp)
@@ -378,9 +380,9 @@ class Daemon:
         if self.mqtt is not None:
             await self.mqtt.drain(1.0)
 
-    async def _at_stop(self, written: Callable[..., None]) -> None:
+    async def _at_stop(self, readers: list[Daemon]) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self._finish_writes)
-        self.writer.unlisten(written)
+        readers.remove(self)
         self._keep_mqtt()
         await self.client.close()
         self.lock.release()
@@ -430,6 +432,31 @@ class Daemon:
             return
         self.task_failures.append(f"callback: {exc!r}" if exc else str(context.get("message")))
         log.error("unexpected error: %s", context.get("message"), exc_info=exc)
+
+
+_READERS: weakref.WeakKeyDictionary[Writer, list[Daemon]] = weakref.WeakKeyDictionary()
+
+
+def _readers(writer: Writer, loop: asyncio.AbstractEventLoop) -> list[Daemon]:
+    """The daemons of this loop that write through `writer`: its thread wakes the loop once a
+    commit and the news goes to each of them there (not one wake-up a server)."""
+    readers = _READERS.get(writer)
+    if readers is None:
+        readers = _READERS[writer] = []
+
+        def news(durable: int, error: BaseException | None, note: str | None) -> None:  # on the writer's thread
+            loop.call_soon_threadsafe(_tell, readers, durable, error, note)
+
+        writer.listen(news)
+    return readers
+
+
+def _tell(readers: list[Daemon], durable: int, error: BaseException | None, note: str | None) -> None:
+    quiet = error is None and note is None
+    for daemon in list(readers):
+        if quiet and not daemon._held and daemon.idle.is_set() and len(daemon.writer.failures) == daemon._failures_seen:
+            continue  # nothing of this server waited for the disk: a big fleet's commits wake only those they concern
+        daemon._written(durable, error, note)
 
 
 async def _until(event: asyncio.Event, timeout: float | None) -> None:

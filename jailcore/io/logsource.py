@@ -19,6 +19,7 @@ import ipaddress
 import logging
 import os
 import socket
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -191,7 +192,8 @@ async def listen_udp(listen: str, proto: asyncio.DatagramProtocol, buffer: int =
     sock = transport.get_extra_info("socket")
     # Room for a burst (a round end writes dozens of lines at once) and for the loop's
     # longest stall; the kernel caps it at net.core.rmem_max, except for root (FORCE).
-    for option in (getattr(socket, "SO_RCVBUFFORCE", None), socket.SO_RCVBUF):
+    # Python's socket module does not name SO_RCVBUFFORCE: Linux's number is 33.
+    for option in (getattr(socket, "SO_RCVBUFFORCE", 33 if sys.platform.startswith("linux") else None), socket.SO_RCVBUF):
         if option is None:
             continue
         try:

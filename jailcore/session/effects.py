@@ -54,12 +54,13 @@ class MarkSent:
 
 @attrs.frozen(slots=True)
 class SaveState:
-    """The engine's snapshot and the standing `status` shows, for one server, in one
-    transaction; the writer encodes them (off the loop) and skips an unchanged snapshot."""
+    """The engine's snapshot and the standing `status` shows, for one server, as JSON text, in
+    one transaction. Text, not the dicts: a tree of dicts waiting in the writer's queue would
+    outlive the young generations and make the collector walk every server's state again."""
 
     server: str
-    snapshot: dict[str, Any]
-    standing: dict[str, Any]
+    snapshot: str
+    standing: str
     when: str
 
 

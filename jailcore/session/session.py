@@ -16,6 +16,7 @@ come; nothing here calls back into it, reads a clock or touches a socket or a fi
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -61,6 +62,10 @@ OFFLINE = kinds_that("offline")  # by steamid: whoever is online
 FEED = kinds_that("feed")  # what the admins online are told of
 PROPOSALS = frozenset({"propose", "lapse"})
 LINK_HEARTBEAT = 5.0  # seconds between link rows while nothing changes: `status` reads their age
+# Seconds between snapshots while only plain lines changed the state (the time, who is online):
+# a round, a decision, a ban or an admin's word is saved at the next tick. A snapshot of every
+# server at every tick was most of a big fleet's work and all of its collector's.
+SNAPSHOT_EVERY = 2.0
 STATUS_KEY = "status"  # the outbox key of the `jb_status` request
 
 
@@ -113,13 +118,15 @@ class Session:
         self.wall = ""
         self.epoch = 0  # round ends this process has seen: a round-bound command expires once one passed
         self._round = (self.engine.state.round, self.engine.state.round_open)
-        self.dirty = True  # the first save shows this server to `status`, before any line
+        self.dirty = True  # a change to save at the next tick (the first shows this server to `status`, before any line)
+        self.drift = False  # only plain lines changed the state: saved within SNAPSHOT_EVERY
         self.proposals: dict[int, int] = {}  # the engine's proposal number -> its audit id
         self.link = "closed"
         self.drops = ""
         self.shim_missing = False
         self.stopped = False
         self._save_due = 0.0
+        self._snapshot_due = 0.0
         self._line_at: float | None = None  # when the last line came (or the session started): the log's clock runs on from it
         self._link_row: tuple[str, int, str | None, str] | None = None
         self._link_written = float("-inf")
@@ -172,10 +179,13 @@ class Session:
         except Exception:  # an engine bug on one line must not stop enforcement
             log.exception("the engine failed on %r; the line is skipped", record.data[:300])
             return []
-        self.dirty = True
         s = self.engine.state
         self._line_at = self.now
         ended = self._round[1] and (not s.round_open or s.round != self._round[0])
+        if self._round != (s.round, s.round_open) or any(a.action == "propose" for a in actions):
+            self.dirty = True  # a round, a proposal waiting for an admin: saved at the next tick
+        else:
+            self.drift = True  # within SNAPSHOT_EVERY; a CT ban goes with its row (`record`)
         self._round = (s.round, s.round_open)
         if ended:
             self.epoch += 1
@@ -424,7 +434,7 @@ class Session:
         if self.now < self._save_due:
             return out
         self._save_due = self.now + self.save_interval
-        saved = self.dirty
+        saved = self.dirty or (self.drift and self.now >= self._snapshot_due)
         if saved:
             out.append(self.save())
         if self._lines:
@@ -453,8 +463,10 @@ class Session:
         return self.carry_out(lapsed) if lapsed else []
 
     def save(self) -> Write:
-        self.dirty = False
-        return Write(SaveState(self.server, self.engine.snapshot(), self._standing(), self.engine.state.time or ""))
+        self.dirty = self.drift = False
+        self._snapshot_due = self.now + SNAPSHOT_EVERY
+        snapshot = json.dumps(self.engine.snapshot(), ensure_ascii=False)
+        return Write(SaveState(self.server, snapshot, json.dumps(self._standing(), ensure_ascii=False), self.engine.state.time or ""))
 
     def _keep_lines(self) -> Write:
         lines, self._lines = tuple(self._lines), []

@@ -20,14 +20,16 @@ import time as clock
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.logtime import plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
-from jailcore.session import effects as fx
-from jailcore.session import inputs as si
+
+if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes, so `tail` and `ctban list` start at once
+    from jailcore.session import effects as fx
+    from jailcore.session import inputs as si
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS state (
@@ -159,6 +161,8 @@ class Store:
         self._audit_seen = (-1, 0)  # (total_changes, newest audit id) when last asked
         self._prune_due = 0.0
         self._saved: dict[str, str] = {}  # server -> the snapshot this connection last wrote
+        self._waiting: set[str] = set()
+        self._waiting_at = float("-inf")
 
     def _open(self) -> None:
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -317,6 +321,8 @@ class Store:
             self.write_row(row)
 
     def write_row(self, row: fx.Row) -> None:
+        from jailcore.session import effects as fx  # in sys.modules after the first row: a dict look-up
+
         kind = type(row)
         if kind is fx.Record:
             self.record(row.server, row.action, row.day, row.command, row.status, row_id=row.id)  # type: ignore[union-attr]
@@ -344,12 +350,11 @@ class Store:
             raise StoreError(f"not a row the store writes: {row!r}")
 
     def _save(self, row: fx.SaveState) -> None:
-        """A snapshot written only when it changed since this connection last wrote it; the
-        JSON is made here, on the writer's thread, not on the loop."""
-        text = json.dumps(row.snapshot, ensure_ascii=False)
+        """A snapshot written only when it changed since this connection last wrote it."""
+        text = row.snapshot
         if self._saved.get(row.server) == text:
             return
-        self.save_standing(row.server, json.dumps(row.standing, ensure_ascii=False), row.when)
+        self.save_standing(row.server, row.standing, row.when)
         self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
                     "ON CONFLICT(server) DO UPDATE SET snapshot = excluded.snapshot, updated = excluded.updated",
                     (row.server, text, row.when))
@@ -383,13 +388,28 @@ class Store:
 
     def resume(self, server: str) -> si.Resume:
         """What a server's last process left: its pending rows and its proposals still waiting."""
+        from jailcore.session import inputs as si
+
         pending = tuple(si.Pending(r["id"], r["command"], json.loads(r["detail"]), r["reply"] == SENT) for r in self.pending_rows(server))
         rows = self.db.execute("SELECT id, json_extract(detail, '$.index') AS number FROM audit "
                                "WHERE server = ? AND action = 'propose' AND status = 'proposed' ORDER BY id", (server,))
         return si.Resume(pending, tuple((int(r["number"] or 0), int(r["id"])) for r in rows))
 
+    def waiting(self, server: str, fresh: float = 0.2) -> bool:
+        """Whether any admin's row waits for this server: one query a `fresh` interval for every
+        server of the file, not three a server at every poll of a big fleet."""
+        now = clock.monotonic()
+        if now - self._waiting_at > fresh:
+            self._waiting_at = now
+            self._waiting = {r[0] for r in self.db.execute(
+                "SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
+                "UNION SELECT server FROM answers WHERE applied_at IS NULL")}
+        return server in self._waiting
+
     def admin_requests(self, server: str) -> si.AdminRequests:
         """The admins' rows not yet applied for one server, typed, in order."""
+        from jailcore.session import inputs as si
+
         pardons, bans = self.requests(server)
         return si.AdminRequests(
             tuple(si.PardonRow(r["id"], r["action_id"], r["by"], r["reason"], r["detail"]) for r in pardons),
