@@ -25,7 +25,7 @@ import threading
 import time as clock
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import unquote, urlsplit
 
 import attrs
@@ -42,6 +42,10 @@ from jailcore.store.journal import Journal, Op
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import WritesRows
 from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError, kept_line
+
+if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes
+    from jailcore.session import effects as fx
+    from jailcore.session import inputs as si
 
 SCHEMA_VERSION = 1
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
@@ -606,6 +610,8 @@ class MariaStore(WritesRows):
 
     def resume(self, server: str) -> si.Resume:
         """What a server's last process left: its pending rows and its proposals still waiting."""
+        from jailcore.session import inputs as si
+
         pending = tuple(si.Pending(r["id"], r["command"], json.loads(r["detail"]), r["reply"] == SENT) for r in self.pending_rows(server))
         rows = self._rows("SELECT id, JSON_VALUE(detail, '$.index') AS number FROM audit "
                           "WHERE server = ? AND action = 'propose' AND status = 'proposed' ORDER BY seq", (server,))
@@ -629,6 +635,8 @@ class MariaStore(WritesRows):
 
     def admin_requests(self, server: str) -> si.AdminRequests:
         """The admins' rows not yet applied for one server, typed, in order; none while the server is away."""
+        from jailcore.session import inputs as si
+
         pardons, bans = self.requests(server)
         return si.AdminRequests(
             tuple(si.PardonRow(r["id"], r["action_id"], r["by"], r["reason"], r["detail"]) for r in pardons),

@@ -4,10 +4,12 @@ writes: one dispatch for every backend, so SQLite and MariaDB write the same row
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jailcore.log.errors import StateError
-from jailcore.session import effects as fx
+
+if TYPE_CHECKING:  # imported where rows are written, so that a command that only reads starts at once
+    from jailcore.session import effects as fx
 
 
 class WritesRows:
@@ -20,6 +22,8 @@ class WritesRows:
             self.write_row(row)
 
     def write_row(self, row: fx.Row) -> None:
+        from jailcore.session import effects as fx  # in sys.modules after the first row: a dict look-up
+
         me: Any = self
         if isinstance(row, fx.Record):
             me.record(row.server, row.action, row.day, row.command, row.status, row_id=row.id)
