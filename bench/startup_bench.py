@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT))  # measure the checkout this file is in, not an in
 from jailcore.config.config import load  # noqa: E402
 from jailcore.engine.engine import Engine  # noqa: E402
 from jailcore.engine.state import dump  # noqa: E402
-from jailcore.io.daemon import saved_standing  # noqa: E402
 from jailcore.log.parse import LogParser  # noqa: E402
+from jailcore.session.session import standing as saved_standing  # noqa: E402
 from jailcore.store.sqlite import Store  # noqa: E402
 
 RUNS = 9
