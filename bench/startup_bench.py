@@ -23,10 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # measure the checkout this file is in, not an installed copy
 
 from jailcore.config.config import load  # noqa: E402
-from jailcore.engine.engine import Engine  # noqa: E402
 from jailcore.engine.state import dump  # noqa: E402
 from jailcore.log.parse import LogParser  # noqa: E402
-from jailcore.session.session import standing as saved_standing  # noqa: E402
+from jailcore.session.session import Session  # noqa: E402
 from jailcore.store.sqlite import Store  # noqa: E402
 
 RUNS = 9
@@ -44,17 +43,23 @@ LINES = [
 ]
 
 
+class Ids:
+    last = 0
+
+
 def make_database(path: Path) -> None:
     """Two servers' saved state and standing, written as the daemon writes them."""
     store = Store(path)
     config = load('[server]\nrulebook = "all"\n', "<bench>", {})
     for server in ("north", "south"):
-        engine, parser = Engine(config), LogParser()
+        session, parser = Session(config, None, Ids()), LogParser()
+        engine = session.engine
         for line in "\n".join(LINES).splitlines():
             event = parser.parse(line)
             if event is not None:
                 engine.handle(event)
-        store.save_standing(server, json.dumps(saved_standing(engine, config), ensure_ascii=False), engine.state.time)
+        # the standing exactly as the daemon's session saves it beside the snapshot
+        store.save_standing(server, json.dumps(session._standing(), ensure_ascii=False), engine.state.time)
         store.save_state(server, dump(engine.state), engine.state.time)
     store.commit()
     store.close()

@@ -605,7 +605,6 @@ class Season:
     def lawful_games(self) -> list:
         cfg, out = self.cfg, []
         prisoners, alive = len(self.ts), len(self.team("TERRORIST", True))
-        w = self.warden
         for game in cfg.catalogue:
             if cfg.on("games.online_limit") and any(
                 (game.named(limit.games) or (limit.tag and limit.tag in game.tags)) and prisoners > limit.more_than
@@ -619,12 +618,18 @@ class Season:
                 continue
             if "chat" in game.tags and cfg.on("games.gagged") and any(self.players[u].team == "TERRORIST" for u in self.gagged if u in self.players):
                 continue
-            if cfg.on("games.repeat"):  # 004 5.5 «однотипными»: a game's type, whatever it is called
-                last = self.streak.get(w.steamid)
-                if last and last[0] == game.kind and last[1] == self.round - 1 and last[2] >= cfg.rules["games.repeat"].in_a_row:
-                    continue
+            if self.too_often(game):
+                continue
             out.append(game)
         return out
+
+    def too_often(self, game) -> bool:
+        """004 5.5 «однотипными» / 001 Начальник обязан 5: the warden's game of this type a
+        third round running, whatever he calls it."""
+        if not self.cfg.on("games.repeat") or self.warden is None:
+            return False
+        last = self.streak.get(self.warden.steamid)
+        return bool(last and last[0] == game.kind and last[1] == self.round - 1 and last[2] >= self.cfg.rules["games.repeat"].in_a_row)
 
     def typed(self, name: str) -> str:
         """The same game under other names: its own, another case, «играем в», an alias."""
@@ -659,7 +664,7 @@ class Season:
         if cfg.on("calendar.global_games") and rnd.random() < 0.05:
             # 001 Глобальные 1 «Смотритель может дать разрешение на провождение более 2х игр»
             log.trig(self.admin, "jb_game_approve", ' (game "Прятки")')
-            games = [g for g in cfg.catalogue if g.name == "Прятки"]
+            games = [g for g in cfg.catalogue if g.name == "Прятки" and not self.too_often(g)]
         if not games:
             return
         same = [g for g in games if g.name == self.last_game]

@@ -252,3 +252,83 @@ async def test_jailcore_run_started_while_the_broker_is_away_delivers_in_order(t
             await sim.stop()
     pending = [m["id"] for m in got if m.get("rule") == "prohibitions.max" and m["status"] == "pending"]
     assert len(pending) == 6 and pending == sorted(pending)
+
+
+def _blocks(kind: str) -> list[str]:
+    text = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    return [part.split("```", 1)[0] for part in text.split(f"```{kind}\n")[1:]]
+
+
+@needs_broker
+async def test_the_documented_mosquitto_config_holds_passwords_acl_and_tls(tmp_path):
+    """docs/security.md's three blocks, pasted (with a test's paths and port): TLS, no anonymous
+    client, each daemon writes only its topics, the viewer only reads."""
+    import shutil
+    import ssl
+
+    from tests.test_mqtt import MOSQUITTO, free_port
+
+    if shutil.which("mosquitto_passwd") is None or shutil.which("openssl") is None:
+        import pytest
+
+        pytest.skip("mosquitto_passwd and openssl are needed")
+    port = free_port()
+    (conf,), (acl,), (commands,) = _blocks("conf"), _blocks("acl"), _blocks("sh")
+    paths = {"/etc/mosquitto/certs/": f"{tmp_path}/", "/etc/mosquitto/": f"{tmp_path}/", "/var/lib/mosquitto/": f"{tmp_path}/",
+             "listener 8883": f"listener {port} 127.0.0.1", "DNS:broker.lan": "IP:127.0.0.1"}
+    for old, new in paths.items():
+        conf, commands = conf.replace(old, new), commands.replace(old, new)
+    (tmp_path / "jailcore.acl").write_text(acl, encoding="utf-8")
+    if os.geteuid() == 0:  # a test's files are root's: a broker started as root must not drop to the mosquitto user
+        conf += "user root\n"
+    (tmp_path / "mosquitto.conf").write_text(conf, encoding="utf-8")
+    for line in commands.replace("\\\n", " ").splitlines():
+        if line.startswith("mosquitto_passwd"):
+            user = line.split()[-1]
+            args = ["mosquitto_passwd", "-b", *(["-c"] if " -c " in line else []), f"{tmp_path}/passwd", user, f"pw-{user}"]
+            subprocess.run(args, check=True, capture_output=True, timeout=30)
+        elif line.startswith("openssl"):
+            subprocess.run(line, shell=True, check=True, capture_output=True, timeout=60)
+    process = subprocess.Popen([MOSQUITTO, "-c", str(tmp_path / "mosquitto.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        tls = ssl.create_default_context(cafile=str(tmp_path / "broker.crt"))
+
+        def client(user: str | None, ident: str) -> aiomqtt.Client:
+            return aiomqtt.Client("127.0.0.1", port, username=user, password=f"pw-{user}" if user else None, tls_context=tls,
+                                  identifier=ident, timeout=5)
+
+        for _ in range(100):
+            try:
+                async with client("viewer", "probe"):
+                    break
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.1)
+        got: list = []
+        async with client("jail-a", "jailcore-jail-a") as a:
+            await a.subscribe(CTBANS, qos=1)
+            async with client("viewer", "v") as viewer:  # the viewer may read, never write a ban
+                await viewer.publish(CTBANS, json.dumps(ban("STEAM_1:0:1", "v")), qos=1)
+            async with client("jail-b", "jailcore-jail-b") as b:
+                await b.publish(CTBANS, json.dumps(ban("STEAM_1:0:2", "b")), qos=1)
+
+            async def read() -> None:
+                async for m in a.messages:
+                    got.append(json.loads(m.payload))
+            try:
+                await asyncio.wait_for(read(), 2)
+            except TimeoutError:
+                pass
+        assert [m["id"] for m in got] == ["b"]
+        try:
+            async with client(None, "anonymous"):
+                raise AssertionError("an anonymous client was let in")
+        except aiomqtt.MqttError:
+            pass
+        try:
+            async with aiomqtt.Client("127.0.0.1", port, username="viewer", password="pw-viewer", identifier="plain", timeout=3):
+                raise AssertionError("a client without TLS was let in")
+        except aiomqtt.MqttError:
+            pass
+    finally:
+        process.terminate()
+        process.wait(10)

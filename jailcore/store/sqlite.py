@@ -20,14 +20,16 @@ import time as clock
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.logtime import plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
-from jailcore.session import effects as fx
-from jailcore.session import inputs as si
+
+if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes, so `tail` and `ctban list` start at once
+    from jailcore.session import effects as fx
+    from jailcore.session import inputs as si
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS state (
@@ -319,6 +321,8 @@ class Store:
             self.write_row(row)
 
     def write_row(self, row: fx.Row) -> None:
+        from jailcore.session import effects as fx  # in sys.modules after the first row: a dict look-up
+
         kind = type(row)
         if kind is fx.Record:
             self.record(row.server, row.action, row.day, row.command, row.status, row_id=row.id)  # type: ignore[union-attr]
@@ -384,6 +388,8 @@ class Store:
 
     def resume(self, server: str) -> si.Resume:
         """What a server's last process left: its pending rows and its proposals still waiting."""
+        from jailcore.session import inputs as si
+
         pending = tuple(si.Pending(r["id"], r["command"], json.loads(r["detail"]), r["reply"] == SENT) for r in self.pending_rows(server))
         rows = self.db.execute("SELECT id, json_extract(detail, '$.index') AS number FROM audit "
                                "WHERE server = ? AND action = 'propose' AND status = 'proposed' ORDER BY id", (server,))
@@ -402,6 +408,8 @@ class Store:
 
     def admin_requests(self, server: str) -> si.AdminRequests:
         """The admins' rows not yet applied for one server, typed, in order."""
+        from jailcore.session import inputs as si
+
         pardons, bans = self.requests(server)
         return si.AdminRequests(
             tuple(si.PardonRow(r["id"], r["action_id"], r["by"], r["reason"], r["detail"]) for r in pardons),
