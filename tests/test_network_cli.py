@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from contextlib import asynccontextmanager
 
 import aiomqtt
@@ -200,3 +201,17 @@ async def test_status_of_an_empty_broker(mosquitto):
     proc = await jailcore("status", "--mqtt", f"mqtt://127.0.0.1:{mosquitto.port}")
     code, err = await ended(proc)
     assert code == 1 and "no server found in the MQTT broker's retained jailcore/+/state" in err
+
+
+async def test_tail_with_the_network_key_shows_only_signed_actions(mosquitto, monkeypatch):
+    from jailcore.log.inbound import seal
+
+    key = "k3y-of-the-network-0123456789abcdef"
+    monkeypatch.setenv("JAILCORE_NETWORK_KEY", key)
+    async with tail(mosquitto.port, "--count", "1") as proc:
+        forged = published("north", 11, "pending", SLAY)
+        signed = seal(published("north", 12, "pending", WARN), key.encode(), "north", int(time.time() * 1000))
+        await publish(mosquitto.port, ("jailcore/north/actions", forged), ("jailcore/north/actions", signed))
+        shown = await line(proc.stdout)
+        code, err = await ended(proc)
+    assert shown.startswith("#12 ") and code == 0 and "unsigned" in err

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sqlite3
 import sys
 import time
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from jailcore.cli.tail import coloured, json_line, mqtt_target, paint, safe
+from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, paint, safe
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
 from jailcore.store.audit import DAYS, AuditError, ban_left, connect, database, open_proposals
@@ -174,7 +173,7 @@ def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[st
 
     out: list[dict] = []
     refused = Refusals("a retained state", say=lambda _: None)
-    key = next((c.network_key for c in configs.values() if c.network_key), os.environ.get("JAILCORE_NETWORK_KEY", "")).encode()
+    key = network_key(argparse.Namespace(), list(configs.values()))
     for topic, payload in retained(url, STATES, tls):
         if not payload:  # a cleared retained message
             continue

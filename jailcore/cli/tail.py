@@ -212,6 +212,19 @@ def mqtt_target(args: argparse.Namespace, who: str) -> tuple[str, dict]:
     return url, dict(config.mqtt_tls) if config else {}
 
 
+def network_key(args: argparse.Namespace, configs: list | None = None) -> bytes:
+    """The network's key, to show only messages signed with it: JAILCORE_NETWORK_KEY, else the
+    first config (given, or `--config`) that has one; empty when none does."""
+    if os.environ.get("JAILCORE_NETWORK_KEY"):
+        return os.environ["JAILCORE_NETWORK_KEY"].encode()
+    if configs is None:
+        from jailcore.config.config import Config
+
+        paths = getattr(args, "config", None) or []
+        configs = [Config.from_toml(p) for p in ([paths] if isinstance(paths, str) else paths)]
+    return next((c.network_key for c in configs if c.network_key), "").encode()
+
+
 def json_object(payload: bytes) -> dict:
     """A message's JSON object; ValueError for anything else (a broker carries what anyone publishes)."""
     data = json.loads(payload)
@@ -237,6 +250,7 @@ class Network:
         from jailcore.log.inbound import Refusals  # the network's shapes: only for --mqtt
 
         self.refused = Refusals("an action message", say=lambda _: None)
+        self.key = network_key(args)  # given, only the network's own messages are shown
 
     def row(self, topic: str, payload: bytes) -> tuple[sqlite3.Row, dict | None] | None:
         """The message as an audit row and its pardon, or None when the filters leave it out
@@ -245,7 +259,7 @@ class Network:
         from jailcore.log.shapes import action_message
 
         try:
-            msg = read_message(payload, action_message, self.refused, topic)
+            msg = read_message(payload, action_message, self.refused, topic, self.key, int(time.time() * 1000))
             if msg is None:
                 self.skipped += 1
                 return None
