@@ -143,9 +143,12 @@ def from_database(path: Path, configs: Mapping[str, Config], only: set[str] | No
 
 
 def _owed(db: sqlite3.Connection, server: str) -> list[dict]:
-    """Punishments decided for players who had left (`owed`), not carried out nor expired yet."""
+    """Punishments decided for players who had left (`owed`), not carried out nor expired yet:
+    those that wait for his return (an owed CT ban or autoslay is held by SteamID already, at
+    the door and at the round start, and listed with the CT bans)."""
     rows = db.execute("SELECT id, time, action, name, steamid, rule, ref FROM audit WHERE server = ? AND status = 'owed' "
-                      "AND (reply IS NULL OR reply = '') ORDER BY id", (server,)).fetchall()
+                      "AND action IN ('warn', 'slay', 'teamswap', 'kick') AND (reply IS NULL OR reply = '') ORDER BY id",
+                      (server,)).fetchall()
     return [dict(r) for r in rows]
 
 
