@@ -128,6 +128,7 @@ def from_database(path: str, configs: Mapping[str, Config], only: set[str] | Non
             out.append(standing(s.server, state, s.config, _link(db, s.server), label))
         for item in out:
             item["proposals"] = open_proposals(db, item["server"])
+            item["owed"] = _owed(db, item["server"])
         out.sort(key=lambda s: s["server"])
         missing = sorted((only or set()) - {s.server for s in saved} - set(ready))
         if missing:
@@ -137,6 +138,13 @@ def from_database(path: str, configs: Mapping[str, Config], only: set[str] | Non
         return out
     finally:
         db.close()
+
+
+def _owed(db: Reader, server: str) -> list[dict]:
+    """Punishments decided for players who had left (`owed`), not carried out nor expired yet:
+    those that wait for his return (an owed CT ban or autoslay is held by SteamID already, at
+    the door and at the round start, and listed with the CT bans)."""
+    return db.owed(server)
 
 
 _LINK = ("rcon", "outbox", "last_line", "mode", "updated", "daemon", "dropped")
@@ -282,6 +290,11 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     lines.append(_bans(s, colour))
     if s.get("proposals"):  # from a state database; the broker's retained state does not carry them
         lines.append(_proposals(s["proposals"], colour))
+    if s.get("owed"):
+        owed = s["owed"]
+        lines.append(paint(f"  owed by players who left: {len(owed)} (carried out when they return)", "35", colour))
+        lines += [safe(f"    #{o['id']} {o['action']} {o['name'] or '?'} {o['steamid'] or ''} [{o['ref'] or '-'} {o['rule']}] "
+                       f"{str(o['time']).replace('T', ' ')}") for o in owed[:10]]
     return "\n".join(lines)
 
 

@@ -356,6 +356,12 @@ class Reader:
         steps = json.loads(got[0]["state"]).get("ladder_steps") if got else None
         return steps if isinstance(steps, dict) else None
 
+    def owed(self, server: str) -> list[Row]:
+        """A server's punishments decided for players who had left and waiting for their return
+        (a warning, slay, move or kick), oldest first."""
+        return self.rows("SELECT id, time, action, name, steamid, rule, ref FROM audit WHERE server = ? AND status = 'owed' "
+                         "AND action IN ('warn', 'slay', 'teamswap', 'kick') AND (reply IS NULL OR reply = '') ORDER BY id", (server,))
+
     def link(self, server: str) -> Row | None:
         """How the server's daemon stands (its `link` row), None if it never wrote one."""
         got = self._rows_or_none("SELECT * FROM link WHERE server = ?", (server,))
