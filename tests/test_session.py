@@ -11,7 +11,19 @@ from jailcore.engine.actions import Action
 from jailcore.log.parse import records
 from jailcore.session import inputs as i
 from jailcore.session.effects import (
-    Applied, AskAnswer, DropLink, KeepLines, Mark, MarkSent, Publish, Record, SaveLink, SaveState, Send, TellPeers, Write,
+    Applied,
+    AskAnswer,
+    DropLink,
+    KeepLines,
+    Mark,
+    MarkSent,
+    Publish,
+    Record,
+    SaveLink,
+    SaveState,
+    Send,
+    TellPeers,
+    Write,
 )
 from jailcore.session.session import Ids, IdsExhausted, Session
 from tests.logtext import Log, config
