@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # measure the checkout this file is in, not an installed copy
 
-from jailcore.io.daemon import run_loop  # noqa: E402
+from jailcore.io.process import run_loop  # noqa: E402
 from jailcore.sim.simserver import SimServer  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -18,13 +18,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import signal
 import sqlite3
 import sys
 import weakref
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Coroutine
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Callable
+from contextlib import AsyncExitStack
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from jailcore.io import wake
 from jailcore.io.lock import LockedError, StateLock
 from jailcore.io.logsource import AllowList, UdpLog, follow_file, listen_udp
 from jailcore.io.mqtt import CTBANS, MqttLink
+from jailcore.io.process import process_hooks, run_loop, signature, until
 from jailcore.io.rcon import RconClient, RconUnavailable
 from jailcore.io.supervisor import Supervisor
 from jailcore.log.errors import AdminRequestError
@@ -251,7 +251,7 @@ class Daemon:
                     await client.open()
                 except RconUnavailable:
                     self.inbox.put(si.LinkState(client.state))
-                    await _until(client.changed, client.next_try())
+                    await until(client.changed, client.next_try())
                     continue
                 self.inbox.put(si.LinkOpened())
                 continue
@@ -281,10 +281,10 @@ class Daemon:
         """An edit of the config file takes effect at once, or is refused whole; whatever the
         file holds (any bytes), the watcher keeps watching."""
         path = Path(self.config_path or "")
-        seen = _signature(path)
+        seen = signature(path)
         while True:
             await asyncio.sleep(self.watch_interval)
-            now = _signature(path)
+            now = signature(path)
             if now != seen and now is not None:
                 seen = now
                 self.reload()
@@ -459,58 +459,8 @@ def _tell(readers: list[Daemon], durable: int, error: BaseException | None, note
         daemon._written(durable, error, note)
 
 
-async def _until(event: asyncio.Event, timeout: float | None) -> None:
-    try:
-        async with asyncio.timeout(timeout):
-            await event.wait()
-    except TimeoutError:
-        pass
-
-
-def _signature(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
-
-
-@asynccontextmanager
-async def process_hooks(stop: Callable[[], None], hangup: Callable[[], None],
-                        on_error: Callable[[asyncio.AbstractEventLoop, dict[str, Any]], None]) -> AsyncIterator[None]:
-    """The process's signals (SIGTERM and SIGINT stop, SIGHUP reloads) and the loop's error
-    handler for as long as the block runs; the ones before are put back after it."""
-    loop = asyncio.get_running_loop()
-    previous_handler = loop.get_exception_handler()
-    loop.set_exception_handler(on_error)
-    handlers = {signal.SIGTERM: stop, signal.SIGINT: stop, signal.SIGHUP: hangup}
-    for sig, handler in handlers.items():
-        try:
-            loop.add_signal_handler(sig, handler)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
-    try:
-        yield
-    finally:
-        for sig in handlers:
-            try:
-                loop.remove_signal_handler(sig)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
-        loop.set_exception_handler(previous_handler)
-
-
-def run_loop(main: Coroutine[Any, Any, Any]) -> Any:
-    """uvloop where it is installed (it halves the loop's own latency), asyncio otherwise."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(main)
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        return runner.run(main)
-
-
 def main_run(config: Config, config_path: str | None = None) -> int:
+    """`jailcore run --config FILE`: one server in this process."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     try:
         store = Store(config.state_path)

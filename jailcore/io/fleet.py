@@ -32,8 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
-from jailcore.io.daemon import ID_BLOCK, Daemon, _signature, process_hooks, run_loop, sqlite_writer
+from jailcore.io.daemon import ID_BLOCK, Daemon, sqlite_writer
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
+from jailcore.io.process import process_hooks, run_loop, signature
 from jailcore.session.inputs import PeerBan
 from jailcore.session.session import Ids
 from jailcore.store.sqlite import Store, StoreError
@@ -200,7 +201,7 @@ class Fleet:
     async def _watch_refused(self) -> None:
         """A config refused at start is read again when its file changes: once it is right,
         its server joins the running ones (the same as a reload for a running server)."""
-        seen = {path: _signature(Path(path)) for path in self.refused}
+        seen = {path: signature(Path(path)) for path in self.refused}
         while True:
             try:
                 async with asyncio.timeout(self.watch_interval):
@@ -209,7 +210,7 @@ class Fleet:
             except TimeoutError:
                 pass
             for path in list(self.refused):
-                now = _signature(Path(path))
+                now = signature(Path(path))
                 if now is None or now == seen.get(path):
                     continue
                 seen[path] = now

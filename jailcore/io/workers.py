@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
-from jailcore.io.daemon import _signature, process_hooks, run_loop
 from jailcore.io.lock import PARENT_HOLDS, LockedError, StateLock
 from jailcore.io.logsource import RECEIVE_BUFFER, SharedLog, UdpLog, listen_udp
+from jailcore.io.process import process_hooks, run_loop, signature
 
 log = logging.getLogger("jailcore")
 
@@ -107,7 +107,7 @@ class Parent:
             self._read(path)
 
     def _read(self, path: str) -> Config | None:
-        self.seen[path] = _signature(Path(path))
+        self.seen[path] = signature(Path(path))
         try:
             config = Config.from_toml(path)
         except (ConfigError, OSError, ValueError):
@@ -215,7 +215,7 @@ class Parent:
             except TimeoutError:
                 pass
             for path in self.owner:
-                if _signature(Path(path)) == self.seen.get(path):
+                if signature(Path(path)) == self.seen.get(path):
                     continue
                 config = self._read(path)
                 member = self.members.get(path)

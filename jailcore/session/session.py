@@ -105,6 +105,31 @@ def really_given(status: str) -> bool:
     return status in ("pending", "delivered")
 
 
+def standing(engine: Engine, config: Config) -> dict[str, Any]:
+    """The public state as `jailcore status` shows it, under this server's own config, with
+    what `ctban list` and `history` read from it so that they load no rule: each ban's
+    reason, giver and origin, and each ladder's steps."""
+    state = engine.public_state()
+    online = {seat.key for seat in engine.state.players.values()}
+    bans = engine.state.ctbans
+    for ban in state["ctbans"]:
+        ban["online"] = ban["key"] in online
+        kept = bans.get(ban["key"])
+        if kept is not None:
+            ban.update(reason=kept.reason, by=kept.by, origin=kept.origin)
+    state["time"] = engine.state.time or None
+    state["cooldown_rounds"] = cooldown_rounds(config)
+    ladders = {key: getattr(rule, "ladder", None) for key, rule in config.rules.items() if rule.enabled}
+    state["ladder_steps"] = {key: [str(step) for step in ladder] for key, ladder in ladders.items() if ladder}
+    return state
+
+
+def cooldown_rounds(config: Config) -> int | None:
+    """The special-day cooldown this server's config sets, for `status` without its config."""
+    rule = config.settings_of(SpecialDayCooldown)
+    return rule.rounds if rule.enabled else None
+
+
 class Session:
     def __init__(self, config: Config, snapshot: dict[str, Any] | None, ids: Ids, save_interval: float = 0.5):
         self.config = config
@@ -485,27 +510,10 @@ class Session:
         return Write(SaveLink(self.server, *self._link_row, self.wall, daemon=daemon, dropped=self.drops))
 
     def _standing(self) -> dict[str, Any]:
-        """The public state as `jailcore status` shows it, under this server's own config, with
-        what `ctban list` and `history` read from it so that they load no rule: each ban's
-        reason, giver and origin, and each ladder's steps."""
-        state = self.engine.public_state()
-        online = {seat.key for seat in self.engine.state.players.values()}
-        bans = self.engine.state.ctbans
-        for ban in state["ctbans"]:
-            ban["online"] = ban["key"] in online
-            kept = bans.get(ban["key"])
-            if kept is not None:
-                ban.update(reason=kept.reason, by=kept.by, origin=kept.origin)
-        state["time"] = self.engine.state.time or None
-        state["cooldown_rounds"] = self._cooldown_rounds()
-        ladders = {key: getattr(rule, "ladder", None) for key, rule in self.config.rules.items() if rule.enabled}
-        state["ladder_steps"] = {key: [str(step) for step in ladder] for key, ladder in ladders.items() if ladder}
-        return state
+        return standing(self.engine, self.config)
 
     def _cooldown_rounds(self) -> int | None:
-        """The special-day cooldown this server's config sets, for `status` without its config."""
-        rule = self.config.settings_of(SpecialDayCooldown)
-        return rule.rounds if rule.enabled else None
+        return cooldown_rounds(self.config)
 
     def public(self, daemon: str = "running") -> dict[str, Any]:
         link: dict[str, Any] | None = None

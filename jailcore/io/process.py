@@ -1,0 +1,62 @@
+"""The process around the daemons: its signals and the loop's error handler, the event loop
+(uvloop where it builds), and the little waits and file signatures the drivers share."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+
+async def until(event: asyncio.Event, timeout: float | None) -> None:
+    try:
+        async with asyncio.timeout(timeout):
+            await event.wait()
+    except TimeoutError:
+        pass
+
+
+def signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+@asynccontextmanager
+async def process_hooks(stop: Callable[[], None], hangup: Callable[[], None],
+                        on_error: Callable[[asyncio.AbstractEventLoop, dict[str, Any]], None]) -> AsyncIterator[None]:
+    """The process's signals (SIGTERM and SIGINT stop, SIGHUP reloads) and the loop's error
+    handler for as long as the block runs; the ones before are put back after it."""
+    loop = asyncio.get_running_loop()
+    previous_handler = loop.get_exception_handler()
+    loop.set_exception_handler(on_error)
+    handlers = {signal.SIGTERM: stop, signal.SIGINT: stop, signal.SIGHUP: hangup}
+    for sig, handler in handlers.items():
+        try:
+            loop.add_signal_handler(sig, handler)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    try:
+        yield
+    finally:
+        for sig in handlers:
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        loop.set_exception_handler(previous_handler)
+
+
+def run_loop(main: Coroutine[Any, Any, Any]) -> Any:
+    """uvloop where it is installed (it halves the loop's own latency), asyncio otherwise."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
