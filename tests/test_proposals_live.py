@@ -26,12 +26,12 @@ async def proposed(sim: SimServer, daemon, who):
     return row
 
 
-def started(tmp_path, sim: SimServer | None = None, stop_sim: bool = True):
+def started(tmp_path, sim: SimServer | None = None, stop_sim: bool = True, rule: str = RULE):
     class Live:
         async def __aenter__(self):
             self.sim = sim or SimServer(password="pw")
             port = self.sim.port or await self.sim.start()
-            self.ctx = running(load(config_text(port, tmp_path / "state.sqlite3", rest=RULE), "<test>", {}), self.sim, stop_sim)
+            self.ctx = running(load(config_text(port, tmp_path / "state.sqlite3", rest=rule), "<test>", {}), self.sim, stop_sim)
             return self.sim, await self.ctx.__aenter__()
 
         async def __aexit__(self, *exc):

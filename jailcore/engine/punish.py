@@ -76,7 +76,7 @@ _ON_RETURN = frozenset({"warn", "slay", "teamswap", "kick"})
 def _owed(ctx: Scene, key: str, ref: str, step: Step, seat: Seat, reason: str) -> list[Action]:
     """Leaving escapes nothing: the punishment is decided now and written (its actions
     marked `absent`: nothing is sent to a #userid nobody has). A server ban goes at once by
-    his SteamID (`sm_addban`); a CT ban and an autoslay are kept by his SteamID already (the
+    his SteamID (`jb_addban`); a CT ban and an autoslay are kept by his SteamID already (the
     door, the round start); a warning, a slay, a move or a kick waits for his return."""
     s = ctx.state
     seat = Seat(seat.userid, seat.steamid, seat.name)  # not on a team: nothing to move, no warden to end
@@ -103,17 +103,26 @@ def on_return(ctx: Scene, seat: Seat) -> list[Action]:
     kept = []
     for o in owed:
         if o.expires <= s.time:
+            out.append(_lapsed(ctx, seat, o))
             continue
         step = parse_step(o.step)
         if step.action == "slay":
             kept.append(o)
-        elif step.action == "teamswap":
-            out += move_to_t(ctx, seat, o.rule, o.ref, o.reason, block=False)
+            continue
+        if step.action == "teamswap":
+            done = move_to_t(ctx, seat, o.rule, o.ref, o.reason, block=False)
         else:
-            out.append(ctx.action(step.action, seat, o.rule, o.ref, o.reason))
+            done = [ctx.action(step.action, seat, o.rule, o.ref, o.reason)]
+        out += [attrs.evolve(a, owed=True, owed_row=o.row) if a.target is not None else a for a in done]
     if kept:
         s.owing[seat.key] = kept
-    return [attrs.evolve(a, owed=True) if a.target is not None else a for a in out]
+    return out
+
+
+def _lapsed(ctx: Scene, seat: Seat | None, o: Owed) -> Action:
+    """He did not come back within the rule's `return_minutes`: its `owed` row says `expired`, and why."""
+    return ctx.action("lapse", seat, o.rule, o.ref, ctx.text("owed.lapsed", step=kind_name(ctx.lang, parse_step(o.step).action), expires=o.expires),
+                      step=o.step, owed_row=o.row)
 
 
 def _owing(s: State, key: str) -> list[Owed]:
@@ -128,12 +137,13 @@ def owed_slays(ctx: Scene) -> list[Action]:
     s = ctx.state
     out = []
     for key, owed in list(s.owing.items()):
-        owed = [o for o in owed if o.expires > s.time]
         seat = ctx.online(key)
+        out += [_lapsed(ctx, seat, o) for o in owed if o.expires <= s.time]
+        owed = [o for o in owed if o.expires > s.time]
         if seat is not None and seat.alive:
             for o in [o for o in owed if o.step == "slay"]:
                 owed.remove(o)
-                out += [attrs.evolve(a, owed=True) for a in _slay(ctx, Step("slay"), seat, o.rule, o.ref, o.reason)]
+                out += [attrs.evolve(a, owed=True, owed_row=o.row) for a in _slay(ctx, Step("slay"), seat, o.rule, o.ref, o.reason)]
         if owed:
             s.owing[key] = owed
         else:

@@ -130,6 +130,7 @@ class Owed:
     step: str  # as a ladder writes it: "slay", "teamswap"
     reason: str
     expires: str
+    row: int | None = None  # its audit row (status `owed`), which the session gives it once written
 
 
 @attrs.define(slots=True)

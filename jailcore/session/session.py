@@ -101,8 +101,9 @@ class Ids:
 
 
 def really_given(status: str) -> bool:
-    """A CT ban is shared with the network only where it was really given."""
-    return status in ("pending", "delivered")
+    """A CT ban is shared with the network only where it was really given (`owed`: given to
+    one who has left, held at the door when he comes back)."""
+    return status in ("pending", "delivered", "owed")
 
 
 def standing(engine: Engine, config: Config) -> dict[str, Any]:
@@ -265,6 +266,9 @@ class Session:
         return out
 
     def dispatch(self, action: Action) -> list[Effect]:
+        if action.action == "lapse" and action.owed_row is not None:  # he did not come back in time
+            log.info("owed #%s (%s %s) expired: %s", action.owed_row, action.rule, action.step, action.reason)
+            return [Write(Mark(action.owed_row, "expired", action.reason)), *self.publish(action.owed_row, "expired", action, action.reason)]
         if action.action in PROPOSALS:  # waits for an admin: nothing goes to the game
             return admin.decided(self, action)
         try:
@@ -279,7 +283,13 @@ class Session:
             return []
         mode = self.config.mode
         if mode == "observe" or command is None:
-            return self.record(action, command, "observed" if mode == "observe" else "delivered")
+            # Nothing to send now to one who has left: not `delivered` but `owed`, carried out
+            # (a row of its own naming this one) when he returns, `expired` if he does not.
+            status: AuditStatus = "observed" if mode == "observe" else "owed" if action.absent else "delivered"
+            written = self.record(action, command, status)
+            if status == "owed":
+                self._owed_row(action, self.ids.last)
+            return written
         out: list[Effect] = []
         if mode == "advise" and action.action not in ADVISORY:
             out += self.record(action, command, "advised")
@@ -295,6 +305,18 @@ class Session:
         self._feed_admins(action, row_id)
         return out
 
+    def _owed_row(self, action: Action, row_id: int) -> None:
+        """The engine's record of what he owes learns its audit row, so that the carrying out
+        names it and its lapse marks it (saved with the next snapshot)."""
+        t = action.target
+        if t is None:
+            return
+        for owed in reversed(self.engine.state.owing.get(ev.player_key(t.steamid, t.userid), [])):
+            if owed.row is None and owed.rule == action.rule and owed.reason == action.reason:
+                owed.row = row_id
+                self.dirty = True
+                return
+
     def record(self, action: Action, command: str | None, status: AuditStatus) -> list[Effect]:
         """The row of one decision, and who must hear of it."""
         row_id = self.ids.take()
@@ -308,6 +330,9 @@ class Session:
         if action.action in ("ctban", "unctban"):  # the ban in the state, durable with its row: kill -9 cannot part them
             out.append(self.save())
         out += self.publish(row_id, status, action)
+        if action.owed and action.owed_row is not None:  # the decision's row names its carrying out, as this one names it
+            said = "исполнено при возвращении" if self.config.language == "ru" else "carried out at his return"
+            out.append(Write(Mark(action.owed_row, "owed", f"{said}: #{row_id}")))
         who = f"{t.name} #{t.userid} {t.steamid}" if t else "everyone"
         log.info("%s %s [%s %s] %s: %s (%s)", action.time, action.action, action.rule, action.ref, who, action.reason, status)
         return out
@@ -364,7 +389,7 @@ class Session:
         if action.action in ROUND_BOUND and self.epoch > item.epoch:
             return f"{sent}round {action.round} ended, so it is not sent again" if sent else f"round {action.round} ended before it could be sent"
         t = action.target
-        if t is not None and action.action not in OFFLINE:
+        if t is not None and action.action not in OFFLINE and not action.absent:  # by SteamID: his absence is the point
             seat = self.engine.state.players.get(t.userid)
             if seat is None or seat.steamid != t.steamid:
                 return f"{sent}{t.name} #{t.userid} is no longer on the server"

@@ -432,6 +432,10 @@ class Natives(_Host):
             a, b = a.lower(), b.lower()
         return (a > b) - (a < b)
 
+    def n_BanIdentity(self, p):
+        self.world.ban_identity(self.text(p[1]), p[2], self.text(p[4]), self.text(p[5]))
+        return True
+
     def n_RemoveBan(self, p):
         return self.world.unban(self.text(p[1]))
 

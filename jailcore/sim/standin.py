@@ -129,6 +129,7 @@ class StandIn(SourceModCore):
                   "jb_cancel_prohibition": self.srv_cancel_prohibition, "jb_status": self.srv_status, "jb_kick": self.srv_kick,
                   "jb_ban": self.srv_ban, "jb_ctban_set": self.srv_ctban_set, "jb_ctban_clear": self.srv_ctban_clear,
                   "jb_adminfeed": self.srv_adminfeed, "jb_fk_offer": self.srv_fk_offer, "jb_unban": self.srv_unban,
+                  "jb_addban": self.srv_addban,
                   "jb_note": self.srv_note}
         for name, handler in server.items():
             self.reg_server(name, handler)
@@ -496,6 +497,20 @@ class StandIn(SourceModCore):
             return
         self.fk_offered.discard(client.slot)
         self.emit(client, "jb_fk_choice", self.prop("", 64, "choice", "respawn" if respawn else "freeday"))
+
+    def srv_addban(self, cmd: Command) -> None:
+        if not self.accept(cmd, 3, 'jb_addban "steamid" <minutes> "reason"'):
+            return
+        auth, minutes, reason = smtext.fit(cmd.arg(1), 64), whole(smtext.fit(cmd.arg(2), 16)), smtext.fit(cmd.arg(3), 256)
+        if not auth.startswith(("STEAM_", "[U:")):
+            self.reply(None, f"error: not a steamid: {auth}")
+            return
+        if minutes is None or minutes < 0:
+            self.reply(None, "error: minutes must be a whole number from 0")
+            return
+        self.world.ban_identity(auth, minutes, reason, "jb_addban")
+        self.actions.append(f"jailcore banned {auth} ({minutes} min): {reason}")
+        self.ok()
 
     def srv_unban(self, cmd: Command) -> None:
         if not self.accept(cmd, 1, 'jb_unban "steamid"'):

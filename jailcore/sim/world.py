@@ -150,6 +150,10 @@ class World:
     def ban(self, client: Client, minutes: int, reason: str, source: str) -> None:
         self.bans.append(Ban(client.steamid, client.name, minutes, reason, source))
 
+    def ban_identity(self, steamid: str, minutes: int, reason: str, source: str) -> None:
+        """SourceMod's BanIdentity by steamid (BANFLAG_AUTHID): one who has left, so no kick."""
+        self.bans.append(Ban(steamid, "", minutes, reason, source))
+
     def unban(self, steamid: str) -> bool:
         """SourceMod's RemoveBan by steamid: true when there was a ban to lift."""
         kept = [b for b in self.bans if b.steamid != steamid]

@@ -246,7 +246,9 @@ class Watch:
         return watch
 
 
-_OPEN = ("pending", "proposed")  # statuses a daemon will still change (a proposal: its answer)
+# Statuses a daemon will still change (a proposal: its answer; an owed punishment: its
+# carrying out at the player's return, or its expiry).
+_OPEN = ("pending", "proposed", "owed")
 _OPEN_MARKS = ",".join("?" * len(_OPEN))
 
 

@@ -196,10 +196,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
 STATUS = {
     "ru": {"pending": "в очереди", "delivered": "выполнено", "failed": "ошибка", "expired": "просрочено",
            "observed": "наблюдение", "advised": "совет", "pardoned": "помилован", "unanswered": "без ответа",
-           "dropped": "отменено"},
+           "dropped": "отменено", "owed": "ждёт возвращения"},
     "en": {"pending": "pending", "delivered": "delivered", "failed": "failed", "expired": "expired",
            "observed": "observed", "advised": "advised", "pardoned": "pardoned", "unanswered": "unanswered",
-           "dropped": "dropped"},
+           "dropped": "dropped", "owed": "owed (on his return)"},
 }
 
 

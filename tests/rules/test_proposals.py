@@ -82,8 +82,8 @@ def test_a_proposed_slay_lapses_with_its_round():
 
 def test_a_confirmed_ban_for_an_absent_player_goes_by_his_steamid():
     """001 Общие 19 «[Бан Навсегда]»: the offender left before the admin's word; the ban is
-    not lost nor left waiting: it goes at once by SteamID, through SourceMod's sm_addban
-    (a #userid names nobody once he has left)."""
+    not lost nor left waiting: it goes at once by SteamID, through the shim's jb_addban
+    (SourceMod's BanIdentity; a #userid names nobody once he has left)."""
     from jailcore.engine.actions import render
 
     log, ts = setup()
@@ -92,7 +92,7 @@ def test_a_confirmed_ban_for_an_absent_player_goes_by_his_steamid():
     out, why = engine.confirm(1, "Админ")
     assert why is None and engine.state.proposals == []
     assert [(a.action, a.absent, a.target.steamid) for a in out] == [("ban", True, ts[0].steamid)]
-    assert render(out[0]).startswith(f'sm_addban 0 "{ts[0].steamid}" "')
+    assert render(out[0]).startswith(f'jb_addban "{ts[0].steamid}" 0 "')
 
 
 def test_confirm_is_a_setting_every_rule_has_and_is_checked():

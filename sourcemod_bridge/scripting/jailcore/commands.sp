@@ -36,6 +36,7 @@ void Commands_Start()
 	RegServerCmd("jb_ctban_set", Srv_CtBanSet, "jb_ctban_set #userid <seconds> \"reason\" \"by\": hold a CT ban (0 = until cleared)");
 	RegServerCmd("jb_ctban_clear", Srv_CtBanClear, "jb_ctban_clear #userid: lift a CT ban");
 	RegServerCmd("jb_fk_offer", Srv_FkOffer, "jb_fk_offer #userid \"text\": a freekilled prisoner chooses respawn or freeday");
+	RegServerCmd("jb_addban", Srv_AddBan, "jb_addban \"steamid\" <minutes> \"reason\": ban a player who has left, by steamid (0 = permanent)");
 	RegServerCmd("jb_unban", Srv_Unban, "jb_unban \"steamid\": lift a ban (SourceMod's RemoveBan), after a pardon");
 	RegServerCmd("jb_adminfeed", Srv_AdminFeed, "jb_adminfeed \"text\": a message to jailcore's admins only");
 	RegServerCmd("jb_note", Srv_Note, "jb_note \"text\": a line !jcstatus shows (the daemon's dropped datagrams)");
@@ -473,6 +474,42 @@ public Action Srv_Ban(int args)
 		ReplyToCommand(0, "error: the ban was refused");
 		return Plugin_Handled;
 	}
+	Commands_Ok();
+	return Plugin_Handled;
+}
+
+// A ban for one who has left, by steamid: SourceMod's BanIdentity (BANFLAG_AUTHID), the path
+// basebans' sm_addban takes too. The shim's own command rather than sm_addban itself: it takes
+// the daemon's @id like every command (sm_addban would read it as part of the reason) and
+// answers one line, ok or error (sm_addban answers in its plugin's words, and SourceBans++'s
+// sm_addban only later, from a database callback).
+public Action Srv_AddBan(int args)
+{
+	if (!Commands_Accept(args, 3, "jb_addban \"steamid\" <minutes> \"reason\""))
+	{
+		return Plugin_Handled;
+	}
+	char auth[64], length[16], reason[256];
+	GetCmdArg(1, auth, sizeof(auth));
+	GetCmdArg(2, length, sizeof(length));
+	GetCmdArg(3, reason, sizeof(reason));
+	if (strncmp(auth, "STEAM_", 6) != 0 && strncmp(auth, "[U:", 3) != 0)
+	{
+		ReplyToCommand(0, "error: not a steamid: %s", auth);
+		return Plugin_Handled;
+	}
+	int minutes;
+	if (!Commands_Whole(length, minutes) || minutes < 0)
+	{
+		ReplyToCommand(0, "error: minutes must be a whole number from 0");
+		return Plugin_Handled;
+	}
+	if (!BanIdentity(auth, minutes, BANFLAG_AUTHID, reason, "jb_addban", 0))
+	{
+		ReplyToCommand(0, "error: the ban was refused");
+		return Plugin_Handled;
+	}
+	LogAction(0, -1, "jailcore banned %s (%d min): %s", auth, minutes, reason);
 	Commands_Ok();
 	return Plugin_Handled;
 }
