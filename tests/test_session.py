@@ -10,7 +10,21 @@ import pytest
 from jailcore.engine.actions import Action
 from jailcore.log.parse import records
 from jailcore.session import inputs as i
-from jailcore.session.effects import Applied, AskAnswer, DropLink, Mark, MarkSent, Publish, Record, SaveLink, SaveState, Send, TellPeers, Write
+from jailcore.session.effects import (
+    Applied,
+    AskAnswer,
+    DropLink,
+    KeepLines,
+    Mark,
+    MarkSent,
+    Publish,
+    Record,
+    SaveLink,
+    SaveState,
+    Send,
+    TellPeers,
+    Write,
+)
 from jailcore.session.session import Ids, IdsExhausted, Session
 from tests.logtext import Log, config
 from tests.scenes import WARDEN, next_day, setup
@@ -60,6 +74,24 @@ def test_a_command_follows_the_write_of_its_pending_row_and_carries_its_id():
     (send,) = [e for e in sends(out) if e.text.startswith("jb_slay")]
     assert send.audit == slay.id and send.text.endswith(f" @{slay.id}")
     assert out.index(next(e for e in out if isinstance(e, Write) and e.row is slay)) < out.index(send)
+
+
+def test_a_line_that_decides_is_kept_with_its_decision_not_at_the_next_tick():
+    """The live page shows an enforcement as soon as its row is written and links to its
+    round's story: the line that made it goes to the writer right behind its row (the
+    command does not wait for it), so the story never lacks it."""
+    s = session()
+    opened(s)
+    out = feed(s, slay_log())
+    (slay,) = [r for r in rows(out, Record) if r.action.action == "slay"]
+    kept = [line for batch in rows(out, KeepLines) for line in batch.lines]
+    decided = [line for line in kept if 'triggered "jb_specialday"' in line[3] and line[4] >= slay.id]
+    assert len(decided) == 1 and decided[0][4] == slay.id  # its mark is the row it decided
+    row_at = out.index(next(e for e in out if isinstance(e, Write) and e.row is slay))
+    send_at = out.index(next(e for e in sends(out) if e.audit == slay.id))
+    kept_at = out.index(next(e for e in out if isinstance(e, Write) and isinstance(e.row, KeepLines) and decided[0] in e.row.lines))
+    assert row_at < send_at < kept_at
+    assert not any(line[3] == decided[0][3] for line in s._lines)  # not left for the tick
 
 
 def test_ids_come_from_the_reserved_block_and_its_end_is_a_bug_not_a_guess():

@@ -109,8 +109,8 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
         await page.locator("#live .entry.act-ctban.st-delivered").wait_for(timeout=2000)  # the answer replaces the row
         await shoot(page, "live-phone")
 
-        # the round's story, from the enforcement (its lines are written within the saver's half second)
-        await until(lambda: not daemon.store._lines)
+        # the round's story, from the enforcement: the line that decided it was written right behind
+        # its row (daemon.idle above: the writer has made both durable), not at the next save
         await row.locator("a", has_text="история раунда").click()
         await page.wait_for_url("**/story?*")
         decided = page.locator(".moment.decided")

@@ -222,7 +222,9 @@ class Session:
         if event.time and keep > 0:  # kept for the web page's round story; not the cheap `Noted` lines
             text = record.data.decode("utf-8", "replace").strip("\x00\r\n")
             self._lines.append((self.server, s.round, event.time, text, self.ids.last))
-            if len(self._lines) >= 2000:
+            if len(self._lines) >= 2000 or any(isinstance(e, Write) and isinstance(e.row, Record) for e in out):
+                # A line that decided something is written with its decision, not at the next tick: the
+                # live page shows the row at once, and its round story must hold the line it links to.
                 out.append(self._keep_lines())
         if self.engine.resync_wanted:
             self.resync()

@@ -3,7 +3,8 @@ audit log of every action, which is also the outbox: an action is written as `pe
 before it is sent and marked `delivered` or `failed` when the server answers, so a
 restart re-sends exactly what was never answered.
 
-Writes are grouped: `record` and `mark` join an open transaction that `commit` ends (the
+Writes are grouped: `record` and `mark` join an open transaction (`BEGIN IMMEDIATE`: it waits
+for another writer, see `_begin`) that `commit` ends (the
 daemon commits right before the commands of a decision go out). The loop's connection
 never checkpoints the WAL itself (`wal_autocheckpoint=0`: a checkpoint fsyncs and would
 stall a command); `checkpoint()` does it on its own connection, from a worker thread.
@@ -233,9 +234,15 @@ class Store(WritesRows):
         if self.db.in_transaction:
             self.db.execute("COMMIT")
 
-    def _write(self, sql: str, params: tuple) -> sqlite3.Cursor:
+    def _begin(self) -> None:
+        """A write transaction, its lock taken at once: `BEGIN IMMEDIATE` waits for another
+        writer (busy_timeout) where a deferred `BEGIN` let the first INSERT fail at once with
+        `database is locked` while the daemon's writer or the web page was committing."""
         if not self.db.in_transaction:
-            self.db.execute("BEGIN")
+            self.db.execute("BEGIN IMMEDIATE")
+
+    def _write(self, sql: str, params: tuple) -> sqlite3.Cursor:
+        self._begin()
         return self.db.execute(sql, params)
 
     def checkpoint(self) -> None:
@@ -292,8 +299,7 @@ class Store(WritesRows):
     def mark_sent(self, row_ids: list[int]) -> None:
         """Rows whose command went out (still pending): their reply says `sent` until the answer."""
         if row_ids:
-            if not self.db.in_transaction:
-                self.db.execute("BEGIN")
+            self._begin()
             self.db.executemany(f"UPDATE audit SET reply = '{SENT}' WHERE id = ? AND status = 'pending'", [(i,) for i in row_ids])
 
     def mark(self, row_id: int, status: str, reply: str | None) -> None:
@@ -338,8 +344,7 @@ class Store(WritesRows):
     def keep_lines(self, row: fx.KeepLines) -> None:
         if not row.lines:
             return
-        if not self.db.in_transaction:
-            self.db.execute("BEGIN")
+        self._begin()
         self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", row.lines)
         if clock.monotonic() >= self._prune_due:
             self._prune_due = clock.monotonic() + PRUNE_EVERY
@@ -409,10 +414,11 @@ class Store(WritesRows):
         if given is not None:
             raise PardonError(f"enforcement {action_id} was already pardoned by {given['by']} at {given['time']}: {given['reason']}")
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self.db.execute(
+        cur = self._write(
             "INSERT INTO pardons (server, action_id, by, reason, time) VALUES (?, ?, ?, ?, ?)",
             (row["server"], action_id, by, reason, when),
         )
+        self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
 
     def pardons_for(self, action_ids: Iterable[int]) -> dict[int, sqlite3.Row]:
@@ -456,10 +462,11 @@ class Store(WritesRows):
         if row["status"] != "proposed":
             raise ProposalError(f"proposal {action_id} is {row['status']}: {row['reply'] or ''}".rstrip(": "))
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self.db.execute(
+        cur = self._write(
             "INSERT INTO answers (server, action_id, answer, by, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
             (row["server"], action_id, answer, by, reason, when),
         )
+        self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
 
     def answers(self, server: str) -> list[sqlite3.Row]:
@@ -529,8 +536,7 @@ class Store(WritesRows):
         if not self._lines:
             return
         lines, self._lines = self._lines, []
-        if not self.db.in_transaction:
-            self.db.execute("BEGIN")
+        self._begin()
         self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", [x[:5] for x in lines])
         self.commit()
         self._audit_seen = (self.db.total_changes, self._audit_seen[1])
