@@ -633,18 +633,6 @@ class MariaStore(WritesRows):
                 self._waiting = set()
         return server in self._waiting
 
-    def admin_requests(self, server: str) -> si.AdminRequests:
-        """The admins' rows not yet applied for one server, typed, in order; none while the server is away."""
-        from jailcore.session import inputs as si
-
-        pardons, bans = self.requests(server)
-        return si.AdminRequests(
-            tuple(si.PardonRow(r["id"], r["action_id"], r["by"], r["reason"], r["detail"]) for r in pardons),
-            tuple(si.CtBanRow(r["id"], r["steamid"], r["name"], r["minutes"], r["rounds"], bool(r["lift"]), r["reason"], r["by"])
-                  for r in bans),
-            tuple(si.AnswerRow(r["id"], r["action_id"], r["answer"], r["by"], r["reason"], r["note"], r["detail"])
-                  for r in self.answers(server)),
-        )
 
     def skip_ids(self, gap: int) -> None:
         """Ids go on `gap` above the last one handed out (a row sent but lost before its commit)."""

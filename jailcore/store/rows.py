@@ -10,11 +10,27 @@ from jailcore.log.errors import StateError
 
 if TYPE_CHECKING:  # imported where rows are written, so that a command that only reads starts at once
     from jailcore.session import effects as fx
+    from jailcore.session import inputs as si
 
 
 class WritesRows:
     """Mixed into a backend, which supplies record, mark, mark_sent, save_snapshot, save_link,
-    keep_lines, applied, note_answer and in_game_ctban."""
+    keep_lines, applied, note_answer, in_game_ctban, and the admins' rows (requests, answers)."""
+
+    def admin_requests(self, server: str) -> si.AdminRequests:
+        """The admins' rows not yet applied for one server, typed, in order (a backend whose
+        database is away gives none)."""
+        from jailcore.session import inputs as si
+
+        me: Any = self
+        pardons, bans = me.requests(server)
+        return si.AdminRequests(
+            tuple(si.PardonRow(r["id"], r["action_id"], r["by"], r["reason"], r["detail"]) for r in pardons),
+            tuple(si.CtBanRow(r["id"], r["steamid"], r["name"], r["minutes"], r["rounds"], bool(r["lift"]), r["reason"], r["by"])
+                  for r in bans),
+            tuple(si.AnswerRow(r["id"], r["action_id"], r["answer"], r["by"], r["reason"], r["note"], r["detail"])
+                  for r in me.answers(server)),
+        )
 
     def write(self, rows: Sequence[fx.Row]) -> None:
         """These rows into the open transaction (`commit` ends it), in their order."""
