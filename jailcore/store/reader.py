@@ -31,11 +31,11 @@ class Dialect:
     """How SQLite spells what the backends say differently; `store.mariadb` has MariaDB's."""
 
     name: ClassVar[str] = "sqlite"
-    # An entry's place in the log, the order readers follow: the audit id where one process
-    # numbers the rows, a column the server numbers at insert where several processes do
-    # (their ids come from blocks of their own, so a later row may have a lower id).
-    pos: ClassVar[str] = "id"
-    by_id: ClassVar[str] = "NOT INDEXED"  # a scan of an id range that no other index may turn into a walk of every row
+    # An entry's place in the log, the order readers follow: a column numbered at insert,
+    # not the id, since several processes (`run --workers N`) take their ids from blocks of
+    # their own, so a later row may have a lower id.
+    pos: ClassVar[str] = "seq"  # store.sqlite numbers it at insert (its SEQ_SCHEMA), as MariaDB does
+    by_id: ClassVar[str] = "INDEXED BY audit_seq"  # a scan of a range of places that no other index may turn into a walk of every row
     missing: ClassVar[tuple[type[BaseException], ...]] = (sqlite3.OperationalError,)  # a table or column a database from before lacks
 
     def sql(self, text: str) -> str:
@@ -63,6 +63,14 @@ class Dialect:
                 clauses.append(clause)
                 params.append(param)
         return (" AND ".join(clauses) or "1 = 1"), params
+
+
+class UnplacedDialect(Dialect):
+    """A file of schema version 1 or before, read before a daemon upgraded it: its audit has
+    no `seq`, and one process wrote it, so its ids are its order."""
+
+    pos: ClassVar[str] = "id"
+    by_id: ClassVar[str] = "NOT INDEXED"  # the id is the rowid: its range is read in one sweep
 
 
 def _contains(text: str | None, part: str) -> bool:
@@ -387,10 +395,11 @@ def open_sqlite(path: str) -> Reader:
     try:
         check_ours(plain)
         upgrade(plain, path, dry=True)  # a newer file is refused: an older jailcore would misread it
+        placed = "seq" in {r[1] for r in plain.execute("PRAGMA table_info(audit)")}
     except sqlite3.DatabaseError as exc:
         raise AuditError(f"{path}: not a jailcore state database ({exc})") from None
     except StoreError as exc:
         raise AuditError(str(exc)) from None
     finally:
         plain.close()
-    return Reader(path, connect, Dialect())
+    return Reader(path, connect, Dialect() if placed else UnplacedDialect())

@@ -55,7 +55,8 @@ CREATE TABLE IF NOT EXISTS audit (
     detail TEXT NOT NULL,
     command TEXT,
     status TEXT NOT NULL,
-    reply TEXT
+    reply TEXT,
+    seq INTEGER
 );
 CREATE INDEX IF NOT EXISTS audit_status ON audit (server, status);
 CREATE INDEX IF NOT EXISTS audit_player ON audit (steamid);
@@ -68,6 +69,20 @@ CREATE INDEX IF NOT EXISTS audit_round ON audit (server, round);
 CREATE INDEX IF NOT EXISTS audit_time ON audit (time);
 """
 # audit_round and audit_time: the web page's round story and charts stay fast at a million rows (bench/web_bench.py)
+
+# An audit row's place in the log (`seq`), the order every reader follows (store.reader's
+# `pos`): with `run --workers N` each process writes ids from a block of its own, so a later
+# row may have a lower id. The trigger numbers every row at insert, whoever writes it, inside
+# the writer's transaction: writers are one at a time (`BEGIN IMMEDIATE`), so the newest
+# place plus one, read on the unique index, is taken by no one else. Version 1's rows get
+# their id as their place (the upgrade).
+SEQ_SCHEMA = """
+CREATE UNIQUE INDEX IF NOT EXISTS audit_seq ON audit (seq);
+CREATE TRIGGER IF NOT EXISTS audit_placed AFTER INSERT ON audit WHEN NEW.seq IS NULL
+BEGIN
+    UPDATE audit SET seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM audit) WHERE id = NEW.id;
+END;
+"""
 
 # The names each player was logged under, per server, with how many entries and the newest
 # time: what the web page's players search reads, so that a name is found in the whole log,
@@ -538,7 +553,7 @@ class Store(WritesRows):
         return self.db.execute("DELETE FROM loglines WHERE time < ?", (before,)).rowcount
 
 
-SCHEMA_VERSION = 1  # PRAGMA user_version; 0 is a file from before the schema was versioned
+SCHEMA_VERSION = 2  # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`
 
 
 def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, int]:
@@ -555,6 +570,9 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
     db.executescript(STORY_SCHEMA)
     _add_column(db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")  # version 0's link lacked who runs it
     _add_column(db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
+    _add_column(db, "audit", "seq", "INTEGER")  # version 1's audit had no place of its own: its rows take their id
+    db.execute("UPDATE audit SET seq = id WHERE seq IS NULL")
+    db.executescript(SEQ_SCHEMA)
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return found, SCHEMA_VERSION
 
