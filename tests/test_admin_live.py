@@ -92,6 +92,8 @@ async def test_a_pardon_lifts_a_network_ct_ban_on_the_other_server(tmp_path, bro
         special_days(sim_a, warden_a, 3)
         sim_a.flush()
         await until(lambda: warden_a.steamid in b.engine.state.ctbans, timeout=10)
+        # The ban may cross to b before a's writer has committed its row: wait for the row itself.
+        await until(lambda: a.store.entries("action = 'ctban'"), timeout=5)
         (ctban,) = a.store.entries("action = 'ctban'")
         a.store.request_pardon(ctban["id"], "Админ", "ошибка")
         a.store.commit()
