@@ -33,7 +33,7 @@ from typing import Any
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.daemon import ID_BLOCK, Daemon
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
-from jailcore.io.process import process_hooks, run_loop, signature
+from jailcore.io.process import process_hooks, run_loop, signature, until
 from jailcore.session.inputs import PeerBan
 from jailcore.session.session import Ids
 from jailcore.store.errors import DATABASE_ERRORS, errors_or
@@ -205,13 +205,7 @@ class Fleet:
         """A config refused at start is read again when its file changes: once it is right,
         its server joins the running ones (the same as a reload for a running server)."""
         seen = {path: signature(Path(path)) for path in self.refused}
-        while True:
-            try:
-                async with asyncio.timeout(self.watch_interval):
-                    await self.stopping.wait()
-                return
-            except TimeoutError:
-                pass
+        while not await until(self.stopping, self.watch_interval):
             for path in list(self.refused):
                 now = signature(Path(path))
                 if now is None or now == seen.get(path):

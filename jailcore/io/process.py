@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 
-async def until(event: asyncio.Event, timeout: float | None) -> None:
+async def until(event: asyncio.Event, timeout: float | None) -> bool:
+    """Waits for `event` at most `timeout` seconds; True once it is set (a watcher's loop reads
+    `while not await until(stopping, interval)`)."""
     try:
         async with asyncio.timeout(timeout):
             await event.wait()
     except TimeoutError:
         pass
+    return event.is_set()
 
 
 def signature(path: Path) -> tuple[int, int, int] | None:

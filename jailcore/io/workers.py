@@ -38,7 +38,7 @@ from typing import Any
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.lock import PARENT_HOLDS, LockedError, StateLock
 from jailcore.io.logsource import RECEIVE_BUFFER, SharedLog, UdpLog, listen_udp
-from jailcore.io.process import process_hooks, run_loop, signature
+from jailcore.io.process import process_hooks, run_loop, signature, until
 
 log = logging.getLogger("jailcore")
 
@@ -207,13 +207,7 @@ class Parent:
 
     async def _watch(self) -> None:
         """A config edited (or fixed) is read again, so its datagrams follow its new secret."""
-        while not self.stopping.is_set():
-            try:
-                async with asyncio.timeout(self.watch_interval):
-                    await self.stopping.wait()
-                return
-            except TimeoutError:
-                pass
+        while not await until(self.stopping, self.watch_interval):
             for path in self.owner:
                 if signature(Path(path)) == self.seen.get(path):
                     continue

@@ -548,10 +548,14 @@ class MariaStore(WritesRows):
 
     def save_state(self, server: str, snapshot: dict | str, when: str) -> None:
         text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
-        self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
-                    "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated = VALUES(updated)", (server, text, when))
+        self._put_state(server, text, when)
         self.flush_lines()
         self.commit()
+
+    def _put_state(self, server: str, text: str, when: str) -> None:
+        """The one upsert of a server's snapshot (save_state, and the session's SaveState rows)."""
+        self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
+                    "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated = VALUES(updated)", (server, text, when))
 
     # -- audit log / outbox -----------------------------------------------------------------------
 
@@ -585,15 +589,6 @@ class MariaStore(WritesRows):
     def reopen(self) -> None:
         """A file written afresh is SQLite's case; a server has nothing to open again."""
 
-    def save_snapshot(self, row: fx.SaveState) -> None:
-        """A snapshot (JSON text) written only when it changed since this connection last wrote it."""
-        text = row.snapshot
-        if self._saved.get(row.server) == text:
-            return
-        self.save_standing(row.server, row.standing, row.when)
-        self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
-                    "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated = VALUES(updated)", (row.server, text, row.when))
-        self._saved[row.server] = text
 
     def keep_lines(self, row: fx.KeepLines) -> None:
         if not row.lines:

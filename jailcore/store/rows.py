@@ -14,8 +14,8 @@ if TYPE_CHECKING:  # imported where rows are written, so that a command that onl
 
 
 class WritesRows:
-    """Mixed into a backend, which supplies record, mark, mark_sent, save_snapshot, save_link,
-    keep_lines, applied, note_answer, in_game_ctban, and the admins' rows (requests, answers)."""
+    """Mixed into a backend, which supplies record, mark, mark_sent, save_link,
+    keep_lines, applied, note_answer, in_game_ctban, save_standing, `_put_state` and `_saved`, and the admins' rows (requests, answers)."""
 
     def admin_requests(self, server: str) -> si.AdminRequests:
         """The admins' rows not yet applied for one server, typed, in order (a backend whose
@@ -31,6 +31,16 @@ class WritesRows:
             tuple(si.AnswerRow(r["id"], r["action_id"], r["answer"], r["by"], r["reason"], r["note"], r["detail"])
                   for r in me.answers(server)),
         )
+
+    def save_snapshot(self, row: fx.SaveState) -> None:
+        """A snapshot (JSON text) written only when it changed since this connection last wrote
+        it, its standing first, in the same transaction; the backend's `_put_state` upserts it."""
+        me: Any = self
+        if me._saved.get(row.server) == row.snapshot:
+            return
+        me.save_standing(row.server, row.standing, row.when)
+        me._put_state(row.server, row.snapshot, row.when)
+        me._saved[row.server] = row.snapshot
 
     def write(self, rows: Sequence[fx.Row]) -> None:
         """These rows into the open transaction (`commit` ends it), in their order."""

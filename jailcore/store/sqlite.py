@@ -288,13 +288,14 @@ class Store(WritesRows):
 
     def save_state(self, server: str, snapshot: dict | str, when: str) -> None:
         text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
-        self._write(
-            "INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
-            "ON CONFLICT(server) DO UPDATE SET snapshot = excluded.snapshot, updated = excluded.updated",
-            (server, text, when),
-        )
+        self._put_state(server, text, when)
         self.flush_lines()
         self.commit()
+
+    def _put_state(self, server: str, text: str, when: str) -> None:
+        """The one upsert of a server's snapshot (save_state, and the session's SaveState rows)."""
+        self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
+                    "ON CONFLICT(server) DO UPDATE SET snapshot = excluded.snapshot, updated = excluded.updated", (server, text, when))
 
     # -- audit log / outbox --------------------------------------------------------------
 
@@ -345,16 +346,6 @@ class Store(WritesRows):
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (g.server, g.steamid, g.name, g.minutes, g.rounds, int(g.lift), g.reason, g.by,
                                                             g.when, g.when))
 
-    def save_snapshot(self, row: fx.SaveState) -> None:
-        """A snapshot written only when it changed since this connection last wrote it."""
-        text = row.snapshot
-        if self._saved.get(row.server) == text:
-            return
-        self.save_standing(row.server, row.standing, row.when)
-        self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
-                    "ON CONFLICT(server) DO UPDATE SET snapshot = excluded.snapshot, updated = excluded.updated",
-                    (row.server, text, row.when))
-        self._saved[row.server] = text
 
     def keep_lines(self, row: fx.KeepLines) -> None:
         if not row.lines:
