@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import getpass
 import json
 import shutil
 import socket
@@ -33,9 +34,12 @@ class Broker:
         self.dir = tmp / "mosquitto"
         self.dir.mkdir(exist_ok=True)
         self.conf = self.dir / "mosquitto.conf"
+        # `user`: started as root, mosquitto drops to the `mosquitto` user, which may not write
+        # pytest's private folder; its sessions were then never saved and a restart lost them.
         self.conf.write_text(
             f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
-            f"persistence_location {self.dir}/\nautosave_interval 1\n",
+            f"persistence_location {self.dir}/\nautosave_interval 1\nuser {getpass.getuser()}\n"
+            f"log_dest file {self.dir}/mosquitto.log\n",
             encoding="utf-8",
         )
         self.proc: subprocess.Popen | None = None
