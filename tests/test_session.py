@@ -181,9 +181,9 @@ def test_the_clock_saves_only_what_changed_and_says_the_link_lives():
     assert rows(first, SaveState) and rows(first, SaveLink)
     quiet = s.handle(i.Tick(0.6, "2026-12-01T10:00:01"), 0.6)
     assert not rows(quiet, SaveState) and not rows(quiet, SaveLink)  # nothing changed, the heartbeat not due
-    feed(s, Log().round_start(), now=0.7)
+    line = feed(s, Log().round_start(), now=0.7)  # Monday's freeday, said: a decision, saved with its row
     busy = s.handle(i.Tick(1.2, "2026-12-01T10:00:02"), 1.2)
-    assert rows(busy, SaveState) and rows(busy, SaveLink)  # the last line's age moved
+    assert rows(line, SaveState) and not rows(busy, SaveState) and rows(busy, SaveLink)  # the last line's age moved
 
 
 def test_a_ct_ban_given_here_is_told_to_the_peers_and_one_from_a_peer_is_held_at_the_door():
@@ -286,3 +286,31 @@ def test_a_restart_does_not_lapse_a_proposal_by_the_time_the_box_has_been_up():
     again = Session(s.config, s.engine.snapshot(), s.ids)
     again.handle(i.Tick(90_000.0, "w"), 90_000.0)  # a loop clock far from zero, as on a box up for a day
     assert [p.number for p in again.engine.state.proposals] == [1]
+
+
+def test_a_ladder_step_is_saved_with_its_row_before_its_command_once_for_the_line():
+    """A plain line's state waits up to SNAPSHOT_EVERY; the ladder step a decision climbed may
+    not: the next offence after a kill -9 must reach the next step."""
+    s = session()
+    opened(s)
+    log = slay_log()
+    out = feed(s, log)
+    cut = max(k for k, e in enumerate(out) if isinstance(e, Write) and isinstance(e.row, Record) and e.row.action.action == "slay")
+    line = out[cut:]  # from the line that decided the slay
+    (send,) = [e for e in sends(line) if e.text.startswith("jb_slay")]
+    saves = [k for k, e in enumerate(line) if isinstance(e, Write) and isinstance(e.row, SaveState)]
+    assert len(saves) == 1 and saves[0] < line.index(send)
+    assert not [e for e in line[:saves[0]] if isinstance(e, Send | TellPeers)]  # the driver commits row and state together
+    assert json.loads(line[saves[0]].row.snapshot)["ladders"] == {f"specialday.cooldown|{WARDEN.steamid}": 1}
+    assert not rows(s.handle(i.Tick(1.1, "w"), 1.1), SaveState)  # nothing left for the clock
+
+
+def test_a_ct_ban_is_told_to_the_peers_after_the_state_that_holds_it():
+    s = session()
+    opened(s)
+    feed(s, setup()[0])
+    out = s.handle(i.AdminRequests(ctbans=(i.CtBanRow(1, WARDEN.steamid, WARDEN.name, 30, None, False, "r", "vasya"),)), 2.0)
+    (told,) = [k for k, e in enumerate(out) if isinstance(e, TellPeers)]
+    (record,) = [k for k, e in enumerate(out) if isinstance(e, Write) and isinstance(e.row, Record) and e.row.action.action == "ctban"]
+    saves = [k for k, e in enumerate(out) if isinstance(e, Write) and isinstance(e.row, SaveState)]
+    assert record < saves[0] < told

@@ -145,7 +145,7 @@ class Daemon:
             if isinstance(e, fx.Write):
                 rows.append(e.row)
                 continue
-            if rows:
+            if rows and isinstance(e, fx.Send | fx.TellPeers):  # the rows before what waits for them: one batch, one commit
                 self._seq, rows = self.writer.submit(rows), []
             if isinstance(e, fx.Send):  # after its own row; one with no row (the display, a ban at the door) waits for none
                 self._held.append((self._seq if e.audit is not None else 0, e))

@@ -63,7 +63,8 @@ FEED = kinds_that("feed")  # what the admins online are told of
 PROPOSALS = frozenset({"propose", "lapse"})
 LINK_HEARTBEAT = 5.0  # seconds between link rows while nothing changes: `status` reads their age
 # Seconds between snapshots while only plain lines changed the state (the time, who is online):
-# a round, a decision, a ban or an admin's word is saved at the next tick. A snapshot of every
+# a round or an admin's word is saved at the next tick, a decision (the ladder step it climbed,
+# the ban it gave) with its row, before its command leaves. A snapshot of every
 # server at every tick was most of a big fleet's work and all of its collector's.
 SNAPSHOT_EVERY = 2.0
 STATUS_KEY = "status"  # the outbox key of the `jb_status` request
@@ -146,6 +147,10 @@ class Session:
         self._round = (self.engine.state.round, self.engine.state.round_open)
         self.dirty = True  # a change to save at the next tick (the first shows this server to `status`, before any line)
         self.drift = False  # only plain lines changed the state: saved within SNAPSHOT_EVERY
+        # A decision was recorded: its state (the ladder step it climbed, the CT ban it gave) is
+        # saved with its row, before its command or its word to the peers (`flush`).
+        self.decided = False
+        self._tells: list[TellPeers] = []  # CT bans for the network, told after the state that holds them
         self.proposals: dict[int, int] = {}  # the engine's proposal number -> its audit id
         self.link = "closed"
         self.drops = ""
@@ -208,10 +213,10 @@ class Session:
         s = self.engine.state
         self._line_at = self.now
         ended = self._round[1] and (not s.round_open or s.round != self._round[0])
-        if self._round != (s.round, s.round_open) or any(a.action == "propose" for a in actions):
-            self.dirty = True  # a round, a proposal waiting for an admin: saved at the next tick
+        if self._round != (s.round, s.round_open):
+            self.dirty = True  # a round: saved at the next tick
         else:
-            self.drift = True  # within SNAPSHOT_EVERY; a CT ban goes with its row (`record`)
+            self.drift = True  # within SNAPSHOT_EVERY; a decision's state goes with its row (`_decisions`)
         self._round = (s.round, s.round_open)
         if ended:
             self.epoch += 1
@@ -321,14 +326,13 @@ class Session:
         """The row of one decision, and who must hear of it."""
         row_id = self.ids.take()
         out: list[Effect] = [Write(Record(row_id, self.server, action, self.engine.day, command, status)), Told(action, command, status)]
+        self.decided = True  # the ladder step or ban it made, durable with its row: kill -9 cannot part them
         t = action.target
         if action.action == "ctban" and t is not None and really_given(status):
             ban = self.engine.state.ctbans.get(ev.player_key(t.steamid, t.userid))
             if ban is not None:  # lifted meanwhile: nothing to share
-                out.append(TellPeers({"id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
-                                      "until": ban.until, "rounds": ban.rounds, "ref": action.ref, "reason": action.reason}))
-        if action.action in ("ctban", "unctban"):  # the ban in the state, durable with its row: kill -9 cannot part them
-            out.append(self.save())
+                self._tells.append(TellPeers({"id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
+                                              "until": ban.until, "rounds": ban.rounds, "ref": action.ref, "reason": action.reason}))
         out += self.publish(row_id, status, action)
         if action.owed and action.owed_row is not None:  # the decision's row names its carrying out, as this one names it
             said = "исполнено при возвращении" if self.config.language == "ru" else "carried out at his return"
@@ -361,9 +365,22 @@ class Session:
     # -- the outbox ---------------------------------------------------------------------------
 
     def flush(self) -> list[Effect]:
+        out = self._decisions()
         batch, done = self.outbox.flush(self.now, self._expired)
-        out = self._ended(done)
+        out += self._ended(done)
         out += [Send(item.ticket, item.command, item.tag) for item in batch]
+        return out
+
+    def _decisions(self) -> list[Effect]:
+        """The state the decisions just recorded made (a ladder climbed, a ban given), written
+        after their rows and before anything leaves: the driver commits the rows before a
+        `Send` or a `TellPeers` together, so a command or a ban told to the network always has
+        its row and its ladder step, and a restart gives the next offence the next step. Once
+        for all the decisions of one line; a plain line's state waits for the clock."""
+        out: list[Effect] = [self.save()] if self.decided else []
+        if self._tells:
+            out += self._tells
+            self._tells = []
         return out
 
     def _ended(self, done: list[Done]) -> list[Effect]:
@@ -486,9 +503,10 @@ class Session:
         if self.now < self._save_due:
             return out
         self._save_due = self.now + self.save_interval
-        saved = self.dirty or (self.drift and self.now >= self._snapshot_due)
+        saved = self.dirty or self.decided or (self.drift and self.now >= self._snapshot_due)
         if saved:
             out.append(self.save())
+        out += self._decisions()  # a decision no flush followed: its word to the peers now
         if self._lines:
             out.append(self._keep_lines())
         changed = self._link_changed()
@@ -515,7 +533,7 @@ class Session:
         return self.carry_out(lapsed) if lapsed else []
 
     def save(self) -> Write:
-        self.dirty = self.drift = False
+        self.dirty = self.drift = self.decided = False
         self._snapshot_due = self.now + SNAPSHOT_EVERY
         snapshot = json.dumps(self.engine.snapshot(), ensure_ascii=False)
         return Write(SaveState(self.server, snapshot, json.dumps(self._standing(), ensure_ascii=False), self.engine.state.time or ""))
@@ -550,7 +568,7 @@ class Session:
     def _stopping(self, stop: i.Stopping) -> list[Effect]:
         """A clean stop says so: the link row and the retained state read `stopped`."""
         self.wall = stop.wall
-        out: list[Effect] = [self.save()]
+        out: list[Effect] = [self.save(), *self._decisions()]
         if self._lines:
             out.append(self._keep_lines())
         out.append(self._link_write("stopped"))

@@ -1,0 +1,93 @@
+"""What a kill -9 of `jailcore run` may not part: a decision's row, the state it made (the
+ladder step it climbed) and the word it sent (a command to the game, a CT ban to the other
+servers). Real parts: `jailcore run` in its own process, killed with SIGKILL, the simulated
+srcds over real RCON and UDP, a real SQLite file; a slow disk is another connection holding
+the file's write lock, as a backup or a second program would."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from jailcore.sim.simserver import SimServer
+from tests.test_fleet import free_udp_port
+from tests.test_live import config_text, populate, sent, until
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Every link in chat is advertising (001 Общие 19); a ladder of three distinct steps, carried
+# out at once (no admin's confirmation), so each offence shows the step it reached.
+ADVERTISING = '[conduct.advertising]\nconfirm = "none"\nladder = ["warn", "slay", "kick"]\n'
+
+
+def server_toml(path: Path, name: str, sim_port: int, state: Path, listen: str, rest: str = "", secret: str = "") -> Path:
+    log = f'secret = "{secret}"\n' if secret else ""
+    text = config_text(sim_port, state, log=log, rest=rest).replace('name = "t"', f'name = "{name}"').replace('listen = "127.0.0.1:0"', f'listen = "{listen}"')
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@asynccontextmanager
+async def jailcore_run(tmp_path: Path, *configs: Path) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`jailcore run` over these configs, its log in `run.log`; killed at the end if still alive."""
+    args = [a for c in configs for a in ("--config", str(c))]
+    with (tmp_path / "run.log").open("a") as err:
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", *args, cwd=ROOT,
+                                                    env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=err)
+    try:
+        yield proc
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+async def killed(proc: asyncio.subprocess.Process) -> None:
+    os.kill(proc.pid, signal.SIGKILL)
+    assert await asyncio.wait_for(proc.wait(), 10) == -signal.SIGKILL
+
+
+async def heard_from(sim: SimServer, before: int) -> None:
+    """A (new) daemon asked the shim for its players: it has started and reads the log."""
+    await until(lambda: len(sent(sim, "jb_status")) > before, timeout=30)
+
+
+async def test_a_ladder_step_survives_a_kill_9_right_after_its_command_reached_the_game(tmp_path):
+    sim = SimServer(password="pw")
+    listen = f"127.0.0.1:{free_udp_port()}"
+    cfg = server_toml(tmp_path / "a.toml", "a", await sim.start(), tmp_path / "a.sqlite3", listen, ADVERTISING)
+    host, port = listen.rsplit(":", 1)
+    try:
+        async with jailcore_run(tmp_path, cfg) as proc:
+            await heard_from(sim, 0)
+            await sim.log_to_daemon((host, int(port)))
+            _, (spammer, *_) = populate(sim)
+            sim.say(spammer, "заходите: www.example1.ru")  # step 1: a warning
+            sim.flush()
+            await until(lambda: sent(sim, f"jb_warn #{spammer.userid} "), timeout=15)
+            sim.say(spammer, "заходите: www.example2.ru")  # step 2: a slay
+            sim.flush()
+            await until(lambda: sent(sim, f"jb_slay #{spammer.userid} "), timeout=15)
+            await killed(proc)  # at once: well inside the 2 s a plain line's state may wait
+        asked = len(sent(sim, "jb_status"))
+        async with jailcore_run(tmp_path, cfg) as proc:
+            await heard_from(sim, asked)
+            sim.round_end()
+            sim.round_start()  # alive again, to be punished again
+            sim.say(spammer, "заходите: www.example3.ru")  # step 3
+            sim.flush()
+            await until(lambda: sent(sim, f"jb_kick #{spammer.userid} "), timeout=15)
+            assert len(sent(sim, f"jb_slay #{spammer.userid} ")) == 1  # not step 2 again
+            proc.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(proc.wait(), 20) == 0
+        with sqlite3.connect(tmp_path / "a.sqlite3") as db:
+            steps = [a for (a,) in db.execute("SELECT action FROM audit WHERE rule = 'conduct.advertising' ORDER BY seq")]
+        assert steps == ["warn", "slay", "kick"], steps
+    finally:
+        await sim.stop()
