@@ -17,7 +17,7 @@ from pathlib import Path
 
 from jailcore.sim.simserver import SimServer
 from tests.test_fleet import free_udp_port
-from tests.test_live import config_text, populate, sent, until
+from tests.test_live import config_text, populate, sent, special_days, until
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,8 +35,9 @@ def server_toml(path: Path, name: str, sim_port: int, state: Path, listen: str, 
 
 @asynccontextmanager
 async def jailcore_run(tmp_path: Path, *configs: Path) -> AsyncIterator[asyncio.subprocess.Process]:
-    """`jailcore run` over these configs, its log in `run.log`; killed at the end if still alive."""
-    args = [a for c in configs for a in ("--config", str(c))]
+    """`jailcore run` over these configs in one process (the servers a kill -9 takes together),
+    its log in `run.log`; killed at the end if still alive."""
+    args = ["--workers", "1", *[a for c in configs for a in ("--config", str(c))]]
     with (tmp_path / "run.log").open("a") as err:
         proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", *args, cwd=ROOT,
                                                     env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=err)
@@ -91,3 +92,55 @@ async def test_a_ladder_step_survives_a_kill_9_right_after_its_command_reached_t
         assert steps == ["warn", "slay", "kick"], steps
     finally:
         await sim.stop()
+
+
+async def test_a_ct_ban_reaches_the_other_server_only_once_its_row_is_durable(tmp_path):
+    """Server a's CT ban crosses to b (the same process) only after a's row is committed: with
+    the file's write lock held elsewhere it is decided and not told, and a kill -9 then leaves
+    b's game without a ban that a's log never shows."""
+    sims = {n: SimServer(password="pw", secret=s) for n, s in (("a", "1111"), ("b", "2222"))}
+    db = tmp_path / "ab.sqlite3"
+    listen = {n: f"127.0.0.1:{free_udp_port()}" for n in sims}
+    cfgs = [server_toml(tmp_path / f"{n}.toml", n, await sim.start(), db, listen[n], secret=sim.secret) for n, sim in sims.items()]
+    try:
+        async with jailcore_run(tmp_path, *cfgs) as proc:
+            for n, sim in sims.items():
+                await heard_from(sim, 0)
+                host, port = listen[n].rsplit(":", 1)
+                await sim.log_to_daemon((host, int(port)))
+            guard, _ = populate(sims["a"])
+            on_b, _ = populate(sims["b"])
+            special_days(sims["a"], guard, 2)  # allowed, then a slay; the third is a CT ban
+            sims["a"].flush()
+            sims["b"].flush()
+            await until(lambda: sent(sims["a"], f"jb_slay #{guard.userid} "), timeout=15)
+            lock = sqlite3.connect(db, isolation_level=None)
+            lock.execute("BEGIN IMMEDIATE")  # the disk is slow: nothing the daemon writes is durable for now
+            try:
+                special_days(sims["a"], guard, 2)  # the next round's day: the CT ban
+                sims["a"].flush()
+                await until(lambda: "ctban" in (tmp_path / "run.log").read_text(encoding="utf-8"), timeout=10)  # decided
+                await asyncio.sleep(0.5)
+                assert not sent(sims["b"], "jb_ctban_set"), "b was told of a ban a's log does not hold"
+                assert not sent(sims["a"], f"jb_teamswap #{guard.userid}")  # nor did a's own command leave
+                await killed(proc)
+            finally:
+                lock.rollback()
+                lock.close()
+        with sqlite3.connect(db) as con:
+            assert con.execute("SELECT count(*) FROM audit WHERE action = 'ctban'").fetchone() == (0,)
+        assert not sent(sims["b"], "jb_ctban_set")
+        asked = {n: len(sent(sim, "jb_status")) for n, sim in sims.items()}
+        async with jailcore_run(tmp_path, *cfgs) as proc:  # started again, the disk free: the next CT ban crosses at once
+            for n, sim in sims.items():
+                await heard_from(sim, asked[n])
+            special_days(sims["a"], guard, 2)
+            sims["a"].flush()
+            await until(lambda: sent(sims["b"], f"jb_ctban_set #{on_b.userid} "), timeout=15)
+            with sqlite3.connect(db) as con:
+                assert con.execute("SELECT count(*) FROM audit WHERE server = 'a' AND action = 'ctban'").fetchone() == (1,)
+            proc.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(proc.wait(), 20) == 0
+    finally:
+        for sim in sims.values():
+            await sim.stop()

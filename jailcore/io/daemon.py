@@ -116,6 +116,7 @@ class Daemon:
         self.stop_reason: str | None = None
         self.stopping, self.ready, self.idle = asyncio.Event(), asyncio.Event(), asyncio.Event()
         self._held: deque[tuple[int, fx.Send]] = deque()  # commands waiting for their rows to be durable
+        self._telling: deque[tuple[int, fx.TellPeers]] = deque()  # CT bans for the network, the same (not dropped with the link)
         self._seq = 0  # the writer's sequence of this daemon's last rows
         self._failures_seen = len(self.writer.failures)
         self._perform(self.session.handle(self.store.resume(self.server), 0.0))
@@ -154,11 +155,8 @@ class Daemon:
                     self.mqtt.publish_state(e.payload)
                 elif self.mqtt is not None:
                     self.mqtt.publish(e.topic, e.payload)
-            elif isinstance(e, fx.TellPeers):
-                if self.mqtt is not None:
-                    self.mqtt.publish(CTBANS, e.ban, urgent=True)
-                if self.peers is not None:
-                    self.peers(e.ban)
+            elif isinstance(e, fx.TellPeers):  # as a command: only once its row is durable, or a peer holds a ban our log lost
+                self._telling.append((self._seq, e))
             elif isinstance(e, fx.DropLink):
                 self.client.drop(e.reason)
             elif isinstance(e, fx.AskPardon | fx.AskAnswer):
@@ -171,8 +169,9 @@ class Daemon:
 
     def _release(self) -> None:
         """The commands whose rows are durable, to RCON in one write; their rows then say `sent`."""
+        durable = self._tell_peers()
         batch: list[fx.Send] = []
-        while self._held and self._held[0][0] <= self.writer.durable:
+        while self._held and self._held[0][0] <= durable:
             batch.append(self._held.popleft()[1])
         if batch and self.client.is_open:  # else the link's loss is on its way: the session sends them again
             for send, future in zip(batch, self.client.send_all([s.text for s in batch]), strict=True):
@@ -182,12 +181,23 @@ class Daemon:
                 self._seq = self.writer.submit([fx.MarkSent(sent)])
         self._settle()
 
+    def _tell_peers(self) -> int:
+        """The CT bans whose rows are durable, to the network (MQTT, this process's servers)."""
+        durable = self.writer.durable
+        while self._telling and self._telling[0][0] <= durable:
+            ban = self._telling.popleft()[1].ban
+            if self.mqtt is not None:
+                self.mqtt.publish(CTBANS, ban, urgent=True)
+            if self.peers is not None:
+                self.peers(ban)
+        return durable
+
     def _replied(self, ticket: int, future: asyncio.Future[str]) -> None:
         if not future.cancelled() and future.exception() is None:  # a lost session is the link loop's news
             self.inbox.put(si.Reply(ticket, future.result()))
 
     def _settle(self) -> None:
-        (self.idle.set if not self.session.busy and not self._held and self.writer.idle else self.idle.clear)()
+        (self.idle.set if not self.session.busy and not self._held and not self._telling and self.writer.idle else self.idle.clear)()
 
     def _written(self, durable: int, error: BaseException | None, note: str | None) -> None:
         """The writer's news, on the loop: rows durable, the disk failed, or the file was written afresh."""
@@ -400,6 +410,7 @@ class Daemon:
     async def _at_stop(self, readers: list[Daemon]) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self._finish_writes)
         readers.remove(self)
+        self._tell_peers()  # the bans whose rows the last commit made durable: kept below if the broker has not taken them
         self._keep_mqtt()
         await self.client.close()
         self.lock.release()
@@ -471,7 +482,7 @@ def _readers(writer: Writer, loop: asyncio.AbstractEventLoop) -> list[Daemon]:
 def _tell(readers: list[Daemon], durable: int, error: BaseException | None, note: str | None) -> None:
     quiet = error is None and note is None
     for daemon in list(readers):
-        if quiet and not daemon._held and daemon.idle.is_set() and len(daemon.writer.failures) == daemon._failures_seen:
+        if quiet and not daemon._held and not daemon._telling and daemon.idle.is_set() and len(daemon.writer.failures) == daemon._failures_seen:
             continue  # nothing of this server waited for the disk: a big fleet's commits wake only those they concern
         daemon._written(durable, error, note)
 

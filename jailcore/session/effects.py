@@ -5,7 +5,8 @@ Contract: the driver performs the effects `Session.handle` returns in their orde
 nothing of its own. One ordering rule is the session's promise and the driver's duty: a
 `Send` whose `audit` is set goes out only once every `Write` before it is durable (its
 `pending` row above all), so a command that reached the game always has its row, and the
-row's id (` @<id>`) makes a re-send after a crash run once.
+row's id (` @<id>`) makes a re-send after a crash run once. A `TellPeers` waits the same
+way: a CT ban reaches the other servers only with its row (and the state that holds it).
 
 The write rows are the store's whole write interface (`jailcore.store.base.Backend.write`):
 plain values, no SQL, the same for every backend.
@@ -148,7 +149,8 @@ class Publish:
 
 @attrs.frozen(slots=True)
 class TellPeers:
-    """A CT ban given or lifted here, for every other server of the network at once."""
+    """A CT ban given or lifted here, for every other server of the network, once the rows
+    before it are durable."""
 
     ban: dict[str, Any]
 
