@@ -81,3 +81,37 @@ def test_a_state_file_replaced_by_a_symbolic_link_is_not_followed(tmp_path):
     done = jailcore("tail", "--state-db", str(link))
     assert done.returncode == 1 and "is a symbolic link" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert real.read_bytes() == before
+
+
+# Two processes opening one file at the same moment, as `run --workers 2` does at its first start.
+_OPEN_AT = """
+import sys, time
+from jailcore.store.sqlite import Store
+time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
+Store(sys.argv[1]).close()
+"""
+
+
+@pytest.mark.parametrize("version", [0, 1])
+def test_two_processes_upgrading_one_old_file_at_once_both_open_it_and_it_is_upgraded_once(tmp_path, version):
+    import time
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": root}
+    for attempt in range(6):  # the two meet at a different point of the upgrade each time
+        path = tmp_path / f"old{attempt}.sqlite3"
+        old_file(path)
+        if version == 1:  # version 1: the link's columns there, the audit's place (`seq`) not yet
+            db = sqlite3.connect(path)
+            db.executescript("ALTER TABLE link ADD COLUMN daemon TEXT NOT NULL DEFAULT 'running';"
+                             "ALTER TABLE link ADD COLUMN dropped TEXT NOT NULL DEFAULT ''; PRAGMA user_version = 1;")
+            db.close()
+        at = str(time.time() + 1.0 + attempt * 0.003)
+        procs = [subprocess.Popen([sys.executable, "-c", _OPEN_AT, str(path), at], env=env, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        errors = [p.communicate(timeout=60)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0, 0], errors
+        db = sqlite3.connect(path)
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert db.execute("SELECT id, seq, name FROM audit").fetchall() == [(1, 1, "Старый")]  # its row kept, given its place
+        assert db.execute("SELECT name, n FROM names").fetchall() == [("Старый", 1)]  # the names filled once
+        db.close()

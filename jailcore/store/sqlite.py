@@ -18,7 +18,8 @@ import os
 import sqlite3
 import threading
 import time as clock
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
@@ -115,11 +116,17 @@ END;
 
 
 def _names(db: sqlite3.Connection) -> None:
-    """The names table and its index, filled from the audit log the first time."""
+    """The names table and its index, filled from the audit log the first time: in one
+    transaction, so that two processes opening the file at once fill it once."""
+    with _locked(db):
+        _fill_names(db)
+
+
+def _fill_names(db: sqlite3.Connection) -> None:
     new = not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'names'").fetchone()
-    db.executescript(NAMES_SCHEMA)
+    _run(db, NAMES_SCHEMA)
     try:
-        db.executescript(NAMES_INDEX)
+        _run(db, NAMES_INDEX)
     except sqlite3.OperationalError:  # an SQLite without FTS5 or its trigram tokenizer: the search scans the names instead
         pass
     if new:
@@ -550,22 +557,64 @@ SCHEMA_VERSION = 2  # PRAGMA user_version; 0 is a file from before the schema wa
 def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, int]:
     """Makes the tables of this version: an older file is brought up to it in place, a newer
     one refused in one line (an older jailcore must not write to tables it does not know).
-    Returns (the version found, the version now)."""
+    Returns (the version found, the version now). The upgrade is one transaction under the
+    write lock, the version read again once it is held: two processes opening one old file at
+    once (`run --workers 2` at its first start) upgrade it once, the second finding it done."""
+    found = _version(db, path)
+    if dry or found == SCHEMA_VERSION:
+        return found, found
+    with _locked(db):
+        found = _version(db, path)  # another process may have upgraded it while we waited
+        if found == SCHEMA_VERSION:
+            return found, found
+        _run(db, SCHEMA + STORY_SCHEMA)
+        _add_column(db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")  # version 0's link lacked who runs it
+        _add_column(db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
+        _add_column(db, "audit", "seq", "INTEGER")  # version 1's audit had no place of its own: its rows take their id
+        db.execute("UPDATE audit SET seq = id WHERE seq IS NULL")
+        _run(db, SEQ_SCHEMA)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return found, SCHEMA_VERSION
+
+
+def _version(db: sqlite3.Connection, path: str) -> int:
     found = int(db.execute("PRAGMA user_version").fetchone()[0])
     if found > SCHEMA_VERSION:
         raise StoreError(f"state database {path} has schema version {found}, newer than this jailcore's {SCHEMA_VERSION}: "
                          "upgrade jailcore on this machine first")
-    if dry or found == SCHEMA_VERSION:
-        return found, found
-    db.executescript(SCHEMA)
-    db.executescript(STORY_SCHEMA)
-    _add_column(db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")  # version 0's link lacked who runs it
-    _add_column(db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
-    _add_column(db, "audit", "seq", "INTEGER")  # version 1's audit had no place of its own: its rows take their id
-    db.execute("UPDATE audit SET seq = id WHERE seq IS NULL")
-    db.executescript(SEQ_SCHEMA)
-    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    return found, SCHEMA_VERSION
+    return found
+
+
+@contextmanager
+def _locked(db: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, its lock taken at once (`BEGIN IMMEDIATE` waits for another
+    writer, busy_timeout): committed whole, or rolled back whole on any error."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _run(db: sqlite3.Connection, script: str) -> None:
+    """A script's statements one by one, inside the caller's transaction: `executescript`
+    would commit it first."""
+    for statement in _statements(script):
+        db.execute(statement)
+
+
+def _statements(script: str) -> list[str]:
+    out, part = [], ""
+    for piece in script.split(";"):
+        part += piece + ";"
+        if sqlite3.complete_statement(part):  # a trigger's body holds `;` of its own
+            if part.strip(" \n;"):
+                out.append(part.strip())
+            part = ""
+    return out
 
 
 def kept_line(server: str, round: int, time: str, line: bytes | str, audit: int, keep_days: int) -> tuple:
