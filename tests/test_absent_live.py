@@ -57,9 +57,33 @@ async def test_a_warning_for_one_who_left_is_owed_in_tail_and_status_and_carried
         back = sim.add_player(who.name, "T", steamid=who.steamid)
         sim.flush()
         await until(lambda: sent(sim, f"jb_warn #{back.userid} "), timeout=5)
-        await until(lambda: len(daemon.store.entries("action = 'warn' AND status = 'delivered'")) == 1, timeout=5)
-        (done,) = daemon.store.entries("action = 'warn' AND status = 'delivered'")
+        follow_up = ("action = 'warn' AND status = 'delivered' AND id != ?", (owed["id"],))
+        await until(lambda: len(daemon.store.entries(*follow_up)) == 1, timeout=5)
+        (done,) = daemon.store.entries(*follow_up)
+        await until(lambda: daemon.store.entries("id = ? AND status = 'delivered'", (owed["id"],)), timeout=5)
         (marked,) = daemon.store.entries("id = ?", (owed["id"],))
-        assert (marked["status"], marked["reply"]) == ("owed", f"исполнено при возвращении: #{done['id']}")
+        assert marked["reply"] == f"исполнено при возвращении: #{done['id']}"  # carried out: no longer owed
         out = jailcore("tail", "--state-db", db, "--action", "warn")
-        assert f"исполнение #{owed['id']}" in out.stdout
+        assert f"исполнение #{owed['id']}" in out.stdout and f"delivered (исполнено при возвращении: #{done['id']})" in out.stdout
+        assert "owed" not in jailcore("status", "--state-db", db).stdout
+
+
+async def test_a_ct_ban_for_one_who_left_is_owed_until_the_door_holds_it_at_his_return(tmp_path):
+    rule = '[conduct.advertising]\nref = "Общие 19"\nconfirm = "admin"\nladder = ["ctban 30m"]\n'
+    db = str(tmp_path / "state.sqlite3")
+    async with started(tmp_path, rule=rule) as (sim, daemon):
+        _, ts = await settled(sim, daemon)
+        who = ts[0]
+        await confirmed_after_he_left(sim, daemon, who)
+        await until(lambda: daemon.store.entries("action = 'ctban' AND status = 'owed'"), timeout=5)
+        (owed,) = daemon.store.entries("action = 'ctban'")
+        assert f"#{owed['id']}" in jailcore("tail", "--state-db", db, "--action", "ctban").stdout
+        back = sim.add_player(who.name, "T", steamid=who.steamid)
+        sim.flush()
+        await until(lambda: sent(sim, f"jb_ctban_set #{back.userid} "), timeout=5)
+        await until(lambda: daemon.store.entries("id = ? AND status = 'delivered'", (owed["id"],)), timeout=5)
+        (marked,) = daemon.store.entries("id = ?", (owed["id"],))
+        assert marked["reply"] == "исполнено при возвращении: jb_ctban_set"
+        out = jailcore("tail", "--state-db", db, "--action", "ctban", "--json")
+        assert '"status": "delivered"' in out.stdout and '"status": "owed"' not in out.stdout
+        assert not sim.join(back, "CT")  # and the shim holds him at the door

@@ -9,7 +9,7 @@ from __future__ import annotations
 from jailcore.engine.actions import Action, Target
 from jailcore.log.parse import records
 from jailcore.session import inputs as i
-from jailcore.session.effects import Mark, Record
+from jailcore.session.effects import Mark, Record, Send
 from jailcore.session.session import Ids, Session
 from tests.logtext import P, config
 from tests.scenes import WARDEN, setup
@@ -100,3 +100,45 @@ def test_a_ban_by_steamid_whose_answer_was_lost_is_sent_again_after_a_restart_wi
     assert not rows(s.handle(i.Resume((pending,)), 0.0), Mark)  # his absence does not expire it
     (resent,) = [e for e in sends(opened(s)) if e.audit == 88]
     assert resent.text == 'jb_addban "STEAM_1:0:4242" 0 "Реклама" @88'
+
+
+def reply_to(s: Session, out: list, prefix: str, now: float = 2.0) -> tuple[Send, list]:
+    (send,) = [e for e in sends(out) if e.text.startswith(prefix)]
+    return send, s.handle(i.Reply(send.ticket, "ok"), now)
+
+
+def test_an_owed_ct_ban_is_marked_done_once_the_door_holds_it_at_his_return():
+    s = session('[games.duration]\nladder = ["ctban 30m"]\n')
+    opened(s)
+    log = host_leaves()
+    out = feed_lines(s, log.lines)
+    (owed,) = [r for r in rows(out, Record) if r.action.action == "ctban"]
+    assert owed.status == "owed"
+    log.start_here().wait(60).connect(P(WARDEN.name, 90, WARDEN.steamid), "CT")
+    out = feed_lines(s, log.lines[log.mark:])
+    assert not [m for m in rows(out, Mark) if m.id == owed.id]  # not before the shim holds it
+    _, answered = reply_to(s, out, "jb_ctban_set #90 ")
+    assert Mark(owed.id, "delivered", "исполнено при возвращении: jb_ctban_set") in rows(answered, Mark)
+    log.start_here().wait(5).disconnect(P(WARDEN.name, 90, WARDEN.steamid)).wait(5).connect(P(WARDEN.name, 91, WARDEN.steamid), "CT")
+    out = feed_lines(s, log.lines[log.mark:])
+    _, again = reply_to(s, out, "jb_ctban_set #91 ", 3.0)  # the ban holds at every door; its row is done once
+    assert not [m for m in rows(again, Mark) if m.id == owed.id]
+
+
+def test_an_owed_autoslay_is_marked_done_by_his_first_slay_after_his_return():
+    s = session('[games.duration]\nladder = ["autoslay 2"]\n')
+    opened(s)
+    log = host_leaves()
+    out = feed_lines(s, log.lines)
+    (owed,) = [r for r in rows(out, Record) if r.action.action == "autoslay"]
+    assert owed.status == "owed"
+    log.start_here().wait(60).connect(P(WARDEN.name, 90, WARDEN.steamid), "CT").round_end().round_start()
+    out = feed_lines(s, log.lines[log.mark:])
+    (slay,) = [r for r in rows(out, Record) if r.action.action == "slay"]
+    assert (slay.action.owed, slay.action.owed_row) == (True, owed.id)
+    _, answered = reply_to(s, out, "jb_slay #90 ")
+    assert Mark(owed.id, "delivered", f"исполнено при возвращении: #{slay.id}") in rows(answered, Mark)
+    log.start_here().round_end().round_start()  # the second of his two: a slay of its own, the owed row already done
+    out = feed_lines(s, log.lines[log.mark:])
+    (second,) = [r for r in rows(out, Record) if r.action.action == "slay"]
+    assert second.action.owed_row is None

@@ -78,7 +78,8 @@ def human(row: Mapping[str, Any], colour: bool, lang: str = "ru", pardon: Mappin
     action = paint(safe(f"{row['action']:<8}"), COLOURS.get(row["action"]), colour)
     status = paint(safe(row["status"]), STATUS_COLOURS.get(row["status"]), colour)
     rule = paint(safe(f"[{row['ref']} {row['rule']}]"), "1", colour)
-    reply = f" ({safe(row['reply'])})" if row["status"] in _WITH_REPLY and row["reply"] else ""
+    told = row["status"] in _WITH_REPLY or (row["status"] == "delivered" and not str(row["reply"]).startswith("ok"))  # an owed one carried out
+    reply = f" ({safe(row['reply'])})" if told and row["reply"] else ""
     if row["status"] == "proposed":
         reply = f" ({safe(json.loads(row['detail']).get('step') or '')}: awaiting an admin, jailcore confirm|dismiss {row['id']})"
     words = _OWED["en" if lang == "en" else "ru"]

@@ -237,7 +237,9 @@ def door_action(ctx: Scene, seat: Seat, ban: CtBan) -> Action:
     minutes = None
     if ban.until is not None and ban.rounds is None:
         minutes = max(1, -(-int(seconds_between(ctx.state.time, ban.until)) // 60))
-    return ctx.action("door", seat, ban.rule, ban.ref, ban.reason, minutes=minutes, rounds=ban.rounds, by=ban.by)
+    door = ctx.action("door", seat, ban.rule, ban.ref, ban.reason, minutes=minutes, rounds=ban.rounds, by=ban.by)
+    # A ban given while he was away is carried out here: the session marks its `owed` row done once the shim holds it.
+    return door if ban.row is None else attrs.evolve(door, owed=True, owed_row=ban.row)
 
 
 def ban_record(ctx: Scene, steamid: str, name: str, rule: str, ref: str, reason: str,
@@ -325,7 +327,10 @@ def autoslay_at_round_start(ctx: Scene) -> list[Action]:
             del s.autoslay[key]
         seat.alive = False
         reason = ctx.quoting(entry.ref, ctx.text("autoslay.slay", left=max(entry.rounds, 0)))
-        out.append(ctx.action("slay", seat, entry.rule, entry.ref, reason))
+        slay = ctx.action("slay", seat, entry.rule, entry.ref, reason)
+        if entry.row is not None:  # given while he was away: his first slay carries it out, and names its row
+            slay, entry.row = attrs.evolve(slay, owed=True, owed_row=entry.row), None
+        out.append(slay)
     return out + (owed_slays(ctx) if s.owing else [])
 
 

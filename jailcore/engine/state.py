@@ -85,6 +85,7 @@ class CtBan:
     origin: str = ""  # the server of the network that gave it, for a ban that came over MQTT
     by: str = ""  # the admin who gave it; empty for a rule's ladder
     fresh: bool = True  # still in the round it was given in, which does not count
+    row: int | None = None  # given to one who had left: its audit row (`owed`), done once the door holds it
 
 
 @attrs.define(slots=True)
@@ -139,6 +140,7 @@ class Autoslay:
     rule: str
     ref: str
     reason: str
+    row: int | None = None  # given to one who had left: its audit row (`owed`), carried out by his first slay
 
 
 @attrs.define
@@ -248,8 +250,8 @@ def _ban_fits(key: Any, ban: Any, refused: Refusals) -> bool:
     fields = {k: ban[k] for k in ("name", "until", "rounds", "ref", "reason", "origin", "by") if k in ban}
     if typed(NetworkBan, {**fields, "steamid": "STEAM_0:0:0"}, refused, ban["steamid"][:60]) is None:
         return False
-    if type(ban.get("since", 0)) is not int or type(ban.get("fresh", True)) is not bool:
-        refused.refuse("since or fresh: not of its type", str(key)[:60])
+    if type(ban.get("since", 0)) is not int or type(ban.get("fresh", True)) is not bool or type(ban.get("row")) not in (int, type(None)):
+        refused.refuse("since, fresh or row: not of its type", str(key)[:60])
         return False
     return True
 

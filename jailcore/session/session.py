@@ -312,9 +312,18 @@ class Session:
 
     def _owed_row(self, action: Action, row_id: int) -> None:
         """The engine's record of what he owes learns its audit row, so that the carrying out
-        names it and its lapse marks it (saved with the next snapshot)."""
+        names it and its lapse marks it (saved with the next snapshot). A CT ban or an
+        autoslay is kept by SteamID already: the ban's door, the autoslay's first slay at his
+        return names it."""
         t = action.target
         if t is None:
+            return
+        key = ev.player_key(t.steamid, t.userid)
+        kept = self.engine.state.ctbans.get(key) if action.action == "ctban" else self.engine.state.autoslay.get(key) if action.action == "autoslay" else None
+        if kept is not None:
+            if kept.row is None:
+                kept.row = row_id
+                self.dirty = True
             return
         for owed in reversed(self.engine.state.owing.get(ev.player_key(t.steamid, t.userid), [])):
             if owed.row is None and owed.rule == action.rule and owed.reason == action.reason:
@@ -387,6 +396,8 @@ class Session:
         out: list[Effect] = []
         for d in done:
             item = d.item
+            if d.status == "delivered" and item.action is not None and item.action.owed_row is not None:
+                out += self._owed_done(item)
             if item.tag is None:
                 continue
             if d.status in ("expired", "dropped", "unanswered"):
@@ -395,6 +406,20 @@ class Session:
             if item.action is not None:  # `tail -f --mqtt` shows the entry again, with its outcome
                 out += self.publish(item.tag, d.status, item.action, d.reply or "")
         return out
+
+    def _owed_done(self, item: Item) -> list[Effect]:
+        """What was owed is carried out (its follow-up delivered): the `owed` row says done, so
+        `tail`, `status` and the web page stop listing it as waiting for his return."""
+        assert item.action is not None and item.action.owed_row is not None
+        row = item.action.owed_row
+        if item.tag is None:  # the door's copy of a ban: the ban forgets its row, the next door is a plain one
+            for ban in self.engine.state.ctbans.values():
+                if ban.row == row:
+                    ban.row = None
+                    self.dirty = True
+        said = "исполнено при возвращении" if self.config.language == "ru" else "carried out at his return"
+        how = f"#{item.tag}" if item.tag is not None else item.command.split()[0]
+        return [Write(Mark(row, "delivered", f"{said}: {how}")), *self.publish(row, "delivered", item.action, f"{said}: {how}")]
 
     def _expired(self, item: Item) -> str | None:
         """Why a command may no longer be sent, or None while it still makes sense."""
