@@ -4,7 +4,7 @@ It moves bytes and performs effects, and decides nothing: datagrams (checked for
 and sender by `logsource`), RCON replies, the clock, the config file, admins' rows and the
 other servers' CT bans become the session's inputs, in the order they come, through one inbox
 (the tasks that make them: `tasks`, `admins`); the effects are done in their order. A command
-goes to RCON only once the writer (a thread, `store.writer`; its news: `writes`) says the rows
+goes to RCON only once the writer (a thread, `store.writer`, whose news comes in the inbox) says the rows
 before it are durable, so a command that reached the game always has its `pending` row, and
 its id (` @<id>`) makes a re-send after kill -9 run once. The loop never waits for the disk.
 A task that keeps failing, or a state database that cannot be written, stops the daemon with
@@ -23,7 +23,7 @@ from typing import Any
 
 from jailcore.config.config import Config
 from jailcore.engine.actions import Action, AuditStatus
-from jailcore.io import tasks, wake, writes
+from jailcore.io import tasks, wake
 from jailcore.io.logsource import AllowList, listen_udp
 from jailcore.io.mqtt import CTBANS, keep_unsent
 from jailcore.io.parts import ID_BLOCK, Parts
@@ -34,14 +34,14 @@ from jailcore.session import inputs as si
 from jailcore.session.session import Ids
 from jailcore.store.errors import DATABASE_ERRORS
 from jailcore.store.interface import StateStore
-from jailcore.store.writer import Writer
+from jailcore.store.writer import Reader, Writer
 
 log = logging.getLogger("jailcore")
 
 
 class Inbox:
     """Inputs in the order they came, for the one task that feeds the session, and the
-    writer's news (`writes`) for the same task."""
+    writer's news (`Writer.readers`) for the same task."""
 
     def __init__(self) -> None:
         self.items: deque[Any] = deque()
@@ -189,7 +189,7 @@ class Daemon(Parts):
         unless `listen` is False and the caller routes its datagrams to `self.udp`), the
         tasks under one supervisor, RCON; on the way out the tasks stop first, then the
         session says goodbye, its rows are written, and RCON is closed."""
-        readers = writes.readers(self.writer, asyncio.get_running_loop())
+        readers = self.writer.readers(asyncio.get_running_loop())
         readers.append(self.inbox)
         config = self.config
         try:
@@ -224,8 +224,8 @@ class Daemon(Parts):
         if self.mqtt is not None:
             await self.mqtt.drain(1.0)
 
-    async def _at_stop(self, readers: list[writes.Reader]) -> None:
-        await asyncio.get_running_loop().run_in_executor(None, writes.finish, self.writer, self.own_writer)
+    async def _at_stop(self, readers: list[Reader]) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self.writer.close if self.own_writer else self.writer.settle)
         readers.remove(self.inbox)
         keep_unsent(self.mqtt, self.store, self.server)
         await self.client.close()
