@@ -115,3 +115,27 @@ def test_two_processes_upgrading_one_old_file_at_once_both_open_it_and_it_is_upg
         assert db.execute("SELECT id, seq, name FROM audit").fetchall() == [(1, 1, "Старый")]  # its row kept, given its place
         assert db.execute("SELECT name, n FROM names").fetchall() == [("Старый", 1)]  # the names filled once
         db.close()
+
+
+def test_an_old_file_another_process_is_writing_is_opened_once_it_is_done(tmp_path):
+    """Leaving an old file's rollback journal for WAL needs the file to itself; SQLite says
+    `database is locked` at once (no busy wait) while another writes: the open waits instead."""
+    import time
+
+    path = tmp_path / "old.sqlite3"
+    old_file(path)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO state VALUES ('x', '{}', '2026-11-30T20:00:00')")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.Popen([sys.executable, "-c", _OPEN_AT, str(path), "0"], env={**os.environ, "PYTHONPATH": root},
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)  # well past its start: it waits on the other's transaction
+    assert proc.poll() is None
+    other.execute("COMMIT")
+    other.close()
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",) and db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    db.close()

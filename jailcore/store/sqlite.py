@@ -168,7 +168,7 @@ class Store(WritesRows):
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
             check_ours(self.db)
-            self.db.execute("PRAGMA journal_mode=WAL")
+            wal(self.db)
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA busy_timeout=5000")
             self.db.execute("PRAGMA wal_autocheckpoint=0")
@@ -575,6 +575,21 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         _run(db, SEQ_SCHEMA)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return found, SCHEMA_VERSION
+
+
+def wal(db: sqlite3.Connection, patience: float = 5.0) -> None:
+    """The file in WAL mode. Leaving a rollback journal for WAL needs the file to itself and
+    SQLite answers `database is locked` at once, without its busy wait, while another process
+    writes to it (the other worker upgrading it): tried again for as long as busy_timeout waits."""
+    end = clock.monotonic() + patience
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or clock.monotonic() > end:
+                raise
+            clock.sleep(0.02)
 
 
 def _version(db: sqlite3.Connection, path: str) -> int:
