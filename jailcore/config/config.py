@@ -13,7 +13,6 @@ import ipaddress
 import os
 import re
 import tomllib
-from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -22,12 +21,13 @@ import attrs
 
 from jailcore.config import rulebooks
 from jailcore.config.netsettings import Fail, SourceBansSettings, check_settings
+from jailcore.config.owngames import own_games
 from jailcore.config.tomllines import line_of, locate, parse_toml
 from jailcore.config.webconfig import PASSWORD_HASH as PASSWORD_HASH  # re-exported: the web page reads these from the config
 from jailcore.config.webconfig import ROLES as ROLES
 from jailcore.config.webconfig import WebConfig as WebConfig
 from jailcore.engine.actions import Mode
-from jailcore.engine.catalogue import DEFAULT_CATALOGUE, Catalogue, Game, OnlineLimit, fold
+from jailcore.engine.catalogue import DEFAULT_CATALOGUE, Catalogue, OnlineLimit
 from jailcore.engine.ladder import LadderError, parse_ladder
 from jailcore.engine.rules import ORDER
 from jailcore.engine.rules.base import Rule, SettingsT
@@ -278,7 +278,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
             fail((*base, "tags"), f"unknown tag(s) {sorted(bad)}; known: {', '.join(sorted(KNOWN_TAGS))}")
         if v["name"]:
             own.append((i, v))
-    catalogue = Catalogue([*DEFAULT_CATALOGUE, *_own_games(own, fail)])
+    catalogue = Catalogue([*DEFAULT_CATALOGUE, *own_games(own, fail)])
     for i, limit in enumerate(limits):
         for name in sorted(limit.games):
             if catalogue.find(name) is None:
@@ -325,42 +325,6 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         network_key=values["network"]["key"],
         network_max_age=float(values["network"]["max_age"]),
     )
-
-
-def _own_games(own: list[tuple[int, dict[str, Any]]], fail: Fail) -> list[Game]:
-    """A server's `[[games.catalogue]]` games, each with its type (`family`: what 004 5.5
-    «однотипными играми» and 001 Начальник обязан 5 compare). A type is named by a game of
-    the catalogue, under any of its names (`family = "Саймон"` is Саймон говорит's type, and so
-    Злой Саймон's), or is a new one that two or more of the server's own games share. A name
-    that is neither, most likely a misspelt type, is refused: it would make the game a type of
-    its own, which is what leaving `family` out already says."""
-    plain = Catalogue([*DEFAULT_CATALOGUE, *(Game(v["name"], tuple(v["aliases"])) for _, v in own)])
-    mine = {v["name"]: v for _, v in own}
-    fresh = Counter(fold(v["family"]) for _, v in own if v["family"].strip() and plain.find(v["family"]) is None)
-    spelled: dict[str, str] = {}  # a new type, folded -> as its first game wrote it
-
-    def kind(v: dict[str, Any], seen: frozenset[str]) -> str | None:
-        typed = v["family"]
-        if not typed.strip():
-            return v["name"]
-        found = plain.find(typed)
-        if found is None:
-            return spelled.setdefault(fold(typed), typed.strip()) if fold(typed) and fresh[fold(typed)] >= 2 else None
-        if found.name in mine and found.name not in seen:  # another of the server's games: of its type
-            return kind(mine[found.name], seen | {found.name}) or found.name
-        return next((g.kind for g in DEFAULT_CATALOGUE if g.name == found.name), found.name)
-
-    games = []
-    for i, v in own:
-        family = kind(v, frozenset({v["name"]}))
-        if family is None:
-            types = ", ".join(sorted({g.kind for g in DEFAULT_CATALOGUE if g.family}))
-            fail(("games", "catalogue", i, "family"),
-                 f"{v['family']!r} is neither a game of the catalogue nor a type two of this server's own games share "
-                 f"(the catalogue's types of several games: {types}; a game of a type of its own needs no family)")
-        games.append(Game(v["name"], tuple(v["aliases"]), frozenset(v["tags"]), v["min_players"],
-                          family="" if family in (None, v["name"]) else family))
-    return games
 
 
 def _walk(node: dict[str, Any], path: tuple[Any, ...], sections: dict[str, Any], arrays: dict[str, Any], fail: Fail) -> None:

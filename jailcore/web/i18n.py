@@ -235,6 +235,8 @@ RULES: dict[str, tuple[str, str]] = {  # a rule's key in words: (Russian, Englis
     "games.only_warden_kills": ("Убивает только начальник", "Only the warden kills"),
     "games.repeat": ("Повтор игры", "A game repeated"),
     "games.unknown": ("Неизвестная игра", "An unknown game"),
+    "killing.explain": ("Объяснить убийство", "Explaining a kill"),
+    "killing.explain_abuse": ("Злоупотребление объяснениями", "Abusing the right to an explanation"),
     "lastrequest.guard_suicide": ("Самоубийство охраны при последнем желании", "A guard's suicide at the last request"),
     "lastrequest.timeout": ("Время последнего желания", "The last request's time"),
     "orders": ("Приказы", "Orders"),
