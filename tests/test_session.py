@@ -13,6 +13,7 @@ from jailcore.session import inputs as i
 from jailcore.session.effects import (
     Applied,
     AskAnswer,
+    AskPardon,
     DropLink,
     KeepLines,
     Mark,
@@ -314,3 +315,19 @@ def test_a_ct_ban_is_told_to_the_peers_after_the_state_that_holds_it():
     (record,) = [k for k, e in enumerate(out) if isinstance(e, Write) and isinstance(e.row, Record) and e.row.action.action == "ctban"]
     saves = [k for k, e in enumerate(out) if isinstance(e, Write) and isinstance(e.row, SaveState)]
     assert record < saves[0] < told
+
+
+def test_an_admins_word_in_game_travels_the_engine_like_any_shim_line():
+    """`!jcpardon` is a shim line with its seq: the engine counts it (the next line is no gap,
+    so no `jb_status` is asked) and drops it when its datagram comes twice."""
+    s = session()
+    opened(s)
+    log, _ = setup()
+    log.trig(WARDEN, "jb_pardon", ' (id "12") (reason "ошибка")')
+    pardon = log.text().splitlines()[-1]
+    log.specialday(WARDEN)
+    out = feed(s, log)
+    assert AskPardon(12, WARDEN.name, "ошибка") in out
+    assert not [e for e in sends(out) if e.text.startswith("jb_status")]
+    again = s.handle(i.LogRecord(next(iter(records([pardon]))).encode()), 2.0)
+    assert not [e for e in again if isinstance(e, AskPardon)]
