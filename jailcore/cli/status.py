@@ -393,7 +393,7 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]
                     raise
                 got = [{"server": n, "error": str(exc)} for n in sorted(wanted)]  # the database away: what waits for it is said below
             for item in got:
-                waiting = waiting_in(journals[item["server"]]) if item["server"] in journals else 0
+                waiting = waiting_in(journals[item["server"]], beside=True) if item["server"] in journals else 0
                 if waiting:
                     item["journal"] = {"path": journals[item["server"]], "waiting": waiting}
                     if item.get("error"):

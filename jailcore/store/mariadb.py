@@ -38,7 +38,7 @@ from jailcore.log.logtime import plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
 from jailcore.store.errors import DatabaseFault
-from jailcore.store.journal import Journal, Op
+from jailcore.store.journal import Journal, Op, left_beside
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import WritesRows
 from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError, kept_line
@@ -47,8 +47,21 @@ if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resume
     from jailcore.session import effects as fx
     from jailcore.session import inputs as si
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 0: before the schema was versioned; 1: without the names table and the indexes of version 2 (_from_1)
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
+
+# The names each player was logged under, per server, with how many entries and the newest
+# time, as in the SQLite file: the players search reads the whole log's names here. The
+# writer keeps it in the same transaction as the audit rows (one upsert a commit, see
+# `MariaStore.commit`), not by a trigger: a trigger needs the TRIGGER privilege, and SUPER
+# where the server keeps a binary log. The name is kept as written (utf8mb4_bin): two
+# spellings are two rows, as on SQLite; the search compares case-blind.
+NAMES_TABLE = """CREATE TABLE IF NOT EXISTS names (
+    server VARCHAR(191) NOT NULL, steamid VARCHAR(64) NOT NULL, name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+    userid BIGINT, n BIGINT NOT NULL, last VARCHAR(40) NOT NULL, PRIMARY KEY (server, steamid, name),
+    KEY names_steamid (steamid, n))"""  # (steamid, n): the search's count of each player's entries is read in the index alone
+_NAMES_UPSERT = ("INSERT INTO names (server, steamid, name, userid, n, last) VALUES (?, ?, ?, ?, ?, ?) "
+                 "ON DUPLICATE KEY UPDATE n = n + VALUES(n), last = GREATEST(last, VALUES(last)), userid = VALUES(userid)")
 
 _TABLES = [
     "CREATE TABLE IF NOT EXISTS jailcore_schema (name VARCHAR(32) PRIMARY KEY, version INT NOT NULL)",
@@ -61,7 +74,9 @@ _TABLES = [
         server VARCHAR(191) NOT NULL, time VARCHAR(40) NOT NULL, round INT NOT NULL, day INT NOT NULL,
         action VARCHAR(32) NOT NULL, rule VARCHAR(191) NOT NULL, ref VARCHAR(191) NOT NULL, userid BIGINT, steamid VARCHAR(64),
         name VARCHAR(255), reason TEXT NOT NULL, detail LONGTEXT NOT NULL, command TEXT, status VARCHAR(32) NOT NULL, reply TEXT,
-        UNIQUE KEY audit_id (id), KEY audit_status (server, status), KEY audit_player (steamid), KEY audit_round (server, round), KEY audit_time (time))""",
+        UNIQUE KEY audit_id (id), KEY audit_status (server, status), KEY audit_player (steamid), KEY audit_round (server, round), KEY audit_time (time),
+        KEY audit_action (action, seq, time), KEY audit_seq_name (seq, name))""",
+    NAMES_TABLE,
     """CREATE TABLE IF NOT EXISTS pardons (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, action_id BIGINT NOT NULL UNIQUE, `by` VARCHAR(191) NOT NULL,
         reason TEXT NOT NULL, time VARCHAR(40) NOT NULL, applied_at VARCHAR(40))""",
@@ -151,18 +166,34 @@ class MariaDialect(Dialect):
     name: ClassVar[str] = "mariadb"
     pos: ClassVar[str] = "seq"  # numbered by the server at insert: ids come from each process's own blocks
     by_id: ClassVar[str] = "FORCE INDEX (PRIMARY)"  # the rows are kept in the order of their places: a range is read in one sweep
+    by_action = "FORCE INDEX (audit_action)"
+    # (seq, name): a name's part is looked for in a narrow index of the range, not in every
+    # whole row of it (20,000 rows unpacked cost more than the match).
+    by_name = "FORCE INDEX (audit_seq_name)"
     missing: ClassVar[tuple[type[BaseException], ...]] = (pymysql.err.ProgrammingError,)
 
     def sql(self, text: str) -> str:
         return text.replace("%", "%%").replace("?", "%s")
 
-    def has_name(self, value: str) -> tuple[str, object]:
-        """utf8mb4_unicode_ci compares case-blind, Cyrillic included."""
-        escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        return "name LIKE ?", f"%{escaped}%"
+    def has_name(self, value: str, column: str = "name") -> tuple[str, object]:
+        """utf8mb4_unicode_ci compares case-blind, Cyrillic included. LOCATE rather than
+        LIKE '%part%': the same collation, and no wildcards to escape, but five times as
+        fast (LIKE walks the pattern letter by letter through the collation's weights)."""
+        return f"LOCATE(?, {column} COLLATE utf8mb4_unicode_ci) > 0", value  # the names table keeps names as written (utf8mb4_bin)
 
 
 DIALECT = MariaDialect()
+
+
+def _dialect(version: int) -> MariaDialect:
+    """The dialect a database of this schema version is read in: one not yet upgraded has
+    neither the indexes it names nor the names table."""
+    if version >= SCHEMA_VERSION:
+        return DIALECT
+    old = MariaDialect()
+    old.by_action = old.by_name = ""
+    old.names = False
+    return old
 
 
 def open_reader(url: str) -> Reader:
@@ -170,12 +201,12 @@ def open_reader(url: str) -> Reader:
         where = target(url)
         db = connect(where)  # refused at once, in one line, not at the first query
         try:
-            upgrade(db, where.shown, dry=True)  # a newer database is refused: an older jailcore would misread it
+            found, _ = upgrade(db, where.shown, dry=True)  # a newer database is refused: an older jailcore would misread it
         finally:
             db.close()
     except StoreError as exc:
         raise AuditError(str(exc)) from None
-    return _FaultReader(where.shown, lambda: connect(where), DIALECT)
+    return _FaultReader(where.shown, lambda: connect(where), _dialect(found))
 
 
 class _FaultReader(Reader):
@@ -192,7 +223,41 @@ class _FaultReader(Reader):
 def upgrade(db: pymysql.connections.Connection, where: str, dry: bool = False) -> tuple[int, int]:
     """Makes the tables of this version; an older database is brought up to it in place, a
     newer one is refused (an older jailcore must not write to tables it does not know).
-    Returns (the version found, the version now); 0 for an empty database."""
+    Returns (the version found, the version now); 0 for an empty database. Processes that
+    start together (`run --workers N`, two machines) upgrade one at a time, under a named
+    lock: the second finds the work done."""
+    found = _version(db, where)
+    if dry or found == SCHEMA_VERSION:
+        return found, found
+    lock = f"jailcore-upgrade:{where}"[:64]
+    timeout, db._read_timeout = db._read_timeout, None  # building an index of a million rows takes longer than a read may
+    with db.cursor() as cur:
+        cur.execute("SELECT GET_LOCK(%s, 600) AS got", (lock,))
+        if (cur.fetchone() or {}).get("got") != 1:
+            raise StoreError(f"state database {where}: another jailcore has been upgrading it for 10 minutes")
+        try:
+            db.commit()  # a fresh snapshot: what the one before us did
+            found = _version(db, where)
+            if found == SCHEMA_VERSION:
+                return found, found
+            for ddl in _TABLES:
+                cur.execute(ddl + _OPTIONS)
+            for step in _STEPS[found:]:
+                step(cur)
+            cur.execute("INSERT INTO id_blocks (name, next) SELECT 'audit', COALESCE(MAX(id), 0) + 1 FROM audit "
+                        "ON DUPLICATE KEY UPDATE next = GREATEST(next, VALUES(next))")
+            cur.execute("INSERT INTO jailcore_schema (name, version) VALUES ('jailcore', %s) ON DUPLICATE KEY UPDATE version = VALUES(version)",
+                        (SCHEMA_VERSION,))
+            db.commit()
+        finally:
+            db._read_timeout = timeout
+            if db.open:
+                cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
+                cur.fetchall()
+    return found, SCHEMA_VERSION
+
+
+def _version(db: pymysql.connections.Connection, where: str) -> int:
     with db.cursor() as cur:
         cur.execute("SHOW TABLES")
         tables = {next(iter(r.values())) for r in cur.fetchall()}
@@ -203,20 +268,10 @@ def upgrade(db: pymysql.connections.Connection, where: str, dry: bool = False) -
             found = int(row["version"]) if row else 0
         elif tables and "audit" not in tables:
             raise StoreError(f"state database {where}: not a jailcore database (it has tables {', '.join(sorted(tables)[:8])})")
-        if found > SCHEMA_VERSION:
-            raise StoreError(f"state database {where} has schema version {found}, newer than this jailcore's {SCHEMA_VERSION}: "
-                             "upgrade jailcore on this machine first")
-        if dry or found == SCHEMA_VERSION:
-            return found, found
-        for ddl in _TABLES:
-            cur.execute(ddl + _OPTIONS)
-        for step in _STEPS[found:]:
-            step(cur)
-        cur.execute("INSERT INTO id_blocks (name, next) SELECT 'audit', COALESCE(MAX(id), 0) + 1 FROM audit "
-                    "ON DUPLICATE KEY UPDATE next = GREATEST(next, VALUES(next))")
-        cur.execute("INSERT INTO jailcore_schema (name, version) VALUES ('jailcore', %s) ON DUPLICATE KEY UPDATE version = VALUES(version)",
-                    (SCHEMA_VERSION,))
-    return found, SCHEMA_VERSION
+    if found > SCHEMA_VERSION:
+        raise StoreError(f"state database {where} has schema version {found}, newer than this jailcore's {SCHEMA_VERSION}: "
+                         "upgrade jailcore on this machine first")
+    return found
 
 
 def _from_0(cur: Any) -> None:
@@ -234,7 +289,23 @@ def _from_0(cur: Any) -> None:
         cur.execute("ALTER TABLE link ADD COLUMN dropped TEXT NOT NULL DEFAULT ''")
 
 
-_STEPS = [_from_0]  # _STEPS[n] brings version n to n + 1
+def _from_1(cur: Any) -> None:
+    """Version 1 lacked the names table (the players search read the newest entries only)
+    and the indexes of a page of one action and of a name's part: the indexes are built in
+    place (InnoDB keeps the table readable and writable meanwhile), the names counted once
+    from the whole log. The count starts afresh, so an upgrade cut off is simply run again."""
+    cur.execute("SHOW INDEX FROM audit")
+    have = {r["Key_name"] for r in cur.fetchall()}
+    keys = [f"ADD KEY {name} {columns}" for name, columns in (("audit_action", "(action, seq, time)"), ("audit_seq_name", "(seq, name)"))
+            if name not in have]
+    if keys:
+        cur.execute(f"ALTER TABLE audit {', '.join(keys)}")
+    cur.execute("DELETE FROM names")
+    cur.execute("INSERT INTO names (server, steamid, name, userid, n, last) SELECT server, steamid, name COLLATE utf8mb4_bin, MAX(userid), "
+                "COUNT(*), MAX(time) FROM audit WHERE steamid IS NOT NULL AND name IS NOT NULL GROUP BY server, steamid, name COLLATE utf8mb4_bin")
+
+
+_STEPS = [_from_0, _from_1]  # _STEPS[n] brings version n to n + 1
 
 
 class Claim:
@@ -286,6 +357,7 @@ class MariaStore(WritesRows):
         self._block = (0, 0)  # [next, end) of the ids reserved
         self._spare: tuple[int, int] | None = None  # the next block, taken ahead: ids go on while the server is away
         self._lines: list[tuple] = []
+        self._names: dict[tuple[str, str, str], list[Any]] = {}  # the open transaction's names: [userid, entries, newest time]
         self._prune_due = 0.0
         self._audit_newest = 0
         self._claims: set[str] = set()
@@ -297,7 +369,8 @@ class MariaStore(WritesRows):
         self._fatal: StoreError | None = None
         self._reviver: threading.Thread | None = None
         self._closing = threading.Event()
-        self.journal = Journal(journal) if journal else None
+        self._journal_at = journal or ""
+        self.journal = Journal(journal) if journal else None  # the first beside that path no other process holds
         try:
             upgrade(self.db, self.path)
             self.db.commit()
@@ -305,6 +378,7 @@ class MariaStore(WritesRows):
             if self.journal is not None:
                 self._seq = max(self._seq, self.journal.newest())
                 self._replay(self.db)  # what a run before left: before anything is read
+                self._replay_left(self.db)
         except pymysql.MySQLError as exc:
             raise StoreError(f"state database {self.path}: {_why(exc)}") from None
         self.reader = _FaultReader(self.path, lambda: connect(self.target), DIALECT)
@@ -318,7 +392,7 @@ class MariaStore(WritesRows):
                     self.db = connect(self.target, autocommit=False)
                 except StoreError as exc:
                     raise DatabaseFault(str(exc)) from None
-                self._ops = []
+                self._ops, self._names = [], {}
             try:
                 cur = (db or self.db).cursor()
                 if many:
@@ -358,6 +432,9 @@ class MariaStore(WritesRows):
         with self._lock:
             if self._fatal is not None:
                 raise self._fatal
+            if self._names:  # the transaction's names, in one statement, in key order (two processes never wait on each other's)
+                names, self._names = self._names, {}
+                self._write(_NAMES_UPSERT, [(*key, *names[key]) for key in sorted(names)], many=True)
             if not self._ops:
                 return
             self._seq += 1
@@ -379,16 +456,18 @@ class MariaStore(WritesRows):
             self.journal.keep(self._seq, self._ops)  # did a cut-off commit land? the replay asks the database
             self._ops = []
 
-    def _mark_applied(self, db: Any, seq: int) -> None:
-        if self.journal is not None:
+    def _mark_applied(self, db: Any, seq: int, journal: Journal | None = None) -> None:
+        journal = journal or self.journal
+        if journal is not None:
             self._run("INSERT INTO journal_applied (origin, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = VALUES(seq)",
-                      (self.journal.origin, seq), db=db)
+                      (journal.origin, seq), db=db)
 
-    def _applied_seq(self, db: Any) -> int:
-        if self.journal is None:
+    def _applied_seq(self, db: Any, journal: Journal | None = None) -> int:
+        journal = journal or self.journal
+        if journal is None:
             return 0
         with db.cursor() as cur:
-            cur.execute("SELECT seq FROM journal_applied WHERE origin = %s", (self.journal.origin,))
+            cur.execute("SELECT seq FROM journal_applied WHERE origin = %s", (journal.origin,))
             row = cur.fetchone()
         db.commit()
         return int(row["seq"]) if row else 0
@@ -442,19 +521,33 @@ class MariaStore(WritesRows):
                 except pymysql.MySQLError:
                     pass
 
-    def _replay(self, db: Any) -> bool:
-        """Applies the journal to the database, oldest first, each transaction once; True when it is empty."""
-        if self.journal is None:
+    def _replay(self, db: Any, journal: Journal | None = None) -> bool:
+        """Applies the journal (this store's, or one left beside it) to the database, oldest
+        first, each transaction once; True when it is empty."""
+        journal = journal or self.journal
+        if journal is None:
             return True
-        while (entry := self.journal.oldest()) is not None:
+        while (entry := journal.oldest()) is not None:
             seq, ops = entry
-            if self._applied_seq(db) < seq:
+            if self._applied_seq(db, journal) < seq:
                 for sql, params, many in ops:
                     self._run(sql, params, many, db=db)
-                self._mark_applied(db, seq)
+                self._mark_applied(db, seq, journal)
                 db.commit()
-            self.journal.done(seq)
+            journal.done(seq)
         return True
+
+    def _replay_left(self, db: Any) -> None:
+        """The journals left beside this one by processes that are not running (a worker of
+        a `run --workers N` started with fewer): replayed once, before anything is read."""
+        if self.journal is None:
+            return
+        for left in left_beside(self._journal_at, self.journal.path):
+            try:
+                log.warning("state database %s: replaying %d transaction(s) left in %s", self.path, left.waiting(), left.path)
+                self._replay(db, left)
+            finally:
+                left.close()
 
     def journalled(self) -> int:
         """Transactions waiting in the journal for the server."""
@@ -570,6 +663,12 @@ class MariaStore(WritesRows):
              t.userid if t else None, t.steamid if t else None, t.name if t else None,
              action.reason, json.dumps(action.to_json(), ensure_ascii=False), command, status))
         self._audit_newest = max(self._audit_newest, row_id)
+        if t is not None and t.steamid is not None and t.name is not None:
+            seen = self._names.get((server, t.steamid, t.name))
+            if seen is None:
+                self._names[(server, t.steamid, t.name)] = [t.userid, 1, action.time]
+            else:
+                seen[0], seen[1], seen[2] = t.userid, seen[1] + 1, max(seen[2], action.time)
         return row_id
 
     def mark_sent(self, row_ids: list[int]) -> None:
