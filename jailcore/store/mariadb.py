@@ -138,12 +138,16 @@ def shown(url: str) -> str:
         return "mysql://?"
 
 
-def connect(where: Target, autocommit: bool = True, dicts: bool = True) -> pymysql.connections.Connection:
+def connect(where: Target, autocommit: bool = True, dicts: bool = True, batches: bool = False) -> pymysql.connections.Connection:
     """A connection, or a StoreError of one line without the password: unreachable, refused,
-    no such database."""
+    no such database. With `batches`, it may send several statements in one query (the
+    writer's group commit: `MariaStore._flush`); every value in them is escaped by the driver."""
+    from pymysql.constants import CLIENT
+
     try:
         return pymysql.connect(host=where.host, port=where.port, user=where.user, password=where.password, database=where.database,
                                charset="utf8mb4", autocommit=autocommit, connect_timeout=5, read_timeout=30, write_timeout=30,
+                               client_flag=CLIENT.MULTI_STATEMENTS if batches else 0,
                                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",  # each read sees what others committed
                                cursorclass=pymysql.cursors.DictCursor if dicts else pymysql.cursors.Cursor)
     except pymysql.MySQLError as exc:
@@ -350,8 +354,10 @@ class MariaStore(WritesRows):
         self.url = url
         self.target = target(url)
         self.path = self.target.shown  # what messages name it by (never the password)
-        self.db = connect(self.target, autocommit=False)
+        self.db = connect(self.target, autocommit=False, batches=True)
         self._ids = connect(self.target)  # id blocks and named locks: outside every write transaction
+        self._later = False
+        self._unsent = 0  # the open transaction's last ops, not yet sent: the daemon's rows go in one query at the commit
         self._lock = threading.RLock()
         self._ops: list[Op] = []  # the open transaction, kept until it is committed (or journalled)
         self._block = (0, 0)  # [next, end) of the ids reserved
@@ -389,10 +395,10 @@ class MariaStore(WritesRows):
         with self._lock:
             if db is None and self.journal is None and not self.db.open:  # lost before: the command line and the page connect again
                 try:
-                    self.db = connect(self.target, autocommit=False)
+                    self.db = connect(self.target, autocommit=False, batches=True)
                 except StoreError as exc:
                     raise DatabaseFault(str(exc)) from None
-                self._ops, self._names = [], {}
+                self._ops, self._names, self._unsent = [], {}, 0
             try:
                 cur = (db or self.db).cursor()
                 if many:
@@ -405,12 +411,28 @@ class MariaStore(WritesRows):
                     self._go_away(exc)
                 raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
 
-    def _write(self, sql: str, params: Sequence[Any] = (), many: bool = False) -> Any:
-        """A write of the open transaction: run now, or kept for the journal while the server is away."""
+    def write(self, rows: Sequence[fx.Row]) -> None:
+        """The daemon's rows into the open transaction, sent with it at the commit: one round
+        trip for a whole group commit, not one per row (a hundred servers' snapshots, links
+        and lines made the writer wait on the network for most of each batch)."""
+        with self._lock:
+            self._later = True
+            try:
+                super().write(rows)
+            finally:
+                self._later = False
+
+    def _write(self, sql: str, params: Sequence[Any] = (), many: bool = False, later: bool = False) -> Any:
+        """A write of the open transaction: run now (or, for the daemon's rows, sent at the
+        commit), or kept for the journal while the server is away."""
         with self._lock:
             if self._fatal is not None:
                 raise self._fatal
             op: Op = (sql, [list(p) for p in params] if many else list(params), many)
+            if self.away is None and (later or self._later) and self.journal is not None:
+                self._ops.append(op)
+                self._unsent += 1
+                return None
             if self.away is None:
                 try:
                     cur = self._run(sql, params, many)
@@ -434,12 +456,13 @@ class MariaStore(WritesRows):
                 raise self._fatal
             if self._names:  # the transaction's names, in one statement, in key order (two processes never wait on each other's)
                 names, self._names = self._names, {}
-                self._write(_NAMES_UPSERT, [(*key, *names[key]) for key in sorted(names)], many=True)
+                self._write(_NAMES_UPSERT, [(*key, *names[key]) for key in sorted(names)], many=True, later=True)
             if not self._ops:
                 return
             self._seq += 1
             if self.away is None:
                 try:
+                    self._flush()
                     self._mark_applied(self.db, self._seq)
                     self.db.commit()
                     self._ops = []
@@ -447,14 +470,58 @@ class MariaStore(WritesRows):
                 except (DatabaseFault, pymysql.MySQLError) as exc:
                     if isinstance(exc, pymysql.MySQLError):
                         if not _lost(exc):
+                            self._abandon()
                             raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
                         self._go_away(exc)
                     if self.journal is None:
+                        raise
+                    if self.away is None:  # refused by the server, not lost: kept nowhere (a replay would be refused again)
+                        self._abandon()
                         raise
             if self.journal is None:
                 raise Away(f"state database {self.path} is away ({self.away}): nothing was written; try again when it is back")
             self.journal.keep(self._seq, self._ops)  # did a cut-off commit land? the replay asks the database
             self._ops = []
+
+    def _abandon(self) -> None:
+        """The open transaction, refused: rolled back, and not kept for a replay."""
+        self._ops, self._unsent = [], 0
+        try:
+            self.db.rollback()
+        except pymysql.MySQLError:
+            pass
+
+    def _flush(self) -> None:
+        """The ops not yet sent, as one query of many statements (a few, past 4 MB): the
+        driver escapes each value as it does for one statement. A failed statement stops
+        the rest, and the transaction is not committed."""
+        if not self._unsent:
+            return
+        pending, self._unsent = self._ops[len(self._ops) - self._unsent:], 0
+        with self.db.cursor() as cur:
+            texts: list[str] = []
+            size = 0
+            for sql, params, many in pending:
+                for one in (params if many else [params]):
+                    texts.append(cur.mogrify(DIALECT.sql(sql), tuple(one)))
+                    size += len(texts[-1])
+                if size > 4 << 20:
+                    self._send(cur, texts)
+                    texts, size = [], 0
+            self._send(cur, texts)
+
+    def _send(self, cur: Any, texts: list[str]) -> None:
+        if not texts:
+            return
+        try:
+            cur.execute(";\n".join(texts))
+            while cur.nextset():
+                pass
+        except pymysql.MySQLError as exc:
+            if _lost(exc):
+                self._go_away(exc)
+                raise
+            raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
 
     def _mark_applied(self, db: Any, seq: int, journal: Journal | None = None) -> None:
         journal = journal or self.journal
@@ -478,6 +545,7 @@ class MariaStore(WritesRows):
         if self.away is not None or self.journal is None:  # without a journal: the caller is told, the next call connects again
             return
         self.away = _why(exc)
+        self._unsent = 0  # the open transaction waits in _ops for the journal, or for the new connection
         log.warning("state database %s is away (%s): enforcement goes on, its writes wait in %s", self.path, self.away, self.journal.path)
         self._reviver = threading.Thread(target=self._revive, name="jailcore database revival", daemon=True)
         self._reviver.start()
@@ -485,7 +553,7 @@ class MariaStore(WritesRows):
     def _revive(self) -> None:
         while not self._closing.wait(1.0):
             try:
-                db = connect(self.target, autocommit=False)
+                db = connect(self.target, autocommit=False, batches=True)
                 ids = connect(self.target)
             except StoreError:
                 continue
