@@ -27,13 +27,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from jailcore.log.errors import StateError
+
 Op = tuple[str, Any, bool]  # (SQL in the store's spelling, its parameters, executemany)
 
 
 MOST = 64  # journals beside one path: more processes than that on one machine and one database is a mistake
 
 
-class Taken(OSError):
+class Taken(StateError):
     """Every journal beside the path is held by another process."""
 
 
