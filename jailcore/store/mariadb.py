@@ -37,6 +37,8 @@ from jailcore.log.errors import AuditError
 from jailcore.log.logtime import plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
+from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
+from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import DatabaseFault
 from jailcore.store.journal import Journal, Op
 from jailcore.store.reader import Dialect, Reader, Row
@@ -47,7 +49,7 @@ if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resume
     from jailcore.session import effects as fx
     from jailcore.session import inputs as si
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 1: without the web page's accounts
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
 
 _TABLES = [
@@ -81,6 +83,7 @@ _TABLES = [
     """CREATE TABLE IF NOT EXISTS mqtt_outbox (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, topic VARCHAR(255) NOT NULL, payload LONGTEXT NOT NULL,
         retain INT NOT NULL DEFAULT 0)""",
+    *ACCOUNT_TABLES,
 ]
 _OPTIONS = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
 
@@ -234,7 +237,12 @@ def _from_0(cur: Any) -> None:
         cur.execute("ALTER TABLE link ADD COLUMN dropped TEXT NOT NULL DEFAULT ''")
 
 
-_STEPS = [_from_0]  # _STEPS[n] brings version n to n + 1
+def _from_1(cur: Any) -> None:
+    """Version 1 kept no accounts (they were in the configs' [web.users]): the tables are made
+    above, and filled from the configs by the first page that opens the database."""
+
+
+_STEPS = [_from_0, _from_1]  # _STEPS[n] brings version n to n + 1
 
 
 class Claim:
@@ -267,7 +275,7 @@ class Away(StoreError):
     page): the message says so; nothing was written."""
 
 
-class MariaStore(WritesRows):
+class MariaStore(WritesRows, KeepsAccounts):
     """The write side on MariaDB, with `store.sqlite.Store`'s methods. Writes join an open
     transaction that `commit` ends, as on SQLite. With a `journal` (the daemon's), a server
     that goes away is ridden out: transactions wait in the journal, in order, and a thread
@@ -353,6 +361,14 @@ class MariaStore(WritesRows):
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return list(self._run(sql, params).fetchall())
+
+    def _select(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """A read that ends its transaction (when none of ours is open): the next sees what others committed since."""
+        with self._lock:
+            rows = self._rows(sql, params)
+            if not self._ops:
+                self.db.commit()
+            return rows
 
     def commit(self) -> None:
         with self._lock:

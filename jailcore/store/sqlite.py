@@ -27,6 +27,8 @@ from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.logtime import plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
+from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
+from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.rows import WritesRows
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes, so `tail` and `ctban list` start at once
@@ -150,7 +152,7 @@ def _inserted(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
-class Store(WritesRows):
+class Store(WritesRows, KeepsAccounts):
     shared: ClassVar[bool] = False  # one machine's file (a file lock keeps one daemon on it), not a database server
 
     def __init__(self, path: str | Path):
@@ -259,6 +261,9 @@ class Store(WritesRows):
     def _write(self, sql: str, params: tuple) -> sqlite3.Cursor:
         self._begin()
         return self.db.execute(sql, params)
+
+    def _select(self, sql: str, params: tuple) -> list[sqlite3.Row]:
+        return list(self.db.execute(sql, params))
 
     def checkpoint(self) -> None:
         """Copy the WAL into the database file; on the caller's (worker) thread, with its own
@@ -544,7 +549,9 @@ class Store(WritesRows):
         return self.db.execute("DELETE FROM loglines WHERE time < ?", (before,)).rowcount
 
 
-SCHEMA_VERSION = 2  # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`
+# PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`,
+# 2 one without the web page's accounts (they were in the configs' [web.users])
+SCHEMA_VERSION = 3
 
 
 def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, int]:
@@ -564,6 +571,7 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
     _add_column(db, "audit", "seq", "INTEGER")  # version 1's audit had no place of its own: its rows take their id
     db.execute("UPDATE audit SET seq = id WHERE seq IS NULL")
     db.executescript(SEQ_SCHEMA)
+    db.executescript(ACCOUNTS_SCHEMA)
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return found, SCHEMA_VERSION
 

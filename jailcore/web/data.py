@@ -98,6 +98,10 @@ class Sources:
                 source = by_path[where] = Source(len(self.sources), shown(where), store, open_reader(where))
                 self.sources.append(source)
             source.servers.add(config.server_name)
+        # The page's accounts: in the database of the config its [web] is read from (the first
+        # that has one, as serve.build reads it), else the first config's.
+        given = [c for c in configs if c.web != _NO_WEB] or list(configs)
+        self.accounts: Source | None = self.of(given[0].server_name, look=False) if given else None
         # The network's SourceBans++ databases (one list per database, whichever servers name it).
         self.sourcebans = list({(c.sourcebans.url, c.sourcebans.prefix): c.sourcebans for c in configs if c.sourcebans}.values())
         self.refresh()
@@ -132,6 +136,7 @@ class Sources:
 
 
 _DEFAULT = Config.default()
+_NO_WEB = _DEFAULT.web
 
 
 

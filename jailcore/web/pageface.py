@@ -24,6 +24,11 @@ class Page(Protocol):
     sessions: Sessions
     hashing: anyio.CapacityLimiter
     clock: Callable[[], datetime]
+    stamps: dict[str, str]
+
+    def load_accounts(self) -> None: ...
+
+    def import_accounts(self, settings: WebConfig) -> None: ...
 
     def admin(self, request: Request) -> Session | None: ...
 
