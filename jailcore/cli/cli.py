@@ -114,9 +114,10 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_pardon(args: argparse.Namespace) -> int:
     import getpass
 
-    from jailcore.cli.proposals import admin_request
+    from jailcore.cli.proposals import _now, admin_request
 
-    return admin_request(args, lambda store: store.request_pardon(args.id, args.by or getpass.getuser(), args.reason), pardon=True)
+    return admin_request(args, "pardon", {"action_id": args.id, "by": args.by or getpass.getuser(), "reason": args.reason, "when": _now()},
+                         pardon=True)
 
 
 def cmd_ctban(args: argparse.Namespace) -> int:

@@ -135,7 +135,12 @@ def connect(where: Target, autocommit: bool = True, dicts: bool = True) -> pymys
                                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",  # each read sees what others committed
                                cursorclass=pymysql.cursors.DictCursor if dicts else pymysql.cursors.Cursor)
     except pymysql.MySQLError as exc:
-        raise StoreError(f"state database {where.shown}: {_why(exc)}") from None
+        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+        raise (Unreachable if code in (2003, 2005, 2006, 2013) else StoreError)(f"state database {where.shown}: {_why(exc)}") from None
+
+
+class Unreachable(StoreError):
+    """The server cannot be reached (not a refusal: a wrong password or no such database is a StoreError)."""
 
 
 def _why(exc: BaseException) -> str:
@@ -189,7 +194,7 @@ class _FaultReader(Reader):
             raise
         except pymysql.MySQLError as exc:
             self._local.db = None  # a lost connection is opened again at the next read
-            raise DatabaseFault(f"state database {self.where}: {_why(exc)}") from None
+            raise (Lost if _lost(exc) else DatabaseFault)(f"state database {self.where}: {_why(exc)}") from None
 
 
 def upgrade(db: pymysql.connections.Connection, where: str, dry: bool = False) -> tuple[int, int]:
@@ -270,6 +275,10 @@ def _lost(exc: BaseException) -> bool:
     return isinstance(exc, pymysql.err.OperationalError) and code in _LOST
 
 
+class Lost(DatabaseFault):
+    """The connection to the server was lost during a statement (did it land? the caller asks)."""
+
+
 class Away(StoreError):
     """The database server is away and this store has no journal (the command line, the web
     page): the message says so; nothing was written."""
@@ -283,7 +292,7 @@ class MariaStore(WritesRows, KeepsAccounts):
 
     shared: ClassVar[bool] = True
 
-    def __init__(self, url: str, journal: str | None = None):
+    def __init__(self, url: str, journal: str | None = None, requests: str | None = None):
         self.url = url
         self.target = target(url)
         self.path = self.target.shown  # what messages name it by (never the password)
@@ -302,6 +311,9 @@ class MariaStore(WritesRows, KeepsAccounts):
         self._waiting_at = float("-inf")
         self._quiet_until = 0.0  # a read that found the server away: the next ones wait a moment (the loop must not stall on it)
         self.away: str | None = None  # why the server is away (while it is)
+        self.queued_mark: tuple[str, int] | None = None  # the admin's queued request being applied: (its queue, its number)
+        self.requests_queue = requests  # the admins' requests of this machine waiting for the database (store.requests), looked at each second
+        self._replayer: threading.Thread | None = None
         self._fatal: StoreError | None = None
         self._reviver: threading.Thread | None = None
         self._closing = threading.Event()
@@ -337,7 +349,7 @@ class MariaStore(WritesRows, KeepsAccounts):
             except pymysql.MySQLError as exc:
                 if _lost(exc) and db is None:
                     self._go_away(exc)
-                raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+                raise (Lost if _lost(exc) else DatabaseFault)(f"state database {self.path}: {_why(exc)}") from None
 
     def _write(self, sql: str, params: Sequence[Any] = (), many: bool = False) -> Any:
         """A write of the open transaction: run now, or kept for the journal while the server is away."""
@@ -381,6 +393,7 @@ class MariaStore(WritesRows, KeepsAccounts):
                 try:
                     self._mark_applied(self.db, self._seq)
                     self.db.commit()
+                    self.queued_mark = None
                     self._ops = []
                     return
                 except (DatabaseFault, pymysql.MySQLError) as exc:
@@ -389,16 +402,26 @@ class MariaStore(WritesRows, KeepsAccounts):
                             raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
                         self._go_away(exc)
                     if self.journal is None:
-                        raise
+                        self._ops = []  # the caller is told; what it asks next starts afresh (a queued request is asked again)
+                        raise Lost(f"state database {self.path}: {_why(exc)}") from None
             if self.journal is None:
                 raise Away(f"state database {self.path} is away ({self.away}): nothing was written; try again when it is back")
             self.journal.keep(self._seq, self._ops)  # did a cut-off commit land? the replay asks the database
             self._ops = []
 
     def _mark_applied(self, db: Any, seq: int) -> None:
+        if self.queued_mark is not None:  # an admin's queued request (store.requests): its number, in its own transaction
+            origin, number = self.queued_mark
+            self._run("INSERT INTO journal_applied (origin, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = GREATEST(seq, VALUES(seq))",
+                      (origin, number), db=db)
         if self.journal is not None:
             self._run("INSERT INTO journal_applied (origin, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = VALUES(seq)",
                       (self.journal.origin, seq), db=db)
+
+    def queued_applied(self, origin: str) -> int:
+        """The highest number of a request queue (store.requests) the database has applied."""
+        rows = self._select("SELECT seq FROM journal_applied WHERE origin = ?", (origin,))
+        return int(rows[0]["seq"]) if rows else 0
 
     def _applied_seq(self, db: Any) -> int:
         if self.journal is None:
@@ -494,7 +517,28 @@ class MariaStore(WritesRows, KeepsAccounts):
                 self.journal.close()
 
     def checkpoint(self) -> None:
-        """SQLite's WAL copy; a server has none to do."""
+        """SQLite's WAL copy, which a server has none of; the writer calls it each second, so the
+        admins' requests queued on this machine while the database was away are applied here,
+        through a store of their own (never this one's open transaction)."""
+        if self.requests_queue is None or self.away is not None or (self._replayer is not None and self._replayer.is_alive()):
+            return
+        from jailcore.store.requests import waiting_requests
+
+        if waiting_requests(self.requests_queue):  # in a thread of its own: a database that does not answer must not hold the writer
+            self._replayer = threading.Thread(target=self._replay_requests, name="jailcore admin requests", daemon=True)
+            self._replayer.start()
+
+    def _replay_requests(self) -> None:
+        from jailcore.store.requests import replay_beside
+
+        assert self.requests_queue is not None
+        try:
+            settled = replay_beside(self.url, self.requests_queue)
+        except (StoreError, DatabaseFault, OSError) as exc:
+            log.warning("the admins' requests queued in %s wait: %s", self.requests_queue, exc)
+            return
+        if settled:
+            log.warning("%d admin request(s) queued in %s while the database was away are applied", settled, self.requests_queue)
 
     def still_there(self) -> str | None:
         return None
@@ -668,17 +712,22 @@ class MariaStore(WritesRows, KeepsAccounts):
         if self.away is not None:
             raise refusal(f"state database {self.path} is away ({self.away}): ask again when it is back")
 
-    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None) -> int:
+    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
+                       may_ban: bool = True) -> int:
         self._here(PardonError)
         try:
-            return self._pardon(action_id, by, reason, when)
+            return self._pardon(action_id, by, reason, when, server, may_ban)
+        except Lost:
+            raise
         except DatabaseFault as exc:
             raise PardonError(str(exc)) from None
 
-    def _pardon(self, action_id: int, by: str, reason: str, when: str | None) -> int:
+    def _pardon(self, action_id: int, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
-        if row is None:
-            raise PardonError(f"no enforcement with id {action_id} in {self.path}")
+        if row is None or (server is not None and row["server"] != server):
+            raise PardonError(f"no enforcement with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
+        if row["action"] == "ban" and not may_ban:
+            raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
         if row["action"] not in PARDONABLE:
             raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
         given = self.reader.pardons_for([action_id]).get(action_id)
@@ -731,21 +780,25 @@ class MariaStore(WritesRows, KeepsAccounts):
         return pardons, bans
 
     def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
-                       server: str | None = None) -> int:
+                       server: str | None = None, may_ban: bool = True) -> int:
         """As on SQLite: given `server` (the one the admin was judged on), a proposal of another is refused."""
         assert answer in ("confirm", "dismiss")
         self._here(ProposalError)
         try:
-            return self._answer(action_id, answer, by, reason, when, server)
+            return self._answer(action_id, answer, by, reason, when, server, may_ban)
+        except Lost:
+            raise
         except DatabaseFault as exc:
             raise ProposalError(str(exc)) from None
 
-    def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None) -> int:
+    def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
         if row is None or (server is not None and row["server"] != server):
             raise ProposalError(f"no proposal with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
         if row["action"] != "propose":
             raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
+        if answer == "confirm" and not may_ban and str(json.loads(row["detail"]).get("step") or "").startswith("ban"):
+            raise ProposalError(f"proposal {action_id} is a server ban: carrying it out is an admin's")
         given = self._rows("SELECT * FROM answers WHERE action_id = ?", (action_id,))
         if given:
             g = given[0]

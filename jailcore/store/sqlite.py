@@ -154,6 +154,10 @@ def _inserted(cur: sqlite3.Cursor) -> int:
 
 class Store(WritesRows, KeepsAccounts):
     shared: ClassVar[bool] = False  # one machine's file (a file lock keeps one daemon on it), not a database server
+    queued_mark: tuple[str, int] | None = None  # a file is never away: the admins' requests are never queued for it
+
+    def queued_applied(self, origin: str) -> int:
+        return 0
 
     def __init__(self, path: str | Path):
         self.path = str(path)
@@ -400,13 +404,18 @@ class Store(WritesRows, KeepsAccounts):
 
     # -- pardons and the round's story (the web page) ------------------------------------------
 
-    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None) -> int:
+    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
+                       may_ban: bool = True) -> int:
         """A pardon an admin asked for (web page, `jailcore pardon`); the running daemon
-        applies it and sets `applied_at`. Refuses an unknown id and a second pardon."""
+        applies it and sets `applied_at`. Refuses an unknown id and a second pardon, and (given
+        `server`, the one the admin was judged on) another server's entry, and a server ban
+        unless `may_ban` (lifting one is an admin's)."""
         fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
         row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
-        if row is None:
-            raise PardonError(f"no enforcement with id {action_id} in {self.path}")
+        if row is None or (server is not None and row["server"] != server):
+            raise PardonError(f"no enforcement with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
+        if row["action"] == "ban" and not may_ban:
+            raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
         if row["action"] not in PARDONABLE:
             raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
         given = pardons_for(self.db, [action_id]).get(action_id)
@@ -444,17 +453,19 @@ class Store(WritesRows, KeepsAccounts):
         return pardons, bans
 
     def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
-                       server: str | None = None) -> int:
+                       server: str | None = None, may_ban: bool = True) -> int:
         """An admin's answer to a proposal (`jailcore confirm|dismiss`, the web page,
         `!jcconfirm`): the running daemon applies it. Refuses an id that is not a proposal
         still waiting, a second answer, and (given `server`, the one the admin was judged
         on) a proposal of another server."""
         assert answer in ("confirm", "dismiss")
-        row = self.db.execute("SELECT id, server, action, status, reply FROM audit WHERE id = ?", (action_id,)).fetchone()
+        row = self.db.execute("SELECT id, server, action, status, reply, detail FROM audit WHERE id = ?", (action_id,)).fetchone()
         if row is None or (server is not None and row["server"] != server):
             raise ProposalError(f"no proposal with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
         if row["action"] != "propose":
             raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
+        if answer == "confirm" and not may_ban and str(json.loads(row["detail"]).get("step") or "").startswith("ban"):
+            raise ProposalError(f"proposal {action_id} is a server ban: carrying it out is an admin's")
         given = self.db.execute("SELECT * FROM answers WHERE action_id = ?", (action_id,)).fetchone()
         if given is not None:
             raise ProposalError(f"proposal {action_id} was already answered ({given['answer']}) by {given['by']} at {given['time']}")

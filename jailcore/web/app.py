@@ -42,17 +42,17 @@ from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp
 
 from jailcore.config.config import ROLES, WebConfig
-from jailcore.log.invisible import visible
 from jailcore.log.errors import AdminRequestError, StateError
+from jailcore.log.invisible import visible
 from jailcore.store.audit import AuditError
 from jailcore.store.errors import errors_or
-from jailcore.store.sqlite import PardonError
+from jailcore.store.requests import Queued
 from jailcore.web import data, proposals, steamids
 from jailcore.web.access import ADMIN, MODERATOR, OPEN, OWNER, VIEWER, WATCH, Forbidden, NotAllowed, TooLarge, number, shown_text
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
 from jailcore.web.charts import colours, hbars, stacked
 from jailcore.web.i18n import LANGS, Words
-from jailcore.web.manage import Manage
+from jailcore.web.manage import Manage, ask, now, queue_away, queued_page
 from jailcore.web.public import public_entry
 from jailcore.web.story import tell
 
@@ -508,7 +508,14 @@ class Web(Manage):
         session = self.admin(request)
         fields = await self.form(request, session)
         server, action_id = fields.get("server", "")[:100], number(fields.get("id"))
-        entry = await self.read(data.find, self.sources, server, action_id) if action_id is not None else None
+        reason = fields.get("reason", "").strip()[:300]
+        try:
+            entry = await self.read(data.find, self.sources, server, action_id) if action_id is not None else None
+        except errors_or(StateError, AuditError) as exc:  # the database away: judged on the server asked, checked again when applied
+            self.must(session, MODERATOR, server)
+            assert action_id is not None and session is not None and session.user is not None
+            return await queue_away(self, request, self.sources.of(server, look=False), exc, "pardon", action_id=action_id, by=session.user,
+                                    reason=reason, when=now(), server=server, may_ban=self.may(session, ADMIN, server))
         if entry is None:
             return self.render(request, "error.html", status=404, message=f"{server} #{fields.get('id', '')[:20]}: ?")
         self.must(session, ADMIN if entry["action"] == "ban" else MODERATOR, server)  # lifting a server ban is an admin's
@@ -516,9 +523,12 @@ class Web(Manage):
         if source is None or session is None or session.user is None:  # `find` and `must` let none of these through
             raise NotAllowed(MODERATOR)
         try:
-            await self.read(source.write, source.store.request_pardon, entry["id"], session.user, fields.get("reason", "").strip()[:300])
-        except PardonError as exc:
+            done = await ask(self, source, "pardon", action_id=entry["id"], by=session.user, reason=reason, when=now(), server=server,
+                             may_ban=self.may(session, ADMIN, server))
+        except AdminRequestError as exc:
             return self.render(request, "error.html", status=409, message=str(exc))
+        if isinstance(done, Queued):
+            return queued_page(self, request, done)
         back = _local(fields.get("next", "")) if fields.get("next") else "/story?" + urlencode({"server": server, "id": entry["id"]})
         return RedirectResponse(f"{back}#{entry['dom']}", 303)
 

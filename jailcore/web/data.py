@@ -35,6 +35,7 @@ from jailcore.store.filter import Filter, personal
 from jailcore.store.interface import StateStore
 from jailcore.store.location import is_url, open_store, shown
 from jailcore.store.reader import Reader, Row
+from jailcore.store.requests import requests_path
 from jailcore.store.sqlite import PARDONABLE
 
 T = TypeVar("T")
@@ -57,6 +58,7 @@ class Source:
     store: StateStore
     reader: Reader
     servers: set[str] = attrs.field(factory=set)
+    requests: str | None = None  # on a database server: this machine's queue for the admins' requests while it is away
     _lock: threading.Lock = attrs.field(factory=threading.Lock)
     _writing: threading.Lock = attrs.field(factory=threading.Lock)
     days: dict[str, list[tuple]] = attrs.field(factory=dict)  # the charts' counts of past days (see _counts)
@@ -95,7 +97,8 @@ class Sources:
                     store = open_store(where)
                 except StateError as exc:
                     raise SourceError(str(exc)) from None
-                source = by_path[where] = Source(len(self.sources), shown(where), store, open_reader(where))
+                source = by_path[where] = Source(len(self.sources), shown(where), store, open_reader(where),
+                                                 requests=requests_path(config.state_path) if is_url(where) else None)
                 self.sources.append(source)
             source.servers.add(config.server_name)
         # The page's accounts: in the database of the config its [web] is read from (the first

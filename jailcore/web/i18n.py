@@ -113,6 +113,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "accounts.remove": ("Удалить", "Remove"),
     "accounts.password_hint": ("Пароль (не меньше 8 символов; пусто — не менять)", "Password (8 characters or more; empty: unchanged)"),
     "accounts.role": ("Роль", "Role"),
+    "queued": ("Запрос сохранён, но не применён: база данных недоступна ({why}). Он будет применён один раз, как только база вернётся.",
+               "Queued, not applied yet: the database is away ({why}). It is applied once, as soon as the database is back."),
     "accounts.nofile": ("У страницы нет базы состояния: учётные записи только для чтения.",
                         "The page has no state database: accounts are read-only."),
     "accounts.name": ("Имя без пробелов, кавычек, точек и скобок, пожалуйста.", "A name without spaces, quotes, dots or brackets, please."),

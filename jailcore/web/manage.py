@@ -6,21 +6,23 @@ are there; every change here also checks the role on the server it changes."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 import anyio
-import attrs
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from jailcore.config.config import ROLES, Config
 from jailcore.config.webconfig import WebConfig
 from jailcore.io.fleet import log_clash
-from jailcore.log.errors import AdminRequestError, StateError
+from jailcore.log.errors import AdminRequestError, AuditError, StateError
 from jailcore.log.logtime import seconds_between
+from jailcore.store import requests
 from jailcore.store.errors import errors_or
+from jailcore.store.requests import Queued
 from jailcore.web import configedit, data, steamids
 from jailcore.web.access import ADMIN, MODERATOR, OWNER, NotAllowed, number
 from jailcore.web.auth import Session, hash_password
@@ -233,12 +235,43 @@ class Manage(_Page):
         if problem or source is None or number_ is None:
             return await self.ctbans(request, t(problem), 400)
         self.must(session, MODERATOR, server)
-        steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
-        name = await self.read(data.last_name, self.sources, server, steamid)
         reason = fields.get("reason", "").strip()[:200]
-        await self.read(source.write, source.store.request_ctban, server, steamid, name, None if lift or rounds else minutes,
-                        None if lift else rounds, reason, admin_name(session), lift)
+        asked = {"server": server, "minutes": None if lift or rounds else minutes, "rounds": None if lift else rounds, "reason": reason,
+                 "by": admin_name(session), "lift": lift, "when": now()}
+        try:
+            steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
+            name = await self.read(data.last_name, self.sources, server, steamid)
+        except errors_or(StateError, AuditError) as exc:  # the database away: kept as [U:1:N], which every game's ban matches
+            return await queue_away(self, request, source, exc, "ctban", steamid=f"[U:1:{number_}]", name="", **asked)
+        done = await ask(self, source, "ctban", steamid=steamid, name=name, **asked)
+        if isinstance(done, Queued):
+            return queued_page(self, request, done)
         return RedirectResponse("/ctbans?" + urlencode({"server": server}), 303)
+
+
+async def ask(page: _Page, source: data.Source, kind: str, **args: object) -> int | Queued:
+    """An admin's request through the store (store.requests.ask): its row id, or Queued while the
+    database is away; a refusal of its checks is raised. In a worker thread, one write at a time."""
+    return await page.read(lambda: source.write(requests.ask, source.store, source.requests, "", kind, **args))
+
+
+async def queue_away(page: _Page, request: Request, source: data.Source | None, exc: BaseException, kind: str, **args: object) -> Response:
+    """The database could not be read to check a request: on a database server it waits in this
+    machine's queue (checked when it is applied), else the refusal, each said on a page."""
+    if source is None or source.requests is None:
+        return page.render(request, "error.html", status=503, message=str(exc))
+    queue, why = source.requests, str(exc).split(": ", 1)[-1]
+    queued = await anyio.to_thread.run_sync(lambda: requests.ask(None, queue, why, kind, **args))
+    assert isinstance(queued, Queued)
+    return queued_page(page, request, queued)
+
+
+def queued_page(page: _Page, request: Request, queued: Queued) -> Response:
+    return page.render(request, "error.html", status=202, message=page.words(request)("queued", why=queued.why))
+
+
+def now() -> str:
+    return datetime.now().isoformat(timespec="seconds")
 
 
 def admin_name(session: Session | None) -> str:
