@@ -94,6 +94,8 @@ async def test_requests_made_while_the_database_is_away_are_queued_and_applied_o
         assert on_page.status == 202 and "база вернётся" in on_page.text
         queue = requests_path(str(state))
         assert waiting_requests(queue) == 4 and oct(os.stat(queue).st_mode & 0o777) == "0o600"
+        status = await asyncio.to_thread(jailcore, "status", "--config", str(config_file))
+        assert "4 admin request(s) wait in the queue" in status.stdout + status.stderr
 
         await asyncio.to_thread(server.start)
         writer = daemon_writer(url, str(state), checkpoint_interval=0.2)  # the daemon's writer: it looks at the queue each checkpoint

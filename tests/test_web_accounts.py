@@ -15,15 +15,15 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 
-from jailcore.config.config import Config, WebConfig, load  # noqa: E402
-from jailcore.store.location import open_store  # noqa: E402
-from jailcore.web import app as web_app  # noqa: E402
-from jailcore.web.app import Web  # noqa: E402
-from jailcore.web.auth import hash_password  # noqa: E402
-from jailcore.web.data import Sources  # noqa: E402
-from tests.mariadb import PASSWORD as DB_PASSWORD  # noqa: E402
-from tests.mariadb import mariadb, mariadb_server  # noqa: E402
-from tests.webkit import Browser  # noqa: E402
+from jailcore.config.config import Config, WebConfig, load
+from jailcore.store.location import open_store
+from jailcore.web import app as web_app
+from jailcore.web.app import Web
+from jailcore.web.auth import hash_password
+from jailcore.web.data import Sources
+from tests.mariadb import PASSWORD as DB_PASSWORD
+from tests.mariadb import mariadb, mariadb_server
+from tests.webkit import Browser
 
 __all__ = ["mariadb", "mariadb_server"]
 
