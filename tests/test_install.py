@@ -127,6 +127,9 @@ def test_init_writes_each_preset_renamed_and_checked_and_never_over_a_config(tmp
     assert (config.server_name, config.mode, config.log_secret, config.rcon_port) == ("server-z", "observe", "4242", 27016)
     assert "192.0.2.7" in config.log_allow
     assert {k for k, r in config.rules.items() if r.enabled} == {k for k, r in shipped.rules.items() if r.enabled}
+    written = path.read_text(encoding="utf-8")
+    assert "configs/" not in written  # its comments name this file, not the preset it came from
+    assert preset != "server-a" or f"check-config {path}`" in written
     before = path.read_bytes()
     again = subprocess.run(init, capture_output=True, text=True, env=env, timeout=60)
     assert again.returncode == 1 and "exists; nothing written" in again.stderr and path.read_bytes() == before

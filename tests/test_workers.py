@@ -79,3 +79,50 @@ async def test_two_workers_split_a_fleet_share_a_ban_and_survive_a_killed_worker
         err.close()
         for sim in sims.values():
             await sim.stop()
+
+
+async def test_a_stop_reaches_every_worker_while_another_cannot_come_up(tmp_path):
+    """Server b's database takes the connection and never answers, so its worker never comes
+    up (it fails and is started again); a stop must still reach a's worker, which is up, and
+    the parent must end."""
+    import socket
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)  # connections wait in the backlog: accepted by the kernel, never answered
+    listen = f"127.0.0.1:{free_udp_port()}"
+    sim = SimServer(password="pw", secret="1111")
+    db = tmp_path / "a.sqlite3"
+    a = server_config(tmp_path / "a.toml", "a", await sim.start(), db, listen, "1111")
+    b_path = tmp_path / "b.toml"
+    other = SimServer(password="pw", secret="2222")
+    server_config(b_path, "b", await other.start(), tmp_path / "b.sqlite3", listen, "2222")
+    b = str(b_path)
+    b_text = b_path.read_text(encoding="utf-8")
+    b_path.write_text(b_text.replace("[state]\n", f'[state]\nurl = "mysql://u:p@127.0.0.1:{silent.getsockname()[1]}/j"\n', 1), encoding="utf-8")
+    err = (tmp_path / "err.txt").open("w")
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", "--workers", "2", "--config", a, "--config", b,
+                                                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=err)
+    try:
+        await until(lambda: "a" in status(db), timeout=20)  # a's worker is up and wrote its link row
+
+        def serving(path: str) -> list[int]:
+            def cmdline(pid: int) -> bytes:
+                try:
+                    return Path(f"/proc/{pid}/cmdline").read_bytes()
+                except OSError:  # ended meanwhile
+                    return b""
+
+            return [pid for pid in children(proc.pid) if path.encode() in cmdline(pid)]
+
+        assert serving(a)
+        proc.send_signal(signal.SIGTERM)
+        await until(lambda: not serving(a), timeout=15)  # told to stop, and stopped, while b's worker is still stuck
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        err.close()
+        silent.close()
+        await sim.stop()
+        await other.stop()

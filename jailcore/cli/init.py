@@ -114,6 +114,8 @@ def main_init(args: argparse.Namespace) -> int:
         ("log", "allow"): "[" + ", ".join(toml_string(a) for a in allow) + "]",
         ("state", "path"): toml_string(args.state),
     }
+    # The preset's own comments name its shipped path (configs/server-a.toml); the copy names itself.
+    text = text.replace(f"configs/{source.name}", str(target))
     body = f"# {name}: written by `jailcore init --preset {args.preset}` from {source.name}.\n" + fill(text, values)
     try:
         folder.mkdir(parents=True, exist_ok=True)

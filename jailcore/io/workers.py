@@ -62,6 +62,10 @@ class Worker:
         self.starts = 0
         self.up = asyncio.Event()
 
+    def terminate(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+
     def send(self, message: bytes) -> None:
         if not self.backlog and self.sock is not None and self.up.is_set():
             try:
@@ -149,6 +153,7 @@ class Parent:
                         group.create_task(self._keep(worker), name=f"worker {worker.index}")
                     group.create_task(self._watch(), name="configs")
                     group.create_task(self._all_up(), name="ready")
+                    group.create_task(self._stop_workers(), name="stop")
             finally:
                 for transport in transports:
                     transport.close()
@@ -160,10 +165,13 @@ class Parent:
         for worker in self.workers:
             await worker.up.wait()
         self.ready.set()
+
+    async def _stop_workers(self) -> None:
+        """At the parent's stop, each worker is told, whether or not it has come up yet (one
+        still starting its servers would otherwise be waited for without end)."""
         await self.stopping.wait()
         for worker in self.workers:
-            if worker.proc is not None and worker.proc.returncode is None:
-                worker.proc.send_signal(signal.SIGTERM)
+            worker.terminate()
 
     async def _keep(self, worker: Worker) -> None:
         """The worker's process, started again each time it dies until the parent stops."""
@@ -178,6 +186,8 @@ class Parent:
             args = [sys.executable, "-m", "jailcore.io.workers", "--fd", str(theirs.fileno()), "--names", json.dumps(self.names), *worker.paths]
             worker.proc = await asyncio.create_subprocess_exec(*args, pass_fds=[theirs.fileno()], env=env)
             theirs.close()
+            if self.stopping.is_set():  # the stop came while it was being started
+                worker.terminate()
             worker.sock, worker.starts = mine, worker.starts + 1
             loop.add_reader(mine.fileno(), self._heard, worker)
             code = await worker.proc.wait()
