@@ -529,8 +529,6 @@ class MariaStore(WritesRows, KeepsAccounts):
             self._replayer.start()
 
     def _replay_requests(self) -> None:
-        from jailcore.store.requests import replay_beside
-
         assert self.requests_queue is not None
         try:
             settled = replay_beside(self.url, self.requests_queue)
@@ -884,3 +882,22 @@ class MariaStore(WritesRows, KeepsAccounts):
         cur = self._write("DELETE FROM loglines WHERE time < ?", (before,))
         self.commit()
         return int(cur.rowcount)
+
+
+def replay_beside(url: str, queue_path: str) -> int:
+    """The daemon's look: a queue of this machine's admins' requests (store.requests) with some
+    waiting, replayed through a store of its own (never the writer's open transaction). Returns
+    how many were settled."""
+    from jailcore.store.requests import Gone, RequestQueue, replay, waiting_requests
+
+    if not waiting_requests(queue_path):
+        return 0
+    store = MariaStore(url)
+    queue = RequestQueue(queue_path)
+    try:
+        return len(replay(store, queue))
+    except Gone:
+        return 0
+    finally:
+        queue.close()
+        store.close()

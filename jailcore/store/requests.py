@@ -200,21 +200,3 @@ def ask(store: StateStore | None, queue_path: str | None, why_away: str, kind: s
 
 class AwayError(AdminRequestError):
     """The database is away and the request could not be kept: nothing was written."""
-
-
-def replay_beside(url: str, queue_path: str) -> int:
-    """The daemon's and the page's look: a queue with requests waiting, replayed through a store of
-    its own (never the daemon's writer's open transaction). Returns how many were settled."""
-    if not waiting_requests(queue_path):
-        return 0
-    from jailcore.store.location import open_store
-
-    store = open_store(url)
-    queue = RequestQueue(queue_path)
-    try:
-        return len(replay(store, queue))
-    except Gone:
-        return 0
-    finally:
-        queue.close()
-        store.close()
