@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from jailcore.log.errors import AdminRequestError
+from jailcore.log.errors import AdminRequestError, StateError
 
 if TYPE_CHECKING:
     from jailcore.store.interface import StateStore
@@ -128,7 +128,7 @@ def waiting_requests(path: str | Path) -> int:
         db.close()
 
 
-class Gone(Exception):
+class Gone(StateError):
     """The database went away during a replay: what is left stays queued."""
 
 
