@@ -9,7 +9,6 @@ writer (a CT ban and a climbed ladder in each). Aim: under 150 ms for `--help`, 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import statistics
@@ -23,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # measure the checkout this file is in, not an installed copy
 
 from jailcore.config.config import load  # noqa: E402
-from jailcore.engine.state import dump  # noqa: E402
 from jailcore.log.parse import LogParser  # noqa: E402
 from jailcore.session.session import Session  # noqa: E402
 from jailcore.store.sqlite import Store  # noqa: E402
@@ -50,17 +48,16 @@ class Ids:
 def make_database(path: Path) -> None:
     """Two servers' saved state and standing, written as the daemon writes them."""
     store = Store(path)
-    config = load('[server]\nrulebook = "all"\n', "<bench>", {})
     for server in ("north", "south"):
+        config = load(f'[server]\nname = "{server}"\nrulebook = "all"\n', "<bench>", {})
         session, parser = Session(config, None, Ids()), LogParser()
         engine = session.engine
         for line in "\n".join(LINES).splitlines():
             event = parser.parse(line)
             if event is not None:
                 engine.handle(event)
-        # the standing exactly as the daemon's session saves it beside the snapshot
-        store.save_standing(server, json.dumps(session._standing(), ensure_ascii=False), engine.state.time)
-        store.save_state(server, dump(engine.state), engine.state.time)
+        # the snapshot and its standing exactly as the daemon's session saves them: its own row
+        store.write([session.save().row])
     store.commit()
     store.close()
 

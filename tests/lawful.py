@@ -596,7 +596,9 @@ class Season:
                 return
             killer, victim = by or rnd.choice(cts), rnd.choice(ts)
             log.wait(rnd.randint(2, 12)).kill(killer, victim)
-            if rnd.random() < 0.08 and victim.userid not in self.gagged:  # 004 4.8: he asks, the guard explains
+            # 004 4.8: he asks, the guard explains; a rebel of this round does not ask, his
+            # death is «очевидная ситуация» (asking is the clause's abuse)
+            if rnd.random() < 0.08 and victim.userid not in self.gagged and self.rebelled.get(victim.steamid) != self.round:
                 log.wait(rnd.randint(1, 20)).say(victim, rnd.choice(("за что?", "почему???", "причина?")))
                 log.wait(rnd.randint(1, 40)).say(killer, rnd.choice(("вышел из клетки", "нарушил приказ", "бегал")))
 

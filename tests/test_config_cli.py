@@ -47,6 +47,19 @@ def test_errors_name_key_and_line():
     assert problems[2].startswith("bad.toml:7: nonsense: unknown key")
 
 
+def test_a_custom_games_type_names_one_of_the_catalogue():
+    """`[[games.catalogue]] family`: a game's type (004 5.5) is a game of the catalogue or a
+    type two of the server's games share; anything else is refused with its key and line."""
+    good = load('[[games.catalogue]]\nname = "Саймон на корточках"\nfamily = "злой саймон"\n', "<t>", {})
+    assert good.catalogue.find("Саймон на корточках").kind == "Саймон говорит"
+    text = '[server]\nname = "x"\n\n[[games.catalogue]]\nname = "Вышибалы"\nfamily = "Баскетбол"\n[[games.catalogue]]\nname = "Тир"\nfamily = 2\n'
+    with pytest.raises(ConfigError) as err:
+        load(text, "bad.toml", {})
+    assert [p.split(" is ")[0].split(": expected")[0] for p in err.value.problems] == [
+        "bad.toml:6: games.catalogue.0.family: 'Баскетбол'", "bad.toml:9: games.catalogue.1.family"]
+    assert "neither a game of the catalogue" in err.value.problems[0] and "Саймон говорит" in err.value.problems[0]
+
+
 def test_toml_syntax_error_has_a_line():
     with pytest.raises(ConfigError) as err:
         load("[server]\nname = \n", "x.toml", {})

@@ -466,6 +466,20 @@ def i_explain(s: Season, inj: Injected) -> None:
     inj.expected = [("killing.explain", g.userid)]
 
 
+def i_explain_abuse(s: Season, inj: Injected) -> None:
+    """004 4.8 «запрещается … требовать объяснений в очевидных ситуациях»: a prisoner shoots a
+    guard, is killed for it and asks why; put to an admin."""
+    w = _warden_first(s)
+    alive = s.team("TERRORIST", True)
+    fresh = [p for p in alive if s.rebelled.get(p.steamid, -9) < s.round - 1] or alive
+    t = _unasked(s, "killing.explain_abuse", fresh)[0]
+    g = (_others(s) or [w])[0]
+    s.rebelled[t.steamid] = s.round
+    s.log.order(w, s.varied_order(w)).add(ATTACK.format(a=t.ident(), v=g.ident(), d=20, h=80)).wait(2).kill(w, t)
+    s.log.wait(4).say(t, "за что?")
+    inj.expected = [("killing.explain_abuse", t.userid)]
+
+
 def i_online_limit_5_18(s: Season, inj: Injected) -> None:
     """004 5.18: a turn-based game (Метание дигла) with more than 13 prisoners online."""
     w = _warden_first(s)
@@ -524,6 +538,7 @@ INJECTORS: dict[str, tuple[str, Callable[[Season, Injected], None], int, Callabl
     "conduct.language": ("conduct.language", i_language, 0, None),
     "fairness.guard_freekill": ("fairness.guard_freekill", i_guard_freekill, 0, None),
     "killing.explain": ("killing.explain", i_explain, 0, None),
+    "killing.explain_abuse": ("killing.explain_abuse", i_explain_abuse, 0, None),
     "games.online_limit.5_18": ("games.online_limit", i_online_limit_5_18, 0, None),
 }
 # Not injected here: conduct.advertising and conduct.names (their judgement goes to an admin,

@@ -78,7 +78,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("jailcore run: give --config FILE (once per server) or --config-dir DIR", file=sys.stderr)
         return 2
     if len(paths) == 1:
-        from jailcore.io.daemon import main_run
+        from jailcore.io.run import main_run
 
         return main_run(_config(paths[0]), paths[0])
     from jailcore.io.workers import cores

@@ -21,12 +21,13 @@ import attrs
 
 from jailcore.config import rulebooks
 from jailcore.config.netsettings import Fail, SourceBansSettings, check_settings
+from jailcore.config.owngames import own_games
 from jailcore.config.tomllines import line_of, locate, parse_toml
 from jailcore.config.webconfig import PASSWORD_HASH as PASSWORD_HASH  # re-exported: the web page reads these from the config
 from jailcore.config.webconfig import ROLES as ROLES
 from jailcore.config.webconfig import WebConfig as WebConfig
 from jailcore.engine.actions import Mode
-from jailcore.engine.catalogue import DEFAULT_CATALOGUE, Catalogue, Game, OnlineLimit
+from jailcore.engine.catalogue import DEFAULT_CATALOGUE, Catalogue, OnlineLimit
 from jailcore.engine.ladder import LadderError, parse_ladder
 from jailcore.engine.rules import ORDER
 from jailcore.engine.rules.base import Rule, SettingsT
@@ -160,6 +161,7 @@ _ARRAYS: dict[str, dict[str, tuple[Any, Any]]] = {
         "aliases": (_STR_LIST, []),
         "tags": (_STR_LIST, []),
         "min_players": (int, 0),
+        "family": (str, ""),
     },
 }
 
@@ -267,7 +269,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         if v["more_than"] is not None:
             limits.append(OnlineLimit(v["more_than"], v["ref"], frozenset(v["games"]), v["tag"]))
 
-    games = list(DEFAULT_CATALOGUE)
+    own: list[tuple[int, dict[str, Any]]] = []
     for i, item in enumerate(arrays.get("games.catalogue", [])):
         base = ("games", "catalogue", i)
         v = _check_table(base, item, _ARRAYS["games.catalogue"], fail)
@@ -275,8 +277,8 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         if bad:
             fail((*base, "tags"), f"unknown tag(s) {sorted(bad)}; known: {', '.join(sorted(KNOWN_TAGS))}")
         if v["name"]:
-            games.append(Game(v["name"], tuple(v["aliases"]), frozenset(v["tags"]), v["min_players"]))
-    catalogue = Catalogue(games)
+            own.append((i, v))
+    catalogue = Catalogue([*DEFAULT_CATALOGUE, *own_games(own, fail)])
     for i, limit in enumerate(limits):
         for name in sorted(limit.games):
             if catalogue.find(name) is None:

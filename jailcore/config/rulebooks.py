@@ -76,6 +76,9 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
         "teams.no_warden": {"ref": "4.4", "ladder": ["teamswap"]},
         # 4.8 «Наказание за отказ: перевод за ТТ → блокировка входа за КТ на 30 минут»
         "killing.explain": {"ref": "4.8", "ladder": ["teamswap", "ctban 30m"], "confirm": "admin"},
+        # 4.8 «…запрещается злоупотреблять данным правилом и требовать объяснений в очевидных
+        # ситуациях. … Наказание за злоупотребление: устное предупреждение → бан до 30 минут»
+        "killing.explain_abuse": {"ref": "4.8", "ladder": ["warn", "ban 30m"], "confirm": "admin"},
         "ctban": {"ref": ""},
     },
 }

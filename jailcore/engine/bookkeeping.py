@@ -159,12 +159,25 @@ class Bookkeeping:
         else:
             # A player who joins a team in the freeze period spawns with the round.
             seat.team, seat.alive = e.new, e.new in PLAYING and self.ctx.in_freeze
-        if seat.userid == s.warden and e.new != CT:
+        if e.new != CT and (seat.userid == s.warden or self._resigned_now(seat.userid, e.time)):
             self.ctx.warden_gone(orders_end=True)
         if e.new == CT:
             s.joins += 1
             seat.joined = s.joins
         self._one_left()
+
+    def _resigned_now(self, userid: int, time: str) -> bool:
+        """The shim's `jb_warden_removed (resigned)` of this player was this move's own: both lines
+        come from the one player_team event, in either order, within a second. A hand-over
+        (`!uw`) seconds before a move is not undone by it."""
+        s = self.ctx.state
+        if s.resigned != userid or s.warden is not None:
+            return False
+        if seconds_between(s.resigned_at, time) > 1:
+            s.resigned = None
+            return False
+        s.dying = userid  # warden_gone ends his command as at a death: orders and game with it
+        return True
 
     def _killed(self, e: ev.Killed) -> None:
         self.ctx.seat(e.killer)
@@ -219,7 +232,7 @@ class Bookkeeping:
         s = self.ctx.state
         s.orders, s.prohibitions, s.game = [], [], None
         s.warden, s.last_request, s.freeday, s.specialday_name, s.before_freeday, s.dying = None, False, False, None, 0, None
-        s.first_order, s.slain, s.moved, s.last_prisoner, s.rebels = False, [], [], None, []
+        s.first_order, s.slain, s.moved, s.last_prisoner, s.rebels, s.resigned = False, [], [], None, [], None
         for rule in self.rules:
             rule.round_cleared(self.ctx)
 
@@ -304,6 +317,7 @@ class Bookkeeping:
         seat = self.ctx.seat(e.player)
         seat.team = CT
         self.ctx.state.warden = seat.userid
+        self.ctx.state.resigned = None  # the orders from now are the new warden's
 
     def _warden_removed(self, e: ev.WardenRemoved) -> None:
         s = self.ctx.state
@@ -314,6 +328,8 @@ class Bookkeeping:
             s.warden, s.dying = None, e.player.userid
             return
         if s.warden in (None, e.player.userid):
+            if e.reason == "resigned" and s.warden == e.player.userid:
+                s.resigned, s.resigned_at = e.player.userid, e.time  # a hand-over, or a move off CT whose line is next
             self.ctx.warden_gone(orders_end=e.reason in ("died", "left"))
 
     def _prohibit(self, e: ev.ProhibitionSet) -> None:

@@ -160,6 +160,10 @@ class State:
     joins: int = 0
     warden: int | None = None
     dying: int | None = None  # the warden the shim said died, until srcds's line of his death
+    # The warden the shim said resigned, and when: its player_team hook writes that too when he
+    # is moved off CT, before or after srcds's `joined team` line of the same move.
+    resigned: int | None = None
+    resigned_at: str = ""
     orders: list[Order] = attrs.Factory(list)
     prohibitions: list[Prohibition] = attrs.Factory(list)
     game: GameRun | None = None

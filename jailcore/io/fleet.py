@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
-from jailcore.io.daemon import ID_BLOCK, Daemon
+from jailcore.io.daemon import Daemon
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
+from jailcore.io.parts import ID_BLOCK
 from jailcore.io.process import process_hooks, run_loop, signature, until
 from jailcore.session.inputs import PeerBan
 from jailcore.session.session import Ids

@@ -39,12 +39,17 @@ import ssl
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 import aiomqtt
 
 from jailcore.log.inbound import NetworkBan, NetworkLift, Refusals, ctban_message, json_of, seal, unseal
+from jailcore.store.errors import DATABASE_ERRORS
+
+if TYPE_CHECKING:
+    from jailcore.config.config import Config
+    from jailcore.store.interface import StateStore
 
 log = logging.getLogger("jailcore.mqtt")
 
@@ -243,3 +248,29 @@ class MqttLink:
             self._newest[sig.by] = max(sig.at, self._newest.get(sig.by, 0))
         if self.on_ctban is not None:
             self.on_ctban(ban)
+
+
+def link_for(config: Config, on_ctban: Callable[[NetworkBan | NetworkLift], None], store: StateStore) -> MqttLink | None:
+    """A server's link to the network (None without `[mqtt] url`), with what the broker never
+    took before the last stop queued first."""
+    if not config.mqtt_url:
+        return None
+    link = MqttLink(config.mqtt_url, config.server_name, on_ctban, tls=dict(config.mqtt_tls), key=config.network_key,
+                    max_age=config.network_max_age)
+    link.restore(store.kept_messages(config.server_name))
+    return link
+
+
+def keep_unsent(link: MqttLink | None, store: StateStore, server: str) -> None:
+    """At a stop: what the broker has not taken is kept in the state database and published
+    after the next start; said in one line, so nothing is dropped without a word."""
+    if link is None:
+        return
+    waiting = link.waiting_messages()
+    try:
+        store.keep_messages(server, waiting)
+    except DATABASE_ERRORS as exc:
+        log.error("%d MQTT message(s) the broker never took are lost: the state database cannot be written (%s)", len(waiting), exc)
+        return
+    if waiting:
+        log.warning("%d MQTT message(s) the broker never took are kept in %s and published after the next start", len(waiting), store.path)

@@ -4,11 +4,16 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+
+from jailcore.store.errors import DATABASE_ERRORS
+
+log = logging.getLogger("jailcore")
 
 
 async def until(event: asyncio.Event, timeout: float | None) -> bool:
@@ -53,6 +58,21 @@ async def process_hooks(stop: Callable[[], None], hangup: Callable[[], None],
             except (NotImplementedError, RuntimeError, ValueError):
                 pass
         loop.set_exception_handler(previous_handler)
+
+
+def loop_errors(failures: list[str], database_failed: Callable[[BaseException], None]) -> Callable[[asyncio.AbstractEventLoop, dict[str, Any]], None]:
+    """The loop's handler for whatever escapes a callback (a datagram handler, a timer): logged
+    and counted in `failures`, never lost; a database error is `database_failed`'s."""
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        if isinstance(exc, DATABASE_ERRORS):
+            database_failed(exc)
+            return
+        failures.append(f"callback: {exc!r}" if exc else str(context.get("message")))
+        log.error("unexpected error: %s", context.get("message"), exc_info=exc)
+
+    return handler
 
 
 def run_loop(main: Coroutine[Any, Any, Any]) -> Any:

@@ -161,6 +161,25 @@ class DropLink:
 
 
 @attrs.frozen(slots=True)
+class Rearm:
+    """The RCON settings of a reloaded config (None: as they are): taken at once, and a
+    refused password is tried again."""
+
+    host: str | None = None
+    port: int | None = None
+    password: str | None = None
+    timeout: float | None = None
+
+
+@attrs.frozen(slots=True)
+class Refilter:
+    """Which log datagrams are this server's from now on: its `sv_logsecret` and the senders allowed."""
+
+    secret: str
+    allow: tuple[str, ...]
+
+
+@attrs.frozen(slots=True)
 class AskPardon:
     """`!jcpardon ID`: the same row the command line writes; a refusal comes back as `Refused`."""
 
@@ -188,4 +207,4 @@ class Told:
     status: AuditStatus
 
 
-Effect = Send | Write | Publish | TellPeers | DropLink | AskPardon | AskAnswer | Told
+Effect = Send | Write | Publish | TellPeers | DropLink | Rearm | Refilter | AskPardon | AskAnswer | Told

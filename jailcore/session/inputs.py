@@ -71,11 +71,15 @@ class PeerBan:
 
 
 @attrs.frozen(slots=True)
-class ConfigReloaded:
-    """The config file changed and was read whole and accepted; `why` says what triggered it."""
+class ConfigRead:
+    """The config file read again (`why`: it changed, or SIGHUP): `config` is what it holds,
+    read whole, or None and the `problems` that refused it. `path` None: the daemon has no
+    file (a config given in code), and SIGHUP applies the running one again."""
 
-    config: Config
+    path: str | None
     why: str = "changed"
+    config: Config | None = None
+    problems: tuple[str, ...] = ()
 
 
 @attrs.frozen(slots=True)
@@ -155,5 +159,5 @@ class Stopping:
     wall: str
 
 
-Input = (LogRecord | Tick | LinkOpened | LinkLost | LinkState | Reply | PeerBan | ConfigReloaded | Resume | AdminRequests
+Input = (LogRecord | Tick | LinkOpened | LinkLost | LinkState | Reply | PeerBan | ConfigRead | Resume | AdminRequests
          | Refused | Stopping)

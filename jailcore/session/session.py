@@ -32,7 +32,7 @@ from jailcore.log.errors import LimitError, StateError
 from jailcore.log.inbound import NetworkBan, NetworkLift, ctban_message
 from jailcore.log.logtime import plus_seconds
 from jailcore.log.parse import LogParser
-from jailcore.session import admin
+from jailcore.session import admin, reload
 from jailcore.session import inputs as i
 from jailcore.session.effects import (
     AskAnswer,
@@ -159,10 +159,11 @@ class Session:
         self._dropping = False
         self._lines: list[tuple[str, int, str, str, int]] = []
         self.desk = admin.Desk()
+        self.reloads: list[str] = []  # what each reading of the config file did, for admins and tests
         self._handlers: dict[type, Callable[[Any], list[Effect]]] = {
             i.LogRecord: self._record, i.Tick: self._tick, i.Reply: self._reply, i.LinkOpened: self._opened,
             i.LinkLost: self._lost, i.LinkState: self._link_state, i.PeerBan: self._peer_ban,
-            i.ConfigReloaded: self._reloaded, i.Resume: self._resume, i.AdminRequests: self._requests,
+            i.ConfigRead: self._reread, i.Resume: self._resume, i.AdminRequests: self._requests,
             i.Refused: self._refused, i.Stopping: self._stopping,
         }
 
@@ -518,7 +519,7 @@ class Session:
         self.dirty = self.drift = False
         self._snapshot_due = self.now + SNAPSHOT_EVERY
         snapshot = json.dumps(self.engine.snapshot(), ensure_ascii=False)
-        return Write(SaveState(self.server, snapshot, json.dumps(self._standing(), ensure_ascii=False), self.engine.state.time or ""))
+        return Write(SaveState(self.server, snapshot, json.dumps(standing(self.engine, self.config), ensure_ascii=False), self.engine.state.time or ""))
 
     def _keep_lines(self) -> Write:
         lines, self._lines = tuple(self._lines), []
@@ -534,18 +535,12 @@ class Session:
         self._link_row, self._link_written = self._link_now(), self.now
         return Write(SaveLink(self.server, *self._link_row, self.wall, daemon=daemon, dropped=self.drops))
 
-    def _standing(self) -> dict[str, Any]:
-        return standing(self.engine, self.config)
-
-    def _cooldown_rounds(self) -> int | None:
-        return cooldown_rounds(self.config)
-
     def public(self, daemon: str = "running") -> dict[str, Any]:
         link: dict[str, Any] | None = None
         if self._link_row is not None:
             link = dict(zip(("rcon", "outbox", "last_line", "mode"), self._link_row, strict=True))
             link.update(daemon=daemon, dropped=self.drops, updated=self.wall)
-        return {**self.engine.public_state(), "cooldown_rounds": self._cooldown_rounds(), "link": link}
+        return {**self.engine.public_state(), "cooldown_rounds": cooldown_rounds(self.config), "link": link}
 
     def _stopping(self, stop: i.Stopping) -> list[Effect]:
         """A clean stop says so: the link row and the retained state read `stopped`."""
@@ -606,8 +601,11 @@ class Session:
         self.resync()
         return out + self.flush()
 
-    def _reloaded(self, reload: i.ConfigReloaded) -> list[Effect]:
-        new = reload.config
+    def _reread(self, read: i.ConfigRead) -> list[Effect]:
+        return reload.reread(self, read)
+
+    def reconfigure(self, new: Config) -> list[Effect]:
+        """The config in force from now on: the engine takes its rules, and what waits is judged again."""
         self.config = new
         self.engine.reconfigure(new)
         self.parser.need(self._needed())

@@ -2,8 +2,9 @@
 
 Contract: `submit(rows)` queues rows and returns their sequence number at once; the thread
 writes every queued batch in one transaction, commits, and then tells each listener the
-highest sequence now durable (`listen(fn)`: fn runs on the thread, so a driver hands it to
-its loop with `call_soon_threadsafe`). A row the backend refuses for a bug of ours (not the
+highest sequence now durable (`listen(fn)`: fn runs on the thread; `readers(loop)`: the
+daemons of one event loop, woken once a commit there, each that waits for the disk told in its
+inbox, a failure or a note told to all). A row the backend refuses for a bug of ours (not the
 database) is logged, counted in `failures` and skipped, the rest are written; a database
 error (a full disk, a file that cannot be written) stops the writer and is told to every
 listener with the sequence it reached: from then on nothing is durable, so nothing is sent.
@@ -18,7 +19,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from jailcore.session.effects import Row
 from jailcore.store.base import Backend
@@ -27,6 +28,20 @@ log = logging.getLogger("jailcore")
 
 Listener = Callable[[int, "BaseException | None", "str | None"], None]  # (durable seq, database error, a note to say)
 _STOP = object()
+
+
+class Loop(Protocol):
+    """An event loop, as far as the writer's thread hands it news (asyncio stays in `io`)."""
+
+    def call_soon_threadsafe(self, callback: Callable[..., object], *args: Any) -> Any: ...
+
+
+class Reader(Protocol):
+    """A daemon's inbox as the writer tells it its news, on its loop."""
+
+    waiting: bool  # commands held for their rows, or rows not yet durable: every commit is news
+
+    def written(self, error: BaseException | None, note: str | None) -> None: ...
 
 
 class Writer:
@@ -45,6 +60,7 @@ class Writer:
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
         self.backend: Backend | None = None
+        self._readers: dict[Loop, list[Reader]] = {}
 
     def listen(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -52,6 +68,30 @@ class Writer:
     def unlisten(self, listener: Listener) -> None:
         if listener in self._listeners:
             self._listeners.remove(listener)
+
+    def readers(self, loop: Loop) -> list[Reader]:
+        """Whom the news goes to on `loop`: a daemon adds its inbox while it serves. The thread
+        wakes the loop once a commit, not once a server; a commit that no server of a big fleet
+        waited for wakes none of them."""
+        found = self._readers.get(loop)
+        if found is None:
+            found = self._readers[loop] = []
+            failures = [len(self.failures)]
+
+            def tell(error: BaseException | None, note: str | None) -> None:  # on the loop
+                quiet = error is None and note is None and len(self.failures) == failures[0]
+                failures[0] = len(self.failures)
+                for reader in list(found):
+                    if not quiet or reader.waiting:
+                        reader.written(error, note)
+
+            self.listen(lambda durable, error, note: loop.call_soon_threadsafe(tell, error, note))
+        return found
+
+    def settle(self) -> None:
+        """Blocks until every row queued before now is written (at once if the writer failed)."""
+        if self.error is None:
+            self.call(lambda backend: None)
 
     def start(self) -> None:
         if self._thread is None:

@@ -1,6 +1,11 @@
 """A round's story: its kept log lines read again by the same parser the daemon uses, as
 a timeline, with each decision placed right after the line it was made from.
 
+The round's start is read as the engine reads it (`Bookkeeping.round_line`): the shim's
+`jb_round_start (freeze "N")` begins the round and its freeze period, srcds's Round_Start
+after it is the freeze's end, the start of play; Round_Start alone (no shim, old logs) is
+both; with `mp_freezetime 0` the two lines are one start, in either order.
+
 A kept line carries `audit`, the newest audit id once the daemon had handled it, so the
 decisions a line made are the ids above the previous line's mark up to its own. Pure:
 lines and decisions in, a `Story` out.
@@ -16,6 +21,7 @@ from typing import cast
 import attrs
 
 from jailcore.log import events as ev
+from jailcore.log.logtime import plus_seconds, seconds_between
 from jailcore.log.parse import LogParser
 
 # What a line is, for the page: (category, minor). Minor lines are hidden unless asked for.
@@ -27,7 +33,7 @@ _KIND: dict[type, tuple[str, bool]] = {
     ev.SpecialDay: ("specialday", False), ev.FreedayGranted: ("specialday", False), ev.LastRequest: ("game", False),
     ev.Killed: ("kill", False), ev.Suicide: ("kill", False), ev.Attacked: ("kill", True), ev.Threw: ("kill", True),
     ev.JoinedTeam: ("team", False), ev.Chat: ("chat", False),
-    ev.RoundStart: ("round", False), ev.RoundEnd: ("round", False), ev.RestartRound: ("round", False),
+    ev.RoundStart: ("round", False), ev.RoundBegins: ("round", False), ev.RoundEnd: ("round", False), ev.RestartRound: ("round", False),
     ev.GameCommencing: ("round", False), ev.MapStarted: ("round", False), ev.MapLoading: ("round", True),
     ev.PrivilegeUsed: ("conduct", False), ev.FreekillConfirmed: ("conduct", False), ev.GagChanged: ("conduct", False),
     ev.Connected: ("team", True), ev.Entered: ("team", True), ev.Validated: ("team", True), ev.Disconnected: ("team", False),
@@ -79,6 +85,11 @@ _SAY: dict[type, tuple[str, str]] = {  # (Russian, English)
     ev.PardonAsked: ("{player} помиловал #{id}: {reason}", "{player} pardoned #{id}: {reason}"),
 }
 _KICKED = ("{player} кикнут ({reason})", "{player} was kicked ({reason})")
+# The round's start as the engine reads it (see the module's text).
+_BEGINS = ("Начало раунда, заморозка {freeze} с", "Round start, freeze period {freeze} s")
+_BEGINS_NOW = ("Начало раунда, без заморозки", "Round start, no freeze period")
+_SAME_START = ("Начало раунда (вторая строка того же начала)", "Round start (the same start's second line)")
+_FREEZE_OVER = ("Конец заморозки: игра началась", "Freeze period over: play begins")
 # SourceMod's chat colours: \x01-\x10, and CS:GO's \x07RRGGBB / \x08RRGGBBAA hex colours
 _COLOUR = re.compile(r"\x07[0-9A-Fa-f]{6}|\x08[0-9A-Fa-f]{8}|[\x01-\x10]")
 
@@ -118,6 +129,37 @@ class Story:
     games: tuple[str, ...]
     specialday: str | None
     map: str | None
+    started: str | None = None  # when the round began: the freeze period's start
+    freeze: int | None = None  # its freeze period in seconds, as the shim said it; None: no shim line
+    play: str | None = None  # when play began: the freeze's end
+
+
+@attrs.define
+class _Start:
+    """The round's start as it is read line by line, as the engine's bookkeeping reads it."""
+
+    started: str | None = None
+    freeze: int | None = None
+    play: str | None = None
+    by_shim: bool = False
+    srcds_seen: bool = False
+
+    def read(self, event: ev.RoundBegins | ev.RoundStart) -> tuple[str, ...]:
+        """The sentence for this round line: (Russian, English) with `{freeze}` to fill."""
+        if isinstance(event, ev.RoundBegins):
+            if (self.started is not None and not self.by_shim and self.srcds_seen and event.freeze == 0
+                    and seconds_between(self.started, event.time) <= 2):
+                self.by_shim, self.freeze = True, 0  # no freeze: srcds's line came first, the same start
+                return _SAME_START
+            self.started, self.freeze, self.play = event.time, event.freeze, plus_seconds(event.time, event.freeze)
+            self.by_shim, self.srcds_seen = True, False
+            return _BEGINS if event.freeze else _BEGINS_NOW
+        if self.by_shim and not self.srcds_seen:
+            self.srcds_seen, self.play = True, event.time
+            return _FREEZE_OVER if self.freeze else _SAME_START
+        self.started = self.play = event.time
+        self.freeze, self.by_shim, self.srcds_seen = None, False, True
+        return _SAY[ev.RoundStart]
 
 
 def tell(lines: Sequence, decisions: Sequence[dict], lang: str = "ru") -> Story:
@@ -139,11 +181,16 @@ def tell(lines: Sequence, decisions: Sequence[dict], lang: str = "ru") -> Story:
     prohibitions: list[str] = []
     games: list[str] = []
     special = game_map = None
+    start = _Start()
     for i, row in enumerate(lines):
         event = parser.parse(row["line"])
         kind = type(event)
         category, minor = _KIND.get(kind, ("other", True))
-        text = _sentence(_pattern(cast(ev.Event, event), say), cast(ev.Event, event)) if kind in _SAY else row["line"]
+        if isinstance(event, ev.RoundBegins | ev.RoundStart):
+            said = start.read(event)
+            text, minor = said[say].format(freeze=start.freeze), said is _SAME_START
+        else:
+            text = _sentence(_pattern(cast(ev.Event, event), say), cast(ev.Event, event)) if kind in _SAY else row["line"]
         made = tuple(placed.get(i, ()))
         moments.append(Moment(row["time"], category, text, row["line"], minor and not made, made))
         if isinstance(event, ev.WardenSet) and _who(event.player) not in wardens:
@@ -158,4 +205,5 @@ def tell(lines: Sequence, decisions: Sequence[dict], lang: str = "ru") -> Story:
             special = event.day
         elif isinstance(event, ev.MapStarted):
             game_map = event.map
-    return Story(tuple(moments), tuple(orphans), tuple(wardens), tuple(orders), tuple(prohibitions), tuple(games), special, game_map)
+    return Story(tuple(moments), tuple(orphans), tuple(wardens), tuple(orders), tuple(prohibitions), tuple(games), special, game_map,
+                 start.started, start.freeze, start.play)

@@ -168,6 +168,31 @@ def test_n5_the_same_game_three_rounds_in_a_row():
     assert rules_of(actions) == [("warn", "games.repeat")]
 
 
+@pytest.mark.parametrize(("family", "punished"), [("Злой Саймон", True), ("simon", True), ("", False)])
+def test_n5_a_servers_own_game_of_a_catalogue_type(family, punished):
+    """004 5.5 «не злоупотребляя однотипными играми»: a game the server added in
+    `[[games.catalogue]]` is of Саймон's type when its `family` says so (by any name of it)."""
+    own = '[[games.catalogue]]\nname = "Саймон на корточках"\n' + (f'family = "{family}"\n' if family else "")
+    log, _ = setup()
+    for game in ("Саймон говорит", "Злой Саймон"):
+        log.game(WARDEN, game).round_end().round_start().warden(WARDEN)
+    log.start_here().game(WARDEN, "Саймон на корточках")
+    actions, _ = run(own, log)
+    assert rules_of(actions) == ([("warn", "games.repeat")] if punished else [])
+
+
+def test_n5_a_new_type_two_of_the_servers_own_games_share():
+    own = ('[[games.catalogue]]\nname = "Прятки в тире"\nfamily = "Тир"\n'
+           '[[games.catalogue]]\nname = "Дуэль в тире"\nfamily = "тир"\n'
+           '[[games.catalogue]]\nname = "Вышибалы"\n')
+    log, _ = setup()
+    for game in ("Прятки в тире", "Дуэль в тире"):
+        log.game(WARDEN, game).round_end().round_start().warden(WARDEN)
+    log.start_here().game(WARDEN, "Прятки в тире").round_end().round_start().warden(WARDEN).game(WARDEN, "Вышибалы")
+    actions, _ = run(own, log)
+    assert rules_of(actions) == [("warn", "games.repeat")]
+
+
 def test_n5_another_game_between_breaks_the_streak():
     log, _ = setup()
     for game in ("Светофор", "Реакция", "Светофор"):

@@ -51,6 +51,60 @@ def test_004_4_8_an_answer_or_no_question_is_no_refusal():
     assert [a for a in run(B + '[killing.explain]\nconfirm = "none"\n', log)[0] if a.rule == "killing.explain"] == []
 
 
+ATTACK = '{a} [1 2 3] attacked {v} [4 5 6] with "glock" (damage "25") (damage_armor "0") (health "75") (armor "0") (hitgroup "chest")'
+B_NOW = B + '[killing.explain]\nconfirm = "none"\n'
+
+
+def test_004_4_8_abuse_a_rebel_who_demands_a_reason_is_put_to_an_admin():
+    """004 4.8 «Уточнение: запрещается злоупотреблять данным правилом и требовать объяснений
+    в очевидных ситуациях. … Наказание за злоупотребление: устное предупреждение → бан до 30
+    минут.» He shot a guard this round, another guard killed him: his question is the
+    clause's abuse (an admin judges), and his killer's silence is no refusal."""
+    log, ts = setup()
+    log.add(ATTACK.format(a=ts[0].ident(), v=GUARD.ident())).wait(3).kill(WARDEN, ts[0]).wait(5).say(ts[0], "за что???")
+    log.wait(70).say(ts[1], "гг")
+    actions, _ = run(B_NOW, log)
+    assert [(a.action, a.rule, a.ref, a.step, a.target.userid) for a in actions] == [
+        ("propose", "killing.explain_abuse", "4.8", "warn", ts[0].userid)]
+    assert "напал на охранника" in actions[0].reason and "за что???" in actions[0].reason
+    actions, _ = run(B_NOW + '[killing.explain_abuse]\nconfirm = "none"\n', log)
+    assert [(a.action, a.rule, a.target.userid) for a in actions] == [("warn", "killing.explain_abuse", ts[0].userid)]
+
+
+def test_004_4_8_abuse_a_question_about_a_death_in_his_own_last_request_duel():
+    log, ts = setup(3)
+    log.kill(WARDEN, ts[1]).kill(WARDEN, ts[2]).wait(12).trig(ts[0], "jb_lr", ' (choice "дуэль")').wait(20).kill(GUARD, ts[0])
+    log.wait(4).say(ts[0], "почему").wait(70).say(WARDEN, "гг")
+    actions, _ = run(B_NOW, log)
+    assert [(a.action, a.rule, a.target.userid) for a in actions if a.rule.startswith("killing.")] == [
+        ("propose", "killing.explain_abuse", ts[0].userid)]
+    assert "последнего желания" in actions[-1].reason
+
+
+def test_004_4_8_abuse_an_ordinary_question_and_a_special_days_fight_are_no_abuse():
+    """The prisoner who hurt a guard in a special day's fight is no rebel (the day's game),
+    and one who never hurt anyone asks lawfully: both are the killer's to answer."""
+    log, ts = setup()
+    log.kill(GUARD, ts[1]).wait(5).say(ts[1], "за что?").wait(65).say(ts[2], "гг")
+    log.round_end().round_start().warden(WARDEN).specialday(WARDEN, "Голодные игры")
+    log.add(ATTACK.format(a=ts[0].ident(), v=GUARD.ident())).kill(GUARD, ts[0]).wait(5).say(ts[0], "за что?").wait(65).say(ts[2], "гг")
+    actions, _ = run(B_NOW, log)
+    explained = [a for a in actions if a.rule.startswith("killing.")]
+    assert {(a.rule, a.target.userid) for a in explained} == {("killing.explain", GUARD.userid)}
+    assert [a.action for a in explained] == ["teamswap", "ctban", "teamswap"]  # the second step: a CT ban, and the move
+
+
+def test_004_4_8_abuse_runs_only_where_the_rulebook_has_it():
+    a = Config.from_toml(ROOT / "configs" / "server-a.toml", env={})
+    b = Config.from_toml(ROOT / "configs" / "server-b.toml", env={})
+    assert not a.on("killing.explain_abuse") and b.on("killing.explain_abuse")
+    rule = b.rules["killing.explain_abuse"]
+    assert (rule.ref, rule.confirm, [str(s) for s in rule.ladder]) == ("4.8", "admin", ["warn", "ban 30m"])
+    log, ts = setup()
+    log.add(ATTACK.format(a=ts[0].ident(), v=GUARD.ident())).kill(WARDEN, ts[0]).say(ts[0], "за что???")
+    assert run(A, log)[0] == []
+
+
 def test_server_a_runs_its_rulebooks_written_clauses():
     a = Config.from_toml(ROOT / "configs" / "server-a.toml", env={})
     on = {k: a.rules[k].ref for k in ("conduct.game_privileges", "games.head_start", "lastrequest.one_wish", "lastrequest.duel_stakes",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.logtext import run
-from tests.scenes import WARDEN, setup
+from tests.scenes import GUARD, WARDEN, setup
 
 
 def test_orders_replace_keeps_only_the_last():
@@ -69,3 +69,35 @@ def test_orders_stand_when_the_warden_hands_over_command():
     log.order(WARDEN, "стоять").trig(WARDEN, "jb_warden_removed", ' (reason "resigned")')
     _, engine = run("", log)
     assert [o["text"] for o in engine.public_state()["orders"]] == ["стоять"]
+
+
+@pytest.mark.parametrize("shim_first", [True, False])
+def test_a_warden_moved_off_ct_ends_his_orders_whichever_line_comes_first(shim_first):
+    """001 general 7, as on leaving the guards. Moved to T alive (an admin's move, a ladder's
+    teamswap: CS_SwitchTeam, no death), the shim writes `jb_warden_removed (resigned)` from
+    SourceMod's player_team hook and srcds writes `joined team` from the same event, in
+    either order; read «resigned» first, his orders stood as at a hand-over (issue 26)."""
+    log, _ = setup()
+    log.order(WARDEN, "стоять").prohibit(WARDEN, "не прыгать").wait(20)
+    resign = ' (reason "resigned")'
+    if shim_first:
+        log.trig(WARDEN, "jb_warden_removed", resign).join(WARDEN, "TERRORIST")
+    else:
+        log.join(WARDEN, "TERRORIST").trig(WARDEN, "jb_warden_removed", resign)
+    _, engine = run("", log)
+    state = engine.public_state()
+    assert (state["orders"], state["warden"]) == ([], None)
+
+
+def test_a_hand_over_then_the_old_warden_moving_later_leaves_the_new_wardens_orders():
+    """A resign that is a hand-over (`!uw`, another guard takes command) is not undone by the
+    old warden's team change a while later: the orders are the new warden's."""
+    log, _ = setup()
+    log.order(WARDEN, "стоять").trig(WARDEN, "jb_warden_removed", ' (reason "resigned")').wait(3).warden(GUARD)
+    log.order(GUARD, "все в клетку").wait(30).join(WARDEN, "TERRORIST")
+    _, engine = run("", log)
+    assert [o["text"] for o in engine.public_state()["orders"]] == ["все в клетку"]
+    log, _ = setup()
+    log.order(WARDEN, "стоять").trig(WARDEN, "jb_warden_removed", ' (reason "resigned")').wait(30).join(WARDEN, "TERRORIST")
+    _, engine = run("", log)
+    assert [o["text"] for o in engine.public_state()["orders"]] == ["стоять"]  # his resign stood: a move later is no command's end

@@ -16,7 +16,7 @@ from jailcore.engine.rules.calendar import GlobalGames, Rebellion
 from jailcore.engine.rules.conduct import Advertising, GrenadeSpam, Names, Privileges, Teamkill
 from jailcore.engine.rules.ctban import CtBanDoor, ReturnBlock
 from jailcore.engine.rules.duels import DuelStakes, OneWish
-from jailcore.engine.rules.explain import ExplainKill
+from jailcore.engine.rules.explain import ExplainAbuse, ExplainKill
 from jailcore.engine.rules.fairness import Freekill
 from jailcore.engine.rules.freedays import FreedayEnd, MondayFreeday, PersonalFreeday
 from jailcore.engine.rules.games import (
@@ -83,5 +83,6 @@ ORDER: tuple[type[Rule[Any, Any]], ...] = (
     DuelStakes,
     NoWarden,
     ExplainKill,
+    ExplainAbuse,
     Referee,
 )

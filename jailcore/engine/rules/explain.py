@@ -1,10 +1,22 @@
-"""`killing.explain`: 004 4.8 «Охрана обязана объяснить причину убийства в чате, если
-заключённый требует разъяснить причину своей смерти. … Наказание за отказ: перевод за ТТ →
-блокировка входа за КТ на 30 минут.» A prisoner killed by a guard who asks in chat (a word of
-`asks`) within `ask_seconds` of his death: his killer must write in chat within `seconds`;
-silence is the refusal. Whether the line he wrote explains anything, and whether the
-question was «в очевидных ситуациях» (the clause's abuse), is an admin's judgement: the
-shipped server sends the punishment to an admin (`confirm = "admin"`)."""
+"""004 4.8 «Охрана обязана объяснить причину убийства в чате, если заключённый требует
+разъяснить причину своей смерти. Уточнение: запрещается злоупотреблять данным правилом и
+требовать объяснений в очевидных ситуациях. Наказание за отказ: перевод за ТТ → блокировка
+входа за КТ на 30 минут. Наказание за злоупотребление: устное предупреждение → бан до 30
+минут.» Its two halves, two rules:
+
+- `killing.explain` (the refusal): a prisoner killed by a guard who asks in chat (a word of
+  `asks`) within `ask_seconds` of his death: his killer must write in chat within
+  `seconds`; silence is the refusal. Whether the line he wrote explains anything is an
+  admin's judgement: the shipped server sends the punishment to an admin.
+- `killing.explain_abuse` (the abuse): the same question where the log itself shows why he
+  died, the two «очевидные ситуации» a machine can see: he had attacked a guard this round
+  before his death (a rebel, «Исключение — Бунт»: the bookkeeping's rebels, so a special
+  day's, a global game's or a duel's fight is none), or he died in his own last-request
+  duel. His question is put to an admin, never punished by itself (`confirm = "admin"`
+  by default): what else makes a situation obvious, and whether he asked to mock or to
+  know, the log cannot tell. Such a question obliges no one: it is no refusal for
+  `killing.explain`.
+"""
 
 from __future__ import annotations
 
@@ -14,9 +26,29 @@ from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import Ladder, RuleSettings, steps
-from jailcore.engine.state import CT, T
+from jailcore.engine.state import CT, Seat, T
 from jailcore.log import events as ev
 from jailcore.log.logtime import plus_seconds
+
+ASKS = ("за что", "причин", "почему", "why", "зачем убил", "объясни")
+
+
+def obvious(ctx: Context, victim: Seat) -> str:
+    """The message key of why this prisoner's death (as he dies) needs no explaining, as the
+    log shows it, or "": he attacked a guard this round, or he dies in his own
+    last-request duel."""
+    s = ctx.state
+    if victim.userid in s.rebels:
+        return "killing.explain_abuse.rebel"
+    last = s.last_prisoner
+    if s.last_request and last is not None and last.uid == victim.userid:
+        return "killing.explain_abuse.duel"
+    return ""
+
+
+def asked(text: str, asks: tuple[str, ...]) -> bool:
+    text = text.casefold()
+    return any(a in text for a in asks)
 
 
 class ExplainKill(Rule["ExplainKill.Settings", "ExplainKill.State"]):
@@ -27,7 +59,7 @@ class ExplainKill(Rule["ExplainKill.Settings", "ExplainKill.State"]):
         ref: str = "4.8"
         seconds: int = 60  # the killer's time to answer
         ask_seconds: int = 120  # how long after his death a prisoner's question counts
-        asks: tuple[str, ...] = ("за что", "причин", "почему", "why", "зачем убил", "объясни")
+        asks: tuple[str, ...] = ASKS
         ladder: Ladder = steps("teamswap", "ctban 30m")
 
     @attrs.define
@@ -40,7 +72,10 @@ class ExplainKill(Rule["ExplainKill.Settings", "ExplainKill.State"]):
         s = ctx.state
         killer, victim = s.players.get(e.killer.userid), s.players.get(e.victim.userid)
         if killer is not None and victim is not None and killer.team == CT and victim.team == T:
-            self.state.killed[victim.userid] = (killer.userid, e.time)
+            if obvious(ctx, victim):
+                self.state.killed.pop(victim.userid, None)  # «в очевидных ситуациях» no answer is owed
+            else:
+                self.state.killed[victim.userid] = (killer.userid, e.time)
         return []
 
     @handles(ev.Chat)
@@ -50,8 +85,7 @@ class ExplainKill(Rule["ExplainKill.Settings", "ExplainKill.State"]):
             del mine.asked[uid]  # the killer wrote: he answered
             return []
         death = mine.killed.get(uid)
-        text = e.text.casefold()
-        if death is None or ctx.seconds_since(death[1]) > self.settings.ask_seconds or not any(a in text for a in self.settings.asks):
+        if death is None or ctx.seconds_since(death[1]) > self.settings.ask_seconds or not asked(e.text, self.settings.asks):
             return []
         del mine.killed[uid]
         if death[0] not in mine.asked and death[0] in ctx.state.players:
@@ -73,3 +107,50 @@ class ExplainKill(Rule["ExplainKill.Settings", "ExplainKill.State"]):
 
     def round_cleared(self, ctx: Context) -> None:
         self.state.killed = {}  # a question is about this round's death; one asked stays until answered or due
+
+
+class ExplainAbuse(Rule["ExplainAbuse.Settings", "ExplainAbuse.State"]):
+    """4.8's abuse: a question about a death the log shows the reason of (`obvious`)."""
+
+    key = "killing.explain_abuse"
+
+    @attrs.frozen
+    class Settings(RuleSettings):
+        ref: str = "4.8"
+        confirm: str = attrs.field(default="admin", metadata={"choices": ("admin", "none")})
+        ask_seconds: int = 120  # how long after his death a question counts, as for the refusal
+        asks: tuple[str, ...] = ASKS
+        ladder: Ladder = steps("warn", "ban 30m")
+
+    @attrs.define
+    class State:
+        # victim's userid -> (killer's name, when, the message key of why it is obvious)
+        obvious: dict[int, tuple[str, str, str]] = attrs.Factory(dict)
+
+    @handles(ev.Killed)
+    def killed(self, ctx: Context, e: ev.Killed) -> list[Action]:
+        s = ctx.state
+        killer, victim = s.players.get(e.killer.userid), s.players.get(e.victim.userid)
+        if killer is None or victim is None or killer.team != CT or victim.team != T:
+            return []
+        why = obvious(ctx, victim)
+        if why:
+            self.state.obvious[victim.userid] = (killer.name, e.time, why)
+        else:
+            self.state.obvious.pop(victim.userid, None)
+        return []
+
+    @handles(ev.Chat)
+    def chat(self, ctx: Context, e: ev.Chat) -> list[Action]:
+        death = self.state.obvious.get(e.player.userid)
+        if death is None or not asked(e.text, self.settings.asks):
+            return []
+        del self.state.obvious[e.player.userid]  # one question, one proposal
+        if ctx.seconds_since(death[1]) > self.settings.ask_seconds:
+            return []
+        seat = ctx.seat(e.player)
+        text = ctx.text("killing.explain_abuse", victim=seat.name, killer=death[0], text=e.text[:80], why=ctx.text(death[2]))
+        return ctx.punish(self.key, seat, text)
+
+    def round_cleared(self, ctx: Context) -> None:
+        self.state.obvious = {}

@@ -1,0 +1,53 @@
+"""The admins' requests on their way to a server's session: their rows polled from the state
+database (every `interval` when one waits, and at once when `jailcore pardon`, `ctban` or the
+web page wake the daemon), and an admin's `!jcpardon`, `!jcconfirm`, `!jcdismiss` in game
+written as the very rows the command line writes. What the rows do is the session's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from jailcore.io.process import until
+from jailcore.log.errors import AdminRequestError
+from jailcore.session import effects as fx
+from jailcore.session import inputs as si
+from jailcore.session.session import Session
+from jailcore.store.interface import StateStore
+
+
+class Requests:
+    def __init__(self, store: StateStore, session: Session, put: Callable[[Any], None], interval: float = 0.5):
+        self.store, self.session, self.put, self.interval = store, session, put, interval
+        self.server = session.server
+        self.woken = asyncio.Event()  # set from the wake-up socket: the poll goes at once
+
+    def poll(self, cheap: bool = False) -> None:
+        """The admins' rows for this server, to the session; `cheap`: only if the store says
+        one waits (or the session still holds some as applied)."""
+        if cheap and not self.session.desk.applied and not self.store.waiting(self.server):
+            return
+        self.put(self.store.admin_requests(self.server))
+
+    async def run(self) -> None:
+        woken = False
+        while True:
+            self.poll(cheap=not woken)
+            woken = await until(self.woken, self.interval)
+            self.woken.clear()
+
+    def ask(self, ask: fx.AskPardon | fx.AskAnswer) -> None:
+        """An admin's word in game: the same row the command line writes, then applied; the
+        store's refusal (an unknown id, answered already) is said to the admins online."""
+        try:
+            if isinstance(ask, fx.AskPardon):
+                self.store.request_pardon(ask.action_id, ask.by, ask.reason)
+            else:
+                self.store.request_answer(ask.action_id, ask.answer, ask.by, ask.reason, server=self.server)  # an admin here answers for here
+            self.store.commit()
+        except AdminRequestError as exc:
+            self.put(si.Refused(str(exc)))
+            return
+        self.poll()

@@ -1,0 +1,92 @@
+"""What one server's daemon is made of, built from its config: the state database (read on
+the loop) and the lock that makes it this process's, a block of audit ids, the session from
+the saved state, the writer, the RCON client, the log's filter, the MQTT link with what it
+kept from the last stop, the admins' requests, the SourceBans++ bridge; and the process's word
+on it (the other servers, the fleet's check of a reloaded config, its turn on the clock).
+
+`Daemon` (`io/daemon.py`) is these parts and drives them; the tasks (`io/tasks.py`) are
+started over them. Nothing here runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jailcore.config.config import Config
+from jailcore.engine.engine import Engine
+from jailcore.io.admins import Requests
+from jailcore.io.lock import LockedError, StateLock
+from jailcore.io.logsource import UdpLog
+from jailcore.io.mqtt import link_for
+from jailcore.io.rcon import RconClient
+from jailcore.session import inputs as si
+from jailcore.session.session import Ids, Session
+from jailcore.store.interface import StateStore
+from jailcore.store.location import bridge_for, daemon_store, daemon_writer
+from jailcore.store.sqlite import StoreError
+from jailcore.store.writer import Writer
+
+ID_BLOCK, ID_GAP = 1000, 1000  # audit ids reserved at a time; skipped at each start
+Put = Callable[[Any], None]
+
+
+class Parts:
+    def __init__(self, config: Config, store: StateStore | None, put: Put, record: Callable[[bytes], None],
+                 rcon_backoff: tuple[float, float], auth_backoff: float, save_interval: float, checkpoint_interval: float,
+                 writer: Writer | None, ids: Ids | None):
+        self.server = config.server_name
+        self.store = store or daemon_store(config.state_url, config.state_path)  # reads on the loop; every write goes to the writer
+        try:
+            # before anything is re-sent or written: one process per server (a file lock, or the database server's named lock)
+            self.lock = self.store.claim(self.server) or StateLock(self.store.path, self.server)
+        except (LockedError, OSError) as exc:
+            raise StoreError(str(exc)) from None
+        self.ids = ids or Ids(ID_BLOCK // 2)
+        if not self.ids.end:
+            self.ids.give(self.store.reserve_ids(ID_BLOCK, ID_GAP), ID_BLOCK)
+        try:
+            self.session = Session(config, self.store.load_state(self.server), self.ids, save_interval)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise StoreError(f"state database {self.store.path}: the saved state of server {self.server!r} cannot be read "
+                             f"({exc!r}); move the file away to start afresh") from None
+        self.own_writer = writer is None
+        self.writer = writer or daemon_writer(config.state_url, config.state_path, checkpoint_interval)
+        self.sourcebans = bridge_for(config, config.state_where)  # [sourcebans]: its bans beside ours, both ways
+        self.client = RconClient(config.rcon_host, config.rcon_port, config.rcon_password, config.rcon_timeout, rcon_backoff, auth_backoff)
+        self.udp = UdpLog(record, config.log_secret, config.log_allow)
+        self.mqtt = link_for(config, lambda ban: put(si.PeerBan(ban)), self.store)
+        self.requests = Requests(self.store, self.session, put)
+        self.peers: Callable[[dict[str, Any]], None] | None = None  # the other servers of this process, for CT bans
+        self.vet: Callable[[Config], str | None] | None = None  # the fleet's word on a reloaded config
+        self.phase = 0.0  # when in the save interval this server's clock ticks: a fleet spreads them
+
+    @property
+    def engine(self) -> Engine:
+        return self.session.engine
+
+    @property
+    def config(self) -> Config:
+        """The config in force: a reload replaces it."""
+        return self.session.config
+
+    @property
+    def reloads(self) -> list[str]:
+        """What each reading of the config file did, for admins and tests."""
+        return self.session.reloads
+
+    @property
+    def save_interval(self) -> float:
+        return self.session.save_interval
+
+    @save_interval.setter
+    def save_interval(self, value: float) -> None:
+        self.session.save_interval = value
+
+    @property
+    def requests_interval(self) -> float:
+        return self.requests.interval
+
+    @requests_interval.setter
+    def requests_interval(self, value: float) -> None:
+        self.requests.interval = value

@@ -1,0 +1,127 @@
+"""A daemon's background tasks, each a loop that turns what happens outside into its
+session's inputs and hands them to `put` (the daemon's inbox): the RCON link kept open, the
+clock, the config file watched. None of them calls the daemon back; the supervisor runs them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections import deque
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jailcore.config.config import Config, ConfigError
+from jailcore.io.logsource import AllowList, UdpLog, follow_file
+from jailcore.io.mqtt import MqttLink
+from jailcore.io.parts import Parts
+from jailcore.io.process import signature, until
+from jailcore.io.rcon import RconClient, RconUnavailable
+from jailcore.io.supervisor import Supervisor
+from jailcore.session import inputs as si
+from jailcore.session.session import Session
+
+if TYPE_CHECKING:  # its database driver is imported only by a server that has the bridge
+    from jailcore.store.sourcebans import SourceBans
+
+Put = Callable[[Any], None]
+
+
+def wall() -> str:
+    return datetime.now().isoformat(timespec="seconds")
+
+
+async def keep_rcon_open(client: RconClient, put: Put, held: deque[Any]) -> None:
+    """The RCON session, kept open: its openings and losses are the session's news. A loss
+    voids the commands held for the disk: the session sends them again on the next session."""
+    while True:
+        client.changed.clear()
+        if not client.is_open:
+            try:
+                await client.open()
+            except RconUnavailable:
+                put(si.LinkState(client.state))
+                await until(client.changed, client.next_try())
+                continue
+            put(si.LinkOpened())
+            continue
+        await client.changed.wait()
+        if not client.is_open:
+            held.clear()
+            put(si.LinkLost(client.state))
+
+
+async def clock(put: Put, session: Session, phase: float, dropped: Callable[[], str]) -> None:
+    """A tick when the session wants one (a command's timeout), and at least every save
+    interval; `phase` spreads a fleet's servers over that interval."""
+    loop = asyncio.get_running_loop()
+    if phase:
+        await asyncio.sleep(session.save_interval * phase)
+    while True:
+        put(si.Tick(loop.time(), wall(), dropped()))
+        await asyncio.sleep(max(0.01, min(session.deadline(), loop.time() + session.save_interval) - loop.time()))
+
+
+def dropped(udp: UdpLog, mqtt: MqttLink | None) -> str:
+    """What was dropped at the edge, by cause: log datagrams, and network messages that did not fit."""
+    return ", ".join(filter(None, (udp.drops(), mqtt.refused.summary("mqtt ") if mqtt is not None else "")))
+
+
+Vet = Callable[[Config], "str | None"]
+
+
+def read_config(path: str | None, why: str, vet: Vet | None) -> si.ConfigRead:
+    """The config file read whole, as the session's input: the new config, or why it is refused
+    (its own problems, a log allow list that is no list of networks, the fleet's `vet`)."""
+    if path is None:
+        return si.ConfigRead(None, why)
+    try:
+        new = Config.from_toml(path)
+        AllowList(new.log_allow)
+        clash = vet(new) if vet is not None else None
+        if clash is not None:
+            raise ValueError(clash)
+    except (ConfigError, ValueError, OSError) as exc:
+        return si.ConfigRead(path, why, None, tuple(exc.problems) if isinstance(exc, ConfigError) else (f"{path}: {exc}",))
+    return si.ConfigRead(path, why, new)
+
+
+async def watch_config(path: str, interval: float, put: Put, vet: Vet | None) -> None:
+    """An edit of the config file is read at once; whatever the file holds (any bytes), the
+    watcher keeps watching."""
+    seen = signature(Path(path))
+    while True:
+        await asyncio.sleep(interval)
+        now = signature(Path(path))
+        if now != seen and now is not None:
+            seen = now
+            put(read_config(path, "changed", vet))
+
+
+async def sourcebans(bridge: SourceBans) -> None:
+    """Each pass in a worker thread: the loop never waits for SourceBans++'s database."""
+    try:
+        while True:
+            await asyncio.to_thread(bridge.run_once)
+            await asyncio.sleep(bridge.poll)
+    finally:
+        await asyncio.to_thread(bridge.close)
+
+
+def start(supervisor: Supervisor, parts: Parts, put: Put, held: deque[Any], config_path: str | None, watch_interval: float) -> None:
+    """A server's tasks beside its session's: the log file followed (when it is a file), the
+    RCON link, the clock, the admins' requests, MQTT, the config file, SourceBans++."""
+    config, udp, mqtt, keep = parts.config, parts.udp, parts.mqtt, supervisor.keep
+    if config.log_file:
+        keep("log file follower", lambda: follow_file(config.log_file, udp.on_record))
+    keep("RCON outbox", lambda: keep_rcon_open(parts.client, put, held))
+    keep("clock", lambda: clock(put, parts.session, parts.phase, lambda: dropped(udp, mqtt)))
+    keep("admin requests", parts.requests.run, essential=False)
+    if mqtt is not None:
+        keep("MQTT link", mqtt.run, essential=False)
+    if config_path:
+        keep("config watcher", lambda: watch_config(config_path, watch_interval, put, parts.vet), essential=False)
+    if parts.sourcebans is not None:
+        keep("SourceBans++ bridge", functools.partial(sourcebans, parts.sourcebans), essential=False)
