@@ -2,7 +2,7 @@
 
 Feeds the real CS:GO logs of the corpus through the parser and keeps the lines the
 daemon keeps (every line that is an event; not the `Noted` purchases and cvar dumps) in
-a real state database, the way the daemon does: `Store.keep_line`, written with each save.
+a real state database, the way the daemon does: the session's `KeepLines` rows, written as its writer writes them.
 Prints bytes per kept line on disk (table and indexes), kept lines per player-hour of
 play (a player counts in each 5-minute window in which a line names him), and what that
 makes for a busy jail server over the default 14 days.
@@ -16,6 +16,7 @@ from pathlib import Path
 
 from jailcore.log import events as ev
 from jailcore.log.parse import LogParser, records
+from jailcore.session.effects import KeepLines
 from jailcore.store.sqlite import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +34,7 @@ def main() -> None:
         store = Store(path)
         store.save_state("bench", {}, "")
         empty = _size(store, path)
+        batch: list[tuple[str, int, str, str, int]] = []
         for log in files:
             parser = LogParser()
             seen: dict[str, set[int]] = {}  # players seen in each 5-minute window of play
@@ -48,9 +50,16 @@ def main() -> None:
                     window = seen.setdefault(event.time[:15] + str(int(event.time[15]) // 5), set())
                     if who is not None and who.steamid != "BOT":
                         window.add(who.userid)
-                    store.keep_line("bench", round_no, event.time, record, 100000)
+                    text = record.decode("utf-8", "replace") if isinstance(record, bytes) else record
+                    batch.append(("bench", round_no, event.time, text.strip("\x00\r\n"), 0))
                     kept += 1
-            store.save_state("bench", {}, "")
+                    if len(batch) >= 2000:  # as often as a busy session hands its lines over
+                        store.write([KeepLines(tuple(batch), 100000)])
+                        store.commit()
+                        batch = []
+            store.write([KeepLines(tuple(batch), 100000)])
+            store.commit()
+            batch = []
             player_hours += sum(len(w) for w in seen.values()) * 5 / 60
         size = _size(store, path) - empty
         store.close()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections import Counter
 
 import pytest
@@ -21,9 +20,7 @@ SERVERS = ("server-a", "server-b")
 
 @pytest.mark.parametrize("server", SERVERS)
 def test_a_long_lawful_season_punishes_no_one(server):
-    started = time.perf_counter()
     s = season(server, seed=18, rounds=2000)
-    took = time.perf_counter() - started
     wrong = [(r, a.action, a.rule, a.target and a.target.name, a.reason) for r, a in punishments(s)]
     assert wrong == [], f"{len(wrong)} punishments of lawful play, the first: {wrong[:3]}"
     # what the season played, so that "no one punished" is not the silence of an empty log
@@ -34,7 +31,6 @@ def test_a_long_lawful_season_punishes_no_one(server):
     assert seen["map_started"] >= 10 and seen["disconnected"] > 50 and seen["joined_team"] > 200
     announced = Counter(a.rule for _, a in s.actions)
     assert announced["referee"] > 20 and announced["lastrequest.timeout" if server == "server-a" else "games.duration"] > 10
-    assert took < 20, f"{s.lines} lines in {took:.1f} s"
 
 
 @pytest.mark.parametrize("server", SERVERS)

@@ -14,9 +14,16 @@ import pytest
 
 from jailcore.config.config import ConfigError, load
 from jailcore.engine.actions import Action, Target
+from jailcore.log.parse import records
+from jailcore.session import inputs as i
+from jailcore.session.effects import KeepLines, Record, Write
+from jailcore.session.session import Ids, Session
 from jailcore.store.sqlite import PardonError, Store
 from jailcore.web.auth import LoginLimit, Sessions, check_password, csrf_ok, hash_password
 from jailcore.web.story import tell
+from tests.logtext import config
+from tests.scenes import WARDEN as SCENE_WARDEN
+from tests.scenes import next_day, setup
 from tests.test_tail import ROOT, WARDEN, ZEK, act, jc
 
 LINE = 'L 11/30/2026 - 20:{:02d}:00: "Начальник<2><STEAM_1:0:42><>" triggered "jb_specialday" (day "Прятки") (seq "{}")'
@@ -90,25 +97,49 @@ def test_an_admins_write_waits_for_the_daemons_commits_and_checkpoints_and_succe
     admin.close()
 
 
+def session_for(extra: str) -> Session:
+    ids = Ids()
+    ids.give(5000, 1000)
+    return Session(config(extra), None, ids)
+
+
+def slay_log():
+    """The warden's special day the round after another: 000 6.5 slays him."""
+    log, _ = setup()
+    next_day(log.specialday(SCENE_WARDEN)).specialday(SCENE_WARDEN)
+    return log
+
+
+def feed_session(s: Session, log) -> list:
+    out: list = []
+    for rec in records(log.text().splitlines()):
+        out += s.handle(i.LogRecord(rec.encode()), 1.0)
+    return out
+
+
 def test_kept_lines_carry_the_decisions_they_made_and_are_pruned(tmp_path):
+    # The lines as the daemon keeps them: the session's KeepLines rows, beside the rows of the decisions.
+    s = session_for("[web]\nstory_days = 14\n")
+    effects = feed_session(s, slay_log())
+    written = [e.row for e in effects if isinstance(e, Write)]
+    kept = [line for row in written if isinstance(row, KeepLines) for line in row.lines]
+    decided = next(row.id for row in written if isinstance(row, Record) and row.action.action == "slay")
+    assert kept and 'triggered "jb_specialday" (day "Прятки")' in kept[-1][3]  # the line that decided is kept with its decision
+    old = ("srv", 1, "2026-11-01T20:00:00", LINE.format(0, 1), 0)
     store = Store(tmp_path / "s.sqlite3")
-    store.keep_line("srv", 1, "2026-11-01T20:00:00", LINE.format(0, 1).encode(), 14)
-    decided = store.record("srv", act("2026-11-30T20:01:00", "slay", WARDEN, "specialday.cooldown", "6.5", "x"), 1, "c", "pending")
-    store.keep_line("srv", 1, "2026-11-30T20:01:00", LINE.format(1, 2).encode(), 14)
-    store.keep_line("srv", 2, "2026-11-30T20:02:00", LINE.format(2, 3), 14)
-    store.keep_line("srv", 2, "2026-11-30T20:03:00", "not kept", 0)  # retention 0: nothing is kept
-    assert not store.db.execute("SELECT * FROM loglines").fetchall()  # buffered until the next save
-    store.save_state("srv", {}, "2026-11-30T20:02:00")
+    store.write([KeepLines((old, *kept), 14), *(row for row in written if not isinstance(row, KeepLines))])
+    store.commit()
     rows = store.db.execute("SELECT round, time, line, audit FROM loglines ORDER BY id").fetchall()
-    # the first flush prunes: the line from November 1st is older than 14 days before the newest
-    assert [(r["round"], r["audit"]) for r in rows] == [(1, decided), (2, decided)]
-    assert rows[0]["line"].endswith('(seq "2")')
+    # the first write prunes: the line from November 1st is older than 14 days before the newest
+    assert len(rows) == len(kept) and all(r["time"] > "2026-11-01T20:00:00" for r in rows)
+    assert rows[-1]["audit"] == decided and all(r["audit"] < decided for r in rows[:-1])  # the line that slew carries the slay
     story = tell(rows, [{"id": decided, "action": "slay"}], "en")
-    assert [m.category for m in story.moments] == ["specialday", "specialday"]
-    assert story.moments[0].text == "Special day “Прятки” (Начальник #2)"
-    assert [d["id"] for d in story.moments[0].decisions] == [decided] and not story.moments[1].decisions
-    assert story.specialday == "Прятки" and not story.orphans
+    said = [m for m in story.moments if m.decisions]
+    assert [d["id"] for m in said for d in m.decisions] == [decided] and said[0].category == "specialday"
+    assert said[0].text == "Special day “Прятки” (Начальник #2)" and not story.orphans
     store.close()
+    quiet = session_for("[web]\nstory_days = 0\n")  # retention 0: nothing is kept
+    assert not [e for e in feed_session(quiet, slay_log()) if isinstance(e, Write) and isinstance(e.row, KeepLines)]
 
 
 def test_a_decision_after_the_last_kept_line_is_told_apart():

@@ -13,6 +13,7 @@ from jailcore.session import inputs as i
 from jailcore.session.effects import (
     Applied,
     AskAnswer,
+    AskPardon,
     DropLink,
     KeepLines,
     Mark,
@@ -286,3 +287,19 @@ def test_a_restart_does_not_lapse_a_proposal_by_the_time_the_box_has_been_up():
     again = Session(s.config, s.engine.snapshot(), s.ids)
     again.handle(i.Tick(90_000.0, "w"), 90_000.0)  # a loop clock far from zero, as on a box up for a day
     assert [p.number for p in again.engine.state.proposals] == [1]
+
+
+def test_an_admins_word_in_game_travels_the_engine_like_any_shim_line():
+    """`!jcpardon` is a shim line with its seq: the engine counts it (the next line is no gap,
+    so no `jb_status` is asked) and drops it when its datagram comes twice."""
+    s = session()
+    opened(s)
+    log, _ = setup()
+    log.trig(WARDEN, "jb_pardon", ' (id "12") (reason "ошибка")')
+    pardon = log.text().splitlines()[-1]
+    log.specialday(WARDEN)
+    out = feed(s, log)
+    assert AskPardon(12, WARDEN.name, "ошибка") in out
+    assert not [e for e in sends(out) if e.text.startswith("jb_status")]
+    again = s.handle(i.LogRecord(next(iter(records([pardon]))).encode()), 2.0)
+    assert not [e for e in again if isinstance(e, AskPardon)]

@@ -41,7 +41,7 @@ AUDIT_STATUSES: tuple[AuditStatus, ...] = get_args(AuditStatus)
 # The words of VOCABULARY below, for the type checker; a test holds the two equal.
 ActionKind = Literal[
     "warn", "slay", "teamswap", "ctban", "kick", "ban", "autoslay", "money", "respawn", "freeday",
-    "cancel", "say", "hud", "unctban", "unban", "pardon", "offer", "door", "propose", "lapse",
+    "cancel", "say", "hud", "unctban", "unban", "pardon", "offer", "door", "propose", "lapse", "ask",
 ]
 
 
@@ -235,6 +235,9 @@ VOCABULARY: dict[ActionKind, Kind] = {
     "propose": Kind("на решение админа", "proposed", "36;1", lambda a: None, "enforcement audited"),
     # A proposal nobody answered in time: its `propose` row is marked `expired`.
     "lapse": Kind("предложение истекло", "proposal lapsed", "2", lambda a: None, ""),
+    # An admin's `!jcpardon`, `!jcconfirm`, `!jcdismiss` in game (`step` says which, `index` its
+    # id, `by` the admin): no command; the session writes it as the command line's request row.
+    "ask": Kind("запрос админа", "admin's request", "36", lambda a: None, ""),
 }
 KINDS: tuple[ActionKind, ...] = tuple(VOCABULARY)
 

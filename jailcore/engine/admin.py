@@ -19,6 +19,7 @@ from jailcore.engine.actions import Action
 from jailcore.engine.ladder import parse_step
 from jailcore.engine.punish import active_ban, ban_from_ct, carry_out, door_action
 from jailcore.engine.state import Seat
+from jailcore.log import events as ev
 from jailcore.log.events import player_key, same_account
 
 if TYPE_CHECKING:
@@ -59,6 +60,16 @@ def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Ac
     if kind == "money" and int(entry.get("amount") or 0) < 0:
         out.append(ctx.action("money", seat, PARDON, str(entry.get("ref", "")), text, amount=-int(entry["amount"])))
     return out
+
+
+ASKED = {ev.PardonAsked: "pardon", ev.ConfirmAsked: "confirm", ev.DismissAsked: "dismiss"}
+
+
+def asked(ctx: Context, e: ev.PardonAsked | ev.ConfirmAsked | ev.DismissAsked) -> list[Action]:
+    """An admin's word in game (`!jcpardon ID`, `!jcconfirm ID`, `!jcdismiss ID`), routed as
+    every shim line is (its seq counted, a line that came twice dropped) and handed on as an
+    `ask`: the session writes it as the row the command line writes, and applies that row."""
+    return [ctx.action("ask", None, ADMIN, "", e.reason, index=e.id, by=e.player.name, step=ASKED[type(e)])]
 
 
 def confirm(ctx: Context, number: int, by: str) -> tuple[list[Action], str | None]:

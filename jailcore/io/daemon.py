@@ -125,17 +125,13 @@ class Daemon(Parts):
             batch.append(self._held.popleft()[1])
         if batch and self.client.is_open:  # else the link's loss is on its way: the session sends them again
             for send, future in zip(batch, self.client.send_all([s.text for s in batch]), strict=True):
-                future.add_done_callback(functools.partial(self._replied, send.ticket))
+                future.add_done_callback(functools.partial(_replied, self.inbox.put, send.ticket))
             sent = tuple(s.audit for s in batch if s.audit is not None)
             if sent:
                 self._seq = self.writer.submit([fx.MarkSent(sent)])
         idle = not self.session.busy and not self._held and self.writer.idle
         (self.idle.set if idle else self.idle.clear)()
         self.inbox.waiting = not idle
-
-    def _replied(self, ticket: int, future: asyncio.Future[str]) -> None:
-        if not future.cancelled() and future.exception() is None:  # a lost session is the link loop's news
-            self.inbox.put(si.Reply(ticket, future.result()))
 
     def _written(self) -> None:
         """The writer's news: rows durable, the disk failed, or the file was written afresh."""
@@ -234,8 +230,6 @@ class Daemon(Parts):
     def stop(self) -> None:
         self.stopping.set()
 
-    # -- failing loudly -----------------------------------------------------------------------
-
     def fail(self, reason: str) -> None:
         """Stop the daemon with exit status 1; `reason` is the one line an admin reads."""
         self.session.fail()
@@ -247,3 +241,8 @@ class Daemon(Parts):
     def store_failed(self, exc: BaseException) -> None:
         self.fail(f"the state database {self.store.path} cannot be written ({exc}); commands are not sent without "
                   "their audit rows. Free the disk or fix the file, then start jailcore again: what was not answered is re-sent")
+
+
+def _replied(put: Callable[[Any], None], ticket: int, future: asyncio.Future[str]) -> None:
+    if not future.cancelled() and future.exception() is None:  # a lost session is the link loop's news
+        put(si.Reply(ticket, future.result()))

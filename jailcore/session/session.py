@@ -189,18 +189,13 @@ class Session:
     # -- log lines --------------------------------------------------------------------------
 
     def _needed(self) -> frozenset[str]:
-        return self.engine.needed_kinds() | {ev.PardonAsked.kind, ev.ConfirmAsked.kind, ev.DismissAsked.kind}
+        return self.engine.needed_kinds()
 
     def _record(self, record: i.LogRecord) -> list[Effect]:
         event = self.parser.parse(record.data)
         if event is None:
             return []
         kind = type(event)
-        if kind is ev.PardonAsked:
-            return [AskPardon(event.id, event.player.name, event.reason)]  # type: ignore[union-attr]
-        if kind is ev.ConfirmAsked or kind is ev.DismissAsked:
-            answer = "confirm" if kind is ev.ConfirmAsked else "dismiss"
-            return [AskAnswer(event.id, answer, event.player.name, event.reason)]  # type: ignore[union-attr]
         try:
             actions = self.engine.handle(event)
         except Exception:  # an engine bug on one line must not stop enforcement
@@ -267,6 +262,10 @@ class Session:
         return out
 
     def dispatch(self, action: Action) -> list[Effect]:
+        if action.action == "ask":  # an admin's word in game: the command line's row, whatever the mode
+            if action.step == "pardon":
+                return [AskPardon(action.index or 0, action.by or "", action.reason)]
+            return [AskAnswer(action.index or 0, action.step or "", action.by or "", action.reason)]
         if action.action == "lapse" and action.owed_row is not None:  # he did not come back in time
             log.info("owed #%s (%s %s) expired: %s", action.owed_row, action.rule, action.step, action.reason)
             return [Write(Mark(action.owed_row, "expired", action.reason)), *self.publish(action.owed_row, "expired", action, action.reason)]

@@ -43,7 +43,7 @@ from jailcore.store.errors import DatabaseFault
 from jailcore.store.journal import Journal, Op
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import WritesRows
-from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError, kept_line
+from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes
     from jailcore.session import effects as fx
@@ -302,9 +302,7 @@ class MariaStore(WritesRows, KeepsAccounts):
         self._ops: list[Op] = []  # the open transaction, kept until it is committed (or journalled)
         self._block = (0, 0)  # [next, end) of the ids reserved
         self._spare: tuple[int, int] | None = None  # the next block, taken ahead: ids go on while the server is away
-        self._lines: list[tuple] = []
         self._prune_due = 0.0
-        self._audit_newest = 0
         self._claims: set[str] = set()
         self._saved: dict[str, str] = {}  # each server's snapshot as last written: an unchanged one is not written again
         self._waiting: set[str] = set()  # the servers with an admin's row waiting, as last asked
@@ -502,7 +500,6 @@ class MariaStore(WritesRows, KeepsAccounts):
     def close(self) -> None:
         self._closing.set()
         try:
-            self.flush_lines()
             self.commit()
         finally:
             if self._reviver is not None:
@@ -607,7 +604,6 @@ class MariaStore(WritesRows, KeepsAccounts):
     def save_state(self, server: str, snapshot: dict | str, when: str) -> None:
         text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
         self._put_state(server, text, when)
-        self.flush_lines()
         self.commit()
 
     def _put_state(self, server: str, text: str, when: str) -> None:
@@ -627,7 +623,6 @@ class MariaStore(WritesRows, KeepsAccounts):
             (row_id, server, action.time, action.round, day, action.action, action.rule, action.ref,
              t.userid if t else None, t.steamid if t else None, t.name if t else None,
              action.reason, json.dumps(action.to_json(), ensure_ascii=False), command, status))
-        self._audit_newest = max(self._audit_newest, row_id)
         return row_id
 
     def mark_sent(self, row_ids: list[int]) -> None:
@@ -858,25 +853,6 @@ class MariaStore(WritesRows, KeepsAccounts):
     def kept_messages(self, server: str) -> list[tuple[str, str, bool]]:
         rows = self._rows("SELECT topic, payload, retain FROM mqtt_outbox WHERE server = ? ORDER BY id", (server,))
         return [(r["topic"], r["payload"], bool(r["retain"])) for r in rows]
-
-    def keep_line(self, server: str, round: int, time: str, line: bytes | str, keep_days: int) -> None:
-        """A handled log line for the round's story; `audit` is this process's newest audit id then."""
-        if keep_days <= 0:
-            return
-        self._lines.append(kept_line(server, round, time, line, self._audit_newest, keep_days))
-        if len(self._lines) >= 2000:
-            self.flush_lines()
-
-    def flush_lines(self) -> None:
-        if not self._lines:
-            return
-        lines, self._lines = self._lines, []
-        self._write("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", [x[:5] for x in lines], many=True)
-        self.commit()
-        if clock.monotonic() >= self._prune_due:
-            self._prune_due = clock.monotonic() + PRUNE_EVERY
-            _, _, newest, _, _, days = lines[-1]
-            self.prune_lines(plus_minutes(newest, -days * 1440))
 
     def prune_lines(self, before: str) -> int:
         cur = self._write("DELETE FROM loglines WHERE time < ?", (before,))

@@ -179,8 +179,6 @@ class Store(WritesRows, KeepsAccounts):
         self._checkpointer: sqlite3.Connection | None = None
         self._checkpoint_lock = threading.Lock()
         self._file = _identity(self.path)
-        self._lines: list[tuple] = []
-        self._audit_seen = (-1, 0)  # (total_changes, newest audit id) when last asked
         self._prune_due = 0.0
         self._saved: dict[str, str] = {}  # server -> the snapshot this connection last wrote
         self._waiting: set[str] = set()
@@ -214,7 +212,6 @@ class Store(WritesRows, KeepsAccounts):
             self._file = now  # someone else's file now: not ours to overwrite; say it once
             return (f"state database {self.path} was replaced by another file while running; "
                     "jailcore goes on writing to the file it opened: restart it to use the new one")
-        self.flush_lines()
         self.commit()
         with self._checkpoint_lock:
             self._close_checkpointer()
@@ -239,7 +236,6 @@ class Store(WritesRows, KeepsAccounts):
             self.db.execute("ROLLBACK")
 
     def close(self) -> None:
-        self.flush_lines()
         self.commit()
         with self._checkpoint_lock:
             self._close_checkpointer()
@@ -298,7 +294,6 @@ class Store(WritesRows, KeepsAccounts):
     def save_state(self, server: str, snapshot: dict | str, when: str) -> None:
         text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
         self._put_state(server, text, when)
-        self.flush_lines()
         self.commit()
 
     def _put_state(self, server: str, text: str, when: str) -> None:
@@ -527,34 +522,6 @@ class Store(WritesRows, KeepsAccounts):
         rows = self.db.execute("SELECT topic, payload, retain FROM mqtt_outbox WHERE server = ? ORDER BY id", (server,))
         return [(r["topic"], r["payload"], bool(r["retain"])) for r in rows]
 
-    def keep_line(self, server: str, round: int, time: str, line: bytes | str, keep_days: int) -> None:
-        """A log line the engine has handled, kept `keep_days` for the round's story. Written
-        with the next state save (at least once a second), not one transaction per line.
-        `audit` is the newest audit id once the line was handled: the decisions a line made
-        are the ids above the previous line's mark, up to its own."""
-        if keep_days <= 0:
-            return
-        changes = self.db.total_changes
-        if changes != self._audit_seen[0]:  # something was written since: maybe an audit row
-            newest = self.db.execute("SELECT COALESCE(MAX(id), 0) FROM audit").fetchone()[0]
-            self._audit_seen = (changes, newest)
-        self._lines.append(kept_line(server, round, time, line, self._audit_seen[1], keep_days))
-        if len(self._lines) >= 2000:
-            self.flush_lines()
-
-    def flush_lines(self) -> None:
-        if not self._lines:
-            return
-        lines, self._lines = self._lines, []
-        self._begin()
-        self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", [x[:5] for x in lines])
-        self.commit()
-        self._audit_seen = (self.db.total_changes, self._audit_seen[1])
-        if clock.monotonic() >= self._prune_due:
-            self._prune_due = clock.monotonic() + PRUNE_EVERY
-            _, _, newest, _, _, days = lines[-1]
-            self.prune_lines(plus_minutes(newest, -days * 1440))
-
     def prune_lines(self, before: str) -> int:
         """Drop kept log lines older than `before` (log time, ISO)."""
         return self.db.execute("DELETE FROM loglines WHERE time < ?", (before,)).rowcount
@@ -585,12 +552,6 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
     db.executescript(ACCOUNTS_SCHEMA)
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return found, SCHEMA_VERSION
-
-
-def kept_line(server: str, round: int, time: str, line: bytes | str, audit: int, keep_days: int) -> tuple:
-    """A `loglines` row as both backends keep it (the text without the datagram's framing)."""
-    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-    return (server, round, time, text.strip("\x00\r\n"), audit, keep_days)
 
 
 def _identity(path: str) -> tuple[int, int] | None:
