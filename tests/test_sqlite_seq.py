@@ -83,7 +83,7 @@ def test_a_file_of_the_previous_schema_keeps_every_row_and_is_followed_after_the
     store = Store(path)
     try:
         db = sqlite3.connect(path)
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 2
         assert db.execute("SELECT id, seq FROM audit ORDER BY id").fetchall() == [(i, i) for i in sorted(ids)]  # every row, placed at its id
         db.close()
         reader = open_sqlite(str(path))
@@ -108,11 +108,11 @@ def test_a_file_of_the_previous_schema_keeps_every_row_and_is_followed_after_the
         plain.close()
 
 
-def test_version_2_is_read_without_the_action_index_and_upgraded_to_it(tmp_path):
-    """Version 3 adds `audit_action (action, seq, time)`: a file of version 2 is read as it is
+def test_version_3_is_read_without_the_action_index_and_upgraded_to_it(tmp_path):
+    """Version 4 adds `audit_action (action, seq, time)`: a file of version 3 is read as it is
     (no query names the index it lacks), and once upgraded the bans in force and a page of
     one action are read on it, not over the whole range."""
-    path = tmp_path / "v2.sqlite3"
+    path = tmp_path / "v3.sqlite3"
     store = Store(path)
     try:
         for i in range(1, 6):
@@ -124,7 +124,7 @@ def test_version_2_is_read_without_the_action_index_and_upgraded_to_it(tmp_path)
         store.close()
     db = sqlite3.connect(path)
     db.execute("DROP INDEX audit_action")
-    db.execute("PRAGMA user_version = 2")
+    db.execute("PRAGMA user_version = 3")
     db.commit()
     db.close()
     old = open_sqlite(str(path))
@@ -143,5 +143,5 @@ def test_version_2_is_read_without_the_action_index_and_upgraded_to_it(tmp_path)
     finally:
         reader.close()
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     db.close()

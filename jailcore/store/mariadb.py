@@ -37,6 +37,8 @@ from jailcore.log.errors import AuditError
 from jailcore.log.logtime import plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
+from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
+from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import DatabaseFault
 from jailcore.store.journal import Journal, Op, left_beside
 from jailcore.store.reader import Dialect, Reader, Row
@@ -47,7 +49,7 @@ if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resume
     from jailcore.session import effects as fx
     from jailcore.session import inputs as si
 
-SCHEMA_VERSION = 2  # 0: before the schema was versioned; 1: without the names table and the indexes of version 2 (_from_1)
+SCHEMA_VERSION = 3  # 0: before the schema was versioned; 1: without the web page's accounts; 2: without the names table and the indexes of _from_2
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
 
 # The names each player was logged under, per server, with how many entries and the newest
@@ -96,6 +98,7 @@ _TABLES = [
     """CREATE TABLE IF NOT EXISTS mqtt_outbox (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, topic VARCHAR(255) NOT NULL, payload LONGTEXT NOT NULL,
         retain INT NOT NULL DEFAULT 0)""",
+    *ACCOUNT_TABLES,
 ]
 _OPTIONS = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
 
@@ -151,7 +154,12 @@ def connect(where: Target, autocommit: bool = True, dicts: bool = True, batches:
                                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",  # each read sees what others committed
                                cursorclass=pymysql.cursors.DictCursor if dicts else pymysql.cursors.Cursor)
     except pymysql.MySQLError as exc:
-        raise StoreError(f"state database {where.shown}: {_why(exc)}") from None
+        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+        raise (Unreachable if code in (2003, 2005, 2006, 2013) else StoreError)(f"state database {where.shown}: {_why(exc)}") from None
+
+
+class Unreachable(StoreError):
+    """The server cannot be reached (not a refusal: a wrong password or no such database is a StoreError)."""
 
 
 def _why(exc: BaseException) -> str:
@@ -221,7 +229,7 @@ class _FaultReader(Reader):
             raise
         except pymysql.MySQLError as exc:
             self._local.db = None  # a lost connection is opened again at the next read
-            raise DatabaseFault(f"state database {self.where}: {_why(exc)}") from None
+            raise (Lost if _lost(exc) else DatabaseFault)(f"state database {self.where}: {_why(exc)}") from None
 
 
 def upgrade(db: pymysql.connections.Connection, where: str, dry: bool = False) -> tuple[int, int]:
@@ -294,7 +302,12 @@ def _from_0(cur: Any) -> None:
 
 
 def _from_1(cur: Any) -> None:
-    """Version 1 lacked the names table (the players search read the newest entries only)
+    """Version 1 kept no accounts (they were in the configs' [web.users]): the tables are made
+    above, and filled from the configs by the first page that opens the database."""
+
+
+def _from_2(cur: Any) -> None:
+    """Version 2 lacked the names table (the players search read the newest entries only)
     and the indexes of a page of one action and of a name's part: the indexes are built in
     place (InnoDB keeps the table readable and writable meanwhile), the names counted once
     from the whole log. The count starts afresh, so an upgrade cut off is simply run again."""
@@ -309,7 +322,7 @@ def _from_1(cur: Any) -> None:
                 "COUNT(*), MAX(time) FROM audit WHERE steamid IS NOT NULL AND name IS NOT NULL GROUP BY server, steamid, name COLLATE utf8mb4_bin")
 
 
-_STEPS = [_from_0, _from_1]  # _STEPS[n] brings version n to n + 1
+_STEPS = [_from_0, _from_1, _from_2]  # _STEPS[n] brings version n to n + 1
 
 
 class Claim:
@@ -337,12 +350,16 @@ def _lost(exc: BaseException) -> bool:
     return isinstance(exc, pymysql.err.OperationalError) and code in _LOST
 
 
+class Lost(DatabaseFault):
+    """The connection to the server was lost during a statement (did it land? the caller asks)."""
+
+
 class Away(StoreError):
     """The database server is away and this store has no journal (the command line, the web
     page): the message says so; nothing was written."""
 
 
-class MariaStore(WritesRows):
+class MariaStore(WritesRows, KeepsAccounts):
     """The write side on MariaDB, with `store.sqlite.Store`'s methods. Writes join an open
     transaction that `commit` ends, as on SQLite. With a `journal` (the daemon's), a server
     that goes away is ridden out: transactions wait in the journal, in order, and a thread
@@ -350,7 +367,7 @@ class MariaStore(WritesRows):
 
     shared: ClassVar[bool] = True
 
-    def __init__(self, url: str, journal: str | None = None):
+    def __init__(self, url: str, journal: str | None = None, requests: str | None = None):
         self.url = url
         self.target = target(url)
         self.path = self.target.shown  # what messages name it by (never the password)
@@ -370,6 +387,9 @@ class MariaStore(WritesRows):
         self._waiting_at = float("-inf")
         self._quiet_until = 0.0  # a read that found the server away: the next ones wait a moment (the loop must not stall on it)
         self.away: str | None = None  # why the server is away (while it is)
+        self.queued_mark: tuple[str, int] | None = None  # the admin's queued request being applied: (its queue, its number)
+        self.requests_queue = requests  # the admins' requests of this machine waiting for the database (store.requests), looked at each second
+        self._replayer: threading.Thread | None = None
         self._fatal: StoreError | None = None
         self._reviver: threading.Thread | None = None
         self._closing = threading.Event()
@@ -407,7 +427,7 @@ class MariaStore(WritesRows):
             except pymysql.MySQLError as exc:
                 if _lost(exc) and db is None:
                     self._go_away(exc)
-                raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+                raise (Lost if _lost(exc) else DatabaseFault)(f"state database {self.path}: {_why(exc)}") from None
 
     def write(self, rows: Sequence[fx.Row]) -> None:
         """The daemon's rows into the open transaction, sent with it at the commit: one round
@@ -448,6 +468,14 @@ class MariaStore(WritesRows):
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return list(self._run(sql, params).fetchall())
 
+    def _select(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """A read that ends its transaction (when none of ours is open): the next sees what others committed since."""
+        with self._lock:
+            rows = self._rows(sql, params)
+            if not self._ops:
+                self.db.commit()
+            return rows
+
     def commit(self) -> None:
         with self._lock:
             if self._fatal is not None:
@@ -463,6 +491,7 @@ class MariaStore(WritesRows):
                     self._flush()
                     self._mark_applied(self.db, self._seq)
                     self.db.commit()
+                    self.queued_mark = None
                     self._ops = []
                     return
                 except (DatabaseFault, pymysql.MySQLError) as exc:
@@ -472,7 +501,8 @@ class MariaStore(WritesRows):
                             raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
                         self._go_away(exc)
                     if self.journal is None:
-                        raise
+                        self._ops, self._unsent = [], 0  # the caller is told; what it asks next starts afresh (a queued request is asked again)
+                        raise Lost(f"state database {self.path}: {_why(exc)}") from None
                     if self.away is None:  # refused by the server, not lost: kept nowhere (a replay would be refused again)
                         self._abandon()
                         raise
@@ -522,10 +552,19 @@ class MariaStore(WritesRows):
             raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
 
     def _mark_applied(self, db: Any, seq: int, journal: Journal | None = None) -> None:
+        if self.queued_mark is not None and journal is None:  # an admin's queued request (store.requests): its number, in its own transaction
+            origin, number = self.queued_mark
+            self._run("INSERT INTO journal_applied (origin, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = GREATEST(seq, VALUES(seq))",
+                      (origin, number), db=db)
         journal = journal or self.journal
         if journal is not None:
             self._run("INSERT INTO journal_applied (origin, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = VALUES(seq)",
                       (journal.origin, seq), db=db)
+
+    def queued_applied(self, origin: str) -> int:
+        """The highest number of a request queue (store.requests) the database has applied."""
+        rows = self._select("SELECT seq FROM journal_applied WHERE origin = ?", (origin,))
+        return int(rows[0]["seq"]) if rows else 0
 
     def _applied_seq(self, db: Any, journal: Journal | None = None) -> int:
         journal = journal or self.journal
@@ -636,7 +675,26 @@ class MariaStore(WritesRows):
                 self.journal.close()
 
     def checkpoint(self) -> None:
-        """SQLite's WAL copy; a server has none to do."""
+        """SQLite's WAL copy, which a server has none of; the writer calls it each second, so the
+        admins' requests queued on this machine while the database was away are applied here,
+        through a store of their own (never this one's open transaction)."""
+        if self.requests_queue is None or self.away is not None or (self._replayer is not None and self._replayer.is_alive()):
+            return
+        from jailcore.store.requests import waiting_requests
+
+        if waiting_requests(self.requests_queue):  # in a thread of its own: a database that does not answer must not hold the writer
+            self._replayer = threading.Thread(target=self._replay_requests, name="jailcore admin requests", daemon=True)
+            self._replayer.start()
+
+    def _replay_requests(self) -> None:
+        assert self.requests_queue is not None
+        try:
+            settled = replay_beside(self.url, self.requests_queue)
+        except (StoreError, DatabaseFault, OSError) as exc:
+            log.warning("the admins' requests queued in %s wait: %s", self.requests_queue, exc)
+            return
+        if settled:
+            log.warning("%d admin request(s) queued in %s while the database was away are applied", settled, self.requests_queue)
 
     def still_there(self) -> str | None:
         return None
@@ -814,17 +872,22 @@ class MariaStore(WritesRows):
         if self.away is not None:
             raise refusal(f"state database {self.path} is away ({self.away}): ask again when it is back")
 
-    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None) -> int:
+    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
+                       may_ban: bool = True) -> int:
         self._here(PardonError)
         try:
-            return self._pardon(action_id, by, reason, when)
+            return self._pardon(action_id, by, reason, when, server, may_ban)
+        except Lost:
+            raise
         except DatabaseFault as exc:
             raise PardonError(str(exc)) from None
 
-    def _pardon(self, action_id: int, by: str, reason: str, when: str | None) -> int:
+    def _pardon(self, action_id: int, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
-        if row is None:
-            raise PardonError(f"no enforcement with id {action_id} in {self.path}")
+        if row is None or (server is not None and row["server"] != server):
+            raise PardonError(f"no enforcement with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
+        if row["action"] == "ban" and not may_ban:
+            raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
         if row["action"] not in PARDONABLE:
             raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
         given = self.reader.pardons_for([action_id]).get(action_id)
@@ -877,21 +940,25 @@ class MariaStore(WritesRows):
         return pardons, bans
 
     def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
-                       server: str | None = None) -> int:
+                       server: str | None = None, may_ban: bool = True) -> int:
         """As on SQLite: given `server` (the one the admin was judged on), a proposal of another is refused."""
         assert answer in ("confirm", "dismiss")
         self._here(ProposalError)
         try:
-            return self._answer(action_id, answer, by, reason, when, server)
+            return self._answer(action_id, answer, by, reason, when, server, may_ban)
+        except Lost:
+            raise
         except DatabaseFault as exc:
             raise ProposalError(str(exc)) from None
 
-    def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None) -> int:
+    def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
         if row is None or (server is not None and row["server"] != server):
             raise ProposalError(f"no proposal with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
         if row["action"] != "propose":
             raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
+        if answer == "confirm" and not may_ban and str(json.loads(row["detail"]).get("step") or "").startswith("ban"):
+            raise ProposalError(f"proposal {action_id} is a server ban: carrying it out is an admin's")
         given = self._rows("SELECT * FROM answers WHERE action_id = ?", (action_id,))
         if given:
             g = given[0]
@@ -958,3 +1025,22 @@ class MariaStore(WritesRows):
         cur = self._write("DELETE FROM loglines WHERE time < ?", (before,))
         self.commit()
         return int(cur.rowcount)
+
+
+def replay_beside(url: str, queue_path: str) -> int:
+    """The daemon's look: a queue of this machine's admins' requests (store.requests) with some
+    waiting, replayed through a store of its own (never the writer's open transaction). Returns
+    how many were settled."""
+    from jailcore.store.requests import Gone, RequestQueue, replay, waiting_requests
+
+    if not waiting_requests(queue_path):
+        return 0
+    store = MariaStore(url)
+    queue = RequestQueue(queue_path)
+    try:
+        return len(replay(store, queue))
+    except Gone:
+        return 0
+    finally:
+        queue.close()
+        store.close()
