@@ -109,7 +109,7 @@ def copy_to_mariadb(path: Path, url: str) -> None:
     lite = sqlite3.connect(path)
     db = connect(target(url), autocommit=False, dicts=False)
     with db.cursor() as cur:
-        for table in ("audit", "pardons", "loglines", "state", "standing", "ctban_requests", "link"):
+        for table in ("audit", "names", "pardons", "loglines", "state", "standing", "ctban_requests", "link"):
             names = [r[1] for r in lite.execute(f"PRAGMA table_info({table})")]
             columns = ", ".join(f"`{n}`" for n in names)
             rows = lite.execute(f"SELECT {columns.replace('`', '')} FROM {table}" + (" ORDER BY id" if "id" in names else ""))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -301,3 +302,184 @@ async def test_the_database_stopped_and_started_under_load_loses_and_doubles_not
         assert [r["pos"] for r in rows] == sorted(r["pos"] for r in rows)
     finally:
         server.stop()
+
+
+def _served_ids(sim: SimServer) -> list[int]:
+    """The audit ids of the commands a server ran (each command carries ` @<id>`)."""
+    return [int(c.rsplit(" @", 1)[1].split()[0]) for c in sim.received if " @" in c and c.rsplit(" @", 1)[1].split()[0].isdigit()]
+
+
+async def test_two_workers_on_one_mariadb_lose_and_double_nothing(tmp_path, mariadb):
+    """`jailcore run --workers 2` with every server's state on one MariaDB URL (and one
+    `[state] path` beside it for the journal, as an admin writes the configs): each server's
+    lines reach its worker, a CT ban crosses from one worker's server to the other's, every
+    command is run once and its row is in the database once, and `status` from the URL
+    alone shows every server."""
+    from tests.test_fleet import free_udp_port, server_config
+    from tests.test_workers import ROOT, children
+
+    listen = f"127.0.0.1:{free_udp_port()}"
+    names = ("a", "b", "c", "d")
+    sims = {n: SimServer(password="pw", secret=str(1111 * (i + 1))) for i, n in enumerate(names)}
+    journal = tmp_path / "network.sqlite3"  # one path for all: each worker keeps a journal of its own beside it
+    paths = []
+    for n, sim in sims.items():
+        path = tmp_path / f"{n}.toml"
+        server_config(path, n, await sim.start(), journal, listen, sim.secret)
+        path.write_text(path.read_text(encoding="utf-8").replace("[state]\n", f'[state]\nurl = "{mariadb}"\n'), encoding="utf-8")
+        paths.append(str(path))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "JAILCORE_STATE_URL": mariadb, "JAILCORE_STATE": ""}
+    err = (tmp_path / "err.txt").open("w")
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", "--workers", "2",
+                                                *[a for p in paths for a in ("--config", p)], cwd=ROOT, env=env, stderr=err)
+
+    def shown() -> dict[str, dict]:
+        done = jailcore("status", "--json", env=env)
+        return {s["server"]: s for s in (json.loads(line) for line in done.stdout.splitlines() if line.strip())}
+
+    try:
+        await until(lambda: len(children(proc.pid)) == 2, timeout=30)
+        await until(lambda: set(shown()) == set(names), timeout=30)  # each worker wrote its servers' link rows
+        host, port = listen.rsplit(":", 1)
+        wardens = {}
+        for n, sim in sims.items():
+            await sim.log_to_daemon((host, int(port)))
+            wardens[n], _ = populate(sim, prisoners=9)
+            sim.say(wardens[n], "!game Король")  # too many prisoners: a warning, on that server only
+            sim.flush()
+        for n in names:
+            await until(lambda n=n: sent(sims[n], f"jb_warn #{wardens[n].userid}"), timeout=15)
+        # a's warden banned from CT on a (the first worker's) reaches every door, b and d on the other worker
+        special_days(sims["a"], wardens["a"], 3)
+        sims["a"].flush()
+        await until(lambda: sent(sims["a"], f"jb_teamswap #{wardens['a'].userid} T"), timeout=15)
+        for n in "bcd":
+            await until(lambda n=n: sent(sims[n], f"jb_ctban_set #{wardens[n].userid}"), timeout=10)
+        await until(lambda: all(not (s["link"] or {}).get("outbox") for s in shown().values()), timeout=15)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(proc.wait(), 30)
+        err.close()
+        for sim in sims.values():
+            await sim.stop()
+    assert code == 0, (tmp_path / "err.txt").read_text()
+    reader = open_reader(mariadb)
+    try:
+        rows = reader.entries(Filter())
+    finally:
+        reader.close()
+    assert len({r["id"] for r in rows}) == len(rows)  # no id given twice by the two workers
+    for n, sim in sims.items():
+        ran = _served_ids(sim)
+        assert len(ran) == len(set(ran)), (n, sim.received)  # each command once at its door
+        delivered = {r["id"] for r in rows if r["server"] == n and r["status"] == "delivered"}
+        assert set(ran) == delivered, (n, set(ran) ^ delivered)  # every command run has its row, every delivered row's command was run
+        assert [r["action"] for r in rows if r["server"] == n].count("warn") == 1
+        assert not [r for r in rows if r["server"] == n and r["status"] == "pending"]  # none left waiting
+    moved = [r for r in rows if r["action"] == "teamswap" and r["server"] != "a"]
+    assert sorted(r["server"] for r in moved) == ["b", "c", "d"]  # the ban at every other door, once
+    assert "Traceback" not in (tmp_path / "err.txt").read_text()
+
+
+def test_each_process_keeps_a_journal_of_its_own_and_none_is_left_unreplayed(tmp_path, mariadb):
+    """Workers started from configs naming one `[state] path` each take a journal of their own
+    (two in one would number their transactions alike, and the replay would skip one's as
+    the other's); a journal left by a process not started again is replayed by the next."""
+    from jailcore.store.journal import Journal, waiting_in
+
+    path = str(tmp_path / "network.journal")
+    a, b = MariaStore(mariadb, path), MariaStore(mariadb, path)
+    try:
+        assert a.journal.path == path and b.journal.path == f"{path}-2"
+        assert a.journal.origin != b.journal.origin
+    finally:
+        a.close()
+        b.close()
+    link = ("INSERT INTO link (server, rcon, outbox, last_line, mode, updated, daemon, dropped) VALUES (?, 'open', 0, NULL, 'enforce', "
+            "'2026-12-01T10:00:00', 'running', '')")
+    for name, server in ((path, "one"), (f"{path}-2", "two")):  # as if the database had gone away under both, and they stopped
+        left = Journal(name, exact=True)
+        left.keep(left.newest() + 1, [(link, [server], False)])
+        left.close()
+    assert waiting_in(path, beside=True) == 2
+    c = MariaStore(mariadb, path)  # the first free journal is its own; the other is left and replayed too
+    try:
+        assert c.journal.path == path and waiting_in(path, beside=True) == 0
+    finally:
+        c.close()
+    reader = open_reader(mariadb)
+    try:
+        assert reader.link("one") is not None and reader.link("two") is not None
+    finally:
+        reader.close()
+
+
+def test_the_names_table_is_kept_by_the_writer_and_searched_case_blind(mariadb):
+    """The players search over the whole log: every audit row's name counted per server and
+    steamid, in the transaction that writes the row, two spellings two names."""
+    store = MariaStore(mariadb)
+    try:
+        for _ in range(5):
+            store.record("a", act(7, "Ёжик Вася"), 1, None, "delivered")
+        store.record("b", act(7, "ЁЖИК ВАСЯ"), 1, None, "delivered")
+        store.record("a", act(8, "Другой"), 1, None, "delivered")
+        store.record("a", Action(time="2026-12-01T10:00:59", round=1, action="say", rule="r", ref="1", reason="всем", target=None), 1, None, "delivered")
+        reader = open_reader(mariadb)
+        try:
+            assert reader.names_with("ёжик", 10) == []  # not committed yet: nothing of the transaction is seen
+            store.commit()
+            found = reader.names_with("ёжик в", 10)
+            assert sorted((r["server"], r["name"], r["n"]) for r in found) == [("a", "Ёжик Вася", 5), ("b", "ЁЖИК ВАСЯ", 1)]
+            assert {r["steamid"] for r in found} == {"STEAM_1:0:7"}
+            assert [r["name"] for r in reader.names_with("ДРУГ", 10)] == ["Другой"]
+            assert reader.names_with("100%", 10) == []  # no wildcard in a name's part
+        finally:
+            reader.close()
+    finally:
+        store.close()
+
+
+def test_version_1_gets_the_names_and_the_indexes_and_is_read_before_it(mariadb_server):
+    """A database of schema version 1 (no names table, no index of the actions): read as it
+    is, the page's queries name no index it lacks; `jailcore db upgrade` builds them, counts
+    the names of the whole log once, and the pages' queries then read on them (EXPLAIN)."""
+    url = mariadb_server.database()
+    store = MariaStore(url)
+    try:
+        ids = [store.record("old", act(3, "Старый" if i % 2 else "старый"), 1, None, "delivered") for i in range(1, 7)]  # one player, two spellings
+        store.record("old", act(9, "Бан"), 1, None, "delivered")
+        store.record("old", act(10, "Бан", action="ban"), 1, None, "delivered")
+        store.commit()
+    finally:
+        store.close()
+    db = pymysql.connect(**_args(url), autocommit=True)
+    with db.cursor() as cur:
+        cur.execute("DROP TABLE names")
+        cur.execute("ALTER TABLE audit DROP KEY audit_action, DROP KEY audit_seq_name")
+        cur.execute("UPDATE jailcore_schema SET version = 1")
+    old = open_reader(url)
+    try:
+        assert old.names_with("стар", 10) is None  # the caller looks among the newest entries instead
+        assert [r["action"] for r in old.window(Filter(action="ban"), old.max_id(), 0, 10)] == ["ban"]
+        assert [r["id"] for r in old.bans_after(0)] == [ids[-1] + 2]
+        assert len(old.window(Filter(player="СТАР"), old.max_id(), 0, 10)) == 6
+    finally:
+        old.close()
+    done = jailcore("db", "upgrade", "--state-db", url)
+    assert done.returncode == 0 and f"version 1 to {SCHEMA_VERSION}" in done.stdout, done.stderr
+    reader = open_reader(url)
+    try:
+        found = sorted((r["name"], r["n"]) for r in reader.names_with("стар", 10))
+        assert found == [("Старый", 3), ("старый", 3)]  # each spelling, counted from the whole log
+        assert [r["action"] for r in reader.window(Filter(action="ban"), reader.max_id(), 0, 10)] == ["ban"]
+        assert len(reader.window(Filter(player="СТАР"), reader.max_id(), 0, 10)) == 6
+        assert [r["id"] for r in reader.bans_after(0)] == [ids[-1] + 2]
+    finally:
+        reader.close()
+    with db.cursor() as cur:
+        cur.execute("EXPLAIN SELECT seq FROM audit FORCE INDEX (audit_action) WHERE seq > 0 AND action = 'ban'")
+        assert cur.fetchone()[5] == "audit_action"
+        cur.execute("EXPLAIN SELECT seq FROM audit FORCE INDEX (audit_seq_name) WHERE seq <= 100 AND seq > 0 AND LOCATE('x', name) > 0")
+        plan = cur.fetchone()
+        assert plan[5] == "audit_seq_name" and "Using index" in plan[9]  # the name's part tested in the narrow index alone
+    db.close()

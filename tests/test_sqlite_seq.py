@@ -83,7 +83,7 @@ def test_a_file_of_the_previous_schema_keeps_every_row_and_is_followed_after_the
     store = Store(path)
     try:
         db = sqlite3.connect(path)
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 2
         assert db.execute("SELECT id, seq FROM audit ORDER BY id").fetchall() == [(i, i) for i in sorted(ids)]  # every row, placed at its id
         db.close()
         reader = open_sqlite(str(path))
@@ -106,3 +106,42 @@ def test_a_file_of_the_previous_schema_keeps_every_row_and_is_followed_after_the
         assert upgrade(plain, str(path)) == (SCHEMA_VERSION, SCHEMA_VERSION)  # up to date: nothing done twice
     finally:
         plain.close()
+
+
+def test_version_3_is_read_without_the_action_index_and_upgraded_to_it(tmp_path):
+    """Version 4 adds `audit_action (action, seq, time)`: a file of version 3 is read as it is
+    (no query names the index it lacks), and once upgraded the bans in force and a page of
+    one action are read on it, not over the whole range."""
+    path = tmp_path / "v3.sqlite3"
+    store = Store(path)
+    try:
+        for i in range(1, 6):
+            store.record("a", act(i), 1, None, "delivered")
+        ban = store.record("a", Action(time="2026-12-01T10:00:09", round=1, action="ban", rule="r", ref="1", reason="x",
+                                       target=Target(9, "STEAM_1:0:9", "Бан")), 1, None, "delivered")
+        store.commit()
+    finally:
+        store.close()
+    db = sqlite3.connect(path)
+    db.execute("DROP INDEX audit_action")
+    db.execute("PRAGMA user_version = 3")
+    db.commit()
+    db.close()
+    old = open_sqlite(str(path))
+    try:
+        assert [r["id"] for r in old.bans_after(0)] == [ban]
+        assert [r["id"] for r in old.window(Filter(action="ban"), old.max_id(), 0, 10)] == [ban]
+    finally:
+        old.close()
+    Store(path).close()  # the daemon's start upgrades it
+    reader = open_sqlite(str(path))
+    try:
+        assert [r["id"] for r in reader.bans_after(0)] == [ban]
+        assert [r["id"] for r in reader.window(Filter(action="ban", server="a"), reader.max_id(), 0, 10)] == [ban]
+        plan = " ".join(str(r) for r in reader.rows("EXPLAIN QUERY PLAN SELECT seq FROM audit INDEXED BY audit_action WHERE seq > 0 AND action = 'ban'"))
+        assert "COVERING INDEX audit_action" in plan
+    finally:
+        reader.close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    db.close()

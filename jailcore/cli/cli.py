@@ -114,9 +114,10 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_pardon(args: argparse.Namespace) -> int:
     import getpass
 
-    from jailcore.cli.proposals import admin_request
+    from jailcore.cli.proposals import _now, admin_request
 
-    return admin_request(args, lambda store: store.request_pardon(args.id, args.by or getpass.getuser(), args.reason), pardon=True)
+    return admin_request(args, "pardon", {"action_id": args.id, "by": args.by or getpass.getuser(), "reason": args.reason, "when": _now()},
+                         pardon=True)
 
 
 def cmd_ctban(args: argparse.Namespace) -> int:
@@ -267,9 +268,15 @@ def build_parser() -> argparse.ArgumentParser:
     _where(p)
     p.set_defaults(func=cmd_db)
 
-    p = sub.add_parser("web", help="the admin web page over the servers' state databases; `web adduser NAME` makes a login")
-    p.add_argument("action", nargs="?", choices=("serve", "adduser"), default="serve")
-    p.add_argument("name", nargs="?", help="with adduser: the admin's name")
+    p = sub.add_parser("web", help="the admin web page over the servers' state databases; `web adduser NAME --config FILE` makes a login")
+    p.add_argument("action", nargs="?", choices=("serve", "adduser", "deluser", "users"), default="serve",
+                   help="serve the page; adduser: add an account or change its password and role (with --config or --state-db in the "
+                        "accounts table, else print a [web.users] line); deluser: remove one; users: list them")
+    p.add_argument("name", nargs="?", help="with adduser and deluser: the admin's name")
+    p.add_argument("--role", action="append", default=[], metavar="[SERVER=]ROLE",
+                   help="with adduser: viewer, moderator, admin or owner, on every server or on SERVER (repeat; default for a new one: admin)")
+    p.add_argument("--state-db", help="with adduser, deluser, users: the database whose accounts (a file or a mysql:// URL)")
+    p.add_argument("--keep-password", action="store_true", help="with adduser of an existing account: change only its role")
     p.add_argument("--config", action="append", help="a server's config; once per server")
     p.add_argument("--config-dir", help="a folder whose every *.toml is one server's config (as run --config-dir)")
     p.add_argument("--listen", help="host:port (default: [web] listen, 127.0.0.1:8080)")

@@ -21,7 +21,7 @@ from jailcore.cli.tail import coloured, json_line, paint, safe
 from jailcore.log.accounts import account, same_account
 from jailcore.log.errors import AdminRequestError, ConfigError
 from jailcore.store.audit import AuditError, ban_left, locate, open_reader
-from jailcore.store.location import open_store, shown
+from jailcore.store.location import shown
 from jailcore.store.sqlite import StoreError
 
 if TYPE_CHECKING:  # `list` reads what the daemon saved and loads no rule: it answers at once
@@ -44,7 +44,7 @@ def main_ctban(args: argparse.Namespace) -> int:
         config = Config.from_toml(args.config) if args.config else None
         path = locate(args.state_db, args.config)
         return {"list": _list, "add": _request, "lift": _request}[args.do](args, path, config)
-    except (AuditError, CtbanError, StoreError, ConfigError) as exc:
+    except (AuditError, CtbanError, StoreError, ConfigError, AdminRequestError) as exc:
         print(f"jailcore ctban {args.do}: {exc}", file=sys.stderr)
         return 1
 
@@ -177,7 +177,22 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
         raise CtbanError(f"--minutes takes 0 (permanent) to {MAX_MINUTES} (a year; the plugin keeps a ban's end in a 32-bit cell)")
     if not lift and args.rounds is not None and not 1 <= args.rounds <= MAX_ROUNDS:
         raise CtbanError(f"--rounds takes 1 to {MAX_ROUNDS}")
-    store = open_store(path)
+    from jailcore.cli.proposals import open_for_request
+    from jailcore.store.requests import Queued, ask
+
+    lift_or = (None, None) if lift else (args.minutes if args.rounds is None else None, args.rounds)
+    found, queue, why = open_for_request(path, args.config)
+    if found is None:  # the database server cannot be reached: the request waits in this machine's queue, unchecked until then
+        server = args.server or (config.server_name if config is not None else None)
+        if server is None:
+            raise CtbanError(f"the state database is away ({why}): say which server with --server, and the request waits for it")
+        by = args.by or getpass.getuser()
+        queued = ask(None, queue, why, "ctban", server=server, steamid=steamid, name="", minutes=lift_or[0], rounds=lift_or[1],
+                     reason=args.reason, by=by, lift=lift, when=_now())
+        assert isinstance(queued, Queued)
+        print(safe(f"CT ban {'lift ' if lift else ''}for {steamid} on {server} by {by} {queued.said()}"))
+        return 0
+    store = found
     db = open_reader(path)
     try:
         server = which_server(args.server, server_names(db), config, path)
@@ -191,11 +206,15 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
         name = _name(db, steamid, holds)
         _other_universe(db, steamid, server, holds)
         by = args.by or getpass.getuser()
-        minutes, rounds = (None, None) if lift else (args.minutes if args.rounds is None else None, args.rounds)
-        row = store.request_ctban(server, steamid, name, minutes, rounds, args.reason, by, lift=lift)
+        minutes, rounds = lift_or
+        row = ask(store, queue, "", "ctban", server=server, steamid=steamid, name=name, minutes=minutes, rounds=rounds, reason=args.reason,
+                  by=by, lift=lift, when=_now())
     finally:
         db.close()
         store.close()
+    if isinstance(row, Queued):  # the database went away in between
+        print(safe(f"CT ban {'lift ' if lift else ''}for {steamid} on {server} by {by} {row.said()}"))
+        return 0
     who = f"{name} {steamid}" if name else steamid
     if lift:
         print(safe(f"CT ban lift {row} written for {who} on {server} by {by}"))
@@ -209,6 +228,12 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
     else:
         print("the running daemon applies it within a second (jailcore ctban list shows it then)")
     return 0
+
+
+def _now() -> str:
+    from datetime import datetime
+
+    return datetime.now().isoformat(timespec="seconds")
 
 
 def _name(db: Reader, steamid: str, holds: dict[str, dict]) -> str:

@@ -10,28 +10,33 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from jailcore.log.errors import AdminRequestError, ConfigError
+from jailcore.log.errors import AdminRequestError, ConfigError, StateError
 
 if TYPE_CHECKING:
     from jailcore.store.interface import StateStore
 
 
-def admin_request(args: argparse.Namespace, write: Callable[[StateStore], int], pardon: bool = False) -> int:
+def admin_request(args: argparse.Namespace, kind: str, asked: dict, pardon: bool = False) -> int:
     """An admin's word on one entry (`pardon`, `confirm`, `dismiss`), written as a row the
-    running daemon applies: at once when it hears the nudge, else at its next poll."""
+    running daemon applies: at once when it hears the nudge, else at its next poll. On a
+    database server that cannot be reached it waits in this machine's queue (store.requests)."""
     from jailcore.cli.tail import human
     from jailcore.io.wake import nudge
     from jailcore.store.audit import AuditError, locate, open_reader
-    from jailcore.store.location import open_store, shown
+    from jailcore.store.location import shown
+    from jailcore.store.requests import Queued, ask
 
     try:
         path = locate(args.state_db, args.config)
-    except (AuditError, ConfigError) as exc:
+        store, queue, why = open_for_request(path, args.config)
+    except (AuditError, ConfigError, StateError) as exc:
         print(f"jailcore {args.command}: {exc}", file=sys.stderr)
         return 1
-    store = open_store(path)
     try:
-        request_id = write(store)
+        request_id = ask(store, queue, why, kind, **asked)
+        if isinstance(request_id, Queued):
+            print(f"{args.command} {request_id.said()}")
+            return 0
         reader = open_reader(path)
         try:
             row = reader.entry(args.id)
@@ -43,14 +48,44 @@ def admin_request(args: argparse.Namespace, write: Callable[[StateStore], int], 
         print(f"jailcore {args.command}: {exc}", file=sys.stderr)
         return 1
     finally:
-        store.close()
+        if store is not None:
+            store.close()
     when = "now" if nudge(shown(path), row["server"]) else "within a second"
     print(f"{args.command} {request_id} written; the running daemon applies it {when}")
     return 0
 
 
+def open_for_request(path: str, config: str | None) -> tuple[StateStore | None, str | None, str]:
+    """The store an admin's request is written through, this machine's queue for it (a database
+    server and a config that names `[state] path`), and why the store is None (the server cannot
+    be reached: the request waits in the queue)."""
+    from jailcore.store.location import is_url, open_store
+
+    queue = None
+    if is_url(path) and config:
+        from jailcore.config.config import Config
+        from jailcore.store.requests import requests_path
+
+        queue = requests_path(Config.from_toml(config).state_path)
+    if not is_url(path):
+        return open_store(path), None, ""
+    from jailcore.store.mariadb import Unreachable
+
+    try:
+        return open_store(path), queue, ""
+    except Unreachable as exc:
+        return None, queue, str(exc).split(": ", 1)[-1]
+
+
 def main_answer(args: argparse.Namespace) -> int:
-    return admin_request(args, lambda store: store.request_answer(args.id, args.command, args.by or getpass.getuser(), args.reason))
+    return admin_request(args, "answer", {"action_id": args.id, "answer": args.command, "by": args.by or getpass.getuser(),
+                                          "reason": args.reason, "when": _now()})
+
+
+def _now() -> str:
+    from datetime import datetime
+
+    return datetime.now().isoformat(timespec="seconds")
 
 
 def add_word_arguments(p: argparse.ArgumentParser, id_type: Callable[[str], int], id_help: str, who: str) -> None:

@@ -26,6 +26,7 @@ from jailcore.log.logtime import moment
 from jailcore.store.audit import DAYS, AuditError, ban_left, locate, open_proposals, open_reader
 from jailcore.store.journal import journal_path, waiting_in
 from jailcore.store.location import is_url, shown
+from jailcore.store.requests import requests_path, waiting_requests
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
@@ -270,6 +271,8 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     journal = s.get("journal")
     if isinstance(journal, dict) and journal.get("waiting"):  # the database was away: replayed within a second of its return
         parts.append(paint(safe(f"{journal['waiting']} write(s) wait in the journal for the database"), "33", colour))
+    if s.get("queued_requests"):  # applied within a second of the database's return, by the daemon
+        parts.append(paint(safe(f"{s['queued_requests']} admin request(s) queued for the database"), "33", colour))
     lines = [f"{head}  " + " · ".join(parts)]
     day = s.get("day")
     dayname = DAYS[lang][(day - 1) % 7] if isinstance(day, int) and day > 0 else "-"
@@ -393,7 +396,12 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]
                     raise
                 got = [{"server": n, "error": str(exc)} for n in sorted(wanted)]  # the database away: what waits for it is said below
             for item in got:
-                waiting = waiting_in(journals[item["server"]]) if item["server"] in journals else 0
+                waiting = waiting_in(journals[item["server"]], beside=True) if item["server"] in journals else 0
+                asked = waiting_requests(requests_path(journals[item["server"]])) if item["server"] in journals else 0
+                if asked:  # admins' requests made while the database was away (store.requests)
+                    item["queued_requests"] = asked
+                    if item.get("error"):
+                        item["error"] += f"; {asked} admin request(s) wait in the queue {requests_path(journals[item['server']])}"
                 if waiting:
                     item["journal"] = {"path": journals[item["server"]], "waiting": waiting}
                     if item.get("error"):

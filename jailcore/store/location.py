@@ -27,14 +27,15 @@ def shown(where: str) -> str:
     return where
 
 
-def open_store(where: str, journal: str | None = None) -> StateStore:
+def open_store(where: str, journal: str | None = None, requests: str | None = None) -> StateStore:
     """The read-write store (the daemon's, the web page's requests, the command line's). A
     daemon on a database server gives a `journal` file: its writes wait there while the
-    server is away (store.journal)."""
+    server is away (store.journal); and its machine's `requests` queue, which it applies
+    each second (store.requests)."""
     if is_url(where):
         from jailcore.store.mariadb import MariaStore
 
-        return MariaStore(where, journal)
+        return MariaStore(where, journal, requests)
     from jailcore.store.sqlite import Store
 
     return Store(where)
@@ -100,9 +101,10 @@ def daemon_writer(state_url: str, state_path: str, checkpoint_interval: float = 
 
     if state_url:
         from jailcore.store.journal import journal_path
+        from jailcore.store.requests import requests_path
 
         journal = journal_path(state_path)
-        writer = Writer(lambda: open_store(state_url, journal), checkpoint_interval, DATABASE_ERRORS)
+        writer = Writer(lambda: open_store(state_url, journal, requests_path(state_path)), checkpoint_interval, DATABASE_ERRORS)
     else:
         writer = Writer(lambda: open_store(state_path), checkpoint_interval, DATABASE_ERRORS)
     writer.start()

@@ -37,8 +37,10 @@ from jailcore.log.errors import AuditError
 from jailcore.log.logtime import plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
+from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
+from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import DatabaseFault
-from jailcore.store.journal import Journal, Op
+from jailcore.store.journal import Journal, Op, left_beside
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import WritesRows
 from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError
@@ -47,8 +49,21 @@ if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resume
     from jailcore.session import effects as fx
     from jailcore.session import inputs as si
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3  # 0: before the schema was versioned; 1: without the web page's accounts; 2: without the names table and the indexes of _from_2
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
+
+# The names each player was logged under, per server, with how many entries and the newest
+# time, as in the SQLite file: the players search reads the whole log's names here. The
+# writer keeps it in the same transaction as the audit rows (one upsert a commit, see
+# `MariaStore.commit`), not by a trigger: a trigger needs the TRIGGER privilege, and SUPER
+# where the server keeps a binary log. The name is kept as written (utf8mb4_bin): two
+# spellings are two rows, as on SQLite; the search compares case-blind.
+NAMES_TABLE = """CREATE TABLE IF NOT EXISTS names (
+    server VARCHAR(191) NOT NULL, steamid VARCHAR(64) NOT NULL, name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+    userid BIGINT, n BIGINT NOT NULL, last VARCHAR(40) NOT NULL, PRIMARY KEY (server, steamid, name),
+    KEY names_steamid (steamid, n))"""  # (steamid, n): the search's count of each player's entries is read in the index alone
+_NAMES_UPSERT = ("INSERT INTO names (server, steamid, name, userid, n, last) VALUES (?, ?, ?, ?, ?, ?) "
+                 "ON DUPLICATE KEY UPDATE n = n + VALUES(n), last = GREATEST(last, VALUES(last)), userid = VALUES(userid)")
 
 _TABLES = [
     "CREATE TABLE IF NOT EXISTS jailcore_schema (name VARCHAR(32) PRIMARY KEY, version INT NOT NULL)",
@@ -61,7 +76,9 @@ _TABLES = [
         server VARCHAR(191) NOT NULL, time VARCHAR(40) NOT NULL, round INT NOT NULL, day INT NOT NULL,
         action VARCHAR(32) NOT NULL, rule VARCHAR(191) NOT NULL, ref VARCHAR(191) NOT NULL, userid BIGINT, steamid VARCHAR(64),
         name VARCHAR(255), reason TEXT NOT NULL, detail LONGTEXT NOT NULL, command TEXT, status VARCHAR(32) NOT NULL, reply TEXT,
-        UNIQUE KEY audit_id (id), KEY audit_status (server, status), KEY audit_player (steamid), KEY audit_round (server, round), KEY audit_time (time))""",
+        UNIQUE KEY audit_id (id), KEY audit_status (server, status), KEY audit_player (steamid), KEY audit_round (server, round), KEY audit_time (time),
+        KEY audit_action (action, seq, time), KEY audit_seq_name (seq, name))""",
+    NAMES_TABLE,
     """CREATE TABLE IF NOT EXISTS pardons (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, action_id BIGINT NOT NULL UNIQUE, `by` VARCHAR(191) NOT NULL,
         reason TEXT NOT NULL, time VARCHAR(40) NOT NULL, applied_at VARCHAR(40))""",
@@ -81,6 +98,7 @@ _TABLES = [
     """CREATE TABLE IF NOT EXISTS mqtt_outbox (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, topic VARCHAR(255) NOT NULL, payload LONGTEXT NOT NULL,
         retain INT NOT NULL DEFAULT 0)""",
+    *ACCOUNT_TABLES,
 ]
 _OPTIONS = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
 
@@ -123,16 +141,25 @@ def shown(url: str) -> str:
         return "mysql://?"
 
 
-def connect(where: Target, autocommit: bool = True, dicts: bool = True) -> pymysql.connections.Connection:
+def connect(where: Target, autocommit: bool = True, dicts: bool = True, batches: bool = False) -> pymysql.connections.Connection:
     """A connection, or a StoreError of one line without the password: unreachable, refused,
-    no such database."""
+    no such database. With `batches`, it may send several statements in one query (the
+    writer's group commit: `MariaStore._flush`); every value in them is escaped by the driver."""
+    from pymysql.constants import CLIENT
+
     try:
         return pymysql.connect(host=where.host, port=where.port, user=where.user, password=where.password, database=where.database,
                                charset="utf8mb4", autocommit=autocommit, connect_timeout=5, read_timeout=30, write_timeout=30,
+                               client_flag=CLIENT.MULTI_STATEMENTS if batches else 0,
                                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",  # each read sees what others committed
                                cursorclass=pymysql.cursors.DictCursor if dicts else pymysql.cursors.Cursor)
     except pymysql.MySQLError as exc:
-        raise StoreError(f"state database {where.shown}: {_why(exc)}") from None
+        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+        raise (Unreachable if code in (2003, 2005, 2006, 2013) else StoreError)(f"state database {where.shown}: {_why(exc)}") from None
+
+
+class Unreachable(StoreError):
+    """The server cannot be reached (not a refusal: a wrong password or no such database is a StoreError)."""
 
 
 def _why(exc: BaseException) -> str:
@@ -151,18 +178,34 @@ class MariaDialect(Dialect):
     name: ClassVar[str] = "mariadb"
     pos: ClassVar[str] = "seq"  # numbered by the server at insert: ids come from each process's own blocks
     by_id: ClassVar[str] = "FORCE INDEX (PRIMARY)"  # the rows are kept in the order of their places: a range is read in one sweep
+    by_action = "FORCE INDEX (audit_action)"
+    # (seq, name): a name's part is looked for in a narrow index of the range, not in every
+    # whole row of it (20,000 rows unpacked cost more than the match).
+    by_name = "FORCE INDEX (audit_seq_name)"
     missing: ClassVar[tuple[type[BaseException], ...]] = (pymysql.err.ProgrammingError,)
 
     def sql(self, text: str) -> str:
         return text.replace("%", "%%").replace("?", "%s")
 
-    def has_name(self, value: str) -> tuple[str, object]:
-        """utf8mb4_unicode_ci compares case-blind, Cyrillic included."""
-        escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        return "name LIKE ?", f"%{escaped}%"
+    def has_name(self, value: str, column: str = "name") -> tuple[str, object]:
+        """utf8mb4_unicode_ci compares case-blind, Cyrillic included. LOCATE rather than
+        LIKE '%part%': the same collation, and no wildcards to escape, but five times as
+        fast (LIKE walks the pattern letter by letter through the collation's weights)."""
+        return f"LOCATE(?, {column} COLLATE utf8mb4_unicode_ci) > 0", value  # the names table keeps names as written (utf8mb4_bin)
 
 
 DIALECT = MariaDialect()
+
+
+def _dialect(version: int) -> MariaDialect:
+    """The dialect a database of this schema version is read in: one not yet upgraded has
+    neither the indexes it names nor the names table."""
+    if version >= SCHEMA_VERSION:
+        return DIALECT
+    old = MariaDialect()
+    old.by_action = old.by_name = ""
+    old.names = False
+    return old
 
 
 def open_reader(url: str) -> Reader:
@@ -170,12 +213,12 @@ def open_reader(url: str) -> Reader:
         where = target(url)
         db = connect(where)  # refused at once, in one line, not at the first query
         try:
-            upgrade(db, where.shown, dry=True)  # a newer database is refused: an older jailcore would misread it
+            found, _ = upgrade(db, where.shown, dry=True)  # a newer database is refused: an older jailcore would misread it
         finally:
             db.close()
     except StoreError as exc:
         raise AuditError(str(exc)) from None
-    return _FaultReader(where.shown, lambda: connect(where), DIALECT)
+    return _FaultReader(where.shown, lambda: connect(where), _dialect(found))
 
 
 class _FaultReader(Reader):
@@ -186,13 +229,47 @@ class _FaultReader(Reader):
             raise
         except pymysql.MySQLError as exc:
             self._local.db = None  # a lost connection is opened again at the next read
-            raise DatabaseFault(f"state database {self.where}: {_why(exc)}") from None
+            raise (Lost if _lost(exc) else DatabaseFault)(f"state database {self.where}: {_why(exc)}") from None
 
 
 def upgrade(db: pymysql.connections.Connection, where: str, dry: bool = False) -> tuple[int, int]:
     """Makes the tables of this version; an older database is brought up to it in place, a
     newer one is refused (an older jailcore must not write to tables it does not know).
-    Returns (the version found, the version now); 0 for an empty database."""
+    Returns (the version found, the version now); 0 for an empty database. Processes that
+    start together (`run --workers N`, two machines) upgrade one at a time, under a named
+    lock: the second finds the work done."""
+    found = _version(db, where)
+    if dry or found == SCHEMA_VERSION:
+        return found, found
+    lock = f"jailcore-upgrade:{where}"[:64]
+    timeout, db._read_timeout = db._read_timeout, None  # building an index of a million rows takes longer than a read may
+    with db.cursor() as cur:
+        cur.execute("SELECT GET_LOCK(%s, 600) AS got", (lock,))
+        if (cur.fetchone() or {}).get("got") != 1:
+            raise StoreError(f"state database {where}: another jailcore has been upgrading it for 10 minutes")
+        try:
+            db.commit()  # a fresh snapshot: what the one before us did
+            found = _version(db, where)
+            if found == SCHEMA_VERSION:
+                return found, found
+            for ddl in _TABLES:
+                cur.execute(ddl + _OPTIONS)
+            for step in _STEPS[found:]:
+                step(cur)
+            cur.execute("INSERT INTO id_blocks (name, next) SELECT 'audit', COALESCE(MAX(id), 0) + 1 FROM audit "
+                        "ON DUPLICATE KEY UPDATE next = GREATEST(next, VALUES(next))")
+            cur.execute("INSERT INTO jailcore_schema (name, version) VALUES ('jailcore', %s) ON DUPLICATE KEY UPDATE version = VALUES(version)",
+                        (SCHEMA_VERSION,))
+            db.commit()
+        finally:
+            db._read_timeout = timeout
+            if db.open:
+                cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
+                cur.fetchall()
+    return found, SCHEMA_VERSION
+
+
+def _version(db: pymysql.connections.Connection, where: str) -> int:
     with db.cursor() as cur:
         cur.execute("SHOW TABLES")
         tables = {next(iter(r.values())) for r in cur.fetchall()}
@@ -203,20 +280,10 @@ def upgrade(db: pymysql.connections.Connection, where: str, dry: bool = False) -
             found = int(row["version"]) if row else 0
         elif tables and "audit" not in tables:
             raise StoreError(f"state database {where}: not a jailcore database (it has tables {', '.join(sorted(tables)[:8])})")
-        if found > SCHEMA_VERSION:
-            raise StoreError(f"state database {where} has schema version {found}, newer than this jailcore's {SCHEMA_VERSION}: "
-                             "upgrade jailcore on this machine first")
-        if dry or found == SCHEMA_VERSION:
-            return found, found
-        for ddl in _TABLES:
-            cur.execute(ddl + _OPTIONS)
-        for step in _STEPS[found:]:
-            step(cur)
-        cur.execute("INSERT INTO id_blocks (name, next) SELECT 'audit', COALESCE(MAX(id), 0) + 1 FROM audit "
-                    "ON DUPLICATE KEY UPDATE next = GREATEST(next, VALUES(next))")
-        cur.execute("INSERT INTO jailcore_schema (name, version) VALUES ('jailcore', %s) ON DUPLICATE KEY UPDATE version = VALUES(version)",
-                    (SCHEMA_VERSION,))
-    return found, SCHEMA_VERSION
+    if found > SCHEMA_VERSION:
+        raise StoreError(f"state database {where} has schema version {found}, newer than this jailcore's {SCHEMA_VERSION}: "
+                         "upgrade jailcore on this machine first")
+    return found
 
 
 def _from_0(cur: Any) -> None:
@@ -234,7 +301,28 @@ def _from_0(cur: Any) -> None:
         cur.execute("ALTER TABLE link ADD COLUMN dropped TEXT NOT NULL DEFAULT ''")
 
 
-_STEPS = [_from_0]  # _STEPS[n] brings version n to n + 1
+def _from_1(cur: Any) -> None:
+    """Version 1 kept no accounts (they were in the configs' [web.users]): the tables are made
+    above, and filled from the configs by the first page that opens the database."""
+
+
+def _from_2(cur: Any) -> None:
+    """Version 2 lacked the names table (the players search read the newest entries only)
+    and the indexes of a page of one action and of a name's part: the indexes are built in
+    place (InnoDB keeps the table readable and writable meanwhile), the names counted once
+    from the whole log. The count starts afresh, so an upgrade cut off is simply run again."""
+    cur.execute("SHOW INDEX FROM audit")
+    have = {r["Key_name"] for r in cur.fetchall()}
+    keys = [f"ADD KEY {name} {columns}" for name, columns in (("audit_action", "(action, seq, time)"), ("audit_seq_name", "(seq, name)"))
+            if name not in have]
+    if keys:
+        cur.execute(f"ALTER TABLE audit {', '.join(keys)}")
+    cur.execute("DELETE FROM names")
+    cur.execute("INSERT INTO names (server, steamid, name, userid, n, last) SELECT server, steamid, name COLLATE utf8mb4_bin, MAX(userid), "
+                "COUNT(*), MAX(time) FROM audit WHERE steamid IS NOT NULL AND name IS NOT NULL GROUP BY server, steamid, name COLLATE utf8mb4_bin")
+
+
+_STEPS = [_from_0, _from_1, _from_2]  # _STEPS[n] brings version n to n + 1
 
 
 class Claim:
@@ -262,12 +350,16 @@ def _lost(exc: BaseException) -> bool:
     return isinstance(exc, pymysql.err.OperationalError) and code in _LOST
 
 
+class Lost(DatabaseFault):
+    """The connection to the server was lost during a statement (did it land? the caller asks)."""
+
+
 class Away(StoreError):
     """The database server is away and this store has no journal (the command line, the web
     page): the message says so; nothing was written."""
 
 
-class MariaStore(WritesRows):
+class MariaStore(WritesRows, KeepsAccounts):
     """The write side on MariaDB, with `store.sqlite.Store`'s methods. Writes join an open
     transaction that `commit` ends, as on SQLite. With a `journal` (the daemon's), a server
     that goes away is ridden out: transactions wait in the journal, in order, and a thread
@@ -275,16 +367,19 @@ class MariaStore(WritesRows):
 
     shared: ClassVar[bool] = True
 
-    def __init__(self, url: str, journal: str | None = None):
+    def __init__(self, url: str, journal: str | None = None, requests: str | None = None):
         self.url = url
         self.target = target(url)
         self.path = self.target.shown  # what messages name it by (never the password)
-        self.db = connect(self.target, autocommit=False)
+        self.db = connect(self.target, autocommit=False, batches=True)
         self._ids = connect(self.target)  # id blocks and named locks: outside every write transaction
+        self._later = False
+        self._unsent = 0  # the open transaction's last ops, not yet sent: the daemon's rows go in one query at the commit
         self._lock = threading.RLock()
         self._ops: list[Op] = []  # the open transaction, kept until it is committed (or journalled)
         self._block = (0, 0)  # [next, end) of the ids reserved
         self._spare: tuple[int, int] | None = None  # the next block, taken ahead: ids go on while the server is away
+        self._names: dict[tuple[str, str, str], list[Any]] = {}  # the open transaction's names: [userid, entries, newest time]
         self._prune_due = 0.0
         self._claims: set[str] = set()
         self._saved: dict[str, str] = {}  # each server's snapshot as last written: an unchanged one is not written again
@@ -292,10 +387,14 @@ class MariaStore(WritesRows):
         self._waiting_at = float("-inf")
         self._quiet_until = 0.0  # a read that found the server away: the next ones wait a moment (the loop must not stall on it)
         self.away: str | None = None  # why the server is away (while it is)
+        self.queued_mark: tuple[str, int] | None = None  # the admin's queued request being applied: (its queue, its number)
+        self.requests_queue = requests  # the admins' requests of this machine waiting for the database (store.requests), looked at each second
+        self._replayer: threading.Thread | None = None
         self._fatal: StoreError | None = None
         self._reviver: threading.Thread | None = None
         self._closing = threading.Event()
-        self.journal = Journal(journal) if journal else None
+        self._journal_at = journal or ""
+        self.journal = Journal(journal) if journal else None  # the first beside that path no other process holds
         try:
             upgrade(self.db, self.path)
             self.db.commit()
@@ -303,6 +402,7 @@ class MariaStore(WritesRows):
             if self.journal is not None:
                 self._seq = max(self._seq, self.journal.newest())
                 self._replay(self.db)  # what a run before left: before anything is read
+                self._replay_left(self.db)
         except pymysql.MySQLError as exc:
             raise StoreError(f"state database {self.path}: {_why(exc)}") from None
         self.reader = _FaultReader(self.path, lambda: connect(self.target), DIALECT)
@@ -313,10 +413,10 @@ class MariaStore(WritesRows):
         with self._lock:
             if db is None and self.journal is None and not self.db.open:  # lost before: the command line and the page connect again
                 try:
-                    self.db = connect(self.target, autocommit=False)
+                    self.db = connect(self.target, autocommit=False, batches=True)
                 except StoreError as exc:
                     raise DatabaseFault(str(exc)) from None
-                self._ops = []
+                self._ops, self._names, self._unsent = [], {}, 0
             try:
                 cur = (db or self.db).cursor()
                 if many:
@@ -327,14 +427,30 @@ class MariaStore(WritesRows):
             except pymysql.MySQLError as exc:
                 if _lost(exc) and db is None:
                     self._go_away(exc)
-                raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+                raise (Lost if _lost(exc) else DatabaseFault)(f"state database {self.path}: {_why(exc)}") from None
 
-    def _write(self, sql: str, params: Sequence[Any] = (), many: bool = False) -> Any:
-        """A write of the open transaction: run now, or kept for the journal while the server is away."""
+    def write(self, rows: Sequence[fx.Row]) -> None:
+        """The daemon's rows into the open transaction, sent with it at the commit: one round
+        trip for a whole group commit, not one per row (a hundred servers' snapshots, links
+        and lines made the writer wait on the network for most of each batch)."""
+        with self._lock:
+            self._later = True
+            try:
+                super().write(rows)
+            finally:
+                self._later = False
+
+    def _write(self, sql: str, params: Sequence[Any] = (), many: bool = False, later: bool = False) -> Any:
+        """A write of the open transaction: run now (or, for the daemon's rows, sent at the
+        commit), or kept for the journal while the server is away."""
         with self._lock:
             if self._fatal is not None:
                 raise self._fatal
             op: Op = (sql, [list(p) for p in params] if many else list(params), many)
+            if self.away is None and (later or self._later) and self.journal is not None:
+                self._ops.append(op)
+                self._unsent += 1
+                return None
             if self.away is None:
                 try:
                     cur = self._run(sql, params, many)
@@ -352,41 +468,110 @@ class MariaStore(WritesRows):
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return list(self._run(sql, params).fetchall())
 
+    def _select(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """A read that ends its transaction (when none of ours is open): the next sees what others committed since."""
+        with self._lock:
+            rows = self._rows(sql, params)
+            if not self._ops:
+                self.db.commit()
+            return rows
+
     def commit(self) -> None:
         with self._lock:
             if self._fatal is not None:
                 raise self._fatal
+            if self._names:  # the transaction's names, in one statement, in key order (two processes never wait on each other's)
+                names, self._names = self._names, {}
+                self._write(_NAMES_UPSERT, [(*key, *names[key]) for key in sorted(names)], many=True, later=True)
             if not self._ops:
                 return
             self._seq += 1
             if self.away is None:
                 try:
+                    self._flush()
                     self._mark_applied(self.db, self._seq)
                     self.db.commit()
+                    self.queued_mark = None
                     self._ops = []
                     return
                 except (DatabaseFault, pymysql.MySQLError) as exc:
                     if isinstance(exc, pymysql.MySQLError):
                         if not _lost(exc):
+                            self._abandon()
                             raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
                         self._go_away(exc)
                     if self.journal is None:
+                        self._ops, self._unsent = [], 0  # the caller is told; what it asks next starts afresh (a queued request is asked again)
+                        raise Lost(f"state database {self.path}: {_why(exc)}") from None
+                    if self.away is None:  # refused by the server, not lost: kept nowhere (a replay would be refused again)
+                        self._abandon()
                         raise
             if self.journal is None:
                 raise Away(f"state database {self.path} is away ({self.away}): nothing was written; try again when it is back")
             self.journal.keep(self._seq, self._ops)  # did a cut-off commit land? the replay asks the database
             self._ops = []
 
-    def _mark_applied(self, db: Any, seq: int) -> None:
-        if self.journal is not None:
-            self._run("INSERT INTO journal_applied (origin, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = VALUES(seq)",
-                      (self.journal.origin, seq), db=db)
+    def _abandon(self) -> None:
+        """The open transaction, refused: rolled back, and not kept for a replay."""
+        self._ops, self._unsent = [], 0
+        try:
+            self.db.rollback()
+        except pymysql.MySQLError:
+            pass
 
-    def _applied_seq(self, db: Any) -> int:
-        if self.journal is None:
+    def _flush(self) -> None:
+        """The ops not yet sent, as one query of many statements (a few, past 4 MB): the
+        driver escapes each value as it does for one statement. A failed statement stops
+        the rest, and the transaction is not committed."""
+        if not self._unsent:
+            return
+        pending, self._unsent = self._ops[len(self._ops) - self._unsent:], 0
+        with self.db.cursor() as cur:
+            texts: list[str] = []
+            size = 0
+            for sql, params, many in pending:
+                for one in (params if many else [params]):
+                    texts.append(cur.mogrify(DIALECT.sql(sql), tuple(one)))
+                    size += len(texts[-1])
+                if size > 4 << 20:
+                    self._send(cur, texts)
+                    texts, size = [], 0
+            self._send(cur, texts)
+
+    def _send(self, cur: Any, texts: list[str]) -> None:
+        if not texts:
+            return
+        try:
+            cur.execute(";\n".join(texts))
+            while cur.nextset():
+                pass
+        except pymysql.MySQLError as exc:
+            if _lost(exc):
+                self._go_away(exc)
+                raise
+            raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+
+    def _mark_applied(self, db: Any, seq: int, journal: Journal | None = None) -> None:
+        if self.queued_mark is not None and journal is None:  # an admin's queued request (store.requests): its number, in its own transaction
+            origin, number = self.queued_mark
+            self._run("INSERT INTO journal_applied (origin, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = GREATEST(seq, VALUES(seq))",
+                      (origin, number), db=db)
+        journal = journal or self.journal
+        if journal is not None:
+            self._run("INSERT INTO journal_applied (origin, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = VALUES(seq)",
+                      (journal.origin, seq), db=db)
+
+    def queued_applied(self, origin: str) -> int:
+        """The highest number of a request queue (store.requests) the database has applied."""
+        rows = self._select("SELECT seq FROM journal_applied WHERE origin = ?", (origin,))
+        return int(rows[0]["seq"]) if rows else 0
+
+    def _applied_seq(self, db: Any, journal: Journal | None = None) -> int:
+        journal = journal or self.journal
+        if journal is None:
             return 0
         with db.cursor() as cur:
-            cur.execute("SELECT seq FROM journal_applied WHERE origin = %s", (self.journal.origin,))
+            cur.execute("SELECT seq FROM journal_applied WHERE origin = %s", (journal.origin,))
             row = cur.fetchone()
         db.commit()
         return int(row["seq"]) if row else 0
@@ -397,6 +582,7 @@ class MariaStore(WritesRows):
         if self.away is not None or self.journal is None:  # without a journal: the caller is told, the next call connects again
             return
         self.away = _why(exc)
+        self._unsent = 0  # the open transaction waits in _ops for the journal, or for the new connection
         log.warning("state database %s is away (%s): enforcement goes on, its writes wait in %s", self.path, self.away, self.journal.path)
         self._reviver = threading.Thread(target=self._revive, name="jailcore database revival", daemon=True)
         self._reviver.start()
@@ -404,7 +590,7 @@ class MariaStore(WritesRows):
     def _revive(self) -> None:
         while not self._closing.wait(1.0):
             try:
-                db = connect(self.target, autocommit=False)
+                db = connect(self.target, autocommit=False, batches=True)
                 ids = connect(self.target)
             except StoreError:
                 continue
@@ -440,19 +626,33 @@ class MariaStore(WritesRows):
                 except pymysql.MySQLError:
                     pass
 
-    def _replay(self, db: Any) -> bool:
-        """Applies the journal to the database, oldest first, each transaction once; True when it is empty."""
-        if self.journal is None:
+    def _replay(self, db: Any, journal: Journal | None = None) -> bool:
+        """Applies the journal (this store's, or one left beside it) to the database, oldest
+        first, each transaction once; True when it is empty."""
+        journal = journal or self.journal
+        if journal is None:
             return True
-        while (entry := self.journal.oldest()) is not None:
+        while (entry := journal.oldest()) is not None:
             seq, ops = entry
-            if self._applied_seq(db) < seq:
+            if self._applied_seq(db, journal) < seq:
                 for sql, params, many in ops:
                     self._run(sql, params, many, db=db)
-                self._mark_applied(db, seq)
+                self._mark_applied(db, seq, journal)
                 db.commit()
-            self.journal.done(seq)
+            journal.done(seq)
         return True
+
+    def _replay_left(self, db: Any) -> None:
+        """The journals left beside this one by processes that are not running (a worker of
+        a `run --workers N` started with fewer): replayed once, before anything is read."""
+        if self.journal is None:
+            return
+        for left in left_beside(self._journal_at, self.journal.path):
+            try:
+                log.warning("state database %s: replaying %d transaction(s) left in %s", self.path, left.waiting(), left.path)
+                self._replay(db, left)
+            finally:
+                left.close()
 
     def journalled(self) -> int:
         """Transactions waiting in the journal for the server."""
@@ -475,7 +675,26 @@ class MariaStore(WritesRows):
                 self.journal.close()
 
     def checkpoint(self) -> None:
-        """SQLite's WAL copy; a server has none to do."""
+        """SQLite's WAL copy, which a server has none of; the writer calls it each second, so the
+        admins' requests queued on this machine while the database was away are applied here,
+        through a store of their own (never this one's open transaction)."""
+        if self.requests_queue is None or self.away is not None or (self._replayer is not None and self._replayer.is_alive()):
+            return
+        from jailcore.store.requests import waiting_requests
+
+        if waiting_requests(self.requests_queue):  # in a thread of its own: a database that does not answer must not hold the writer
+            self._replayer = threading.Thread(target=self._replay_requests, name="jailcore admin requests", daemon=True)
+            self._replayer.start()
+
+    def _replay_requests(self) -> None:
+        assert self.requests_queue is not None
+        try:
+            settled = replay_beside(self.url, self.requests_queue)
+        except (StoreError, DatabaseFault, OSError) as exc:
+            log.warning("the admins' requests queued in %s wait: %s", self.requests_queue, exc)
+            return
+        if settled:
+            log.warning("%d admin request(s) queued in %s while the database was away are applied", settled, self.requests_queue)
 
     def still_there(self) -> str | None:
         return None
@@ -565,6 +784,12 @@ class MariaStore(WritesRows):
             (row_id, server, action.time, action.round, day, action.action, action.rule, action.ref,
              t.userid if t else None, t.steamid if t else None, t.name if t else None,
              action.reason, json.dumps(action.to_json(), ensure_ascii=False), command, status))
+        if t is not None and t.steamid is not None and t.name is not None:
+            seen = self._names.get((server, t.steamid, t.name))
+            if seen is None:
+                self._names[(server, t.steamid, t.name)] = [t.userid, 1, action.time]
+            else:
+                seen[0], seen[1], seen[2] = t.userid, seen[1] + 1, max(seen[2], action.time)
         return row_id
 
     def mark_sent(self, row_ids: list[int]) -> None:
@@ -647,17 +872,22 @@ class MariaStore(WritesRows):
         if self.away is not None:
             raise refusal(f"state database {self.path} is away ({self.away}): ask again when it is back")
 
-    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None) -> int:
+    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
+                       may_ban: bool = True) -> int:
         self._here(PardonError)
         try:
-            return self._pardon(action_id, by, reason, when)
+            return self._pardon(action_id, by, reason, when, server, may_ban)
+        except Lost:
+            raise
         except DatabaseFault as exc:
             raise PardonError(str(exc)) from None
 
-    def _pardon(self, action_id: int, by: str, reason: str, when: str | None) -> int:
+    def _pardon(self, action_id: int, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
-        if row is None:
-            raise PardonError(f"no enforcement with id {action_id} in {self.path}")
+        if row is None or (server is not None and row["server"] != server):
+            raise PardonError(f"no enforcement with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
+        if row["action"] == "ban" and not may_ban:
+            raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
         if row["action"] not in PARDONABLE:
             raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
         given = self.reader.pardons_for([action_id]).get(action_id)
@@ -710,21 +940,25 @@ class MariaStore(WritesRows):
         return pardons, bans
 
     def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
-                       server: str | None = None) -> int:
+                       server: str | None = None, may_ban: bool = True) -> int:
         """As on SQLite: given `server` (the one the admin was judged on), a proposal of another is refused."""
         assert answer in ("confirm", "dismiss")
         self._here(ProposalError)
         try:
-            return self._answer(action_id, answer, by, reason, when, server)
+            return self._answer(action_id, answer, by, reason, when, server, may_ban)
+        except Lost:
+            raise
         except DatabaseFault as exc:
             raise ProposalError(str(exc)) from None
 
-    def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None) -> int:
+    def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
         if row is None or (server is not None and row["server"] != server):
             raise ProposalError(f"no proposal with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
         if row["action"] != "propose":
             raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
+        if answer == "confirm" and not may_ban and str(json.loads(row["detail"]).get("step") or "").startswith("ban"):
+            raise ProposalError(f"proposal {action_id} is a server ban: carrying it out is an admin's")
         given = self._rows("SELECT * FROM answers WHERE action_id = ?", (action_id,))
         if given:
             g = given[0]
@@ -791,3 +1025,22 @@ class MariaStore(WritesRows):
         cur = self._write("DELETE FROM loglines WHERE time < ?", (before,))
         self.commit()
         return int(cur.rowcount)
+
+
+def replay_beside(url: str, queue_path: str) -> int:
+    """The daemon's look: a queue of this machine's admins' requests (store.requests) with some
+    waiting, replayed through a store of its own (never the writer's open transaction). Returns
+    how many were settled."""
+    from jailcore.store.requests import Gone, RequestQueue, replay, waiting_requests
+
+    if not waiting_requests(queue_path):
+        return 0
+    store = MariaStore(url)
+    queue = RequestQueue(queue_path)
+    try:
+        return len(replay(store, queue))
+    except Gone:
+        return 0
+    finally:
+        queue.close()
+        store.close()

@@ -37,13 +37,27 @@ class Dialect:
     pos: ClassVar[str] = "seq"  # store.sqlite numbers it at insert (its SEQ_SCHEMA), as MariaDB does
     by_id: ClassVar[str] = "INDEXED BY audit_seq"  # a scan of a range of places that no other index may turn into a walk of every row
     missing: ClassVar[tuple[type[BaseException], ...]] = (sqlite3.OperationalError,)  # a table or column a database from before lacks
+    # The index a filter of one action is read on, its places in order, the time beside: a
+    # rare action (the bans in force, ?action=ban) costs its own rows, not the whole range.
+    # Empty where the database has no such index yet (a file not yet upgraded).
+    by_action: str = "INDEXED BY audit_action"
+    names: bool = True  # the database keeps the `names` table (the players search over the whole log)
+    by_name: str = ""  # a name's part read on a narrow index of its own ('' here: SQLite reads the range itself, fast enough)
 
     def sql(self, text: str) -> str:
         return text
 
-    def has_name(self, value: str) -> tuple[str, object]:
+    def has_name(self, value: str, column: str = "name") -> tuple[str, object]:
         """Part of a name, case-blind: SQLite folds only ASCII case, so a function of ours does it."""
-        return "jc_has(name, ?)", value
+        return f"jc_has({column}, ?)", value
+
+    def hint(self, f: Filter) -> str:
+        """The index a page of the log under this filter is read on."""
+        if f.action and self.by_action:
+            return self.by_action
+        if f.name and self.by_name:
+            return self.by_name
+        return self.by_id
 
     def where(self, f: Filter) -> tuple[str, list[Any]]:
         clauses: list[str] = []
@@ -71,6 +85,7 @@ class UnplacedDialect(Dialect):
 
     pos: ClassVar[str] = "id"
     by_id: ClassVar[str] = "NOT INDEXED"  # the id is the rowid: its range is read in one sweep
+    by_action = ""
 
 
 def _contains(text: str | None, part: str) -> bool:
@@ -178,8 +193,10 @@ class Reader:
         clause, params = self.where_of(f)
         order = "DESC" if newest_first else ""
         p = self.dialect.pos
-        return self.rows(f"SELECT *, {p} AS pos FROM audit {self.dialect.by_id} WHERE {p} <= ? AND {p} > ? AND {clause} ORDER BY {p} {order} LIMIT ?",
-                         [hi, low, *params, limit])
+        # The places first, read on the filter's index (only the columns it tests), then the
+        # page's whole rows by place: MariaDB would otherwise unpack every row of the range.
+        return self.rows(f"SELECT a.*, a.{p} AS pos FROM (SELECT {p} AS k FROM audit {self.dialect.hint(f)} WHERE {p} <= ? AND {p} > ? AND {clause} "
+                         f"ORDER BY {p} {order} LIMIT ?) w JOIN audit a ON a.{p} = w.k ORDER BY a.{p} {order}", [hi, low, *params, limit])
 
     def statuses(self, f: Filter, hi: int, low: int, statuses: Sequence[str], limit: int) -> dict[int, str]:
         """The ids placed in (low, hi] the filter takes whose status is one of these, newest first."""
@@ -258,28 +275,36 @@ class Reader:
 
     def names_with(self, query: str, players: int) -> list[Row] | None:
         """The names holding `query` of the `players` players with the most entries under
-        them, from the `names` table: its trigram index narrows (three letters or more), the
-        same casefold as everywhere decides. None where there is no such table (a file from
-        before it, a database server: the caller looks among the newest entries instead)."""
-        if self.dialect.name != "sqlite":
+        them, from the `names` table (the whole log's, kept as each row is written): the
+        same case-blind match as the log's filter decides; on SQLite its trigram index
+        narrows first (three letters or more). None where there is no such table (a database
+        from before it: the caller looks among the newest entries instead)."""
+        if not self.dialect.names:
             return None
-        tables = {r["name"] for r in self.rows("SELECT name FROM sqlite_master WHERE name IN ('names', 'names_fts')")}
-        if "names" not in tables:
-            return None
-        hit, params = "jc_has(name, ?)", [query.casefold()]
-        if "names_fts" in tables and len(query) >= 3:
+        if self.dialect.name == "sqlite":
+            tables = {r["name"] for r in self.rows("SELECT name FROM sqlite_master WHERE name IN ('names', 'names_fts')")}
+            if "names" not in tables:
+                return None
+            fts = "names_fts" in tables and len(query) >= 3
+        else:
+            fts = False
+        hit, param = self.dialect.has_name(query.casefold())
+        params: list[Any] = [param]
+        if fts:
             hit, params = f"rowid IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?) AND {hit}", ['"' + query.replace('"', '""') + '"', *params]
+        again, param = self.dialect.has_name(query.casefold(), "m.name")
         return self.rows(
-            f"WITH hit AS (SELECT rowid AS r, steamid, n FROM names WHERE {hit}), "
-            "top AS (SELECT steamid FROM hit GROUP BY steamid ORDER BY SUM(n) DESC, steamid LIMIT ?) "
-            "SELECT steamid, userid, name, server, n, last FROM names WHERE rowid IN (SELECT r FROM hit) AND steamid IN (SELECT steamid FROM top) "
-            "ORDER BY last", [*params, players])
+            f"SELECT m.steamid, m.userid, m.name, m.server, m.n, m.last FROM (SELECT steamid FROM names WHERE {hit} "
+            f"GROUP BY steamid ORDER BY SUM(n) DESC, steamid LIMIT ?) top JOIN names m ON m.steamid = top.steamid WHERE {again} "
+            "ORDER BY m.last", [*params, players, param])
 
     def bans_after(self, low: int, server: str = "") -> list[Row]:
-        """The server bans placed above `low` (of one server), newest first."""
+        """The server bans placed above `low` (of one server), newest first: read on the
+        action's index, they cost what there is of them, not the range."""
         p = self.dialect.pos
-        return self.rows(f"SELECT *, {p} AS pos FROM audit {self.dialect.by_id} WHERE {p} > ? AND action = 'ban' AND (? = '' OR server = ?) "
-                         f"ORDER BY {p} DESC", (low, server, server))
+        hint = self.dialect.hint(Filter(action="ban"))
+        return self.rows(f"SELECT a.*, a.{p} AS pos FROM (SELECT {p} AS k FROM audit {hint} WHERE {p} > ? AND action = 'ban') b "
+                         f"JOIN audit a ON a.{p} = b.k WHERE (? = '' OR a.server = ?) ORDER BY a.{p} DESC", (low, server, server))
 
     def ban_of_move(self, move: Row) -> Row | None:
         """The CT ban a move to T was written right after (the same rule, player and moment)."""
@@ -396,10 +421,14 @@ def open_sqlite(path: str) -> Reader:
         check_ours(plain)
         upgrade(plain, path, dry=True)  # a newer file is refused: an older jailcore would misread it
         placed = "seq" in {r[1] for r in plain.execute("PRAGMA table_info(audit)")}
+        indexed = bool(plain.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'audit_action'").fetchone())
     except sqlite3.DatabaseError as exc:
         raise AuditError(f"{path}: not a jailcore state database ({exc})") from None
     except StoreError as exc:
         raise AuditError(str(exc)) from None
     finally:
         plain.close()
-    return Reader(path, connect, Dialect() if placed else UnplacedDialect())
+    dialect = Dialect() if placed else UnplacedDialect()
+    if not indexed:  # a file of schema version 2 or before, not yet upgraded: no index of the actions
+        dialect.by_action = ""
+    return Reader(path, connect, dialect)

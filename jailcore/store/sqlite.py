@@ -28,6 +28,8 @@ from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.logtime import plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
+from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
+from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.rows import WritesRows
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes, so `tail` and `ctban list` start at once
@@ -157,8 +159,12 @@ def _inserted(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
-class Store(WritesRows):
+class Store(WritesRows, KeepsAccounts):
     shared: ClassVar[bool] = False  # one machine's file (a file lock keeps one daemon on it), not a database server
+    queued_mark: tuple[str, int] | None = None  # a file is never away: the admins' requests are never queued for it
+
+    def queued_applied(self, origin: str) -> int:
+        return 0
 
     def __init__(self, path: str | Path):
         self.path = str(path)
@@ -262,6 +268,9 @@ class Store(WritesRows):
     def _write(self, sql: str, params: tuple) -> sqlite3.Cursor:
         self._begin()
         return self.db.execute(sql, params)
+
+    def _select(self, sql: str, params: tuple) -> list[sqlite3.Row]:
+        return list(self.db.execute(sql, params))
 
     def checkpoint(self) -> None:
         """Copy the WAL into the database file; on the caller's (worker) thread, with its own
@@ -397,13 +406,18 @@ class Store(WritesRows):
 
     # -- pardons and the round's story (the web page) ------------------------------------------
 
-    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None) -> int:
+    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
+                       may_ban: bool = True) -> int:
         """A pardon an admin asked for (web page, `jailcore pardon`); the running daemon
-        applies it and sets `applied_at`. Refuses an unknown id and a second pardon."""
+        applies it and sets `applied_at`. Refuses an unknown id and a second pardon, and (given
+        `server`, the one the admin was judged on) another server's entry, and a server ban
+        unless `may_ban` (lifting one is an admin's)."""
         fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
         row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
-        if row is None:
-            raise PardonError(f"no enforcement with id {action_id} in {self.path}")
+        if row is None or (server is not None and row["server"] != server):
+            raise PardonError(f"no enforcement with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
+        if row["action"] == "ban" and not may_ban:
+            raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
         if row["action"] not in PARDONABLE:
             raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
         given = pardons_for(self.db, [action_id]).get(action_id)
@@ -441,17 +455,19 @@ class Store(WritesRows):
         return pardons, bans
 
     def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
-                       server: str | None = None) -> int:
+                       server: str | None = None, may_ban: bool = True) -> int:
         """An admin's answer to a proposal (`jailcore confirm|dismiss`, the web page,
         `!jcconfirm`): the running daemon applies it. Refuses an id that is not a proposal
         still waiting, a second answer, and (given `server`, the one the admin was judged
         on) a proposal of another server."""
         assert answer in ("confirm", "dismiss")
-        row = self.db.execute("SELECT id, server, action, status, reply FROM audit WHERE id = ?", (action_id,)).fetchone()
+        row = self.db.execute("SELECT id, server, action, status, reply, detail FROM audit WHERE id = ?", (action_id,)).fetchone()
         if row is None or (server is not None and row["server"] != server):
             raise ProposalError(f"no proposal with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
         if row["action"] != "propose":
             raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
+        if answer == "confirm" and not may_ban and str(json.loads(row["detail"]).get("step") or "").startswith("ban"):
+            raise ProposalError(f"proposal {action_id} is a server ban: carrying it out is an admin's")
         given = self.db.execute("SELECT * FROM answers WHERE action_id = ?", (action_id,)).fetchone()
         if given is not None:
             raise ProposalError(f"proposal {action_id} was already answered ({given['answer']}) by {given['by']} at {given['time']}")
@@ -518,7 +534,14 @@ class Store(WritesRows):
         return self.db.execute("DELETE FROM loglines WHERE time < ?", (before,)).rowcount
 
 
-SCHEMA_VERSION = 2  # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`
+# PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`,
+# 2 one without the web page's accounts (they were in the configs' [web.users]), 3 one without ACTION_SCHEMA
+SCHEMA_VERSION = 4
+
+# The audit log by action, in the order of its places, the time beside: the bans in force
+# and a page of one action (`?action=ctban&since=1d`) read what there is of it, the time
+# tested in the index (store.reader's `by_action`). Version 4.
+ACTION_SCHEMA = "CREATE INDEX IF NOT EXISTS audit_action ON audit (action, seq, time);"
 
 
 def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, int]:
@@ -540,6 +563,8 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         _add_column(db, "audit", "seq", "INTEGER")  # version 1's audit had no place of its own: its rows take their id
         db.execute("UPDATE audit SET seq = id WHERE seq IS NULL")
         _run(db, SEQ_SCHEMA)
+        _run(db, ACCOUNTS_SCHEMA)
+        _run(db, ACTION_SCHEMA)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return found, SCHEMA_VERSION
 

@@ -22,7 +22,9 @@ import hmac
 import io
 import ipaddress
 import json
+import logging
 import re
+import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from functools import partial
@@ -30,6 +32,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
 import anyio
+import attrs
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
@@ -39,15 +42,17 @@ from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp
 
 from jailcore.config.config import ROLES, WebConfig
+from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.invisible import visible
 from jailcore.store.audit import AuditError
-from jailcore.store.sqlite import PardonError
+from jailcore.store.errors import errors_or
+from jailcore.store.requests import Queued
 from jailcore.web import data, proposals, steamids
 from jailcore.web.access import ADMIN, MODERATOR, OPEN, OWNER, VIEWER, WATCH, Forbidden, NotAllowed, TooLarge, number, shown_text
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
 from jailcore.web.charts import colours, hbars, stacked
 from jailcore.web.i18n import LANGS, Words
-from jailcore.web.manage import Manage
+from jailcore.web.manage import Manage, ask, now, queue_away, queued_page
 from jailcore.web.public import public_entry
 from jailcore.web.story import tell
 
@@ -60,6 +65,8 @@ HASHERS = 2  # scrypt takes 16 MiB and 50 ms: two at a time, whatever the number
 HASH_QUEUE = 16  # tries waiting for a hasher; more are told to come back
 READERS = 4  # threads reading the databases at once
 PLAYERS = 50  # players a page of the search shows
+ACCOUNTS_FRESH = 2.0  # seconds an account change on another page process takes to hold here (a login reads them at once)
+log = logging.getLogger("jailcore")
 _HEADERS = [
     (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                                  b"frame-ancestors 'none'; form-action 'self'; base-uri 'none'"),
@@ -108,6 +115,11 @@ class Web(Manage):
         self.templates.env.globals["urlencode"] = urlencode
         self.templates.env.finalize = shown_text
         self.stopping = False
+        self.stamps: dict[str, str] = {}  # each account's password-changed stamp, as last read
+        self._accounts_at = float("-inf")
+        self._accounts_away = ""  # why the accounts could not be read last time (said once)
+        self.import_accounts(settings)
+        self.load_accounts()
 
     def app(self) -> ASGIApp:
         page = self.guard
@@ -147,6 +159,9 @@ class Web(Manage):
         sent to the login page (a GET), or refused (a POST, the live stream)."""
 
         async def guarded(request: Request) -> Response:
+            if time.monotonic() - self._accounts_at > ACCOUNTS_FRESH:  # another page process may have changed them
+                self._accounts_at = time.monotonic()  # one read for the requests arriving meanwhile
+                await self.read(self.load_accounts)
             if level == OPEN or (level == WATCH and self.settings.public):
                 return await handler(request)
             admin = self.admin(request)
@@ -177,7 +192,46 @@ class Web(Manage):
     # -- sessions --------------------------------------------------------------------------------
 
     def session(self, request: Request) -> Session | None:
-        return self.sessions.get(request.cookies.get(COOKIE))
+        session = self.sessions.get(request.cookies.get(COOKIE))
+        if session is not None and session.user is not None and self.stamps.get(session.user) != session.stamp:
+            self.sessions.drop(session)  # his account is gone, or its password changed since he logged in
+            return None
+        return session
+
+    # -- accounts (the state database's `accounts`, store/accounts.py) ---------------------------
+
+    def import_accounts(self, settings: WebConfig) -> None:
+        """The `[web.users]` a config (or the caller) gives, into the accounts table: each pair once."""
+        source = self.sources.accounts
+        if source is None or not settings.users:
+            return
+        try:
+            taken = source.write(source.store.import_accounts, settings.users, settings.roles)
+        except errors_or(StateError, AdminRequestError) as exc:
+            log.warning("the page's accounts could not be imported into %s: %s", source.path, exc)
+            return
+        if taken:
+            log.info("accounts %s taken from [web.users] into %s", ", ".join(taken), source.path)
+
+    def load_accounts(self) -> None:
+        """The accounts as the database has them now (in a worker thread, or before serving). While
+        it is away the ones read last stay in force."""
+        self._accounts_at = time.monotonic()
+        source = self.sources.accounts
+        if source is None:
+            if not self.stamps:
+                self.stamps = dict.fromkeys(self.settings.users, "")
+            return
+        try:
+            found = source.write(source.store.accounts)
+        except errors_or(StateError) as exc:
+            if str(exc) != self._accounts_away:
+                log.warning("the page's accounts could not be read from %s (those read before stay in force): %s", source.path, exc)
+            self._accounts_away = str(exc)
+            return
+        self._accounts_away = ""
+        self.settings = attrs.evolve(self.settings, users={a.name: a.password for a in found}, roles={a.name: a.roles for a in found})
+        self.stamps = {a.name: a.changed for a in found}
 
     def admin(self, request: Request) -> Session | None:
         session = self.session(request)
@@ -282,6 +336,7 @@ class Web(Manage):
         fields = await self.form(request, session)
         t = self.words(request)
         name = fields.get("name", "").strip()[:64]
+        await self.read(self.load_accounts)  # a password just changed on another page process holds here at once
         hashed = self.settings.users.get(name)
         device = known_device(name, hashed)
         known = bool(device) and hmac.compare_digest(request.cookies.get(DEVICE_COOKIE, ""), device)
@@ -304,7 +359,7 @@ class Web(Manage):
             return await self.login_page(request, t("login.bad"), 401)
         self.by_address.succeeded(*by_address)
         self.by_name.refund(*by_name)
-        request.state.new_session = self.sessions.login(session, name)
+        request.state.new_session = self.sessions.login(session, name, self.stamps.get(name, ""))
         response = self.finish(request, RedirectResponse(_local(fields.get("next", "/live")), 303))
         response.set_cookie(DEVICE_COOKIE, device, max_age=365 * 86400, httponly=True, samesite="strict",
                             secure=self.https(request), path="/login")
@@ -453,7 +508,14 @@ class Web(Manage):
         session = self.admin(request)
         fields = await self.form(request, session)
         server, action_id = fields.get("server", "")[:100], number(fields.get("id"))
-        entry = await self.read(data.find, self.sources, server, action_id) if action_id is not None else None
+        reason = fields.get("reason", "").strip()[:300]
+        try:
+            entry = await self.read(data.find, self.sources, server, action_id) if action_id is not None else None
+        except errors_or(StateError, AuditError) as exc:  # the database away: judged on the server asked, checked again when applied
+            self.must(session, MODERATOR, server)
+            assert action_id is not None and session is not None and session.user is not None
+            return await queue_away(self, request, self.sources.of(server, look=False), exc, "pardon", action_id=action_id, by=session.user,
+                                    reason=reason, when=now(), server=server, may_ban=self.may(session, ADMIN, server))
         if entry is None:
             return self.render(request, "error.html", status=404, message=f"{server} #{fields.get('id', '')[:20]}: ?")
         self.must(session, ADMIN if entry["action"] == "ban" else MODERATOR, server)  # lifting a server ban is an admin's
@@ -461,9 +523,12 @@ class Web(Manage):
         if source is None or session is None or session.user is None:  # `find` and `must` let none of these through
             raise NotAllowed(MODERATOR)
         try:
-            await self.read(source.write, source.store.request_pardon, entry["id"], session.user, fields.get("reason", "").strip()[:300])
-        except PardonError as exc:
+            done = await ask(self, source, "pardon", action_id=entry["id"], by=session.user, reason=reason, when=now(), server=server,
+                             may_ban=self.may(session, ADMIN, server))
+        except AdminRequestError as exc:
             return self.render(request, "error.html", status=409, message=str(exc))
+        if isinstance(done, Queued):
+            return queued_page(self, request, done)
         back = _local(fields.get("next", "")) if fields.get("next") else "/story?" + urlencode({"server": server, "id": entry["id"]})
         return RedirectResponse(f"{back}#{entry['dom']}", 303)
 

@@ -1,8 +1,10 @@
 """Admins, sessions, CSRF tokens and the login rate limit. Pure: the clock is passed in.
 
 Passwords are kept as scrypt hashes (the standard library's; memory-hard, no extra
-dependency) in the config's `[web.users]`; sessions live in memory, so a restart of the
-page logs everyone out and a logout really ends a session.
+dependency) in the state database's `accounts` (store/accounts.py); sessions live in memory,
+so a restart of the page logs everyone out and a logout really ends a session. A session
+keeps the password-changed stamp of the account it was opened under: once the password
+changes (on this page process or another on the same database) the stamps differ and it ends.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ class Session:
     csrf: str
     user: str | None
     seen: float
+    stamp: str = ""  # the account's password-changed stamp when it was opened
 
 
 class Sessions:
@@ -81,18 +84,18 @@ class Sessions:
         session = self._all.get(sid)
         return session is not None and self.clock() - session.seen <= (self.admin_ttl if session.user else self.visitor_ttl)
 
-    def new(self, user: str | None = None) -> Session:
+    def new(self, user: str | None = None, stamp: str = "") -> Session:
         if len(self._all) >= self.cap:  # a flood of visitors: forget the oldest visitors first
             for old in sorted(self._all.values(), key=lambda s: (s.user is not None, s.seen))[: self.cap // 10]:
                 del self._all[old.sid]
-        session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), user, self.clock())
+        session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), user, self.clock(), stamp)
         self._all[session.sid] = session
         return session
 
-    def login(self, old: Session | None, user: str) -> Session:
+    def login(self, old: Session | None, user: str, stamp: str = "") -> Session:
         """A fresh id on login, so an id planted before it is worth nothing after."""
         self.drop(old)
-        return self.new(user)
+        return self.new(user, stamp)
 
     def drop_user(self, user: str, keep: Session | None = None) -> None:
         """Every session of an admin whose account is gone or whose password changed (but `keep`)."""

@@ -35,6 +35,7 @@ from jailcore.store.filter import Filter, personal
 from jailcore.store.interface import StateStore
 from jailcore.store.location import is_url, open_store, shown
 from jailcore.store.reader import Reader, Row
+from jailcore.store.requests import requests_path
 from jailcore.store.sqlite import PARDONABLE
 
 T = TypeVar("T")
@@ -57,6 +58,7 @@ class Source:
     store: StateStore
     reader: Reader
     servers: set[str] = attrs.field(factory=set)
+    requests: str | None = None  # on a database server: this machine's queue for the admins' requests while it is away
     _lock: threading.Lock = attrs.field(factory=threading.Lock)
     _writing: threading.Lock = attrs.field(factory=threading.Lock)
     days: dict[str, list[tuple]] = attrs.field(factory=dict)  # the charts' counts of past days (see _counts)
@@ -95,9 +97,14 @@ class Sources:
                     store = open_store(where)
                 except StateError as exc:
                     raise SourceError(str(exc)) from None
-                source = by_path[where] = Source(len(self.sources), shown(where), store, open_reader(where))
+                source = by_path[where] = Source(len(self.sources), shown(where), store, open_reader(where),
+                                                 requests=requests_path(config.state_path) if is_url(where) else None)
                 self.sources.append(source)
             source.servers.add(config.server_name)
+        # The page's accounts: in the database of the config its [web] is read from (the first
+        # that has one, as serve.build reads it), else the first config's.
+        given = [c for c in configs if c.web != _NO_WEB] or list(configs)
+        self.accounts: Source | None = self.of(given[0].server_name, look=False) if given else None
         # The network's SourceBans++ databases (one list per database, whichever servers name it).
         self.sourcebans = list({(c.sourcebans.url, c.sourcebans.prefix): c.sourcebans for c in configs if c.sourcebans}.values())
         self.refresh()
@@ -132,6 +139,7 @@ class Sources:
 
 
 _DEFAULT = Config.default()
+_NO_WEB = _DEFAULT.web
 
 
 

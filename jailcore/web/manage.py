@@ -5,19 +5,24 @@ are there; every change here also checks the role on the server it changes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 import anyio
-import attrs
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from jailcore.config.config import ROLES, Config
 from jailcore.config.webconfig import WebConfig
 from jailcore.io.fleet import log_clash
+from jailcore.log.errors import AdminRequestError, AuditError, StateError
 from jailcore.log.logtime import seconds_between
+from jailcore.store import requests
+from jailcore.store.errors import errors_or
+from jailcore.store.requests import Queued
 from jailcore.web import configedit, data, steamids
 from jailcore.web.access import ADMIN, MODERATOR, OWNER, NotAllowed, number
 from jailcore.web.auth import Session, hash_password
@@ -30,7 +35,8 @@ else:
 
 
 class Manage(_Page):
-    settings: WebConfig  # the page's; an owner's change of the accounts replaces it
+    settings: WebConfig  # the page's; its users and roles are the accounts table's as last read (Web.load_accounts)
+
     async def ctbans(self, request: Request, problem: str = "", status: int = 200) -> Response:
         q = request.query_params
         server, query, by, state = (q.get(k, "").strip()[:100] for k in ("server", "q", "by", "state"))
@@ -128,75 +134,88 @@ class Manage(_Page):
         accounts = self.accounts_file()
         self.sources.configs[server] = config = configedit.check(new, path, server)  # the page shows what the daemon now runs
         if accounts is not None and accounts[0] == server:  # an owner's rollback of the file the accounts live in
-            self.take_accounts(config, self.admin(request))
+            await self.take_accounts(config)
         return RedirectResponse("/config?" + urlencode({"server": server, "saved": kept}), 303)
 
     def is_owner(self, session: Session | None) -> bool:
         return self.settings.role(admin_name(session), "*") == OWNER
 
-    def end_changed_sessions(self, before: WebConfig, me: Session | None) -> None:
-        """A password changed or an account gone: every session opened with the old one ends
-        (the admin who changed his own keeps the one he changed it from)."""
-        for name, hashed in before.users.items():
-            if self.settings.users.get(name) != hashed:
-                self.sessions.drop_user(name, keep=me)
-
     def accounts_file(self) -> tuple[str, str] | None:
-        """The server and the config file the page's `[web]` (its accounts) was read from."""
+        """The server and the config file the page's `[web]` was read from: it keeps a copy of
+        the accounts (`[web.users]`/`[web.roles]`), so the file an operator reads says who may log in."""
+        source = self.sources.accounts
         for server, config in self.sources.configs.items():
-            if dict(config.web.users) == dict(self.settings.users) and self.config_file(server):
+            if config.web.users and self.config_file(server) and source is not None and server in source.servers:
                 return server, config.source
         return None
 
     async def accounts_page(self, request: Request, problem: str = "", status: int = 200) -> Response:
         where = self.accounts_file()
+        source = self.sources.accounts
         users = [{"name": n, "role": self.settings.role(n)} for n in sorted(self.settings.users)]
-        return self.render(request, "accounts.html", status=status, users=users, roles=ROLES, file=where[1] if where else None,
-                           problem=problem)
+        return self.render(request, "accounts.html", status=status, users=users, roles=ROLES, file=source.path if source else None,
+                           copy=where[1] if where else None, problem=problem)
 
     async def accounts_change(self, request: Request) -> Response:
-        """An owner adds an admin, changes his role or password, or removes him: written to
-        `[web.users]` and `[web.roles]` of the config file (checked, the old version kept),
-        in force at once."""
+        """An owner adds an admin, changes his role or password, or removes him: written to the
+        accounts table (every page process on the database sees it within seconds) and to the
+        config file's copy when the page read `[web]` from one (checked, the old version kept)."""
         me = self.admin(request)
         fields = await self.form(request, me)
         t = self.words(request)
-        where = self.accounts_file()
+        source = self.sources.accounts
         name, role, password = fields.get("name", "").strip()[:32], fields.get("role", ""), fields.get("password", "")
         if not self.is_owner(me):  # accounts are for an owner of every server
             raise NotAllowed(OWNER)
-        users, roles = dict(self.settings.users), dict(self.settings.roles)
+        users = dict(self.settings.users)
         remove = fields.get("do") == "remove"
-        problem = ("accounts.nofile" if where is None else "accounts.name" if not name or any(c in name for c in ' ="\n\\.[]')
+        problem = ("accounts.nofile" if source is None else "accounts.name" if not name or any(c in name for c in ' ="\n\\.[]')
                    else "accounts.self" if name == admin_name(me) and (remove or role != OWNER)
                    else "accounts.unknown" if remove and name not in users
                    else "accounts.role_bad" if not remove and role not in ROLES
                    else "accounts.password" if not remove and (password or name not in users) and len(password) < 8 else "")
-        if problem or where is None:
+        if problem or source is None:
             return await self.accounts_page(request, t(problem or "accounts.nofile"), 400)
-        if remove:
-            users.pop(name)
-        else:
-            if password:
-                users[name] = await anyio.to_thread.run_sync(hash_password, password, limiter=self.hashing)
-            roles[name] = role
+        hashed = await anyio.to_thread.run_sync(hash_password, password, limiter=self.hashing) if password and not remove else None
+        try:
+            if remove:
+                await self.read(source.write, source.store.remove_account, name)
+            else:
+                account = await self.read(source.write, source.store.put_account, name, hashed, {"*": role}, admin_name(me))
+                if me is not None and name == me.user:
+                    me.stamp = account.changed  # he keeps the session he changed it from; his others end
+        except errors_or(StateError, AdminRequestError) as exc:
+            return await self.accounts_page(request, str(exc), 503)
+        await self.read(self.load_accounts)
+        problem = await self.copy_accounts(me)
+        if problem:
+            return await self.accounts_page(request, problem, 409)
+        return RedirectResponse("/accounts", 303)
+
+    async def copy_accounts(self, me: Session | None) -> str:
+        """The config file's `[web.users]`/`[web.roles]` written from the table (the copy), or why not."""
+        where = self.accounts_file()
+        if where is None:
+            return ""
         server, path = where
+        roles = {n: (r["*"] if set(r) == {"*"} else dict(r)) for n, r in self.settings.roles.items() if isinstance(r, Mapping)}
         try:
             old = await anyio.to_thread.run_sync(configedit.read, path)
-            new = configedit.with_accounts(old, users, roles)
+            new = configedit.with_accounts(old, dict(self.settings.users), roles)
+            if new == old:
+                return ""
             config = configedit.check(new, path, server)
             await anyio.to_thread.run_sync(configedit.save, path, old, new, admin_name(me))
         except configedit.EditError as exc:
-            return await self.accounts_page(request, "; ".join(exc.problems), 409)
+            return "; ".join(exc.problems)
         self.sources.configs[server] = config
-        self.take_accounts(config, me)
-        return RedirectResponse("/accounts", 303)
+        return ""
 
-    def take_accounts(self, config: Config, me: Session | None) -> None:
-        """The accounts of a config just saved from the page, in force at once; listen and public stay as started."""
-        before = self.settings
-        self.settings = attrs.evolve(self.settings, users=config.web.users, roles=config.web.roles)
-        self.end_changed_sessions(before, me)
+    async def take_accounts(self, config: Config) -> None:
+        """An owner's rollback of the file the accounts' copy lives in: the pairs it holds that the
+        table never had are taken (as at start), in force at once; listen and public stay as started."""
+        await self.read(self.import_accounts, config.web)
+        await self.read(self.load_accounts)
 
     # -- changes ---------------------------------------------------------------------------------
 
@@ -216,12 +235,43 @@ class Manage(_Page):
         if problem or source is None or number_ is None:
             return await self.ctbans(request, t(problem), 400)
         self.must(session, MODERATOR, server)
-        steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
-        name = await self.read(data.last_name, self.sources, server, steamid)
         reason = fields.get("reason", "").strip()[:200]
-        await self.read(source.write, source.store.request_ctban, server, steamid, name, None if lift or rounds else minutes,
-                        None if lift else rounds, reason, admin_name(session), lift)
+        asked = {"server": server, "minutes": None if lift or rounds else minutes, "rounds": None if lift else rounds, "reason": reason,
+                 "by": admin_name(session), "lift": lift, "when": now()}
+        try:
+            steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
+            name = await self.read(data.last_name, self.sources, server, steamid)
+        except errors_or(StateError, AuditError) as exc:  # the database away: kept as [U:1:N], which every game's ban matches
+            return await queue_away(self, request, source, exc, "ctban", steamid=f"[U:1:{number_}]", name="", **asked)
+        done = await ask(self, source, "ctban", steamid=steamid, name=name, **asked)
+        if isinstance(done, Queued):
+            return queued_page(self, request, done)
         return RedirectResponse("/ctbans?" + urlencode({"server": server}), 303)
+
+
+async def ask(page: _Page, source: data.Source, kind: str, **args: object) -> int | Queued:
+    """An admin's request through the store (store.requests.ask): its row id, or Queued while the
+    database is away; a refusal of its checks is raised. In a worker thread, one write at a time."""
+    return await page.read(lambda: source.write(requests.ask, source.store, source.requests, "", kind, **args))
+
+
+async def queue_away(page: _Page, request: Request, source: data.Source | None, exc: BaseException, kind: str, **args: object) -> Response:
+    """The database could not be read to check a request: on a database server it waits in this
+    machine's queue (checked when it is applied), else the refusal, each said on a page."""
+    if source is None or source.requests is None:
+        return page.render(request, "error.html", status=503, message=str(exc))
+    queue, why = source.requests, str(exc).split(": ", 1)[-1]
+    queued = await anyio.to_thread.run_sync(lambda: requests.ask(None, queue, why, kind, **args))
+    assert isinstance(queued, Queued)
+    return queued_page(page, request, queued)
+
+
+def queued_page(page: _Page, request: Request, queued: Queued) -> Response:
+    return page.render(request, "error.html", status=202, message=page.words(request)("queued", why=queued.why))
+
+
+def now() -> str:
+    return datetime.now().isoformat(timespec="seconds")
 
 
 def admin_name(session: Session | None) -> str:

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from jailcore.store.sqlite import ProposalError
+from jailcore.log.errors import AdminRequestError, AuditError, StateError
+from jailcore.store.errors import errors_or
+from jailcore.store.requests import Queued
 from jailcore.web.access import ADMIN, MODERATOR, number
 from jailcore.web.i18n import STATUS, WORDS
-from jailcore.web.manage import admin_name
+from jailcore.web.manage import admin_name, ask, now, queue_away, queued_page
 
 if TYPE_CHECKING:
     from jailcore.web.data import Sources
@@ -56,17 +58,25 @@ async def answer(web: Web, request: Request) -> Response:
     source = await web.read(web.sources.of, server)
     if source is None or action_id is None or verb not in ("confirm", "dismiss"):
         return web.render(request, "error.html", status=404, message=f"{server[:100]} #{fields.get('id', '')[:20]}: ?")
+    reason = fields.get("reason", "").strip()[:300]
     # Judged on the proposal's own server, never on the form's field: a database may hold
     # several servers, and a moderator of one posting another's id is asking for the other.
-    row = await web.read(source.reader.entry, action_id)
+    try:
+        row = await web.read(source.reader.entry, action_id)
+    except errors_or(StateError, AuditError) as exc:  # the database away: judged on the server asked, checked again when applied
+        web.must(session, MODERATOR, server)
+        return await queue_away(web, request, source, exc, "answer", action_id=action_id, answer=verb, by=admin_name(session),
+                                reason=reason, when=now(), server=server, may_ban=web.may(session, ADMIN, server))
     if row is None or row["action"] != "propose" or row["server"] != server:
         return web.render(request, "error.html", status=404, message=f"{server[:100]} #{action_id}: ?")
     # Carrying out a server ban is an admin's, as lifting one is; the rest a moderator's.
     step = str(json.loads(row["detail"]).get("step") or "")
     web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, row["server"])
     try:
-        await web.read(source.write, source.store.request_answer, action_id, verb, admin_name(session), fields.get("reason", "").strip()[:300],
-                       None, row["server"])
-    except ProposalError as exc:
+        done = await ask(web, source, "answer", action_id=action_id, answer=verb, by=admin_name(session), reason=reason, when=now(),
+                         server=row["server"])
+    except AdminRequestError as exc:
         return web.render(request, "error.html", status=409, message=str(exc))
+    if isinstance(done, Queued):
+        return queued_page(web, request, done)
     return RedirectResponse("/proposals", 303)

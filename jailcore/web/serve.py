@@ -1,4 +1,5 @@
-"""`jailcore web`: serve the page with uvicorn; `jailcore web adduser NAME`: a hash line."""
+"""`jailcore web`: serve the page with uvicorn; `jailcore web adduser|deluser|users`: the
+accounts table (with `--config` or `--state-db`), or without either a `[web.users]` hash line."""
 
 from __future__ import annotations
 
@@ -9,14 +10,20 @@ import sys
 import threading
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import attrs
 import uvicorn
 
-from jailcore.config.config import Config, ConfigError, WebConfig
+from jailcore.config.config import ROLES, Config, ConfigError, WebConfig
+from jailcore.log.errors import AdminRequestError, StateError
+from jailcore.store.errors import errors_or
 from jailcore.web.app import Web
 from jailcore.web.auth import hash_password
 from jailcore.web.data import SourceError, Sources, warm
+
+if TYPE_CHECKING:
+    from jailcore.store.interface import StateStore
 
 
 class Server(uvicorn.Server):
@@ -72,7 +79,114 @@ def adduser(name: str, password: str | None) -> int:
     return 0
 
 
+def ask_password(name: str, password_stdin: bool, what: str = "adduser") -> str | None:
+    """The new password: from standard input, or asked twice on the terminal; None (said why) if neither."""
+    if password_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    if not sys.stdin.isatty():
+        print(f"jailcore web {what}: no terminal to ask the password on; give it on standard input: "
+              f"echo 'PASSWORD' | jailcore web {what} {name} --password-stdin", file=sys.stderr)
+        return None
+    password = getpass.getpass(f"password for {name}: ")
+    if getpass.getpass("again: ") != password:
+        print(f"jailcore web {what}: the two passwords differ", file=sys.stderr)
+        return None
+    return password
+
+
+def roles_given(given: Sequence[str]) -> dict[str, str] | str:
+    """`--role owner`, `--role server-a=moderator --role viewer`: the roles per server ("*": the others), or what is wrong."""
+    out = {}
+    for item in given:
+        server, _, role = item.rpartition("=")
+        if role not in ROLES:
+            return f"--role {item!r}: give one of {', '.join(ROLES)}, or SERVER=ROLE"
+        out[server.strip() or "*"] = role
+    return out
+
+
+def accounts_store(args: argparse.Namespace) -> tuple[StateStore, list[Config]] | str:
+    """The database whose accounts the command changes, as the page picks it: `--state-db`, else the
+    config its `[web]` is read from (the first that has one), else the first config."""
+    from jailcore.store.location import open_store
+
+    configs = [Config.from_toml(path) for path in args.config or []]
+    if args.state_db:
+        where = args.state_db
+    elif configs:
+        where = ([c for c in configs if c.web != WebConfig()] or configs)[0].state_where
+    else:
+        return "give --config FILE (the page's config) or --state-db PATH|URL: the accounts live in its state database"
+    return open_store(where), configs
+
+
+def manage_accounts(args: argparse.Namespace) -> int:
+    """`jailcore web adduser|deluser|users` on the accounts table (store/accounts.py)."""
+    what = args.action
+    name = args.name or ""
+    if what != "users" and (not name or any(c in name for c in ' ="\n\\.[]') or len(name) > 32):
+        print(f"jailcore web {what}: a name of up to 32 characters without spaces, quotes, dots or brackets, please", file=sys.stderr)
+        return 2
+    roles = roles_given(args.role)
+    if isinstance(roles, str):
+        print(f"jailcore web {what}: {roles}", file=sys.stderr)
+        return 2
+    try:
+        opened = accounts_store(args)
+        if isinstance(opened, str):
+            print(f"jailcore web {what}: {opened}", file=sys.stderr)
+            return 2
+        store, configs = opened
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    except errors_or(StateError, OSError) as exc:
+        print(f"jailcore web {what}: {exc}", file=sys.stderr)
+        return 1
+    try:
+        for config in configs:  # an install from before the table: its [web.users] first, once
+            if config.web.users:
+                store.import_accounts(config.web.users, config.web.roles)
+        known = {a.name: a for a in store.accounts()}
+        if what == "users":
+            for a in known.values():
+                print(f"{a.name}  {', '.join(f'{s}: {r}' if s != '*' else r for s, r in sorted(a.roles.items()))}  password set {a.changed[:19]}")
+            if not known:
+                print(f"no accounts in {store.path}: add the first with jailcore web adduser NAME --role owner --config FILE")
+            return 0
+        if what == "deluser":
+            if not store.remove_account(name):
+                print(f"jailcore web deluser: no account {name!r} in {store.path}", file=sys.stderr)
+                return 1
+            print(f"account {name} removed from {store.path}; its sessions end within seconds")
+            return 0
+        hashed = None
+        if not (args.keep_password and name in known):
+            password = ask_password(name, args.password_stdin)
+            if password is None:
+                return 1 if sys.stdin.isatty() else 2
+            if len(password) < 8:
+                print("jailcore web adduser: a password of 8 characters at least", file=sys.stderr)
+                return 1
+            hashed = hash_password(password)
+        account = store.put_account(name, hashed, roles or (None if name in known else {"*": "admin"}), getpass.getuser())
+    except AdminRequestError as exc:
+        print(f"jailcore web {what}: {exc}", file=sys.stderr)
+        return 1
+    except errors_or(StateError) as exc:
+        print(f"jailcore web {what}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    shown_roles = ", ".join(f"{s}: {r}" if s != "*" else r for s, r in sorted(account.roles.items()))
+    print(f"account {name} {'changed' if name in known else 'added'} in {store.path} ({shown_roles}); every page on it lets him in within seconds")
+    return 0
+
+
 def main_web(args: argparse.Namespace) -> int:
+    if args.action in ("deluser", "users") or (args.action == "adduser" and (args.config or args.state_db)):
+        return manage_accounts(args)
     if args.action == "adduser":
         password = sys.stdin.readline().rstrip("\n") if args.password_stdin else None
         return adduser(args.name or "", password)
@@ -92,7 +206,7 @@ def main_web(args: argparse.Namespace) -> int:
     if args.listen or args.public:
         web.settings = attrs.evolve(web.settings, listen=args.listen or web.settings.listen, public=web.settings.public or args.public)
     if not web.settings.users:
-        print("jailcore web: no admins in [web.users]; add one with `jailcore web adduser NAME`", file=sys.stderr)
+        print("jailcore web: no accounts yet; add the first with `jailcore web adduser NAME --role owner --config FILE`", file=sys.stderr)
     threading.Thread(target=warm, args=(web.sources, datetime.now()), name="jailcore-web-warm", daemon=True).start()
     host, port = host_port(web.settings.listen)
     print(f"jailcore web: http://{host}:{port}/ ({', '.join(web.sources.servers()) or 'no servers yet'})", file=sys.stderr)

@@ -1,0 +1,144 @@
+"""The web page's accounts, kept in the state database (table `accounts`) on both backends:
+each admin's name, password hash, role per server and when his password last changed. Every
+`jailcore web` on one database (SQLite file or MariaDB) sees the same accounts; a session
+remembers the password-changed stamp it was opened under, so a changed password ends it on
+every page process, not only on the one it was changed on.
+
+The configs' `[web.users]`/`[web.roles]` (where accounts lived before) are taken into the table
+once: each (name, password hash) pair is imported the first time a page or `jailcore web
+adduser` meets it and never again (`account_imports`), so an account removed on the page does
+not come back at the next start and a password changed on the page is not put back; a new line
+pasted under `[web.users]` (a new name or a new hash) is still taken.
+
+The SQL is written once with `?` placeholders; each backend runs it in its own spelling
+(`_select`, `_write`, `commit`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import attrs
+
+from jailcore.log.errors import AdminRequestError
+
+ROLES = ("viewer", "moderator", "admin", "owner")  # as config.webconfig.ROLES (the store imports no config)
+
+SQLITE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS accounts (
+    name TEXT PRIMARY KEY,
+    password TEXT NOT NULL,
+    roles TEXT NOT NULL,
+    password_changed TEXT NOT NULL,
+    changed_by TEXT NOT NULL DEFAULT '',
+    updated TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS account_imports (
+    pair TEXT PRIMARY KEY,
+    time TEXT NOT NULL
+);
+"""
+# utf8mb4_bin: a name is told apart by case as SQLite's TEXT key and the login's lookup do
+MARIADB_TABLES = [
+    """CREATE TABLE IF NOT EXISTS accounts (
+        name VARCHAR(64) COLLATE utf8mb4_bin PRIMARY KEY, password VARCHAR(255) NOT NULL, roles TEXT NOT NULL,
+        password_changed VARCHAR(40) NOT NULL, changed_by VARCHAR(191) NOT NULL DEFAULT '', updated VARCHAR(40) NOT NULL)""",
+    "CREATE TABLE IF NOT EXISTS account_imports (pair CHAR(64) PRIMARY KEY, time VARCHAR(40) NOT NULL)",
+]
+
+
+class AccountError(AdminRequestError, ValueError):
+    pass
+
+
+@attrs.frozen
+class Account:
+    """`roles`: server -> role, `"*"` for every server not named; `changed`: when the password
+    was last set (a session opened before is over)."""
+
+    name: str
+    password: str = attrs.field(repr=False)
+    roles: Mapping[str, str]
+    changed: str
+
+
+def roles_of(given: str | Mapping[str, str]) -> dict[str, str]:
+    """A config's role (one for every server, or a table per server) as the table keeps it."""
+    return {"*": given} if isinstance(given, str) else dict(given)
+
+
+def _stamp() -> str:
+    return datetime.now().isoformat(timespec="microseconds")
+
+
+def _pair(name: str, password: str) -> str:
+    return hashlib.sha256(f"{name}\x00{password}".encode()).hexdigest()
+
+
+def _check(name: str, roles: Mapping[str, str] | None) -> None:
+    if not name or len(name) > 64:
+        raise AccountError("an account's name: 1 to 64 characters")
+    if roles is not None and (not roles or any(r not in ROLES for r in roles.values())):
+        raise AccountError(f"an account's role: one of {', '.join(ROLES)}")
+
+
+class KeepsAccounts:
+    """Mixed into a backend, which supplies `_select(sql, params) -> rows`, `_write(sql, params)`
+    and `commit()`."""
+
+    def accounts(self) -> list[Account]:
+        me: Any = self
+        rows = me._select("SELECT name, password, roles, password_changed FROM accounts ORDER BY name", ())
+        return [Account(r["name"], r["password"], json.loads(r["roles"]), r["password_changed"]) for r in rows]
+
+    def put_account(self, name: str, password: str | None, roles: Mapping[str, str] | None, by: str = "",
+                    when: str | None = None) -> Account:
+        """Adds an account, or changes an existing one's password hash and/or roles (None: kept)."""
+        me: Any = self
+        _check(name, roles)
+        when = when or _stamp()
+        had = {a.name: a for a in self.accounts()}.get(name)
+        if had is None:
+            if password is None or roles is None:
+                raise AccountError(f"no account {name!r}: a new one needs a password and a role")
+            me._write("INSERT INTO accounts (name, password, roles, password_changed, changed_by, updated) VALUES (?, ?, ?, ?, ?, ?)",
+                      (name, password, json.dumps(dict(roles), ensure_ascii=False), when, by, when))
+        else:
+            me._write("UPDATE accounts SET password = ?, roles = ?, password_changed = ?, changed_by = ?, updated = ? WHERE name = ?",
+                      (password or had.password, json.dumps(dict(roles if roles is not None else had.roles), ensure_ascii=False),
+                       when if password and password != had.password else had.changed, by, when, name))
+        if password and password != (had.password if had else None):  # a hash the table has held: a config line with it is not news
+            pair = _pair(name, password)
+            if not me._select("SELECT pair FROM account_imports WHERE pair = ?", (pair,)):
+                me._write("INSERT INTO account_imports (pair, time) VALUES (?, ?)", (pair, when))
+        me.commit()
+        return Account(name, password or (had.password if had else ""), dict(roles if roles is not None else had.roles if had else {}),
+                       when if had is None or (password and password != had.password) else had.changed)
+
+    def remove_account(self, name: str) -> bool:
+        me: Any = self
+        cur = me._write("DELETE FROM accounts WHERE name = ?", (name,))
+        me.commit()
+        return bool(cur is not None and cur.rowcount)
+
+    def import_accounts(self, users: Mapping[str, str], roles: Mapping[str, str | Mapping[str, str]], by: str = "config") -> list[str]:
+        """The config's `[web.users]` pairs not imported before, into the table (a name not in
+        `[web.roles]` is an admin everywhere, as the config reads it); returns the names taken."""
+        me: Any = self
+        if not users:
+            return []
+        seen = {r["pair"] for r in me._select("SELECT pair FROM account_imports", ())}
+        taken = []
+        for name, password in sorted(users.items()):
+            pair = _pair(name, password)
+            if pair in seen:
+                continue
+            self.put_account(name, password, roles_of(roles.get(name, "admin")), by)
+            if not me._select("SELECT pair FROM account_imports WHERE pair = ?", (pair,)):  # the same hash the table already held
+                me._write("INSERT INTO account_imports (pair, time) VALUES (?, ?)", (pair, _stamp()))
+                me.commit()
+            taken.append(name)
+        return taken
