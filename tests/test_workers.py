@@ -126,3 +126,37 @@ async def test_a_stop_reaches_every_worker_while_another_cannot_come_up(tmp_path
         silent.close()
         await sim.stop()
         await other.stop()
+
+
+async def test_workers_stop_when_their_parent_is_killed(tmp_path):
+    """A parent killed with SIGKILL tells no one: its workers see it gone and stop, so the
+    next `jailcore run` is the only one serving its servers."""
+    listen = f"127.0.0.1:{free_udp_port()}"
+    sims = {name: SimServer(password="pw", secret=secret) for name, secret in (("a", "1111"), ("b", "2222"))}
+    db = tmp_path / "ab.sqlite3"
+    paths = [server_config(tmp_path / f"{n}.toml", n, await sim.start(), db, listen, sim.secret) for n, sim in sims.items()]
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", "--workers", "2", *[a for p in paths for a in ("--config", p)],
+                                                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.DEVNULL)
+    workers: list[int] = []
+    try:
+        await until(lambda: set(status(db)) == {"a", "b"}, timeout=20)
+        workers = children(proc.pid)
+        assert len(workers) == 2
+        proc.kill()
+        await proc.wait()
+
+        def alive(pid: int) -> bool:
+            try:
+                return b"jailcore.io.workers" in Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                return False
+
+        await until(lambda: not any(alive(pid) for pid in workers), timeout=15)
+    finally:
+        for pid in workers:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for sim in sims.values():
+            await sim.stop()

@@ -43,6 +43,7 @@ from jailcore.io.process import process_hooks, run_loop, signature, until
 log = logging.getLogger("jailcore")
 
 RESTART_DELAY = 0.2
+PARENT_CHECK = 0.5  # seconds between a worker's looks at whether its parent still lives
 BACKLOG = 100_000
 LINE, BAN = b"L", b"B"  # parent -> worker: a log record for a server, a CT ban; worker -> parent: a CT ban
 
@@ -288,13 +289,31 @@ def worker_main(argv: list[str]) -> int:
                 for daemon in fleet.daemons:
                     daemon.inbox.put(PeerBan(ban))
 
+    parent = os.getppid()
+
+    async def orphaned() -> None:
+        """A parent killed (-9) cannot tell its workers; one left running would serve its
+        servers beside the next parent's workers, twice. It stops as at a SIGTERM."""
+        while os.getppid() == parent:
+            await asyncio.sleep(PARENT_CHECK)
+        log.error("worker: its parent (pid %d) is gone; stopping", parent)
+        fleet.stop()
+
     async def main() -> int:
         loop = asyncio.get_running_loop()
         loop.add_reader(sock.fileno(), heard)
         task = asyncio.create_task(fleet.run())
-        await fleet.ready.wait()
-        sock.send(b"R")
-        return await task
+        watch = asyncio.create_task(orphaned())
+        try:
+            ready = asyncio.create_task(fleet.ready.wait())
+            await asyncio.wait([ready, task], return_when=asyncio.FIRST_COMPLETED)  # a fleet that ends first is not waited for
+            if ready.done():
+                sock.send(b"R")
+            else:
+                ready.cancel()
+            return await task
+        finally:
+            watch.cancel()
 
     return int(run_loop(main()))
 
