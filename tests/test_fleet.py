@@ -99,6 +99,8 @@ async def test_three_servers_in_one_process_one_refused_one_losing_rcon(tmp_path
         sims["a"].flush()
         await until(lambda: sent(sims["a"], f"jb_teamswap #{guard.userid} T"))
         await until(lambda: sent(sims["b"], f"jb_ctban_set #{on_b.userid}"), timeout=3)
+        # he is on b's CT: moved off it, each command once its row is durable, so a moment later
+        await until(lambda: sent(sims["b"], f"jb_teamswap #{on_b.userid} T"), timeout=3)
         assert guard.steamid in b.engine.state.ctbans and guard.steamid in c.engine.state.ctbans
         assert sims["b"].join(on_b, "CT") is False
         assert not any(d.stopping.is_set() for d in (a, b, c, e)) and e.client.state == "refused"
