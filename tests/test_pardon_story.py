@@ -240,11 +240,28 @@ def test_tail_follow_prints_a_pardon_given_later(pardoned_db):
     proc = subprocess.Popen([sys.executable, "-m", "jailcore", "tail", "-f", "-n", "0", "--player", "вася", "--state-db", str(pardoned_db)],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.0)
+        # `-n 0` begins at the log's end as it is when tail has read it: the file open (and a
+        # moment) first, or a slow start would begin after the pardon and wait for ever
+        def opened() -> bool:
+            try:
+                return any(os.path.realpath(f"/proc/{proc.pid}/fd/{fd}") == os.path.realpath(pardoned_db)
+                           for fd in os.listdir(f"/proc/{proc.pid}/fd"))
+            except OSError:
+                return False
+
+        deadline = time.monotonic() + 30
+        while not opened() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        time.sleep(0.5)
         store = Store(pardoned_db)
         store.request_pardon(1, "admin", "не тот")  # the warden's warning: filtered out by --player
         store.request_pardon(2, "admin", "ошибка")
         store.close()
+        import selectors
+
+        with selectors.DefaultSelector() as ready:
+            ready.register(proc.stdout, selectors.EVENT_READ)
+            assert ready.select(timeout=30), "tail -f printed nothing in 30 s"
         line = proc.stdout.readline()
         assert "Зек Вася #7" in line and line.rstrip().endswith("delivered  pardoned by admin: ошибка")
     finally:
