@@ -49,6 +49,7 @@ from jailcore.sim.simserver import SimServer  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 RATE = 50  # lines per second per server
+NETWORK_KEY = "bench-network-key-0123456789abcdef"  # every server signs its network messages, as in production
 _STAMP = re.compile(r"^(?:L )?\d\d/\d\d/\d{4} - \d\d:\d\d:\d\d: ")
 _UID = re.compile(r"<(\d{1,6})><")
 _SKIP = ("Loading map", "Started map", "server_cvar", "Log file")
@@ -293,7 +294,8 @@ async def main(n: int, seconds: float, bans: int, workers: int = 1, rate: int = 
                 path.write_text(
                     f'[server]\nname = "s{i:03d}"\nrulebook = "all"\n[rcon]\nport = {port}\npassword = "pw"\n'
                     f'[log]\nlisten = "{listen}"\nsecret = "{1000 + i}"\n[state]\n{state}'
-                    + (f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker_port}"\n' if mqtt else ""),
+                    + (f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker_port}"\n' if mqtt else "")
+                    + f'[network]\nkey = "{NETWORK_KEY}"\n',  # signed, as production should run
                     encoding="utf-8",
                 )
                 paths.append(str(path))
