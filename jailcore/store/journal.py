@@ -120,11 +120,20 @@ def waiting_in(path: str | Path, beside: bool = False) -> int:
     with `beside`, in every process's journal at that path."""
     if beside:
         return sum(waiting_in(_named(str(path), k)) for k in range(1, MOST + 1))
+    return rows_in(path, "journal")
+
+
+def rows_in(path: str | Path, table: str) -> int:
+    """How many rows a local waiting file's table holds, read only (0 when there is no such
+    file or table): the journal's transactions, the admins' queued requests."""
     if not os.path.isfile(path):
         return 0
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        return int(db.execute("SELECT COUNT(*) FROM journal").fetchone()[0])
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return 0
+    try:
+        return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
     except sqlite3.Error:
         return 0
     finally:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from jailcore.log.errors import AdminRequestError, StateError
+from jailcore.store.journal import rows_in
 
 if TYPE_CHECKING:
     from jailcore.store.interface import StateStore
@@ -114,18 +115,7 @@ class RequestQueue:
 
 def waiting_requests(path: str | Path) -> int:
     """How many requests wait in a queue file (0 when there is none), for `status` and the daemon's look each second."""
-    if not os.path.isfile(path):
-        return 0
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return 0
-    try:
-        return int(db.execute("SELECT COUNT(*) FROM queued").fetchone()[0])
-    except sqlite3.Error:
-        return 0
-    finally:
-        db.close()
+    return rows_in(path, "queued")
 
 
 class Gone(StateError):
