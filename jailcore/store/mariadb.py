@@ -762,11 +762,6 @@ class MariaStore(WritesRows, KeepsAccounts):
         self._write("INSERT INTO standing (server, state, updated) VALUES (?, ?, ?) "
                     "ON DUPLICATE KEY UPDATE state = VALUES(state), updated = VALUES(updated)", (server, standing, when))
 
-    def save_state(self, server: str, snapshot: dict | str, when: str) -> None:
-        text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
-        self._put_state(server, text, when)
-        self.commit()
-
     def _put_state(self, server: str, text: str, when: str) -> None:
         """The one upsert of a server's snapshot (save_state, and the session's SaveState rows)."""
         self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "

@@ -32,6 +32,14 @@ class WritesRows:
                   for r in me.answers(server)),
         )
 
+    def save_state(self, server: str, snapshot: dict[str, Any] | str, when: str) -> None:
+        """A snapshot upserted and committed at once (a store used outside the writer)."""
+        import json
+
+        me: Any = self
+        me._put_state(server, snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False), when)
+        me.commit()
+
     def save_snapshot(self, row: fx.SaveState) -> None:
         """A snapshot (JSON text) written only when it changed since this connection last wrote
         it, its standing first, in the same transaction; the backend's `_put_state` upserts it."""

@@ -298,11 +298,6 @@ class Store(WritesRows, KeepsAccounts):
             (server, standing, when),
         )
 
-    def save_state(self, server: str, snapshot: dict | str, when: str) -> None:
-        text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
-        self._put_state(server, text, when)
-        self.commit()
-
     def _put_state(self, server: str, text: str, when: str) -> None:
         """The one upsert of a server's snapshot (save_state, and the session's SaveState rows)."""
         self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
