@@ -331,3 +331,32 @@ def test_an_admins_word_in_game_travels_the_engine_like_any_shim_line():
     assert not [e for e in sends(out) if e.text.startswith("jb_status")]
     again = s.handle(i.LogRecord(next(iter(records([pardon]))).encode()), 2.0)
     assert not [e for e in again if isinstance(e, AskPardon)]
+
+
+def test_a_busy_server_writes_its_link_row_and_retained_state_every_few_seconds_not_every_tick():
+    s = session('[mqtt]\nurl = "mqtt://127.0.0.1:1883"\n')
+    opened(s)
+    log, ts = setup()
+    for send in sends(feed(s, log)):
+        s.handle(i.Reply(send.ticket, ""), 1.0)
+    links: list[SaveLink] = []
+    states: list[Publish] = []
+    now = 10.0
+    for k in range(16):  # 8 s of a busy server: a plain line before each tick of 0.5 s
+        log.start_here()
+        log.wait(0.5).say(ts[0], f"строка {k}")
+        out = []
+        for rec in records(log.lines[log.mark:]):  # the new line only
+            out += s.handle(i.LogRecord(rec.encode()), now)
+        for send in sends(out):  # the game answers: nothing waits in the outbox
+            s.handle(i.Reply(send.ticket, ""), now)
+        out = s.handle(i.Tick(now, "2026-12-01T10:00:00"), now)
+        links += rows(out, SaveLink)
+        states += [e for e in out if isinstance(e, Publish) and e.state]
+        now += 0.5
+    assert 3 <= len(links) <= 5, len(links)  # every LINE_EVERY (2 s), not 16 rows
+    assert 3 <= len(states) <= 5, len(states)  # every STATE_EVERY (2 s)
+    out = s.handle(i.Tick(now + 2.0, "2026-12-01T10:00:09"), now + 2.0)  # the last change is not lost: it goes out late
+    (state,) = [e for e in out if isinstance(e, Publish) and e.state]
+    (link,) = rows(out, SaveLink)
+    assert link.last_line == state.payload["link"]["last_line"] == s.engine.state.time

@@ -1,19 +1,18 @@
 """The daemon: the thin asyncio driver around one server's `Session` (its parts: `parts`).
 
-It moves bytes and performs effects, and decides nothing: datagrams (checked for their secret
-and sender by `logsource`), RCON replies, the clock, the config file, admins' rows and the
-other servers' CT bans become the session's inputs, in the order they come, through one inbox
-(the tasks that make them: `tasks`, `admins`); the effects are done in their order. A command
-goes to RCON only once the writer (a thread, `store.writer`, whose news comes in the inbox) says the rows
-before it are durable, so a command that reached the game always has its `pending` row, and
-its id (` @<id>`) makes a re-send after kill -9 run once. The loop never waits for the disk.
-A task that keeps failing, or a state database that cannot be written, stops the daemon with
-exit status 1 and one line that says why (`fail`).
+It moves bytes and performs effects, and decides nothing: datagrams, RCON replies, the clock,
+the config file, admins' rows and the other servers' CT bans become the session's inputs, in
+the order they come, through one inbox (made by `tasks`, `admins`); the effects are done in
+their order. A command goes to RCON only once the writer (a thread, `store.writer`) says the
+rows before it are durable, so a command that reached the game always has its `pending` row,
+and its id (` @<id>`) makes a re-send after kill -9 run once. The loop never waits for the
+disk. A task that keeps failing, or a database that cannot be written, stops it (`fail`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from collections import deque
@@ -26,7 +25,7 @@ from jailcore.engine.actions import Action, AuditStatus
 from jailcore.io import tasks, wake
 from jailcore.io.logsource import AllowList, listen_udp
 from jailcore.io.mqtt import CTBANS, keep_unsent
-from jailcore.io.parts import ID_BLOCK, Parts
+from jailcore.io.parts import ID_BLOCK, Inbox, Parts
 from jailcore.io.process import loop_errors, process_hooks
 from jailcore.io.supervisor import Supervisor
 from jailcore.session import effects as fx
@@ -39,36 +38,13 @@ from jailcore.store.writer import Reader, Writer
 log = logging.getLogger("jailcore")
 
 
-class Inbox:
-    """Inputs in the order they came, for the one task that feeds the session, and the
-    writer's news (`Writer.readers`) for the same task."""
-
-    def __init__(self) -> None:
-        self.items: deque[Any] = deque()
-        self.ready = asyncio.Event()
-        self.news: list[tuple[BaseException | None, str | None]] = []
-        self.waiting = False  # something of this server waits for the disk: the writer's news is wanted
-
-    def put(self, item: Any) -> None:
-        self.items.append(item)
-        self.ready.set()
-
-    def record(self, data: bytes) -> None:
-        self.items.append(si.LogRecord(data))
-        self.ready.set()
-
-    def written(self, error: BaseException | None, note: str | None) -> None:
-        self.news.append((error, note))
-        self.ready.set()
-
-
 class Daemon(Parts):
     def __init__(self, config: Config, store: StateStore | None = None, on_action: Callable[[Action, str | None, AuditStatus], None] | None = None,
                  rcon_backoff: tuple[float, float] = (0.5, 15.0), auth_backoff: float = 30.0, config_path: str | None = None,
                  watch_interval: float = 1.0, save_interval: float = 0.5, checkpoint_interval: float = 1.0,
                  writer: Writer | None = None, ids: Ids | None = None):
         self.inbox = Inbox()
-        super().__init__(config, store, self.inbox.put, self.inbox.record, rcon_backoff, auth_backoff, save_interval,
+        super().__init__(config, store, self.inbox.put, self.record, rcon_backoff, auth_backoff, save_interval,
                          checkpoint_interval, writer, ids)
         self.config_path, self.watch_interval, self.on_action = config_path, watch_interval, on_action
         self.task_failures: list[str] = []  # "name: why" per failure a supervisor caught
@@ -83,8 +59,21 @@ class Daemon(Parts):
 
     # -- inputs in, effects out -------------------------------------------------------------
 
+    def record(self, data: bytes) -> None:
+        """A log line, at once when nothing waits before it (a task woken for each of 10,000 lines a second was a
+        tenth of a 200-server process); what it raises goes to the task (`failed`), whose supervisor judges it."""
+        inbox = self.inbox
+        if not inbox.serving or inbox.items or inbox.ready.is_set():
+            return inbox.put(si.LogRecord(data))
+        try:
+            self.feed(si.LogRecord(data))
+        except Exception as exc:
+            inbox.failed = exc
+            inbox.ready.set()
+
     def feed(self, event: si.Input) -> None:
         self._perform(self.session.handle(event, asyncio.get_running_loop().time()))
+        self._more_ids()
 
     def _perform(self, effects: list[fx.Effect]) -> None:
         if not effects:
@@ -124,13 +113,15 @@ class Daemon(Parts):
             batch.append(self._held.popleft()[1])
         if batch and self.client.is_open:  # else the link's loss is on its way: the session sends them again
             for send, future in zip(batch, self.client.send_all([s.text for s in batch]), strict=True):
-                future.add_done_callback(functools.partial(_replied, self.inbox.put, send.ticket))
+                future.add_done_callback(functools.partial(tasks.replied, self.inbox.put, send.ticket))
             sent = tuple(s.audit for s in batch if s.audit is not None)
             if sent:
                 self._seq = self.writer.submit([fx.MarkSent(sent)])
-        idle = not self.session.busy and not self._held and not self._telling and self.writer.idle
+        idle = not self.session.busy and not self._held and not self._telling and durable >= self._seq  # its own rows
         (self.idle.set if idle else self.idle.clear)()
-        self.inbox.waiting = not idle
+        # Next awaited: the first held command's rows, the first ban for the peers, else its last rows (`idle`).
+        heads = (self._held[0][0] if self._held else 0, self._telling[0][0] if self._telling else 0, self._seq)
+        self.inbox.wants = min((seq for seq in heads if seq > durable), default=0)
 
     def _tell_peers(self) -> int:
         """The CT bans whose rows are durable, to the network (MQTT, this process's servers)."""
@@ -154,29 +145,35 @@ class Daemon(Parts):
             self.store_failed(error)
         self._release()
 
-    def save(self) -> None:
-        """The engine's state to the writer now, not at the next tick."""
+    def save(self) -> None:  # the engine's state to the writer now, not at the next tick
         self._perform([self.session.save()])
 
-    def share_ctban(self, ban: dict[str, Any]) -> None:
-        """A CT ban for the rest of the network, as the session tells one (MQTT, this process)."""
+    def share_ctban(self, ban: dict[str, Any]) -> None:  # a CT ban for the network, as the session tells one
         self._perform([fx.TellPeers(ban)])
 
     async def _consume(self) -> None:
         loop, inbox = asyncio.get_running_loop(), self.inbox
-        while True:
-            await inbox.ready.wait()
-            inbox.ready.clear()
-            items, handle = inbox.items, self.session.handle
-            while items:
-                self._perform(handle(items.popleft(), loop.time()))
-            if inbox.news:
-                self._written()
+        inbox.serving = True
+        try:
+            while True:
+                await inbox.ready.wait()
+                inbox.ready.clear()
+                if inbox.failed is not None:
+                    failed, inbox.failed = inbox.failed, None
+                    raise failed  # a line handled at once failed: the supervisor's to judge, as if here
+                items, handle = inbox.items, self.session.handle
+                while items:
+                    self._perform(handle(items.popleft(), loop.time()))
+                if inbox.news:
+                    self._written()
+                self._more_ids()
+        finally:
+            inbox.serving = False  # no task to hand a failure to: lines wait for the next one
+
+    def _more_ids(self) -> None:
+        with contextlib.suppress(*DATABASE_ERRORS):  # the database away: the ids in hand go on, the next block later
             if self.ids.low:
-                try:
-                    self.ids.give(self.store.reserve_ids(ID_BLOCK), ID_BLOCK)
-                except DATABASE_ERRORS:  # the database server away: the ids in hand go on, the next block when it is back
-                    pass
+                self.ids.give(self.store.reserve_ids(ID_BLOCK), ID_BLOCK)
 
     def hangup(self) -> None:
         """SIGHUP: read the config again and try the RCON password again."""
@@ -191,10 +188,8 @@ class Daemon(Parts):
             await self.serve()
 
     async def serve(self, listen: bool = True) -> None:
-        """This server's part of a process, until `stopping`: the log in (its own UDP port
-        unless `listen` is False and the caller routes its datagrams to `self.udp`), the
-        tasks under one supervisor, RCON; on the way out the tasks stop first, then the
-        session says goodbye, its rows are written, and RCON is closed."""
+        """This server's part of a process, until `stopping`: the log in (its own UDP port unless the caller routes to
+        `self.udp`), the tasks, RCON; on the way out the tasks stop, the session says goodbye, its rows are written."""
         readers = self.writer.readers(asyncio.get_running_loop())
         readers.append(self.inbox)
         config = self.config
@@ -221,8 +216,7 @@ class Daemon(Parts):
             self.ready.set()
 
     async def _goodbye(self) -> None:
-        """A clean stop says so (the link row and the retained state read `stopped`), and a
-        connected broker gets a moment to take what is queued."""
+        """A clean stop says so (the link row and retained state read `stopped`); the broker gets a moment to drain."""
         if self.stop_reason is None:
             while self.inbox.items:  # what came before the stop is handled, not lost
                 self.feed(self.inbox.items.popleft())
@@ -253,7 +247,3 @@ class Daemon(Parts):
         self.fail(f"the state database {self.store.path} cannot be written ({exc}); commands are not sent without "
                   "their audit rows. Free the disk or fix the file, then start jailcore again: what was not answered is re-sent")
 
-
-def _replied(put: Callable[[Any], None], ticket: int, future: asyncio.Future[str]) -> None:
-    if not future.cancelled() and future.exception() is None:  # a lost session is the link loop's news
-        put(si.Reply(ticket, future.result()))

@@ -33,7 +33,6 @@ handed back (`waiting_messages`) for the state database to keep until the next s
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import ssl
 import time
@@ -44,6 +43,7 @@ from urllib.parse import unquote, urlsplit
 
 import aiomqtt
 
+from jailcore.log import jsontext
 from jailcore.log.inbound import NetworkBan, NetworkLift, Refusals, ctban_message, json_of, seal, unseal
 from jailcore.store.errors import DATABASE_ERRORS
 
@@ -125,11 +125,11 @@ class MqttLink:
         if len(queue) >= MAX_QUEUE:
             queue.popleft()
             log.warning("MQTT queue full: the oldest message was dropped")
-        queue.append((topic, json.dumps(payload, ensure_ascii=False), retain))
+        queue.append((topic, jsontext.dumps(payload), retain))
         (self._wake_urgent if urgent else self._wake).set()
 
     def publish_state(self, state: dict[str, Any]) -> None:
-        self._state = json.dumps({"server": self.server, **state}, ensure_ascii=False)
+        self._state = jsontext.dumps({"server": self.server, **state})
         self._wake.set()
 
     @property
@@ -137,13 +137,13 @@ class MqttLink:
         return len(self._queue) + len(self._urgent) + (self._state is not None)
 
     def will_payload(self) -> str:
-        return self._signed(json.dumps({"server": self.server, "daemon": "offline"}))
+        return self._signed(jsontext.dumps({"server": self.server, "daemon": "offline"}))
 
     def _signed(self, payload: str) -> str:
         """The message as it goes to the broker now: sealed with the network key, if there is one."""
         if not self.key:
             return payload
-        return json.dumps(seal(json.loads(payload), self.key, self.server, int(time.time() * 1000)), ensure_ascii=False)
+        return jsontext.dumps(seal(jsontext.loads(payload), self.key, self.server, int(time.time() * 1000)))
 
     def waiting_messages(self) -> list[tuple[str, str, bool]]:
         """What the broker has not taken yet, oldest first, the newest state last."""
@@ -226,6 +226,8 @@ class MqttLink:
         data = json_of(payload if isinstance(payload, bytes | bytearray | str) else None, self.refused, where)
         if data is None:
             return
+        if isinstance(data, dict) and isinstance(data.get("origin"), str) and data["origin"] in self.local:
+            return  # a ban of this process's own servers, which reached them without the broker: not even checked
         sig = None
         if self.key:
             sealed = unseal(data, self.key, int(time.time() * 1000), self.max_age, self.refused, where)

@@ -10,6 +10,8 @@ started over them. Nothing here runs.
 
 from __future__ import annotations
 
+import asyncio
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +31,27 @@ from jailcore.store.writer import Writer
 
 ID_BLOCK, ID_GAP = 1000, 1000  # audit ids reserved at a time; skipped at each start
 Put = Callable[[Any], None]
+
+
+class Inbox:
+    """A server's inputs in the order they came, and the writer's news (`Writer.readers`), for
+    the one task that feeds its session (`Daemon._consume`)."""
+
+    def __init__(self) -> None:
+        self.items: deque[Any] = deque()
+        self.ready = asyncio.Event()
+        self.serving = False  # that task waits on `ready`: a line may be handled at once (`Daemon.record`)
+        self.failed: BaseException | None = None  # what a line handled at once raised, for that task
+        self.news: list[tuple[BaseException | None, str | None]] = []
+        self.wants = 0  # the writer's sequence that releases the next thing of this server waiting for the disk
+
+    def put(self, item: Any) -> None:
+        self.items.append(item)
+        self.ready.set()
+
+    def written(self, error: BaseException | None, note: str | None) -> None:
+        self.news.append((error, note))
+        self.ready.set()
 
 
 class Parts:

@@ -29,6 +29,12 @@ if TYPE_CHECKING:  # its database driver is imported only by a server that has t
 Put = Callable[[Any], None]
 
 
+def replied(put: Put, ticket: int, future: asyncio.Future[str]) -> None:
+    """An RCON reply to the session; a lost session is the link loop's news."""
+    if not future.cancelled() and future.exception() is None:
+        put(si.Reply(ticket, future.result()))
+
+
 def wall() -> str:
     return datetime.now().isoformat(timespec="seconds")
 

@@ -283,7 +283,7 @@ def worker_main(argv: list[str]) -> int:
                 daemon = by_name.get(name.decode()) or _joined(fleet, by_name, name.decode())
                 if daemon is not None:
                     daemon.udp.received += 1
-                    daemon.inbox.record(record)
+                    daemon.record(record)
             elif kind == BAN:
                 ban = json.loads(message[1:])
                 for daemon in fleet.daemons:

@@ -16,7 +16,6 @@ come; nothing here calls back into it, reads a clock or touches a socket or a fi
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +26,7 @@ from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name, 
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.log import events as ev
-from jailcore.log import shapes
+from jailcore.log import jsontext, shapes
 from jailcore.log.errors import LimitError, StateError
 from jailcore.log.inbound import NetworkBan, NetworkLift, ctban_message
 from jailcore.log.logtime import plus_seconds
@@ -62,6 +61,11 @@ OFFLINE = kinds_that("offline")  # by steamid: whoever is online
 FEED = kinds_that("feed")  # what the admins online are told of
 PROPOSALS = frozenset({"propose", "lapse"})
 LINK_HEARTBEAT = 5.0  # seconds between link rows while nothing changes: `status` reads their age
+# Seconds between a server's retained states on the broker (`status --mqtt`): the newest within
+# that, not every change. A CT ban changes every server of a network at once, and 200 states
+# published at each of its steps were half of what the fan-out cost the process.
+STATE_EVERY = 2.0
+LINE_EVERY = 2.0  # seconds between link rows that only move the last line's time
 # Seconds between snapshots while only plain lines changed the state (the time, who is online):
 # a round or an admin's word is saved at the next tick, a decision (the ladder step it climbed,
 # the ban it gave) with its row, before its command leaves. A snapshot of every
@@ -107,7 +111,7 @@ def really_given(status: str) -> bool:
     return status in ("pending", "delivered", "owed")
 
 
-def standing(engine: Engine, config: Config) -> dict[str, Any]:
+def standing(engine: Engine, config: Config, fixed: dict[str, Any] | None = None) -> dict[str, Any]:
     """The public state as `jailcore status` shows it, under this server's own config, with
     what `ctban list` and `history` read from it so that they load no rule: each ban's
     reason, giver and origin, and each ladder's steps."""
@@ -120,10 +124,16 @@ def standing(engine: Engine, config: Config) -> dict[str, Any]:
         if kept is not None:
             ban.update(reason=kept.reason, by=kept.by, origin=kept.origin)
     state["time"] = engine.state.time or None
-    state["cooldown_rounds"] = cooldown_rounds(config)
-    ladders = {key: getattr(rule, "ladder", None) for key, rule in config.rules.items() if rule.enabled}
-    state["ladder_steps"] = {key: [str(step) for step in ladder] for key, ladder in ladders.items() if ladder}
+    state.update(fixed if fixed is not None else config_parts(config))
     return state
+
+
+def config_parts(config: Config) -> dict[str, Any]:
+    """What the standing takes from the config alone: a session works it out once a config
+    (each save wrote every ladder's steps again, a third of a save's cost)."""
+    ladders = {key: getattr(rule, "ladder", None) for key, rule in config.rules.items() if rule.enabled}
+    return {"cooldown_rounds": cooldown_rounds(config),
+            "ladder_steps": {key: [str(step) for step in ladder] for key, ladder in ladders.items() if ladder}}
 
 
 def cooldown_rounds(config: Config) -> int | None:
@@ -135,12 +145,14 @@ def cooldown_rounds(config: Config) -> int | None:
 class Session:
     def __init__(self, config: Config, snapshot: dict[str, Any] | None, ids: Ids, save_interval: float = 0.5):
         self.config = config
+        self._fixed = config_parts(config)  # the standing's parts that only a reload changes
         self.server = config.server_name
         self.engine = Engine(config, snapshot)  # a snapshot that is not ours raises here, before anything is done
         self.parser = LogParser(self._needed())  # lines no enabled rule reads are only counted
         self.ids = ids
         self.outbox = Outbox()
         self.save_interval = save_interval
+        self._state_wanted, self._state_at = False, -STATE_EVERY  # the retained state: changed since, and last published
         self.now = 0.0
         self.wall = ""
         self.epoch = 0  # round ends this process has seen: a round-bound command expires once one passed
@@ -538,6 +550,9 @@ class Session:
         if changed or self.now - self._link_written >= LINK_HEARTBEAT:  # its age says the daemon lives
             out.append(self._link_write())
         if (changed or saved) and self.config.mqtt_url:  # one retained state a tick, whichever of the two changed
+            self._state_wanted = True
+        if self._state_wanted and self.now >= self._state_at + STATE_EVERY:
+            self._state_wanted, self._state_at = False, self.now
             out.append(Publish(f"jailcore/{self.server}/state", self.public(), state=True))
         return out
 
@@ -560,8 +575,8 @@ class Session:
     def save(self) -> Write:
         self.dirty = self.drift = self.decided = False
         self._snapshot_due = self.now + SNAPSHOT_EVERY
-        snapshot = json.dumps(self.engine.snapshot(), ensure_ascii=False)
-        return Write(SaveState(self.server, snapshot, json.dumps(standing(self.engine, self.config), ensure_ascii=False), self.engine.state.time or ""))
+        snapshot = jsontext.dumps(self.engine.snapshot())
+        return Write(SaveState(self.server, snapshot, jsontext.dumps(standing(self.engine, self.config, self._fixed)), self.engine.state.time or ""))
 
     def _keep_lines(self) -> Write:
         lines, self._lines = tuple(self._lines), []
@@ -571,7 +586,12 @@ class Session:
         return (self.link, len(self.outbox), self.engine.state.time or None, self.config.mode)
 
     def _link_changed(self) -> bool:
-        return self._link_now() != self._link_row
+        now, row = self._link_now(), self._link_row
+        if row is None or now[:2] != row[:2] or now[3] != row[3]:
+            return True  # the link, its queue or the mode: at once
+        # The last line's time moves with every line: written every LINE_EVERY, not every tick
+        # (a busy server wrote its link row twice a second for a clock `status` shows in seconds).
+        return now[2] != row[2] and self.now - self._link_written >= LINE_EVERY
 
     def _link_write(self, daemon: str = "running") -> Write:
         self._link_row, self._link_written = self._link_now(), self.now
@@ -582,7 +602,7 @@ class Session:
         if self._link_row is not None:
             link = dict(zip(("rcon", "outbox", "last_line", "mode"), self._link_row, strict=True))
             link.update(daemon=daemon, dropped=self.drops, updated=self.wall)
-        return {**self.engine.public_state(), "cooldown_rounds": cooldown_rounds(self.config), "link": link}
+        return {**self.engine.public_state(), "cooldown_rounds": self._fixed["cooldown_rounds"], "link": link}
 
     def _stopping(self, stop: i.Stopping) -> list[Effect]:
         """A clean stop says so: the link row and the retained state read `stopped`."""
@@ -649,6 +669,7 @@ class Session:
     def reconfigure(self, new: Config) -> list[Effect]:
         """The config in force from now on: the engine takes its rules, and what waits is judged again."""
         self.config = new
+        self._fixed = config_parts(new)
         self.engine.reconfigure(new)
         self.parser.need(self._needed())
 
