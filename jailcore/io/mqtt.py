@@ -87,6 +87,8 @@ def parse_url(url: str, ca_file: str = "", cert_file: str = "", key_file: str = 
 
 
 class MqttLink:
+    _unsigned_said = False  # the warning that messages go unsigned: once a process
+
     def __init__(
         self,
         url: str,
@@ -114,7 +116,8 @@ class MqttLink:
         self.max_age = max_age
         self.refused = Refusals("MQTT: a network message")
         self._newest: dict[str, int] = {}  # sender -> the time of its newest message taken (ms)
-        if not key:
+        if not key and not MqttLink._unsigned_said:  # once a process: a fleet of 200 servers said it 200 times
+            MqttLink._unsigned_said = True
             log.warning("MQTT: no [network] key (JAILCORE_NETWORK_KEY): messages between daemons are not signed, so any "
                         "client that may publish to the broker can give or lift a CT ban on every server; set the same key on every daemon")
 
