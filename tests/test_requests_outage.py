@@ -2,7 +2,8 @@
 stops by its pid and starts again): the command line and the page say it is queued, it waits in
 the machine's queue (store/requests.py), and once the database is back the daemon's writer
 applies it, once; a request whose commit landed is never applied again, and one that no longer
-holds (a second pardon of one entry) is refused then."""
+holds (a second pardon of one entry) is refused then, and said by `jailcore status` and on the
+page's Activity."""
 
 from __future__ import annotations
 
@@ -110,6 +111,15 @@ async def test_requests_made_while_the_database_is_away_are_queued_and_applied_o
         settled = sqlite3.connect(queue).execute("SELECT outcome FROM settled ORDER BY seq").fetchall()
         assert [o.split(":")[0] for (o,) in settled] == ["applied", "refused", "applied", "applied"]
         assert "already pardoned by Админ" in settled[1][0]
+        # The refusal is said where admins look, not only in the queue file and the log.
+        status = await asyncio.to_thread(jailcore, "status", "--config", str(config_file))
+        assert "admin request(s) refused at replay in the last 7 days: 1" in status.stdout, status.stdout + status.stderr
+        assert f"pardon #{ids[0]} by Другой: enforcement {ids[0]} was already pardoned by Админ" in status.stdout
+        asked = json.loads((await asyncio.to_thread(jailcore, "status", "--config", str(config_file), "--json")).stdout.splitlines()[0])
+        assert asked["refused_requests"]["count"] == 1 and asked["refused_requests"]["newest"][0]["by"] == "Другой"
+        activity = (await mod.get("/activity")).text
+        assert "<b>Другой</b> — запрос из очереди отклонён, когда база вернулась · jail · pardon #" in activity
+        assert f"pardon #{ids[0]}: <span class=\"why\">enforcement {ids[0]} was already pardoned by Админ" in activity
 
         # A commit that landed but whose settling was cut off (a crash in between): asked again, it is not applied twice.
         q = sqlite3.connect(queue)

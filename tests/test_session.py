@@ -360,3 +360,29 @@ def test_a_busy_server_writes_its_link_row_and_retained_state_every_few_seconds_
     (state,) = [e for e in out if isinstance(e, Publish) and e.state]
     (link,) = rows(out, SaveLink)
     assert link.last_line == state.payload["link"]["last_line"] == s.engine.state.time
+
+
+def test_the_retained_state_carries_a_proposal_made_in_the_same_second_as_the_line_before():
+    """`status --mqtt` lists the proposals from the retained state: one decided in the second of
+    the line before it (the link row unchanged) is published at the next tick all the same."""
+    s = session(ADS + '[mqtt]\nurl = "mqtt://127.0.0.1:1"\n')
+
+    def answered(out: list) -> None:  # the server answers every command at once: the outbox is empty again
+        for send in sends(out):
+            answered(s.handle(i.Reply(send.ticket, '{"players": []}' if send.text == "jb_status" else "ok"), 4.0))
+
+    answered(opened(s))
+    log, ts = setup()
+    answered(feed(s, log))
+    first = [e for e in s.handle(i.Tick(5.0, "2026-12-01T10:00:05"), 5.0) if isinstance(e, Publish)]
+    assert first and first[-1].payload["proposals"] == []
+    same = Log(start=s.engine.state.time)
+    same.kill(ts[0], ts[1])
+    out = feed(s, same, 5.1)
+    (proposal,) = [r for r in rows(out, Record) if r.action.action == "propose"]
+    answered(out)
+    assert not s.outbox and not s._link_changed()  # the line's second and the outbox as the last tick saw them
+    published = [e for e in s.handle(i.Tick(7.5, "2026-12-01T10:00:07"), 7.5) if isinstance(e, Publish)]  # past STATE_EVERY
+    assert published, "the state with the proposal was never published"
+    (shown,) = published[-1].payload["proposals"]
+    assert (shown["id"], shown["step"], shown["steamid"], shown["rule"]) == (proposal.id, "slay", ts[0].steamid, "conduct.teamkill")

@@ -13,7 +13,7 @@ import json
 import sys
 import time
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +26,7 @@ from jailcore.log.logtime import moment
 from jailcore.store.audit import DAYS, AuditError, ban_left, locate, open_proposals, open_reader
 from jailcore.store.journal import journal_path, waiting_in
 from jailcore.store.location import is_url, shown
-from jailcore.store.requests import requests_path, waiting_requests
+from jailcore.store.requests import refused_requests, requests_path, waiting_requests
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
@@ -38,6 +38,7 @@ STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
 STALE = 120.0  # seconds without a log line before the age is shown as a warning
 SILENT = 30.0  # seconds without a link row (a running daemon writes one every 5 s) before it is called stale
+REFUSED_DAYS = 7  # queued requests refused at replay are counted this far back: an old refusal is not news every day
 
 
 @cache
@@ -139,6 +140,18 @@ def from_database(path: str, configs: Mapping[str, Config], only: set[str] | Non
         return out
     finally:
         db.close()
+
+
+def _refused(queue: str, now: datetime | None = None) -> dict | None:
+    """The requests of this machine's queue refused at replay in the last REFUSED_DAYS days: how
+    many, and the newest few with what was asked, by whom and why (None: none)."""
+    since = ((now or datetime.now()) - timedelta(days=REFUSED_DAYS)).isoformat(timespec="seconds")
+    count, newest = refused_requests(queue, since=since)
+    if not count:
+        return None
+    return {"count": count, "days": REFUSED_DAYS, "queue": queue,
+            "newest": [{"time": r.time, "asked": r.asked, "by": r.args.get("by"), "server": r.args.get("server"), "why": r.why}
+                       for r in newest]}
 
 
 def _owed(db: Reader, server: str) -> list[dict]:
@@ -243,8 +256,10 @@ def daemon_word(link: dict | None, now: datetime, aged: bool = True) -> dict:
 def block(s: dict, colour: bool, lang: str = "ru") -> str:
     """One server at a glance; every value a player or a broker could have written is escaped."""
     head = paint(safe(s["server"]), "1", colour)
-    if s.get("error"):
-        return f"{head}  {paint(safe(s['error']), '31;1', colour)}"
+    refused = s.get("refused_requests")
+    refusals = _refusals(refused, colour) if isinstance(refused, dict) and refused.get("count") else ""
+    if s.get("error"):  # the refusals too: they are this machine's queue's, whatever the database says
+        return f"{head}  {paint(safe(s['error']), '31;1', colour)}" + (f"\n{refusals}" if refusals else "")
     daemon = s.get("daemon")
     if not isinstance(daemon, dict):
         daemon = {}
@@ -274,6 +289,8 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     if s.get("queued_requests"):  # applied within a second of the database's return, by the daemon
         parts.append(paint(safe(f"{s['queued_requests']} admin request(s) queued for the database"), "33", colour))
     lines = [f"{head}  " + " · ".join(parts)]
+    if refusals:
+        lines.append(refusals)
     day = s.get("day")
     dayname = DAYS[lang][(day - 1) % 7] if isinstance(day, int) and day > 0 else "-"
     online = s.get("online")
@@ -291,8 +308,8 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     lines.append("  game: " + (safe(f"{game.get('name')}" + (f" (host {game['host']})" if game.get("host") else "")) if isinstance(game, dict) else "none"))
     lines.append("  special day: " + _cooldown(s))
     lines.append(_bans(s, colour))
-    if s.get("proposals"):  # from a state database; the broker's retained state does not carry them
-        lines.append(_proposals(s["proposals"], colour))
+    if s.get("proposals"):  # from the state database, or the retained state (its daemon's session keeps their ids)
+        lines.append(_proposals([p for p in s["proposals"] if isinstance(p, dict)], colour))
     if s.get("owed"):
         owed = s["owed"]
         lines.append(paint(f"  owed by players who left: {len(owed)} (carried out when they return)", "35", colour))
@@ -301,11 +318,20 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     return "\n".join(lines)
 
 
+def _refusals(refused: dict, colour: bool) -> str:
+    """The admins' queued requests refused when the database was back, the newest first."""
+    head = paint(safe(f"  admin request(s) refused at replay in the last {refused.get('days')} days: {refused['count']} "
+                      f"(queue {refused.get('queue')})"), "31;1", colour)
+    return "\n".join([head] + [safe(f"    {str(r.get('time') or '?').replace('T', ' ')} {r.get('asked')} by {r.get('by') or '?'}: {r.get('why')}")
+                                for r in refused.get("newest") or [] if isinstance(r, dict)])
+
+
 def _proposals(items: list[dict], colour: bool) -> str:
     """The punishments waiting for an admin, each with the id to answer it by."""
     head = paint(f"  waiting for an admin: {len(items)} (jailcore confirm|dismiss ID)", "35;1", colour)
-    return "\n".join([head] + [safe(f"    #{p['id']} {p['step'] or '?'} {p['name'] or '?'} {p['steamid'] or ''} "
-                                     f"[{p['ref'] or '-'} {p['rule']}] round {p['round']}, {str(p['time']).replace('T', ' ')}")
+    return "\n".join([head] + [safe(f"    #{p.get('id') or '?'} {p.get('step') or '?'} {p.get('name') or '?'} {p.get('steamid') or ''} "
+                                     f"[{p.get('ref') or '-'} {p.get('rule') or '?'}] round {p.get('round')}, "
+                                     f"{str(p.get('time') or '?').replace('T', ' ')}")
                                 for p in items])
 
 
@@ -402,6 +428,9 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]
                     item["queued_requests"] = asked
                     if item.get("error"):
                         item["error"] += f"; {asked} admin request(s) wait in the queue {requests_path(journals[item['server']])}"
+                refused = _refused(requests_path(journals[item["server"]])) if item["server"] in journals else None
+                if refused:  # refused at replay: the admin who asked is told nowhere else but the daemon's log
+                    item["refused_requests"] = refused
                 if waiting:
                     item["journal"] = {"path": journals[item["server"]], "waiting": waiting}
                     if item.get("error"):

@@ -59,6 +59,22 @@ class LinkShown:
 
 
 @attrs.frozen
+class ProposalShown:
+    """A punishment waiting for an admin, with the audit id `jailcore confirm|dismiss` takes."""
+
+    id: int | None = None
+    time: str = attrs.field(default="", validator=_short)
+    round: int | None = None
+    userid: int | None = None
+    steamid: str = attrs.field(default="", validator=_short)
+    name: str = attrs.field(default="", validator=_text)
+    rule: str = attrs.field(default="", validator=_short)
+    ref: str = attrs.field(default="", validator=_short)
+    step: str = attrs.field(default="", validator=_short)
+    expires: str = attrs.field(default="", validator=_short)
+
+
+@attrs.frozen
 class StateMessage:
     """What `jailcore status --mqtt` reads of a daemon's retained state: the fields it
     shows, each of its type, or the message is refused as a whole."""
@@ -80,6 +96,7 @@ class StateMessage:
     cooldown_rounds: int | None = None
     ctbans: list[BanShown] = attrs.Factory(list)
     link: LinkShown | None = None
+    proposals: list[ProposalShown] = attrs.Factory(list)
 
 
 def state_message(data: Any, refused: Refusals, where: str = "") -> dict[str, Any] | None:

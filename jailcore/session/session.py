@@ -60,6 +60,7 @@ ROUND_BOUND = kinds_that("round")  # sent late they would punish for another day
 OFFLINE = kinds_that("offline")  # by steamid: whoever is online
 FEED = kinds_that("feed")  # what the admins online are told of
 PROPOSALS = frozenset({"propose", "lapse"})
+MAX_SHOWN = 50  # proposals a retained state carries (they lapse in minutes: more is a flood, not a list to answer)
 LINK_HEARTBEAT = 5.0  # seconds between link rows while nothing changes: `status` reads their age
 # Seconds between a server's retained states on the broker (`status --mqtt`): the newest within
 # that, not every change. A CT ban changes every server of a network at once, and 200 states
@@ -574,6 +575,10 @@ class Session:
 
     def save(self) -> Write:
         self.dirty = self.drift = self.decided = False
+        # Every saved state goes to the broker too: a decision's flush saves it before the tick,
+        # which then saw nothing saved, and a proposal in the same second as the line before it
+        # (the link unchanged) stayed off `status --mqtt` until the next change.
+        self._state_wanted = self._state_wanted or bool(self.config.mqtt_url)
         self._snapshot_due = self.now + SNAPSHOT_EVERY
         snapshot = jsontext.dumps(self.engine.snapshot())
         return Write(SaveState(self.server, snapshot, jsontext.dumps(standing(self.engine, self.config, self._fixed)), self.engine.state.time or ""))
@@ -602,7 +607,16 @@ class Session:
         if self._link_row is not None:
             link = dict(zip(("rcon", "outbox", "last_line", "mode"), self._link_row, strict=True))
             link.update(daemon=daemon, dropped=self.drops, updated=self.wall)
-        return {**self.engine.public_state(), "cooldown_rounds": self._fixed["cooldown_rounds"], "link": link}
+        return {**self.engine.public_state(), "cooldown_rounds": self._fixed["cooldown_rounds"], "link": link,
+                "proposals": self.waiting_proposals()}
+
+    def waiting_proposals(self) -> list[dict[str, Any]]:
+        """The punishments waiting for an admin, as `status` lists them from the database: each
+        with its audit id (what `jailcore confirm|dismiss ID` and `!jcconfirm` take), oldest
+        first; so `status --mqtt` shows them too. At most MAX_SHOWN: the retained state stays small."""
+        return [{"id": self.proposals.get(p.number), "time": p.time, "round": p.round, "userid": p.userid, "steamid": p.steamid,
+                 "name": p.name, "rule": p.rule, "ref": p.ref, "step": p.step, "expires": p.expires}
+                for p in self.engine.state.proposals[:MAX_SHOWN]]
 
     def _stopping(self, stop: i.Stopping) -> list[Effect]:
         """A clean stop says so: the link row and the retained state read `stopped`."""

@@ -10,6 +10,12 @@ adduser` meets it and never again (`account_imports`), so an account removed on 
 not come back at the next start and a password changed on the page is not put back; a new line
 pasted under `[web.users]` (a new name or a new hash) is still taken.
 
+Every change is also a row of `account_changes` (the web page's Activity): when, by whom (the
+owner on the page, `console (USER)` for `jailcore web adduser|deluser`, `config` for a pair
+taken from `[web.users]`), which account, what (added, imported, password, role, removed) and
+the roles it has after it, in the same transaction as the change. Never the password or its
+hash: the log is for every viewer of the page.
+
 The SQL is written once with `?` placeholders; each backend runs it in its own spelling
 (`_select`, `_write`, `commit`)."""
 
@@ -40,6 +46,14 @@ CREATE TABLE IF NOT EXISTS account_imports (
     pair TEXT PRIMARY KEY,
     time TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS account_changes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    time TEXT NOT NULL,
+    by TEXT NOT NULL,
+    name TEXT NOT NULL,
+    what TEXT NOT NULL,
+    roles TEXT NOT NULL
+);
 """
 # utf8mb4_bin: a name is told apart by case as SQLite's TEXT key and the login's lookup do
 MARIADB_TABLES = [
@@ -47,7 +61,12 @@ MARIADB_TABLES = [
         name VARCHAR(64) COLLATE utf8mb4_bin PRIMARY KEY, password VARCHAR(255) NOT NULL, roles TEXT NOT NULL,
         password_changed VARCHAR(40) NOT NULL, changed_by VARCHAR(191) NOT NULL DEFAULT '', updated VARCHAR(40) NOT NULL)""",
     "CREATE TABLE IF NOT EXISTS account_imports (pair CHAR(64) PRIMARY KEY, time VARCHAR(40) NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS account_changes (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, time VARCHAR(40) NOT NULL, `by` VARCHAR(191) NOT NULL,
+        name VARCHAR(64) COLLATE utf8mb4_bin NOT NULL, what VARCHAR(16) NOT NULL, roles TEXT NOT NULL)""",
 ]
+# What an account change was, as `account_changes.what` keeps it (the page's words: activity.account.*)
+CHANGES = ("added", "imported", "password", "role", "password_role", "removed")
 
 
 class AccountError(AdminRequestError, ValueError):
@@ -85,6 +104,15 @@ def _check(name: str, roles: Mapping[str, str] | None) -> None:
         raise AccountError(f"an account's role: one of {', '.join(ROLES)}")
 
 
+def _what(password: bool, roles: bool, imported: bool) -> str:
+    """What a change to an existing account was ('' when nothing changed: no activity row)."""
+    if not (password or roles):
+        return ""
+    if imported:  # a new hash (or role) pasted under [web.users]
+        return "imported"
+    return "password_role" if password and roles else "password" if password else "role"
+
+
 class KeepsAccounts:
     """Mixed into a backend, which supplies `_select(sql, params) -> rows`, `_write(sql, params)`
     and `commit()`."""
@@ -95,8 +123,9 @@ class KeepsAccounts:
         return [Account(r["name"], r["password"], json.loads(r["roles"]), r["password_changed"]) for r in rows]
 
     def put_account(self, name: str, password: str | None, roles: Mapping[str, str] | None, by: str = "",
-                    when: str | None = None) -> Account:
-        """Adds an account, or changes an existing one's password hash and/or roles (None: kept)."""
+                    when: str | None = None, imported: bool = False) -> Account:
+        """Adds an account, or changes an existing one's password hash and/or roles (None: kept);
+        `imported`: a pair taken from a config's `[web.users]` (the Activity says so)."""
         me: Any = self
         _check(name, roles)
         when = when or _stamp()
@@ -114,15 +143,31 @@ class KeepsAccounts:
             pair = _pair(name, password)
             if not me._select("SELECT pair FROM account_imports WHERE pair = ?", (pair,)):
                 me._write("INSERT INTO account_imports (pair, time) VALUES (?, ?)", (pair, when))
+        now_roles = dict(roles if roles is not None else had.roles if had else {})
+        new_password = bool(password) and (had is None or password != had.password)
+        what = ("imported" if imported else "added") if had is None else _what(new_password, now_roles != dict(had.roles), imported)
+        if what:
+            self._changed(when, by, name, what, now_roles)
         me.commit()
-        return Account(name, password or (had.password if had else ""), dict(roles if roles is not None else had.roles if had else {}),
+        return Account(name, password or (had.password if had else ""), now_roles,
                        when if had is None or (password and password != had.password) else had.changed)
 
-    def remove_account(self, name: str) -> bool:
+    def remove_account(self, name: str, by: str = "") -> bool:
         me: Any = self
+        had = {a.name: a for a in self.accounts()}.get(name)
         cur = me._write("DELETE FROM accounts WHERE name = ?", (name,))
+        gone = bool(cur is not None and cur.rowcount)
+        if gone and had is not None:
+            self._changed(_stamp(), by, name, "removed", dict(had.roles))
         me.commit()
-        return bool(cur is not None and cur.rowcount)
+        return gone
+
+    def _changed(self, when: str, by: str, name: str, what: str, roles: Mapping[str, str]) -> None:
+        """One row of the accounts' activity, in the change's own transaction: the roles, never the password."""
+        assert what in CHANGES  # the page has words for these only
+        me: Any = self
+        me._write("INSERT INTO account_changes (time, `by`, name, what, roles) VALUES (?, ?, ?, ?, ?)",
+                  (when, by, name, what, json.dumps(dict(roles), ensure_ascii=False)))
 
     def import_accounts(self, users: Mapping[str, str], roles: Mapping[str, str | Mapping[str, str]], by: str = "config") -> list[str]:
         """The config's `[web.users]` pairs not imported before, into the table (a name not in
@@ -136,7 +181,7 @@ class KeepsAccounts:
             pair = _pair(name, password)
             if pair in seen:
                 continue
-            self.put_account(name, password, roles_of(roles.get(name, "admin")), by)
+            self.put_account(name, password, roles_of(roles.get(name, "admin")), by, imported=True)
             if not me._select("SELECT pair FROM account_imports WHERE pair = ?", (pair,)):  # the same hash the table already held
                 me._write("INSERT INTO account_imports (pair, time) VALUES (?, ?)", (pair, _stamp()))
                 me.commit()

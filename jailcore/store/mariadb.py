@@ -49,7 +49,9 @@ if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resume
     from jailcore.session import effects as fx
     from jailcore.session import inputs as si
 
-SCHEMA_VERSION = 3  # 0: before the schema was versioned; 1: without the web page's accounts; 2: without the names table and the indexes of _from_2
+# 0: before the schema was versioned; 1: without the web page's accounts; 2: without the names table and the indexes of _from_2;
+# 3: without the accounts' activity (`account_changes`)
+SCHEMA_VERSION = 4
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
 
 # The names each player was logged under, per server, with how many entries and the newest
@@ -199,8 +201,8 @@ DIALECT = MariaDialect()
 
 def _dialect(version: int) -> MariaDialect:
     """The dialect a database of this schema version is read in: one not yet upgraded has
-    neither the indexes it names nor the names table."""
-    if version >= SCHEMA_VERSION:
+    neither the indexes it names nor the names table (version 3 made them)."""
+    if version >= 3:
         return DIALECT
     old = MariaDialect()
     old.by_action = old.by_name = ""
@@ -322,7 +324,12 @@ def _from_2(cur: Any) -> None:
                 "COUNT(*), MAX(time) FROM audit WHERE steamid IS NOT NULL AND name IS NOT NULL GROUP BY server, steamid, name COLLATE utf8mb4_bin")
 
 
-_STEPS = [_from_0, _from_1, _from_2]  # _STEPS[n] brings version n to n + 1
+def _from_3(cur: Any) -> None:
+    """Version 3 kept no activity of the accounts (who added, changed or removed which): the
+    table is made above, empty; the changes from before it were never written anywhere."""
+
+
+_STEPS = [_from_0, _from_1, _from_2, _from_3]  # _STEPS[n] brings version n to n + 1
 
 
 class Claim:

@@ -353,6 +353,12 @@ class Reader:
         """CT bans given or lifted from outside the game (of one admin, or all for ''), newest first."""
         return self.rows("SELECT * FROM ctban_requests WHERE ? = '' OR `by` = ? ORDER BY id DESC LIMIT ?", (by, by, limit))
 
+    def account_changes(self, by: str = "", limit: int = 100) -> list[Row]:
+        """The web accounts' changes (of one admin, or all for ''), newest first: who added,
+        changed or removed which account, with its roles; never a password (none before the table)."""
+        return self._rows_or_none("SELECT id, time, `by`, name, what, roles FROM account_changes WHERE ? = '' OR `by` = ? "
+                                  "ORDER BY id DESC LIMIT ?", (by, by, limit)) or []
+
     def ctbans_waiting(self, server: str | None = None) -> list[Row]:
         """CT-ban requests no daemon has applied yet (of one server), oldest first."""
         return self._rows_or_none("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND (? IS NULL OR server = ?) ORDER BY id",

@@ -12,7 +12,8 @@ off halfway (did it land?) is asked of the database at the next replay. One repl
 per queue (an exclusive lock on the file), in order, so a lift queued after a ban is applied
 after it. At replay a request is checked as it would have been when asked: a pardon of an entry
 pardoned meanwhile, or the answer to a proposal that lapsed, is refused then; the refusal is
-kept in the queue file (`settled`) and said in the log.
+kept in the queue file (`settled`, with when), said in the log, counted by `jailcore status` and
+listed on the web page's Activity (`refused_requests`): the admin who asked is not in the log.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ import logging
 import os
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,7 +77,14 @@ class RequestQueue:
         self.db.executescript(
             "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
             "CREATE TABLE IF NOT EXISTS queued (seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, args TEXT NOT NULL);"
-            "CREATE TABLE IF NOT EXISTS settled (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, args TEXT NOT NULL, outcome TEXT NOT NULL);")
+            "CREATE TABLE IF NOT EXISTS settled (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, args TEXT NOT NULL, outcome TEXT NOT NULL, "
+            "time TEXT);")
+        if "time" not in {r[1] for r in self.db.execute("PRAGMA table_info(settled)")}:  # a queue file from before: when it was settled
+            try:
+                self.db.execute("ALTER TABLE settled ADD COLUMN time TEXT")
+            except sqlite3.OperationalError as exc:  # another process of this machine added it first
+                if "duplicate column" not in str(exc):
+                    raise
         self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('origin', ?)", (f"req-{uuid.uuid4().hex[:24]}",))
         self.origin = str(self.db.execute("SELECT value FROM meta WHERE key = 'origin'").fetchone()[0])
 
@@ -90,8 +99,8 @@ class RequestQueue:
 
     def settle(self, seq: int, kind: str, args: dict[str, Any], outcome: str) -> None:
         self.db.execute("BEGIN IMMEDIATE")
-        self.db.execute("INSERT OR REPLACE INTO settled (seq, kind, args, outcome) VALUES (?, ?, ?, ?)",
-                        (seq, kind, json.dumps(args, ensure_ascii=False), outcome))
+        self.db.execute("INSERT OR REPLACE INTO settled (seq, kind, args, outcome, time) VALUES (?, ?, ?, ?, ?)",
+                        (seq, kind, json.dumps(args, ensure_ascii=False), outcome, datetime.now().isoformat(timespec="seconds")))
         self.db.execute("DELETE FROM queued WHERE seq = ?", (seq,))
         self.db.execute("COMMIT")
 
@@ -118,6 +127,63 @@ def waiting_requests(path: str | Path) -> int:
     return rows_in(path, "queued")
 
 
+REFUSED = "refused: "  # how a refusal's outcome starts in `settled`
+REFUSALS_SHOWN = 3  # the newest refusals `jailcore status` names (it counts them all)
+
+
+@attrs.frozen
+class Refused:
+    """A queued request that its checks refused at replay: what was asked (`kind`, `args`: the
+    store method's arguments, `by` and `server` among them), why not, and when ('' in a queue
+    file from before the time was kept)."""
+
+    seq: int
+    kind: str
+    args: Mapping[str, Any]
+    why: str
+    time: str
+
+    @property
+    def asked(self) -> str:
+        """What was asked, in the words of the command that asks it."""
+        a = self.args
+        if self.kind == "ctban":
+            return f"ctban {'lift' if a.get('lift') else 'add'} {a.get('steamid') or '?'}"
+        if self.kind == "answer":
+            return f"{a.get('answer') or 'answer'} #{a.get('action_id')}"
+        return f"pardon #{a.get('action_id')}"
+
+
+def refused_requests(path: str | Path | None, limit: int = REFUSALS_SHOWN, since: str = "") -> tuple[int, list[Refused]]:
+    """How many requests of a queue file were refused at replay (those settled at `since` or
+    later, a time; '' for all) and the newest `limit` of them; read only, (0, []) without a file."""
+    if not path or not os.path.isfile(path):
+        return 0, []
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return 0, []
+    try:
+        timed = "time" in {r[1] for r in db.execute("PRAGMA table_info(settled)")}
+        when = "COALESCE(time, '')" if timed else "''"
+        where = f"outcome LIKE 'refused: %' AND {when} >= ?"
+        count = int(db.execute(f"SELECT COUNT(*) FROM settled WHERE {where}", (since,)).fetchone()[0])
+        rows = db.execute(f"SELECT seq, kind, args, outcome, {when} FROM settled WHERE {where} ORDER BY seq DESC LIMIT ?", (since, limit))
+        return count, [Refused(int(seq), kind, _args(args), outcome.removeprefix(REFUSED), at) for seq, kind, args, outcome, at in rows]
+    except sqlite3.Error:  # not a queue file (yet): nothing refused in it
+        return 0, []
+    finally:
+        db.close()
+
+
+def _args(text: str) -> dict[str, Any]:
+    try:
+        got = json.loads(text)
+    except ValueError:
+        return {}
+    return got if isinstance(got, dict) else {}
+
+
 class Gone(StateError):
     """The database went away during a replay: what is left stays queued."""
 
@@ -142,7 +208,7 @@ def replay(store: StateStore, queue: RequestQueue) -> dict[int, int | AdminReque
                     store.queued_mark = None
             except AdminRequestError as exc:  # checked now, as when it was asked: refused, nothing written
                 out[seq] = exc
-                queue.settle(seq, kind, args, f"refused: {exc}")
+                queue.settle(seq, kind, args, f"{REFUSED}{exc}")
                 log.warning("%s request %d (queued in %s) refused at replay: %s", kind, seq, queue.path, exc)
                 continue
             except errors_or(StoreError, OSError) as exc:
@@ -178,8 +244,8 @@ def ask(store: StateStore | None, queue_path: str | None, why_away: str, kind: s
             raise got
         if got is None:  # settled by another process meanwhile: its outcome is kept
             said = queue.outcome(seq) or ""
-            if said.startswith("refused: "):
-                raise AdminRequestError(said.removeprefix("refused: "))
+            if said.startswith(REFUSED):
+                raise AdminRequestError(said.removeprefix(REFUSED))
             return int(said.rsplit(" ", 1)[-1]) if said.startswith("applied: row ") else 0
         return got
     except errors_or(StoreError) as exc:

@@ -530,8 +530,9 @@ class Store(WritesRows, KeepsAccounts):
 
 
 # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`,
-# 2 one without the web page's accounts (they were in the configs' [web.users]), 3 one without ACTION_SCHEMA
-SCHEMA_VERSION = 4
+# 2 one without the web page's accounts (they were in the configs' [web.users]), 3 one without ACTION_SCHEMA,
+# 4 one without the accounts' activity (`account_changes`, made by ACCOUNTS_SCHEMA; its earlier changes were not kept)
+SCHEMA_VERSION = 5
 
 # The audit log by action, in the order of its places, the time beside: the bans in force
 # and a page of one action (`?action=ctban&since=1d`) read what there is of it, the time

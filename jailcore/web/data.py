@@ -35,7 +35,7 @@ from jailcore.store.filter import Filter, personal
 from jailcore.store.interface import StateStore
 from jailcore.store.location import is_url, open_store, shown
 from jailcore.store.reader import Reader, Row
-from jailcore.store.requests import requests_path
+from jailcore.store.requests import refused_requests, requests_path
 from jailcore.store.sqlite import PARDONABLE
 
 T = TypeVar("T")
@@ -540,13 +540,34 @@ def last_name(sources: Sources, server: str, steamid: str) -> str:
 
 def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict]:
     """Who did what, newest first: pardons (from the page, the command line or in game),
-    CT bans given and lifted from outside the game, config edits made on the page."""
+    CT bans given and lifted from outside the game, the accounts added, changed and removed
+    (in the page's accounts database; the roles, never a password), and the requests this
+    machine queued while the database was away that were refused when it was back (with why).
+    Config edits made on the page are added by the page (their versions are files)."""
     out: list[dict] = []
     for source in sources.sources:
         for r in source.reader.pardons_by(by, limit):
             out.append({"kind": "pardon", **r})
         for r in source.reader.ctban_requests(by, limit):
             out.append({"kind": "ctban.lift" if r["lift"] else "ctban.give", **r})
+        for refused in refused_requests(source.requests, limit * 5)[1]:  # only this machine's queue: the others' are theirs
+            args = refused.args
+            if by and args.get("by") != by:
+                continue
+            server = args.get("server")
+            if not server and isinstance(args.get("action_id"), int):  # `jailcore pardon ID` names no server: its entry does
+                entry = source.reader.entry(args["action_id"])
+                server = entry["server"] if entry else ""
+            out.append({"kind": "refused", "time": refused.time or str(args.get("when") or ""), "by": str(args.get("by") or "?"),
+                        "server": str(server or "?"), "asked": refused.asked, "why": refused.why, "reason": str(args.get("reason") or "")})
+    if sources.accounts is not None:
+        for r in sources.accounts.reader.account_changes(by, limit):
+            try:
+                roles = json.loads(r["roles"])
+            except ValueError:
+                roles = {}
+            out.append({"kind": f"account.{r['what']}", "time": str(r["time"])[:19], "by": r["by"], "name": r["name"],
+                        "roles": roles if isinstance(roles, dict) else {}})
     out.sort(key=lambda a: a["time"] or "", reverse=True)
     return out[:limit]
 

@@ -179,7 +179,7 @@ class Manage(_Page):
         hashed = await anyio.to_thread.run_sync(hash_password, password, limiter=self.hashing) if password and not remove else None
         try:
             if remove:
-                await self.read(source.write, source.store.remove_account, name)
+                await self.read(source.write, source.store.remove_account, name, admin_name(me))
             else:
                 account = await self.read(source.write, source.store.put_account, name, hashed, {"*": role}, admin_name(me))
                 if me is not None and name == me.user:

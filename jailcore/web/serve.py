@@ -120,6 +120,15 @@ def accounts_store(args: argparse.Namespace) -> tuple[StateStore, list[Config]] 
     return open_store(where), configs
 
 
+def console() -> str:
+    """Who changes an account from the command line, as the page's Activity names him: the
+    console and the system user who ran the command (if the system can say)."""
+    try:
+        return f"console ({getpass.getuser()})"
+    except (OSError, KeyError):  # no login name and no passwd entry (a bare container)
+        return "console"
+
+
 def manage_accounts(args: argparse.Namespace) -> int:
     """`jailcore web adduser|deluser|users` on the accounts table (store/accounts.py)."""
     what = args.action
@@ -156,7 +165,7 @@ def manage_accounts(args: argparse.Namespace) -> int:
                 print(f"no accounts in {store.path}: add the first with jailcore web adduser NAME --role owner --config FILE")
             return 0
         if what == "deluser":
-            if not store.remove_account(name):
+            if not store.remove_account(name, console()):
                 print(f"jailcore web deluser: no account {name!r} in {store.path}", file=sys.stderr)
                 return 1
             print(f"account {name} removed from {store.path}; its sessions end within seconds")
@@ -170,7 +179,7 @@ def manage_accounts(args: argparse.Namespace) -> int:
                 print("jailcore web adduser: a password of 8 characters at least", file=sys.stderr)
                 return 1
             hashed = hash_password(password)
-        account = store.put_account(name, hashed, roles or (None if name in known else {"*": "admin"}), getpass.getuser())
+        account = store.put_account(name, hashed, roles or (None if name in known else {"*": "admin"}), console())
     except AdminRequestError as exc:
         print(f"jailcore web {what}: {exc}", file=sys.stderr)
         return 1
