@@ -92,28 +92,38 @@ Store(sys.argv[1]).close()
 """
 
 
-@pytest.mark.parametrize("version", [0, 1])
-def test_two_processes_upgrading_one_old_file_at_once_both_open_it_and_it_is_upgraded_once(tmp_path, version):
+@pytest.mark.parametrize("version", ["new", 0, 1, 3])
+def test_processes_opening_one_old_file_at_once_all_open_it_and_it_is_upgraded_once(tmp_path, version):
+    """Four processes (`run --workers 4` at its first start, the page, `db upgrade`) opening a
+    file that is not there yet, or an old one: each opens it, the upgrade is done once."""
     import time
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {**os.environ, "PYTHONPATH": root}
-    for attempt in range(6):  # the two meet at a different point of the upgrade each time
+    for attempt in range(4):  # they meet at a different point of the upgrade each time
         path = tmp_path / f"old{attempt}.sqlite3"
-        old_file(path)
+        if version != "new":
+            old_file(path)
         if version == 1:  # version 1: the link's columns there, the audit's place (`seq`) not yet
             db = sqlite3.connect(path)
             db.executescript("ALTER TABLE link ADD COLUMN daemon TEXT NOT NULL DEFAULT 'running';"
                              "ALTER TABLE link ADD COLUMN dropped TEXT NOT NULL DEFAULT ''; PRAGMA user_version = 1;")
             db.close()
+        if version == 3:  # version 3: everything but the index of a page of one action
+            Store(path).close()
+            db = sqlite3.connect(path)
+            db.executescript("DROP INDEX audit_action; PRAGMA user_version = 3;")
+            db.close()
         at = str(time.time() + 1.0 + attempt * 0.003)
-        procs = [subprocess.Popen([sys.executable, "-c", _OPEN_AT, str(path), at], env=env, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        procs = [subprocess.Popen([sys.executable, "-c", _OPEN_AT, str(path), at], env=env, stderr=subprocess.PIPE, text=True) for _ in range(4)]
         errors = [p.communicate(timeout=60)[1] for p in procs]
-        assert [p.returncode for p in procs] == [0, 0], errors
+        assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
         db = sqlite3.connect(path)
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        assert db.execute("SELECT id, seq, name FROM audit").fetchall() == [(1, 1, "Старый")]  # its row kept, given its place
-        assert db.execute("SELECT name, n FROM names").fetchall() == [("Старый", 1)]  # the names filled once
+        kept = [] if version == "new" else [(1, 1, "Старый")]
+        assert db.execute("SELECT id, seq, name FROM audit").fetchall() == kept  # its row kept, given its place
+        assert db.execute("SELECT name, n FROM names").fetchall() == [(name, 1) for *_, name in kept]  # the names filled once
+        assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'audit_action'").fetchone() == (1,)
         db.close()
 
 

@@ -238,17 +238,33 @@ def upgrade(db: pymysql.connections.Connection, where: str, dry: bool = False) -
     """Makes the tables of this version; an older database is brought up to it in place, a
     newer one is refused (an older jailcore must not write to tables it does not know).
     Returns (the version found, the version now); 0 for an empty database. Processes that
-    start together (`run --workers N`, two machines) upgrade one at a time, under a named
-    lock: the second finds the work done."""
+    start together (`run --workers N`, two machines, the page, `db upgrade`) upgrade one at a
+    time, under a named lock: the second finds the work done. A failure is one line."""
+    try:
+        return _upgrade(db, where, dry)
+    except pymysql.MySQLError as exc:
+        raise StoreError(f"state database {where}: {_why(exc)}") from None
+
+
+# The upgrade's lock is named by the database as the server knows it, never by the URL: the
+# machines of a network reach it by a host name or an address, each as its own user, and two
+# names would let two of them run one ALTER at once (one fails: "Duplicate column name").
+_UPGRADE_LOCK = "LEFT(CONCAT('jailcore-upgrade:', DATABASE()), 64)"
+UPGRADE_WAIT = 600  # seconds: building an index of a million rows takes about a minute (docs/networks.md)
+
+
+def _upgrade(db: pymysql.connections.Connection, where: str, dry: bool) -> tuple[int, int]:
     found = _version(db, where)
     if dry or found == SCHEMA_VERSION:
         return found, found
-    lock = f"jailcore-upgrade:{where}"[:64]
-    timeout, db._read_timeout = db._read_timeout, None  # building an index of a million rows takes longer than a read may
+    timeout, db._read_timeout = db._read_timeout, None  # the wait and the upgrade take longer than a read may
     with db.cursor() as cur:
-        cur.execute("SELECT GET_LOCK(%s, 600) AS got", (lock,))
-        if (cur.fetchone() or {}).get("got") != 1:
-            raise StoreError(f"state database {where}: another jailcore has been upgrading it for 10 minutes")
+        cur.execute(f"SELECT GET_LOCK({_UPGRADE_LOCK}, %s) AS got, IS_USED_LOCK({_UPGRADE_LOCK}) AS holder", (UPGRADE_WAIT,))
+        got = cur.fetchone() or {}
+        if got.get("got") != 1:
+            db._read_timeout = timeout
+            raise StoreError(f"state database {where}: another jailcore (connection {got.get('holder')}) has been upgrading it "
+                             f"for {UPGRADE_WAIT // 60} minutes; try again when it is done")
         try:
             db.commit()  # a fresh snapshot: what the one before us did
             found = _version(db, where)
@@ -266,7 +282,7 @@ def upgrade(db: pymysql.connections.Connection, where: str, dry: bool = False) -
         finally:
             db._read_timeout = timeout
             if db.open:
-                cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
+                cur.execute(f"SELECT RELEASE_LOCK({_UPGRADE_LOCK})")
                 cur.fetchall()
     return found, SCHEMA_VERSION
 
