@@ -205,12 +205,12 @@ def main_web(args: argparse.Namespace) -> int:
     try:
         configs = [Config.from_toml(path) for path in args.config]
         web = build(configs)
+    except (SourceError, OSError) as exc:  # before ConfigError, whose kind it is: a database refused says who refused it
+        print(f"jailcore web: {exc}", file=sys.stderr)
+        return 1
     except ConfigError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
-        return 1
-    except (SourceError, OSError) as exc:
-        print(f"jailcore web: {exc}", file=sys.stderr)
         return 1
     if args.listen or args.public:
         web.settings = attrs.evolve(web.settings, listen=args.listen or web.settings.listen, public=web.settings.public or args.public)
