@@ -68,10 +68,8 @@ def test_a_database_that_refuses_is_refused_by_every_command_in_one_line(tmp_pat
         args = [a.replace("{config}", config(tmp_path, url)) for a in COMMANDS[command]]
         refused_in_one_line(jailcore(args, {}), url, why, f"{command}, [state] url, {what}")
     url, why = cases["wrong password"]  # the URL in the environment (a config without one, or none at all)
-    args = COMMANDS[command]
-    if command in NEEDS_CONFIG:
-        args = [a.replace("{config}", config(tmp_path, None)) for a in args]
-    else:
-        args = args[:args.index("--config")]
+    with_config = [a.replace("{config}", config(tmp_path, None)) for a in COMMANDS[command]]  # a config without a url
+    alone = COMMANDS[command][:COMMANDS[command].index("--config")]  # no config at all
+    args = with_config if command in NEEDS_CONFIG else alone
     refused_in_one_line(jailcore(args, {"JAILCORE_STATE_URL": url}), url, why, f"{command}, JAILCORE_STATE_URL")
     assert not (tmp_path / "state.sqlite3").exists()  # the URL is the state: no file was made instead

@@ -41,15 +41,15 @@ def locate(state_db: str | None = None, config: str | list[str] | None = None, e
     return where
 
 
-def as_json(row: Mapping[str, Any], pardon: Mapping[str, Any] | None = None) -> dict:
-    out = json.loads(row["detail"])
+def as_json(row: Mapping[str, Any], pardon: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = json.loads(row["detail"])
     out.update({"id": row["id"], "server": row["server"], "day": row["day"], "status": row["status"], "reply": row["reply"]})
     out["command"] = row["command"]
     out["pardon"] = {k: pardon[k] for k in ("id", "by", "reason", "time", "applied_at")} if pardon else None
     return out
 
 
-def standing(db: Reader, keys: set[str], config: Config | None, server: str | None = None) -> list[dict]:
+def standing(db: Reader, keys: set[str], config: Config | None, server: str | None = None) -> list[dict[str, Any]]:
     """Where the player stands on each ladder, and his CT ban, per server (or on one). The
     next step is the config's when one is given, else the one the server's daemon saved
     with its standing (under its own config), else the rulebooks' default."""
@@ -73,7 +73,7 @@ def standing(db: Reader, keys: set[str], config: Config | None, server: str | No
     return out
 
 
-def open_proposals(db: Reader, server: str) -> list[dict]:
+def open_proposals(db: Reader, server: str) -> list[dict[str, Any]]:
     """A server's punishments waiting for an admin (a rule set `confirm = "admin"`) and not
     yet answered, oldest first, with the id `jailcore confirm|dismiss` takes."""
     out = []

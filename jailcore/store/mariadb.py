@@ -776,7 +776,7 @@ class MariaStore(WritesRows, KeepsAccounts):
 
     # -- engine state -----------------------------------------------------------------------------
 
-    def load_state(self, server: str) -> dict | None:
+    def load_state(self, server: str) -> dict[str, Any] | None:
         rows = self._rows("SELECT snapshot FROM state WHERE server = ?", (server,))
         self.db.commit()  # a fresh snapshot for the next read (REPEATABLE READ holds the first)
         return json.loads(rows[0]["snapshot"]) if rows else None
@@ -879,7 +879,7 @@ class MariaStore(WritesRows, KeepsAccounts):
     def pending_rows(self, server: str) -> list[Row]:
         return self._rows("SELECT * FROM audit WHERE server = ? AND status = 'pending' ORDER BY id", (server,))
 
-    def entries(self, where: str = "1 = 1", params: tuple = ()) -> list[Row]:
+    def entries(self, where: str = "1 = 1", params: tuple[Any, ...] = ()) -> list[Row]:
         """Audit rows in order; `where` is SQL written by this program, never by a player."""
         return self._rows(f"SELECT * FROM audit WHERE {where} ORDER BY id", params)
 

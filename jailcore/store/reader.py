@@ -92,7 +92,7 @@ def _contains(text: str | None, part: str) -> bool:
     return part in (text or "").casefold()
 
 
-def _dict_row(cursor: sqlite3.Cursor, row: tuple) -> Row:
+def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Row:
     return {d[0]: v for d, v in zip(cursor.description, row, strict=True)}
 
 

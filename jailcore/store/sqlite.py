@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
@@ -265,11 +265,11 @@ class Store(WritesRows, KeepsAccounts):
         if not self.db.in_transaction:
             self.db.execute("BEGIN IMMEDIATE")
 
-    def _write(self, sql: str, params: tuple) -> sqlite3.Cursor:
+    def _write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
         self._begin()
         return self.db.execute(sql, params)
 
-    def _select(self, sql: str, params: tuple) -> list[sqlite3.Row]:
+    def _select(self, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
         return list(self.db.execute(sql, params))
 
     def checkpoint(self) -> None:
@@ -285,7 +285,7 @@ class Store(WritesRows, KeepsAccounts):
 
     # -- engine state --------------------------------------------------------------------
 
-    def load_state(self, server: str) -> dict | None:
+    def load_state(self, server: str) -> dict[str, Any] | None:
         row = self.db.execute("SELECT snapshot FROM state WHERE server = ?", (server,)).fetchone()
         return json.loads(row["snapshot"]) if row else None
 
@@ -340,7 +340,7 @@ class Store(WritesRows, KeepsAccounts):
     def pending_rows(self, server: str) -> list[sqlite3.Row]:
         return list(self.db.execute("SELECT * FROM audit WHERE server = ? AND status = 'pending' ORDER BY id", (server,)))
 
-    def entries(self, where: str = "1", params: tuple = ()) -> list[sqlite3.Row]:
+    def entries(self, where: str = "1", params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         """Audit rows in order; `where` is SQL written by this program, never by a player."""
         return list(self.db.execute(f"SELECT * FROM audit WHERE {where} ORDER BY id", params))
 
