@@ -73,3 +73,30 @@ def test_a_database_that_refuses_is_refused_by_every_command_in_one_line(tmp_pat
     args = with_config if command in NEEDS_CONFIG else alone
     refused_in_one_line(jailcore(args, {"JAILCORE_STATE_URL": url}), url, why, f"{command}, JAILCORE_STATE_URL")
     assert not (tmp_path / "state.sqlite3").exists()  # the URL is the state: no file was made instead
+
+
+def test_a_refused_start_lets_go_of_its_connections_and_its_journal(tmp_path, mariadb_server):
+    """A daemon's store refused at start (here: a newer schema) closes its two connections and
+    lets go of its journal's lock at once, not when the collector finds them: a process that
+    goes on (the page, a retry) holds nothing of the database meanwhile."""
+    import pymysql
+
+    from jailcore.store.journal import Journal
+    from jailcore.store.mariadb import SCHEMA_VERSION, MariaStore
+    from jailcore.store.sqlite import StoreError
+
+    url = mariadb_server.database()
+    MariaStore(url).close()
+    t = target(url)
+    db = pymysql.connect(host=t.host, port=t.port, user=t.user, password=t.password, database=t.database, autocommit=True)
+    with db.cursor() as cur:
+        cur.execute("UPDATE jailcore_schema SET version = %s", (SCHEMA_VERSION + 1,))
+    journal = tmp_path / "state.journal"
+    with pytest.raises(StoreError, match="newer than this jailcore's") as caught:
+        MariaStore(url, str(journal))
+    assert caught.value is not None  # kept alive, its traceback with it: what it held must be let go all the same
+    Journal(journal, exact=True).close()  # its lock is free (a held one raises Taken)
+    with db.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = %s", (t.database,))
+        assert cur.fetchone() == (1,)  # this test's own connection only
+    db.close()

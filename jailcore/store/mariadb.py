@@ -258,32 +258,33 @@ def _upgrade(db: pymysql.connections.Connection, where: str, dry: bool) -> tuple
     if dry or found == SCHEMA_VERSION:
         return found, found
     timeout, db._read_timeout = db._read_timeout, None  # the wait and the upgrade take longer than a read may
-    with db.cursor() as cur:
-        cur.execute(f"SELECT GET_LOCK({_UPGRADE_LOCK}, %s) AS got, IS_USED_LOCK({_UPGRADE_LOCK}) AS holder", (UPGRADE_WAIT,))
-        got = cur.fetchone() or {}
-        if got.get("got") != 1:
-            db._read_timeout = timeout
-            raise StoreError(f"state database {where}: another jailcore (connection {got.get('holder')}) has been upgrading it "
-                             f"for {UPGRADE_WAIT // 60} minutes; try again when it is done")
-        try:
-            db.commit()  # a fresh snapshot: what the one before us did
-            found = _version(db, where)
-            if found == SCHEMA_VERSION:
-                return found, found
-            for ddl in _TABLES:
-                cur.execute(ddl + _OPTIONS)
-            for step in _STEPS[found:]:
-                step(cur)
-            cur.execute("INSERT INTO id_blocks (name, next) SELECT 'audit', COALESCE(MAX(id), 0) + 1 FROM audit "
-                        "ON DUPLICATE KEY UPDATE next = GREATEST(next, VALUES(next))")
-            cur.execute("INSERT INTO jailcore_schema (name, version) VALUES ('jailcore', %s) ON DUPLICATE KEY UPDATE version = VALUES(version)",
-                        (SCHEMA_VERSION,))
-            db.commit()
-        finally:
-            db._read_timeout = timeout
-            if db.open:
-                cur.execute(f"SELECT RELEASE_LOCK({_UPGRADE_LOCK})")
-                cur.fetchall()
+    try:
+        with db.cursor() as cur:
+            cur.execute(f"SELECT GET_LOCK({_UPGRADE_LOCK}, %s) AS got, IS_USED_LOCK({_UPGRADE_LOCK}) AS holder", (UPGRADE_WAIT,))
+            got = cur.fetchone() or {}
+            if got.get("got") != 1:
+                raise StoreError(f"state database {where}: another jailcore (connection {got.get('holder')}) has been upgrading it "
+                                 f"for {UPGRADE_WAIT // 60} minutes; try again when it is done")
+            try:
+                db.commit()  # a fresh snapshot: what the one before us did
+                found = _version(db, where)
+                if found == SCHEMA_VERSION:
+                    return found, found
+                for ddl in _TABLES:
+                    cur.execute(ddl + _OPTIONS)
+                for step in _STEPS[found:]:
+                    step(cur)
+                cur.execute("INSERT INTO id_blocks (name, next) SELECT 'audit', COALESCE(MAX(id), 0) + 1 FROM audit "
+                            "ON DUPLICATE KEY UPDATE next = GREATEST(next, VALUES(next))")
+                cur.execute("INSERT INTO jailcore_schema (name, version) VALUES ('jailcore', %s) ON DUPLICATE KEY UPDATE version = VALUES(version)",
+                            (SCHEMA_VERSION,))
+                db.commit()
+            finally:
+                if db.open:
+                    cur.execute(f"SELECT RELEASE_LOCK({_UPGRADE_LOCK})")
+                    cur.fetchall()
+    finally:
+        db._read_timeout = timeout
     return found, SCHEMA_VERSION
 
 
@@ -395,7 +396,11 @@ class MariaStore(WritesRows, KeepsAccounts):
         self.target = target(url)
         self.path = self.target.shown  # what messages name it by (never the password)
         self.db = connect(self.target, autocommit=False, batches=True)
-        self._ids = connect(self.target)  # id blocks and named locks: outside every write transaction
+        try:
+            self._ids = connect(self.target)  # id blocks and named locks: outside every write transaction
+        except StoreError:
+            self.db.close()
+            raise
         self._later = False
         self._unsent = 0  # the open transaction's last ops, not yet sent: the daemon's rows go in one query at the commit
         self._lock = threading.RLock()
@@ -417,8 +422,9 @@ class MariaStore(WritesRows, KeepsAccounts):
         self._reviver: threading.Thread | None = None
         self._closing = threading.Event()
         self._journal_at = journal or ""
-        self.journal = Journal(journal) if journal else None  # the first beside that path no other process holds
+        self.journal: Journal | None = None
         try:
+            self.journal = Journal(journal) if journal else None  # the first beside that path no other process holds
             upgrade(self.db, self.path)
             self.db.commit()
             self._seq = self._applied_seq(self.db)
@@ -426,9 +432,24 @@ class MariaStore(WritesRows, KeepsAccounts):
                 self._seq = max(self._seq, self.journal.newest())
                 self._replay(self.db)  # what a run before left: before anything is read
                 self._replay_left(self.db)
-        except pymysql.MySQLError as exc:
-            raise StoreError(f"state database {self.path}: {_why(exc)}") from None
+        except BaseException as exc:
+            self._refused()
+            if isinstance(exc, pymysql.MySQLError):
+                raise StoreError(f"state database {self.path}: {_why(exc)}") from None
+            raise
         self.reader = _FaultReader(self.path, lambda: connect(self.target), DIALECT)
+
+    def _refused(self) -> None:
+        """A start refused (a newer schema, the upgrade's lock waited out, a replay that failed):
+        its connections and its journal's lock let go now, not whenever the collector finds them
+        (the caller may go on and try again)."""
+        for db in (self.db, self._ids):
+            try:
+                db.close()
+            except pymysql.MySQLError:
+                pass
+        if self.journal is not None:
+            self.journal.close()
 
     # -- plumbing -------------------------------------------------------------------------------
 
