@@ -17,6 +17,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed: pip ins
 from jailcore.web.steamids import BASE
 from tests.test_live import populate, sent, specialday_too_soon, until
 from tests.test_web import DESKTOP, HASH, PHONE, log_in, page_beside_daemon
+from tests.test_web import pytestmark as pytestmark  # no Chromium: skipped with one line saying how to get it, as test_web is
 
 MODERATOR = f'mod = "{HASH}"\nviewer = "{HASH}"\n[web.roles]\nmod = "moderator"\nviewer = "viewer"\n'
 
