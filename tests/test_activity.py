@@ -25,7 +25,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed: pip ins
 
 from jailcore.config.config import Config, load
 from jailcore.sim.simserver import SimServer
-from jailcore.store.location import open_reader, open_store
+from jailcore.store.location import open_reader
 from jailcore.store.mariadb import MariaStore, target
 from jailcore.store.requests import RequestQueue, refused_requests
 from jailcore.store.sqlite import Store
@@ -36,9 +36,10 @@ from tests.mariadb import mariadb, mariadb_server
 from tests.test_live import config_text, running, settled, until
 from tests.test_mqtt import broker, needs_broker
 from tests.test_proposals_live import RULE, proposed
+from tests.test_web_accounts import where
 from tests.webkit import Browser
 
-__all__ = ["broker", "mariadb", "mariadb_server"]
+__all__ = ["broker", "mariadb", "mariadb_server", "where"]
 
 PASSWORD = "correct horse battery"
 HASH = hash_password(PASSWORD)
@@ -55,14 +56,6 @@ def config_file(tmp_path, url: str) -> str:
     path.write_text(f'[server]\nname = "jail-a"\nrulebook = "all"\n[rcon]\npassword = "x"\n[state]\n{state}'
                     f'[web]\n[web.users]\nboss = "{HASH}"\n[web.roles]\nboss = "owner"\n', encoding="utf-8")
     return str(path)
-
-
-@pytest.fixture(params=["sqlite", "mariadb"])
-def where(request, tmp_path):
-    if request.param == "sqlite":
-        open_store(str(tmp_path / "state.sqlite3")).close()
-        return ""
-    return request.getfixturevalue("mariadb")
 
 
 async def test_every_account_change_is_an_activity_entry_with_who_and_the_role_and_never_a_password(tmp_path, where):
