@@ -9,6 +9,7 @@ what must be byte-exact between daemons (the signature's canonical form) stays w
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -17,7 +18,10 @@ _OPTIONS = orjson.OPT_NON_STR_KEYS  # a dict keyed by userid is written with str
 
 
 def dumps(value: Any) -> str:
-    return orjson.dumps(value, option=_OPTIONS).decode("utf-8")
+    try:
+        return orjson.dumps(value, option=_OPTIONS).decode("utf-8")
+    except orjson.JSONEncodeError:  # what orjson refuses and json takes (an integer past 64 bits): never a failed save
+        return json.dumps(value, ensure_ascii=False)
 
 
 def loads(text: str | bytes) -> Any:
