@@ -33,6 +33,7 @@ handed back (`waiting_messages`) for the state database to keep until the next s
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import ssl
 import time
@@ -146,7 +147,7 @@ class MqttLink:
         """The message as it goes to the broker now: sealed with the network key, if there is one."""
         if not self.key:
             return payload
-        return jsontext.dumps(seal(jsontext.loads(payload), self.key, self.server, int(time.time() * 1000)))
+        return jsontext.dumps(seal(json.loads(payload), self.key, self.server, int(time.time() * 1000)))
 
     def waiting_messages(self) -> list[tuple[str, str, bool]]:
         """What the broker has not taken yet, oldest first, the newest state last."""
