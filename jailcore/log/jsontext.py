@@ -6,20 +6,29 @@ counts when one CT ban told to 200 servers makes each of them save its state bef
 goes out. The text is plain JSON (UTF-8, not ASCII-escaped, no spaces) that `json` reads back;
 what must be byte-exact between daemons (the signature's canonical form) stays with `json`,
 and so does reading: orjson reads an integer past 64 bits as a float.
+
+What orjson refuses is written by `json`, never a failed save: an integer past 64 bits, nesting
+past orjson's limit, and a lone surrogate. A text from outside may hold one (`"\\ud83d"` in a
+peer's CT ban or the shim's reply is valid JSON that `json` reads); orjson raised on it, which
+stopped the server's session at its next save for one message of a broker anyone may publish
+to. Such a character becomes U+FFFD, so the text is UTF-8 that SQLite, MariaDB, the broker and
+the web pages take (as `json` writes it, every save and state was refused further on).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS  # a dict keyed by userid is written with string keys, as `json` writes it
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def dumps(value: Any) -> str:
     try:
         return orjson.dumps(value, option=_OPTIONS).decode("utf-8")
-    except orjson.JSONEncodeError:  # what orjson refuses and json takes (an integer past 64 bits): never a failed save
-        return json.dumps(value, ensure_ascii=False)
+    except orjson.JSONEncodeError:  # what orjson refuses (see above); what json refuses too (a set, an object) still raises
+        return _SURROGATE.sub("\ufffd", json.dumps(value, ensure_ascii=False))
