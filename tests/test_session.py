@@ -386,3 +386,31 @@ def test_the_retained_state_carries_a_proposal_made_in_the_same_second_as_the_li
     assert published, "the state with the proposal was never published"
     (shown,) = published[-1].payload["proposals"]
     assert (shown["id"], shown["step"], shown["steamid"], shown["rule"]) == (proposal.id, "slay", ts[0].steamid, "conduct.teamkill")
+
+
+def test_a_change_held_back_by_the_state_interval_is_not_published_as_running_after_the_stop():
+    """The retained state is published at most every STATE_EVERY; a change just before a clean stop
+    waits for that, and the clock ticks on while the broker drains: the state must stay `stopped`."""
+    s = session('[mqtt]\nurl = "mqtt://127.0.0.1:1883"\n')
+    opened(s)
+    log, ts = setup()
+    for send in sends(feed(s, log)):
+        s.handle(i.Reply(send.ticket, ""), 1.0)
+    states = [e for e in s.handle(i.Tick(10.0, "2026-12-01T10:00:00"), 10.0) if isinstance(e, Publish) and e.state]
+    assert states  # the first state goes out at once
+    log.start_here()
+    log.wait(1).say(ts[0], "строка")
+    for rec in records(log.lines[log.mark:]):
+        s.handle(i.LogRecord(rec.encode()), 10.2)
+    s.dirty = True  # a change of the state within STATE_EVERY of the last publish: held back
+    out = s.handle(i.Tick(10.6, "2026-12-01T10:00:01"), 10.6)
+    assert not [e for e in out if isinstance(e, Publish) and e.state]
+    out = s.handle(i.Stopping("2026-12-01T10:00:01"), 10.8)
+    (stopped,) = [e for e in out if isinstance(e, Publish) and e.state]
+    assert stopped.payload["link"]["daemon"] == "stopped"
+    later: list = []
+    for k in range(4):  # the clock's ticks while the broker takes what is queued
+        now = 11.2 + 0.5 * k
+        later += s.handle(i.Tick(now, "2026-12-01T10:00:02"), now)
+    assert [e.payload["link"]["daemon"] for e in later if isinstance(e, Publish) and e.state] in ([], ["stopped"])
+    assert {link.daemon for link in rows(later, SaveLink)} <= {"stopped"}

@@ -169,6 +169,7 @@ class Session:
         self.drops = ""
         self.shim_missing = False
         self.stopped = False
+        self._said_stopped = False  # a clean stop's `stopped` was written and published (`_stopping`)
         self._save_due = 0.0
         self._snapshot_due = 0.0
         self._line_at: float | None = None  # when the last line came (or the session started): the log's clock runs on from it
@@ -548,13 +549,15 @@ class Session:
         if self._lines:
             out.append(self._keep_lines())
         changed = self._link_changed()
+        # The clock ticks on after a clean stop while the broker drains: what it writes still says `stopped`.
+        daemon = "stopped" if self._said_stopped else "running"
         if changed or self.now - self._link_written >= LINK_HEARTBEAT:  # its age says the daemon lives
-            out.append(self._link_write())
+            out.append(self._link_write(daemon))
         if (changed or saved) and self.config.mqtt_url:  # one retained state a tick, whichever of the two changed
             self._state_wanted = True
         if self._state_wanted and self.now >= self._state_at + STATE_EVERY:
             self._state_wanted, self._state_at = False, self.now
-            out.append(Publish(f"jailcore/{self.server}/state", self.public(), state=True))
+            out.append(Publish(f"jailcore/{self.server}/state", self.public(daemon), state=True))
         return out
 
     def _lapse_by_clock(self) -> list[Effect]:
@@ -625,7 +628,10 @@ class Session:
         if self._lines:
             out.append(self._keep_lines())
         out.append(self._link_write("stopped"))
+        self._said_stopped = True
         if self.config.mqtt_url:
+            # This state holds any change the interval held back: none is published after it (as `running`).
+            self._state_wanted, self._state_at = False, self.now
             out.append(Publish(f"jailcore/{self.server}/state", self.public("stopped"), state=True))
         return out
 
