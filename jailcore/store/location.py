@@ -27,15 +27,16 @@ def shown(where: str) -> str:
     return where
 
 
-def open_store(where: str, journal: str | None = None, requests: str | None = None) -> StateStore:
+def open_store(where: str, journal: str | None = None, requests: str | None = None, on_loop: bool = False) -> StateStore:
     """The read-write store (the daemon's, the web page's requests, the command line's). A
     daemon on a database server gives a `journal` file: its writes wait there while the
     server is away (store.journal); and its machine's `requests` queue, which it applies
-    each second (store.requests)."""
+    each second (store.requests). `on_loop`: read on an event loop, which a database server
+    that hangs may hold only briefly (`mariadb.LOOP_TIMEOUT`)."""
     if is_url(where):
         from jailcore.store.mariadb import MariaStore
 
-        return MariaStore(where, journal, requests)
+        return MariaStore(where, journal, requests, on_loop)
     from jailcore.store.sqlite import Store
 
     return Store(where)
@@ -90,7 +91,7 @@ def upgrade(where: str) -> str:
 
 def daemon_store(state_url: str, state_path: str) -> StateStore:
     """A daemon's store for its reads on the loop (its writes go to `daemon_writer`'s)."""
-    return open_store(state_url or state_path)
+    return open_store(state_url or state_path, on_loop=True)
 
 
 def daemon_writer(state_url: str, state_path: str, checkpoint_interval: float = 1.0) -> Writer:

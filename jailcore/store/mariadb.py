@@ -19,6 +19,7 @@ lock (GET_LOCK), released with the connection if the process dies.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -40,6 +41,7 @@ from jailcore.session import inputs as si
 from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import DatabaseFault
+from jailcore.store.hang import HangWatch
 from jailcore.store.journal import Journal, Op, left_beside
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import WritesRows
@@ -53,6 +55,14 @@ if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resume
 # 3: without the accounts' activity (`account_changes`)
 SCHEMA_VERSION = 4
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
+READ_TIMEOUT = 30.0  # a statement's answer, in seconds: the writer's group commit, the web page's and the command line's big reads
+# The daemon's store on its event loop (`on_loop`): its reads are small (is an admin's row
+# waiting, the rows themselves, a block of ids), and a server that hangs without closing (its
+# process stopped, a network cut) would hold the loop for as long as the driver waits: no line
+# handled, no command sent. So it waits this long, then takes the server for away (`QUIET`).
+LOOP_TIMEOUT = 1.5
+QUIET = 5.0  # after a read found the server away or hung: the loop's polls wait this long before they ask again
+REOPEN_WAIT = 0.25  # the loop's wait for its connection made again in a thread, before its read fails at once
 
 # The names each player was logged under, per server, with how many entries and the newest
 # time, as in the SQLite file: the players search reads the whole log's names here. The
@@ -143,15 +153,19 @@ def shown(url: str) -> str:
         return "mysql://?"
 
 
-def connect(where: Target, autocommit: bool = True, dicts: bool = True, batches: bool = False) -> pymysql.connections.Connection:
+def connect(where: Target, autocommit: bool = True, dicts: bool = True, batches: bool = False,
+            timeout: float = READ_TIMEOUT) -> pymysql.connections.Connection:
     """A connection, or a StoreError of one line without the password: unreachable, refused,
     no such database. With `batches`, it may send several statements in one query (the
-    writer's group commit: `MariaStore._flush`); every value in them is escaped by the driver."""
+    writer's group commit: `MariaStore._flush`); every value in them is escaped by the driver.
+    `timeout`: how long a statement's answer (and the handshake) is waited for, after which
+    the connection is closed and the statement fails as lost (2013)."""
     from pymysql.constants import CLIENT
 
     try:
         return pymysql.connect(host=where.host, port=where.port, user=where.user, password=where.password, database=where.database,
-                               charset="utf8mb4", autocommit=autocommit, connect_timeout=5, read_timeout=30, write_timeout=30,
+                               charset="utf8mb4", autocommit=autocommit, connect_timeout=min(5.0, timeout), read_timeout=timeout,
+                               write_timeout=timeout,
                                client_flag=CLIENT.MULTI_STATEMENTS if batches else 0,
                                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",  # each read sees what others committed
                                cursorclass=pymysql.cursors.DictCursor if dicts else pymysql.cursors.Cursor)
@@ -387,20 +401,30 @@ class MariaStore(WritesRows, KeepsAccounts):
     """The write side on MariaDB, with `store.sqlite.Store`'s methods. Writes join an open
     transaction that `commit` ends, as on SQLite. With a `journal` (the daemon's), a server
     that goes away is ridden out: transactions wait in the journal, in order, and a thread
-    of the store's own replays them once it is back (`away` says why meanwhile)."""
+    of the store's own replays them once it is back (`away` says why meanwhile).
+
+    `on_loop`: the daemon's store for its reads on the event loop. Its connections wait
+    `LOOP_TIMEOUT` for an answer, a lost one is made again in a thread (never on the loop),
+    and meanwhile its polls, its id blocks and an admin's word in game are answered at once
+    (nothing waiting, no block, "ask again") for `QUIET` seconds at a time."""
 
     shared: ClassVar[bool] = True
 
-    def __init__(self, url: str, journal: str | None = None, requests: str | None = None):
+    def __init__(self, url: str, journal: str | None = None, requests: str | None = None, on_loop: bool = False):
         self.url = url
         self.target = target(url)
         self.path = self.target.shown  # what messages name it by (never the password)
-        self.db = connect(self.target, autocommit=False, batches=True)
+        self.on_loop = on_loop
+        self.timeout = LOOP_TIMEOUT if on_loop else READ_TIMEOUT
+        self.db = connect(self.target, autocommit=False, batches=True, timeout=self.timeout)
         try:
-            self._ids = connect(self.target)  # id blocks and named locks: outside every write transaction
+            self._ids = connect(self.target, timeout=self.timeout)  # id blocks and named locks: outside every write transaction
         except StoreError:
             self.db.close()
             raise
+        self._fresh: pymysql.connections.Connection | None = None  # on the loop: the connection made again by `_opener`
+        self._opener: threading.Thread | None = None
+        self._handover = threading.Lock()
         self._later = False
         self._unsent = 0  # the open transaction's last ops, not yet sent: the daemon's rows go in one query at the commit
         self._lock = threading.RLock()
@@ -423,6 +447,8 @@ class MariaStore(WritesRows, KeepsAccounts):
         self._closing = threading.Event()
         self._journal_at = journal or ""
         self.journal: Journal | None = None
+        # The daemon's writer: a commit the server hangs in (stopped, cut off) is cut short, and waits in the journal.
+        self._hang = HangWatch(self._still_answers, self.path) if journal else None
         try:
             self.journal = Journal(journal) if journal else None  # the first beside that path no other process holds
             upgrade(self.db, self.path)
@@ -437,7 +463,7 @@ class MariaStore(WritesRows, KeepsAccounts):
             if isinstance(exc, pymysql.MySQLError):
                 raise StoreError(f"state database {self.path}: {_why(exc)}") from None
             raise
-        self.reader = _FaultReader(self.path, lambda: connect(self.target), DIALECT)
+        self.reader = _FaultReader(self.path, lambda: connect(self.target, timeout=self.timeout), DIALECT)
 
     def _refused(self) -> None:
         """A start refused (a newer schema, the upgrade's lock waited out, a replay that failed):
@@ -457,7 +483,7 @@ class MariaStore(WritesRows, KeepsAccounts):
         with self._lock:
             if db is None and self.journal is None and not self.db.open:  # lost before: the command line and the page connect again
                 try:
-                    self.db = connect(self.target, autocommit=False, batches=True)
+                    self.db = self._reopened() if self.on_loop else connect(self.target, autocommit=False, batches=True)
                 except StoreError as exc:
                     raise DatabaseFault(str(exc)) from None
                 self._ops, self._names, self._unsent = [], {}, 0
@@ -472,6 +498,33 @@ class MariaStore(WritesRows, KeepsAccounts):
                 if _lost(exc) and db is None:
                     self._go_away(exc)
                 raise (Lost if _lost(exc) else DatabaseFault)(f"state database {self.path}: {_why(exc)}") from None
+
+    def _reopened(self) -> pymysql.connections.Connection:
+        """The loop's connection, lost: the one made meanwhile in a thread, else a thread starts
+        making it and this read fails at once (a server that hangs answers no handshake either,
+        and the loop must not wait for it)."""
+        if self._fresh is None and (self._opener is None or not self._opener.is_alive()):
+            self._opener = threading.Thread(target=self._open_fresh, name="jailcore database reconnection", daemon=True)
+            self._opener.start()
+            self._opener.join(REOPEN_WAIT)  # a server that restarted answers the handshake in this; a hung one costs no more
+        with self._handover:
+            fresh, self._fresh = self._fresh, None
+        if fresh is not None:
+            return fresh
+        raise Unreachable(f"state database {self.path}: cannot be reached (connecting again)")
+
+    def _open_fresh(self) -> None:
+        """Tries every second until the server answers; then the loop's next poll uses the connection at once."""
+        while True:
+            try:
+                fresh = connect(self.target, autocommit=False, batches=True, timeout=self.timeout)
+            except StoreError:
+                if self._closing.wait(1.0):
+                    return
+                continue
+            with self._handover:  # not `_lock`: the loop holds that while it waits for this thread
+                self._fresh, self._quiet_until = fresh, 0.0
+            return
 
     def write(self, rows: Sequence[fx.Row]) -> None:
         """The daemon's rows into the open transaction, sent with it at the commit: one round
@@ -532,9 +585,10 @@ class MariaStore(WritesRows, KeepsAccounts):
             self._seq += 1
             if self.away is None:
                 try:
-                    self._flush()
-                    self._mark_applied(self.db, self._seq)
-                    self.db.commit()
+                    with self._hang.watching(self.db) if self._hang is not None else contextlib.nullcontext():
+                        self._flush()
+                        self._mark_applied(self.db, self._seq)
+                        self.db.commit()
                     self.queued_mark = None
                     self._ops = []
                     return
@@ -543,6 +597,8 @@ class MariaStore(WritesRows, KeepsAccounts):
                         if not _lost(exc):
                             self._abandon()
                             raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+                        self._go_away(exc)
+                    elif isinstance(exc, Lost):  # lost in the mark of the journal's number (run on this connection by name)
                         self._go_away(exc)
                     if self.journal is None:
                         self._ops, self._unsent = [], 0  # the caller is told; what it asks next starts afresh (a queued request is asked again)
@@ -554,6 +610,25 @@ class MariaStore(WritesRows, KeepsAccounts):
                 raise Away(f"state database {self.path} is away ({self.away}): nothing was written; try again when it is back")
             self.journal.keep(self._seq, self._ops)  # did a cut-off commit land? the replay asks the database
             self._ops = []
+
+    def _still_answers(self) -> bool:
+        """Whether the server answers a fresh connection's `SELECT 1` within the loop's timeout
+        (the hang watch's question, asked from its thread while a commit waits)."""
+        try:
+            probe = connect(self.target, timeout=LOOP_TIMEOUT)
+        except Unreachable:
+            return False
+        except StoreError:
+            return True  # it answered, with a refusal: there, not hung
+        try:
+            with probe.cursor() as cur:
+                cur.execute("SELECT 1")
+            return True
+        except pymysql.MySQLError:
+            return False
+        finally:
+            with contextlib.suppress(pymysql.MySQLError):
+                probe.close()
 
     def _abandon(self) -> None:
         """The open transaction, refused: rolled back, and not kept for a replay."""
@@ -623,7 +698,10 @@ class MariaStore(WritesRows, KeepsAccounts):
     def _go_away(self, exc: BaseException) -> None:
         """The server went away: from now on the open transaction and the next ones wait in
         the journal; a thread tries the server every second and replays them."""
-        if self.away is not None or self.journal is None:  # without a journal: the caller is told, the next call connects again
+        if self.journal is None:  # the caller is told, the next call connects again; the loop's polls wait a moment first
+            self._quiet_until = clock.monotonic() + QUIET
+            return
+        if self.away is not None:
             return
         self.away = _why(exc)
         self._unsent = 0  # the open transaction waits in _ops for the journal, or for the new connection
@@ -634,8 +712,8 @@ class MariaStore(WritesRows, KeepsAccounts):
     def _revive(self) -> None:
         while not self._closing.wait(1.0):
             try:
-                db = connect(self.target, autocommit=False, batches=True)
-                ids = connect(self.target)
+                db = connect(self.target, autocommit=False, batches=True, timeout=self.timeout)
+                ids = connect(self.target, timeout=self.timeout)
             except StoreError:
                 continue
             try:
@@ -704,14 +782,17 @@ class MariaStore(WritesRows, KeepsAccounts):
 
     def close(self) -> None:
         self._closing.set()
+        if self._hang is not None:
+            self._hang.close()
         try:
             self.commit()
         finally:
             if self._reviver is not None:
                 self._reviver.join(5)
-            for db in (self.db, self._ids):
+            for db in (self.db, self._ids, self._fresh):
                 try:
-                    db.close()
+                    if db is not None and db.open:
+                        db.close()
                 except pymysql.MySQLError:
                     pass
             self.reader.close()
@@ -841,6 +922,8 @@ class MariaStore(WritesRows, KeepsAccounts):
     def reserve_ids(self, count: int, gap: int = 0) -> int:
         """The first of `count` audit ids no process sharing the database has or will be given,
         `gap` above the last one handed out: one atomic update of `id_blocks`."""
+        if self.on_loop and self._unreachable():  # the daemon asks after each line while it runs low: not one wait each
+            raise DatabaseFault(f"state database {self.path} is away: the ids in hand go on")
         with self._lock:
             first, _ = self._reserve(gap + count)
             return first + gap
@@ -908,18 +991,26 @@ class MariaStore(WritesRows, KeepsAccounts):
 
     def _here(self, refusal: type[StoreError] | type[PardonError] | type[ProposalError]) -> None:
         """An admin's request needs the database now (its checks read it, its id is the server's)."""
-        if self.away is not None:
-            raise refusal(f"state database {self.path} is away ({self.away}): ask again when it is back")
+        if self.away is not None or (self.on_loop and self._unreachable()):
+            raise refusal(f"state database {self.path} is away ({self.away or 'it did not answer'}): ask again when it is back")
+
+    def _failed(self, exc: StoreError | DatabaseFault, refusal: type[PardonError] | type[ProposalError]) -> BaseException:
+        """An admin's request the database failed. A lost connection is the caller's to ask
+        about (did it land? the command line's queue asks the database); on the loop, the
+        admin in game is told to ask again (a pardon or an answer taken is then refused as given)."""
+        if not self.on_loop:
+            return exc if isinstance(exc, Lost | Unreachable) else refusal(str(exc))
+        if isinstance(exc, Lost | Unreachable):
+            self._quiet_until = clock.monotonic() + QUIET
+        return refusal(f"{exc}: ask again (if it was taken, it is said so)")
 
     def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
                        may_ban: bool = True) -> int:
         self._here(PardonError)
         try:
             return self._pardon(action_id, by, reason, when, server, may_ban)
-        except Lost:
-            raise
-        except DatabaseFault as exc:
-            raise PardonError(str(exc)) from None
+        except (DatabaseFault, Unreachable) as exc:
+            raise self._failed(exc, PardonError) from None
 
     def _pardon(self, action_id: int, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
@@ -951,14 +1042,14 @@ class MariaStore(WritesRows, KeepsAccounts):
         return int(cur.lastrowid)
 
     def _unreachable(self) -> bool:
-        """The server is away (and a read found it so less than 5 s ago): the reads that poll wait."""
+        """The server is away (or a read found it so less than `QUIET` s ago): the reads that poll wait."""
         return self.away is not None or clock.monotonic() < self._quiet_until
 
     def _went_away(self) -> bool:
-        """After a failed read: was it the server going away (then quiet for 5 s), not a fault of ours?"""
+        """After a failed read: was it the server going away or hung (then quiet for `QUIET` s), not a fault of ours?"""
         if self.away is None and self.db.open:
             return False
-        self._quiet_until = clock.monotonic() + 5.0
+        self._quiet_until = clock.monotonic() + QUIET
         return True
 
     def requests(self, server: str) -> tuple[list[Row], list[Row]]:
@@ -985,10 +1076,8 @@ class MariaStore(WritesRows, KeepsAccounts):
         self._here(ProposalError)
         try:
             return self._answer(action_id, answer, by, reason, when, server, may_ban)
-        except Lost:
-            raise
-        except DatabaseFault as exc:
-            raise ProposalError(str(exc)) from None
+        except (DatabaseFault, Unreachable) as exc:
+            raise self._failed(exc, ProposalError) from None
 
     def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
