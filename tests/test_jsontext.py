@@ -1,7 +1,7 @@
 """The fast JSON of saved states and network messages reads back as the standard library's
 would, and what orjson refuses is still written (never a failed save): an integer past 64 bits,
-and a lone surrogate (`\\ud83d`, valid JSON) from a peer's CT ban, as U+FFFD, so that the
-session runs on and the state is saved and published."""
+and a lone surrogate (`\\ud83d`, valid JSON), as U+FFFD; a network message holding one is refused
+where it comes in (`log.inbound.json_of`), so that the session runs on and the state is saved and published."""
 
 from __future__ import annotations
 
@@ -45,8 +45,9 @@ def test_a_lone_surrogate_is_written_as_u_fffd_and_deep_nesting_is_written():
 
 
 @needs_broker
-async def test_a_network_ct_ban_with_a_lone_surrogate_is_saved_published_and_the_daemon_runs_on(tmp_path, broker):  # noqa: F811
+async def test_a_network_ct_ban_with_a_lone_surrogate_is_refused_and_counted_and_the_daemon_runs_on(tmp_path, broker):  # noqa: F811
     sim = SimServer(password="pw")
+    good = BAN.replace("x:1", "x:2").replace("424242", "424243").replace("\\ud83d cut emoji", "Вася").replace("r\\udc00", "r")
     async with watching(broker.port, "jailcore/a/state", "state-watcher") as states:
         async with daemon_on(tmp_path, broker, "a", sim) as daemon:
             populate(sim)
@@ -54,13 +55,15 @@ async def test_a_network_ct_ban_with_a_lone_surrogate_is_saved_published_and_the
             await until(lambda: daemon.engine.state.round == 2)
             async with aiomqtt.Client("127.0.0.1", broker.port, identifier="peer") as peer:
                 await peer.publish("jailcore/network/ctbans", BAN, qos=1)
-            await until(lambda: "STEAM_1:0:424242" in daemon.engine.state.ctbans, timeout=10)
-            await until(lambda: "STEAM_1:0:424242" in json.dumps((daemon.store.load_state("a") or {}).get("ctbans")), timeout=10)
-            await until(lambda: any("STEAM_1:0:424242" in json.dumps(m.get("ctbans")) for m in states), timeout=10)
+                await peer.publish("jailcore/network/ctbans", good, qos=1)
+            await until(lambda: "STEAM_1:0:424243" in daemon.engine.state.ctbans, timeout=10)  # the good one after it
+            assert "STEAM_1:0:424242" not in daemon.engine.state.ctbans  # no text: refused where it came in
+            await until(lambda: "lone surrogate" in daemon.session.drops, timeout=5)  # and counted where status shows it
+            await until(lambda: "STEAM_1:0:424243" in json.dumps((daemon.store.load_state("a") or {}).get("ctbans")), timeout=10)
+            await until(lambda: any("STEAM_1:0:424243" in json.dumps(m.get("ctbans")) for m in states), timeout=10)
             assert daemon.stop_reason is None
             assert not daemon.task_failures, daemon.task_failures
         assert daemon.exit_code == 0  # and it stopped cleanly, its last save written
     with sqlite3.connect(tmp_path / "a.sqlite3") as db:
         (snapshot,) = db.execute("SELECT snapshot FROM state WHERE server = 'a'").fetchone()
-    ban = json.loads(snapshot)["ctbans"]["STEAM_1:0:424242"]
-    assert (ban["name"], ban["reason"]) == ("\ufffd cut emoji", "r\ufffd")
+    assert "STEAM_1:0:424242" not in json.loads(snapshot)["ctbans"]

@@ -151,12 +151,37 @@ def json_of(payload: bytes | bytearray | str | None, refused: Refusals, where: s
         refused.refuse(f"over {limit} bytes", where)
         return None
     try:
-        return json.loads(payload)
+        data = json.loads(payload)
     except RecursionError:
         refused.refuse("nested too deep", where)
+        return None
     except (ValueError, TypeError):
         refused.refuse("not JSON", where)
-    return None
+        return None
+    if _lone_surrogate(data):
+        # Valid JSON (`"\ud83d"`) but no text: nothing can write it as UTF-8 (the state file, the
+        # broker, an RCON command), so it is refused here rather than failing every one of them.
+        refused.refuse("a text with a lone surrogate", where)
+        return None
+    return data
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # what is left of one after json.loads joined every pair
+
+
+def _lone_surrogate(data: Any) -> bool:
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii() and _SURROGATE.search(value):
+                return True
+        elif isinstance(value, dict):
+            stack += value.keys()
+            stack += value.values()
+        elif isinstance(value, list):
+            stack += value
+    return False
 
 
 # -- field rules ------------------------------------------------------------------------
