@@ -414,3 +414,15 @@ def test_a_change_held_back_by_the_state_interval_is_not_published_as_running_af
         later += s.handle(i.Tick(now, "2026-12-01T10:00:02"), now)
     assert [e.payload["link"]["daemon"] for e in later if isinstance(e, Publish) and e.state] in ([], ["stopped"])
     assert {link.daemon for link in rows(later, SaveLink)} <= {"stopped"}
+
+
+def test_a_command_held_for_its_rows_is_timed_from_when_it_left_not_from_its_flush():
+    s = session()
+    opened(s)
+    out = feed(s, slay_log())
+    (first, *_) = sends(out)
+    s.handle(i.Sent((first.ticket,)), 1.0 + 4 * TIMEOUT)  # the driver held it for its rows four timeouts long
+    quiet = s.handle(i.Tick(1.0 + 4.5 * TIMEOUT, "2026-12-01T10:00:05"), 1.0 + 4.5 * TIMEOUT)
+    assert not [e for e in quiet if isinstance(e, DropLink)]  # the game has had it for half a timeout: no silence yet
+    late = s.handle(i.Tick(1.0 + 5.1 * TIMEOUT, "2026-12-01T10:00:06"), 1.0 + 5.1 * TIMEOUT)
+    assert [e for e in late if isinstance(e, DropLink)]  # a whole timeout since it left: the link is dropped

@@ -1,13 +1,12 @@
 """The daemon: the thin asyncio driver around one server's `Session` (its parts: `parts`).
 
-It moves bytes and performs effects, and decides nothing: datagrams, RCON replies, the clock,
-the config file, admins' rows and the other servers' CT bans become the session's inputs, in
-the order they come, through one inbox (made by `tasks`, `admins`); the effects are done in
-their order. A command goes to RCON only once the writer (a thread, `store.writer`) says the
-rows before it are durable, so a command that reached the game always has its `pending` row,
-and its id (` @<id>`) makes a re-send after kill -9 run once. The loop never waits for the
-disk. A task that keeps failing, or a database that cannot be written, stops it (`fail`).
-"""
+It moves bytes and performs effects, and decides nothing: datagrams, RCON replies, the clock, the
+config file, admins' rows and the other servers' CT bans become the session's inputs, in the order
+they come, through one inbox (made by `tasks`, `admins`); the effects are done in their order. A
+command goes to RCON only once the writer (a thread, `store.writer`) says the rows before it are
+durable, so a command that reached the game always has its `pending` row, and its id (` @<id>`)
+makes a re-send after kill -9 run once. The loop never waits for the disk; a task that keeps
+failing, or a database that cannot be written, stops the daemon (`fail`)."""
 
 from __future__ import annotations
 
@@ -114,6 +113,7 @@ class Daemon(Parts):
         if batch and self.client.is_open:  # else the link's loss is on its way: the session sends them again
             for send, future in zip(batch, self.client.send_all([s.text for s in batch]), strict=True):
                 future.add_done_callback(functools.partial(tasks.replied, self.inbox.put, send.ticket))
+            self.session.handle(si.Sent(tuple(s.ticket for s in batch)), asyncio.get_running_loop().time())  # its clock starts now
             sent = tuple(s.audit for s in batch if s.audit is not None)
             if sent:
                 self._seq = self.writer.submit([fx.MarkSent(sent)])

@@ -63,6 +63,15 @@ class Reply:
 
 
 @attrs.frozen(slots=True)
+class Sent:
+    """The commands under these tickets left for RCON now: their answer is awaited from this
+    moment, not from their flush (the driver holds a command until its rows are durable, which
+    a database server that hangs can make seconds, and that wait is not the game's silence)."""
+
+    tickets: tuple[int, ...]
+
+
+@attrs.frozen(slots=True)
 class PeerBan:
     """A CT ban or its lift another server of the network made: typed by the MQTT link
     (`log.inbound`), or as a server of this process told it (plain JSON, typed here)."""
@@ -159,5 +168,5 @@ class Stopping:
     wall: str
 
 
-Input = (LogRecord | Tick | LinkOpened | LinkLost | LinkState | Reply | PeerBan | ConfigRead | Resume | AdminRequests
+Input = (LogRecord | Tick | LinkOpened | LinkLost | LinkState | Reply | Sent | PeerBan | ConfigRead | Resume | AdminRequests
          | Refused | Stopping)

@@ -180,7 +180,7 @@ class Session:
         self.desk = admin.Desk()
         self.reloads: list[str] = []  # what each reading of the config file did, for admins and tests
         self._handlers: dict[type, Callable[[Any], list[Effect]]] = {
-            i.LogRecord: self._record, i.Tick: self._tick, i.Reply: self._reply, i.LinkOpened: self._opened,
+            i.LogRecord: self._record, i.Tick: self._tick, i.Reply: self._reply, i.Sent: self._sent, i.LinkOpened: self._opened,
             i.LinkLost: self._lost, i.LinkState: self._link_state, i.PeerBan: self._peer_ban,
             i.ConfigRead: self._reread, i.Resume: self._resume, i.AdminRequests: self._requests,
             i.Refused: self._refused, i.Stopping: self._stopping,
@@ -463,6 +463,13 @@ class Session:
         if mode == "advise" and action.action not in ADVISORY and action.rule in self.config.rules:
             return f"not sent: the server is in advise mode now ({action.action} would only be advised)"
         return None
+
+    def _sent(self, sent: i.Sent) -> list[Effect]:
+        tickets = set(sent.tickets)
+        for item in self.outbox:
+            if item.flying and item.ticket in tickets:
+                item.sent_at = self.now
+        return []
 
     def _reply(self, reply: i.Reply) -> list[Effect]:
         item = self.outbox.answered(reply.ticket)
