@@ -35,6 +35,7 @@ from jailcore.io.daemon import Daemon
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
 from jailcore.io.parts import ID_BLOCK
 from jailcore.io.process import process_hooks, run_loop, signature, until
+from jailcore.log.inbound import Refusals, ctban_message
 from jailcore.session.inputs import PeerBan
 from jailcore.session.session import Ids
 from jailcore.store.errors import DATABASE_ERRORS, errors_or
@@ -70,6 +71,7 @@ class Fleet:
         self.shared: dict[str, SharedLog] = {}  # listen address -> the servers' shared port
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
+        self.relay_refused = Refusals("a CT ban between this process's servers")  # our own: a bug, said once
         for path in paths:
             self._add(path, load, options)
         self._names: set[str] = set()
@@ -140,10 +142,13 @@ class Fleet:
     # -- the in-process network ----------------------------------------------------------------
 
     def _relay(self, origin: Daemon, ban: dict[str, Any]) -> None:
-        """Into every other server's inbox: each takes it after what it is doing now."""
-        for daemon in self.daemons:
-            if daemon is not origin and not daemon.stopping.is_set():
-                daemon.inbox.put(PeerBan(ban))
+        """Into every other server's inbox, typed once for all of them (not once a server): each
+        takes it after what it is doing now."""
+        typed = ctban_message(ban, self.relay_refused, "a CT ban of this process")
+        if typed is not None:
+            for daemon in self.daemons:
+                if daemon is not origin and not daemon.stopping.is_set():
+                    daemon.inbox.put(PeerBan(typed))
         if self.outward is not None:
             self.outward(ban)
 

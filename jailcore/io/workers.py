@@ -246,6 +246,7 @@ class Parent:
 
 def worker_main(argv: list[str]) -> int:
     from jailcore.io.fleet import Fleet
+    from jailcore.log.inbound import ctban_message
     from jailcore.session.inputs import PeerBan
 
     parser = argparse.ArgumentParser(prog="jailcore worker")
@@ -285,9 +286,10 @@ def worker_main(argv: list[str]) -> int:
                     daemon.udp.received += 1
                     daemon.record(record)
             elif kind == BAN:
-                ban = json.loads(message[1:])
-                for daemon in fleet.daemons:
-                    daemon.inbox.put(PeerBan(ban))
+                ban = ctban_message(json.loads(message[1:]), fleet.relay_refused, "a CT ban of another worker")
+                if ban is not None:  # typed once for all of them
+                    for daemon in fleet.daemons:
+                        daemon.inbox.put(PeerBan(ban))
 
     parent = os.getppid()
 
