@@ -45,6 +45,7 @@ log = logging.getLogger("jailcore")
 RESTART_DELAY = 0.2
 PARENT_CHECK = 0.5  # seconds between a worker's looks at whether its parent still lives
 BACKLOG = 100_000
+READ_AT_ONCE = 256  # messages from the parent a worker takes before it lets the loop run the rest
 LINE, BAN = b"L", b"B"  # parent -> worker: a log record for a server, a CT ban; worker -> parent: a CT ban
 
 
@@ -273,7 +274,10 @@ def worker_main(argv: list[str]) -> int:
             daemon.mqtt.local |= names  # the servers of the other workers get their bans from the parent
 
     def heard() -> None:
-        while True:
+        # At most READ_AT_ONCE messages a call: a line is handled in this very call when its server
+        # is idle, and a backlog drained in one go would hold the loop (a CT ban's doors, RCON's
+        # answers, the writer's news) for all of it; the socket stays readable, so the rest follow.
+        for _ in range(READ_AT_ONCE):
             try:
                 message = sock.recv(65536)
             except (BlockingIOError, OSError):
