@@ -41,10 +41,10 @@ class Daemon(Parts):
     def __init__(self, config: Config, store: StateStore | None = None, on_action: Callable[[Action, str | None, AuditStatus], None] | None = None,
                  rcon_backoff: tuple[float, float] = (0.5, 15.0), auth_backoff: float = 30.0, config_path: str | None = None,
                  watch_interval: float = 1.0, save_interval: float = 0.5, checkpoint_interval: float = 1.0,
-                 writer: Writer | None = None, ids: Ids | None = None):
+                 writer: Writer | None = None, ids: Ids | None = None, id_block: int = ID_BLOCK):
         self.inbox = Inbox()
         super().__init__(config, store, self.inbox.put, self.record, rcon_backoff, auth_backoff, save_interval,
-                         checkpoint_interval, writer, ids)
+                         checkpoint_interval, writer, ids, id_block)
         self.config_path, self.watch_interval, self.on_action = config_path, watch_interval, on_action
         self.task_failures: list[str] = []  # "name: why" per failure a supervisor caught
         self.restart_delay, self.log_port, self.exit_code = 0.1, 0, 0
@@ -108,6 +108,8 @@ class Daemon(Parts):
         """The commands whose rows are durable, to RCON in one write; their rows then say `sent`."""
         durable = self._tell_peers()
         batch: list[fx.Send] = []
+        if not self._still_ours():
+            self._held.clear()  # another process serves this server now: its commands are that one's to send
         while self._held and self._held[0][0] <= durable:
             batch.append(self._held.popleft()[1])
         if batch and self.client.is_open:  # else the link's loss is on its way: the session sends them again
@@ -171,9 +173,22 @@ class Daemon(Parts):
             inbox.serving = False  # no task to hand a failure to: lines wait for the next one
 
     def _more_ids(self) -> None:
+        """After each turn (a line, the clock's tick): the next block of ids while this one runs
+        low, and the server's lock still this process's."""
+        self._still_ours()
         with contextlib.suppress(*DATABASE_ERRORS):  # the database away: the ids in hand go on, the next block later
             if self.ids.low:
-                self.ids.give(self.store.reserve_ids(ID_BLOCK), ID_BLOCK)
+                self.ids.give(self.store.reserve_ids(self.id_block), self.id_block)
+
+    def _still_ours(self) -> bool:
+        """Whether this process still holds the server's lock. On a database server it goes with
+        the connection (a restart, a cut) and is taken again when it is back (`MariaStore._keep_locks`);
+        if another process took it first, this daemon stops with that one line (exit 1)."""
+        lost = getattr(self.lock, "lost", None)
+        if lost is None:
+            return True
+        self.fail(lost)
+        return False
 
     def hangup(self) -> None:
         """SIGHUP: read the config again and try the RCON password again."""

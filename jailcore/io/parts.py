@@ -57,7 +57,7 @@ class Inbox:
 class Parts:
     def __init__(self, config: Config, store: StateStore | None, put: Put, record: Callable[[bytes], None],
                  rcon_backoff: tuple[float, float], auth_backoff: float, save_interval: float, checkpoint_interval: float,
-                 writer: Writer | None, ids: Ids | None):
+                 writer: Writer | None, ids: Ids | None, id_block: int = ID_BLOCK):
         self.server = config.server_name
         self.store = store or daemon_store(config.state_url, config.state_path)  # reads on the loop; every write goes to the writer
         try:
@@ -65,9 +65,10 @@ class Parts:
             self.lock = self.store.claim(self.server) or StateLock(self.store.path, self.server)
         except (LockedError, OSError) as exc:
             raise StoreError(str(exc)) from None
-        self.ids = ids or Ids(ID_BLOCK // 2)
+        self.id_block = id_block  # the audit ids asked of the database at a time (a test asks few, to see blocks taken)
+        self.ids = ids or Ids(id_block // 2)
         if not self.ids.end:
-            self.ids.give(self.store.reserve_ids(ID_BLOCK, ID_GAP), ID_BLOCK)
+            self.ids.give(self.store.reserve_ids(id_block, ID_GAP), id_block)
         try:
             self.session = Session(config, self.store.load_state(self.server), self.ids, save_interval)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:

@@ -14,7 +14,9 @@ they must be unique across every process sharing the database: each process rese
 block of ids at a time (`id_blocks`, one atomic UPDATE) and numbers its rows from it, so
 a row's id is known before its INSERT reaches the server and no two processes ever hand
 out one id. A server is served by one process at a time: `claim` takes the server's named
-lock (GET_LOCK), released with the connection if the process dies.
+lock (GET_LOCK), released with the connection if the process dies. The daemon's store keeps
+that connection (`_keep_locks`): lost, it is made again in a thread and the locks taken again;
+a lock another process took meanwhile is the daemon's end (`Claim.lost`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import DatabaseFault
 from jailcore.store.hang import HangWatch
 from jailcore.store.journal import Journal, Op, left_beside
+from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import WritesRows
 from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError
@@ -363,20 +366,6 @@ def _from_3(cur: Any) -> None:
 _STEPS = [_from_0, _from_1, _from_2, _from_3]  # _STEPS[n] brings version n to n + 1
 
 
-class Claim:
-    """A server's named lock: one process serves it, whichever machine it runs on."""
-
-    def __init__(self, store: MariaStore, server: str):
-        self.store, self.server = store, server
-
-    def release(self) -> None:
-        self.store._claims.discard(self.server)
-        try:
-            self.store._claimed(self.store._ids, self.server, release=True)
-        except (DatabaseFault, pymysql.MySQLError):
-            pass  # the connection is gone: so is the lock
-
-
 _LOST = (2003, 2006, 2013, 2055, 0)  # the server went away (0: PyMySQL's closed connection)
 log = logging.getLogger("jailcore")
 
@@ -397,7 +386,7 @@ class Away(StoreError):
     page): the message says so; nothing was written."""
 
 
-class MariaStore(WritesRows, KeepsAccounts):
+class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
     """The write side on MariaDB, with `store.sqlite.Store`'s methods. Writes join an open
     transaction that `commit` ends, as on SQLite. With a `journal` (the daemon's), a server
     that goes away is ridden out: transactions wait in the journal, in order, and a thread
@@ -433,7 +422,10 @@ class MariaStore(WritesRows, KeepsAccounts):
         self._spare: tuple[int, int] | None = None  # the next block, taken ahead: ids go on while the server is away
         self._names: dict[tuple[str, str, str], list[Any]] = {}  # the open transaction's names: [userid, entries, newest time]
         self._prune_due = 0.0
-        self._claims: set[str] = set()
+        self._claims: dict[str, Claim] = {}  # (store.locks)
+        self._ids_lock = threading.Lock()
+        self._ids_made = clock.monotonic()
+        self._keeper: threading.Thread | None = None  # the locks' check (`_keep_locks`), from the first claim on the loop's store
         self._saved: dict[str, str] = {}  # each server's snapshot as last written: an unchanged one is not written again
         self._waiting: set[str] = set()  # the servers with an admin's row waiting, as last asked
         self._waiting_at = float("-inf")
@@ -789,6 +781,8 @@ class MariaStore(WritesRows, KeepsAccounts):
         finally:
             if self._reviver is not None:
                 self._reviver.join(5)
+            if self._keeper is not None:
+                self._keeper.join(5)
             for db in (self.db, self._ids, self._fresh):
                 try:
                     if db is not None and db.open:
@@ -824,26 +818,11 @@ class MariaStore(WritesRows, KeepsAccounts):
     def still_there(self) -> str | None:
         return None
 
-    def claim(self, server: str) -> Claim:
-        """The server's named lock, or a StoreError saying another process serves it."""
-        self._claimed(self._ids, server)
-        self._claims.add(server)
-        return Claim(self, server)
+    def _connect_ids(self) -> pymysql.connections.Connection:
+        return connect(self.target, timeout=self.timeout)
 
-    def _claimed(self, db: Any, server: str, release: bool = False) -> None:
-        name = f"jailcore:{self.target.database}:{server}"[:64]
-        try:
-            with db.cursor() as cur:
-                if release:
-                    cur.execute("SELECT RELEASE_LOCK(%s)", (name,))
-                    return
-                cur.execute("SELECT GET_LOCK(%s, 0) AS got, IS_USED_LOCK(%s) AS holder", (name, name))
-                row = cur.fetchone()
-        except pymysql.MySQLError as exc:
-            raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
-        if not row or row["got"] != 1:
-            raise StoreError(f"server {server!r} is served by another jailcore process on {self.path} (connection {row and row['holder']}); "
-                             "one process per server")
+    def _fault(self, exc: BaseException) -> DatabaseFault:
+        return DatabaseFault(f"state database {self.path}: {_why(exc)}")
 
     def next_id(self) -> int:
         """The next audit id, from this process's block. The next block is taken when half of
@@ -864,15 +843,19 @@ class MariaStore(WritesRows, KeepsAccounts):
             return nxt
 
     def _reserve(self, n: int) -> tuple[int, int]:
-        try:
-            with self._ids.cursor() as cur:
-                cur.execute("UPDATE id_blocks SET next = LAST_INSERT_ID(next + %s) WHERE name = 'audit'", (n,))
-                cur.execute("SELECT LAST_INSERT_ID() AS e")
-                row = cur.fetchone()
-        except pymysql.MySQLError as exc:
-            if _lost(exc):
-                self._go_away(exc)
-            raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+        with self._holding_ids(RESERVE_WAIT):
+            ids = self._ids_now()
+            try:
+                with ids.cursor() as cur:
+                    cur.execute("UPDATE id_blocks SET next = LAST_INSERT_ID(next + %s) WHERE name = 'audit'", (n,))
+                    cur.execute("SELECT LAST_INSERT_ID() AS e")
+                    row = cur.fetchone()
+            except pymysql.MySQLError as exc:
+                if _lost(exc):
+                    with contextlib.suppress(pymysql.MySQLError):
+                        ids.close()  # made again: by the loop's keeper thread, else at the next reserve
+                    self._go_away(exc)
+                raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
         end = int(row["e"])
         return end - n, end
 
