@@ -104,12 +104,11 @@ class Daemon(Parts):
             self._seq = self.writer.submit(rows)
         self._release()
 
-    def _release(self) -> None:
-        """The commands whose rows are durable, to RCON in one write; their rows then say `sent`."""
+    def _release(self) -> None:  # the commands whose rows are durable, to RCON in one write; their rows then say `sent`
         durable = self._tell_peers()
         batch: list[fx.Send] = []
-        if not self._still_ours():
-            self._held.clear()  # another process serves this server now: its commands are that one's to send
+        if getattr(self.lock, "lost", None) is not None:
+            self._held.clear()  # another process serves this server now (`_more_ids` stops this one): its to send
         while self._held and self._held[0][0] <= durable:
             batch.append(self._held.popleft()[1])
         if batch and self.client.is_open:  # else the link's loss is on its way: the session sends them again
@@ -125,8 +124,7 @@ class Daemon(Parts):
         heads = (self._held[0][0] if self._held else 0, self._telling[0][0] if self._telling else 0, self._seq)
         self.inbox.wants = min((seq for seq in heads if seq > durable), default=0)
 
-    def _tell_peers(self) -> int:
-        """The CT bans whose rows are durable, to the network (MQTT, this process's servers)."""
+    def _tell_peers(self) -> int:  # the CT bans whose rows are durable, to the network (MQTT, this process's servers)
         durable = self.writer.durable
         while self._telling and self._telling[0][0] <= durable:
             ban = self._telling.popleft()[1].ban
@@ -136,8 +134,7 @@ class Daemon(Parts):
                 self.peers(ban)
         return durable
 
-    def _written(self) -> None:
-        """The writer's news: rows durable, the disk failed, or the file was written afresh."""
+    def _written(self) -> None:  # the writer's news: rows durable, the disk failed, or the file was written afresh
         news, self.inbox.news = self.inbox.news, []
         if any(note is not None for _, note in news):
             self.store.reopen()
@@ -173,32 +170,21 @@ class Daemon(Parts):
             inbox.serving = False  # no task to hand a failure to: lines wait for the next one
 
     def _more_ids(self) -> None:
-        """After each turn (a line, the clock's tick): the next block of ids while this one runs
-        low, and the server's lock still this process's."""
-        self._still_ours()
+        """After each turn: the next block of ids while this one runs low; and the server's lock, which on a database
+        server goes with the connection and is taken again when it is back, or this daemon stops (`lost`, exit 1)."""
+        if (lost := getattr(self.lock, "lost", None)) is not None:
+            self.fail(lost)
         with contextlib.suppress(*DATABASE_ERRORS):  # the database away: the ids in hand go on, the next block later
             if self.ids.low:
                 self.ids.give(self.store.reserve_ids(self.id_block), self.id_block)
 
-    def _still_ours(self) -> bool:
-        """Whether this process still holds the server's lock. On a database server it goes with
-        the connection (a restart, a cut) and is taken again when it is back (`MariaStore._keep_locks`);
-        if another process took it first, this daemon stops with that one line (exit 1)."""
-        lost = getattr(self.lock, "lost", None)
-        if lost is None:
-            return True
-        self.fail(lost)
-        return False
-
-    def hangup(self) -> None:
-        """SIGHUP: read the config again and try the RCON password again."""
+    def hangup(self) -> None:  # SIGHUP: read the config again and try the RCON password again
         log.info("SIGHUP: reloading the config and reopening RCON")
         self.inbox.put(tasks.read_config(self.config_path, "SIGHUP", self.vet))
 
     # -- lifetime -----------------------------------------------------------------------------
 
-    async def run(self) -> None:
-        """One server alone in its process: its signals and the loop's error handler, then `serve`."""
+    async def run(self) -> None:  # one server alone in its process: its signals and the loop's error handler, then `serve`
         async with process_hooks(self.stopping.set, self.hangup, loop_errors(self.task_failures, self.store_failed)):
             await self.serve()
 
@@ -250,8 +236,7 @@ class Daemon(Parts):
     def stop(self) -> None:
         self.stopping.set()
 
-    def fail(self, reason: str) -> None:
-        """Stop the daemon with exit status 1; `reason` is the one line an admin reads."""
+    def fail(self, reason: str) -> None:  # stop the daemon with exit status 1; `reason` is the one line an admin reads
         self.session.fail()
         if self.stop_reason is None:
             self.stop_reason, self.exit_code = reason, 1

@@ -6,7 +6,7 @@ thread of its own (`_keep_locks`): lost (a restart of the server, a timeout, a c
 made again once the server answers and every claimed server's lock is taken again on it, so
 the next id block is taken there and a second process for the server is still refused. A
 lock that another process took meanwhile is the end of this process's serving that server:
-its claim says why (`Claim.lost`) and the daemon stops with that line (`Daemon._still_ours`).
+its claim says why (`Claim.lost`) and the daemon stops with that line (`Daemon._more_ids`).
 """
 
 from __future__ import annotations
