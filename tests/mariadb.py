@@ -107,6 +107,21 @@ class MariaServer:
         return f"mysql://{USER}:{password}@127.0.0.1:{self.port}/{name}"
 
 
+def started(root: Path) -> MariaServer:
+    """A server of a test's own (to stop, freeze or restart by its pid), up with the tests' user;
+    the test stops it (`server.stop()` in its `finally`)."""
+    need_server()
+    server = MariaServer(root)
+    server.install()
+    server.start()
+    try:
+        server.setup_user()
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
 def _me() -> str:
     import pwd
 
@@ -115,13 +130,9 @@ def _me() -> str:
 
 @pytest.fixture(scope="session")
 def mariadb_server():
-    need_server()
     root = Path(tempfile.mkdtemp(prefix="jailcore-mariadb-"))
-    server = MariaServer(root)
-    server.install()
-    server.start()
+    server = started(root)
     try:
-        server.setup_user()
         yield server
     finally:
         server.stop()

@@ -252,13 +252,10 @@ async def test_the_database_stopped_and_started_under_load_loses_and_doubles_not
     """A server of its own, stopped by its pid in the middle of enforcement: the daemon goes
     on (its commands reach the game), its writes wait in the journal in order (`status` says
     how many), and once the server is back they are there, each once."""
-    from tests.mariadb import MariaServer
+    from tests.mariadb import started
 
-    server = MariaServer(tmp_path / "db")
-    server.install()
-    server.start()
+    server = started(tmp_path / "db")
     try:
-        server.setup_user()
         url = server.database()
         sim = SimServer(password="pw")
         port = await sim.start()

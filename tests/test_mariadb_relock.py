@@ -22,7 +22,7 @@ from jailcore.store.filter import Filter
 from jailcore.store.location import open_reader
 from jailcore.store.mariadb import QUIET, MariaStore, connect, target
 from jailcore.store.sqlite import StoreError
-from tests.mariadb import USER, MariaServer, need_server
+from tests.mariadb import USER, MariaServer, started
 from tests.test_live import config_text, populate, running, sent, until
 from tests.test_mariadb import _served_ids
 from tests.test_mariadb_frozen import answers
@@ -33,12 +33,8 @@ ID_BLOCK = 20  # ids asked at a time: a few offences after the restart need new 
 @pytest.fixture(scope="module")
 def db_server(tmp_path_factory):
     """A server of this module's own: its tests stop and start it."""
-    need_server()
-    server = MariaServer(tmp_path_factory.mktemp("relock") / "db")
-    server.install()
-    server.start()
+    server = started(tmp_path_factory.mktemp("relock") / "db")
     try:
-        server.setup_user()
         yield server
     finally:
         server.stop()

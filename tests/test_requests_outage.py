@@ -23,7 +23,7 @@ from jailcore.config.config import Config
 from jailcore.store.location import daemon_writer
 from jailcore.store.mariadb import MariaStore, target
 from jailcore.store.requests import RequestQueue, replay, requests_path, waiting_requests
-from tests.mariadb import PASSWORD, MariaServer, mariadb_server, need_server
+from tests.mariadb import PASSWORD, mariadb_server, started
 from tests.test_mariadb import act
 
 __all__ = ["mariadb_server"]
@@ -58,12 +58,8 @@ async def test_requests_made_while_the_database_is_away_are_queued_and_applied_o
     from jailcore.web.auth import hash_password
     from tests.webkit import Browser
 
-    need_server()
-    server = MariaServer(tmp_path / "db")
-    server.install()
-    server.start()
+    server = started(tmp_path / "db")
     try:
-        server.setup_user()
         url = server.database()
         store = MariaStore(url)
         ids = [store.record("jail", act(i), 1, f"jb_slay #{i}", "delivered") for i in (1, 2, 3)]
