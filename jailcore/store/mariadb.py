@@ -677,14 +677,19 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         rows = self._select("SELECT seq FROM journal_applied WHERE origin = ?", (origin,))
         return int(rows[0]["seq"]) if rows else 0
 
-    def _applied_seq(self, db: Any, journal: Journal | None = None) -> int:
+    def _applied_seq(self, db: Any, journal: Journal | None = None, hold: bool = False) -> int:
+        """The journal's highest number the database has applied. `hold` (the replay): a locking
+        read, kept in the transaction that applies the next: a session cut with its COMMIT in
+        flight holds that row until the server ends it (committed or rolled back), and a plain
+        read would not wait for it and apply the same rows a second time."""
         journal = journal or self.journal
         if journal is None:
             return 0
         with db.cursor() as cur:
-            cur.execute("SELECT seq FROM journal_applied WHERE origin = %s", (journal.origin,))
+            cur.execute("SELECT seq FROM journal_applied WHERE origin = %s" + (" FOR UPDATE" if hold else ""), (journal.origin,))
             row = cur.fetchone()
-        db.commit()
+        if not hold:
+            db.commit()
         return int(row["seq"]) if row else 0
 
     def _go_away(self, exc: BaseException) -> None:
@@ -748,11 +753,11 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
             return True
         while (entry := journal.oldest()) is not None:
             seq, ops = entry
-            if self._applied_seq(db, journal) < seq:
+            if self._applied_seq(db, journal, hold=True) < seq:
                 for sql, params, many in ops:
                     self._run(sql, params, many, db=db)
                 self._mark_applied(db, seq, journal)
-                db.commit()
+            db.commit()  # (also ends the locking read of a transaction found applied)
             journal.done(seq)
         return True
 
