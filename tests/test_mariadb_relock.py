@@ -189,3 +189,86 @@ def test_a_lock_still_held_by_its_own_lost_connection_is_taken_back(db_server):
         assert store.reserve_ids(5) > 0  # and the ids go on, on the new connection
     finally:
         store.close()
+
+
+def test_after_a_restart_the_same_connection_number_of_another_process_is_never_ended(tmp_path):
+    """Connection numbers start afresh when the server restarts, so the number of this
+    process's old session may be another process's now, one that took the server's lock
+    meanwhile: that session must not be ended (KILL) as if it were this process's own, and
+    this process stops serving the server. Here the database host's clock was stepped forward
+    after it came back (NTP on a host whose clock was behind at boot): its Uptime, read on the
+    store's connection, says it has run for a day, not a few seconds."""
+    db_server = started(tmp_path / "db")
+    store: MariaStore | None = None
+    other = None
+    try:
+        url = db_server.database()
+        store = MariaStore(url, on_loop=True)
+        claim = store.claim("jail")
+        old = store._ids
+        old_id = old.server_thread_id[0]
+        connect_ids = store._connect_ids
+
+        def stepped_clock():
+            db = connect_ids()
+            with db.cursor() as cur:
+                cur.execute("SET TIMESTAMP = UNIX_TIMESTAMP() + 86400")  # what the session reads of the server's clock
+            return db
+
+        store._connect_ids = stepped_clock  # type: ignore[method-assign]
+        with store._ids_lock:  # the store's check waits while the server restarts and the other process takes the lock
+            db_server.stop()
+            db_server.start()
+            for _ in range(old_id + 50):  # connections until one is given the old session's number
+                candidate = connect(target(url))
+                if candidate.server_thread_id[0] == old_id:
+                    other = candidate
+                    break
+                assert candidate.server_thread_id[0] < old_id, "the server numbered past the old session's number"
+                candidate.close()
+            assert other is not None
+            with other.cursor() as cur:
+                cur.execute("SELECT GET_LOCK(%s, 0) AS got", (lock_name(url),))
+                assert cur.fetchone()["got"] == 1
+        deadline = time.monotonic() + 10
+        while claim.lost is None and store._ids is old:  # the check finds the session lost and looks at the lock
+            assert time.monotonic() < deadline, "the store did not look at the lock again"
+            time.sleep(0.1)
+        time.sleep(0.3)  # a session ended goes in this
+        other.ping(reconnect=False)  # the other process's session was not ended
+        assert holder(db_server, url) == old_id
+        assert claim.lost is not None and "served by another jailcore process" in claim.lost
+    finally:
+        if other is not None:
+            other.close()
+        if store is not None:
+            store.close()
+        db_server.stop()
+
+
+def test_a_lock_left_on_a_session_made_again_halfway_is_still_taken_back(db_server):
+    """The network cut again while the lock was being taken again: the new session got the lock,
+    the answer was lost, and the server keeps that session (and the lock) as it kept the first.
+    It is this process's own as much as the first: taken back, not a reason to stop."""
+    url = db_server.database()
+    store = MariaStore(url, on_loop=True)
+    try:
+        claim = store.claim("jail")
+        with store._ids_lock:
+            first = store._ids
+            halfway = store._connect_ids()  # made again, as `_reconnect_ids` does, and marked before the locks
+            store._marked(halfway)
+            first.close()  # that first session is gone (the server ended it): its lock with it
+            with halfway.cursor() as cur:
+                cur.execute("SELECT GET_LOCK(%s, 5) AS got", (lock_name(url),))  # (the server ends `first` in a moment)
+                assert cur.fetchone()["got"] == 1  # ... and its answer never came back: the store knows only `first`, lost
+        deadline = time.monotonic() + 10
+        while store._ids is first:
+            assert time.monotonic() < deadline, "the connection was not made again"
+            time.sleep(0.1)
+        assert claim.lost is None and "jail" in store._claims
+        assert holder(db_server, url) == store._ids.server_thread_id[0]
+        with pytest.raises(pymysql.MySQLError):
+            halfway.ping(reconnect=False)  # ended: it was this process's
+    finally:
+        store.close()

@@ -15,6 +15,7 @@ import contextlib
 import logging
 import threading
 import time as clock
+import uuid
 from typing import Any
 
 import pymysql
@@ -61,7 +62,7 @@ class KeepsLocks:
     away: str | None
     _ids: Any
     _ids_lock: threading.Lock  # `_ids` is used by one thread at a time: the loop's blocks, the locks' check
-    _ids_made: float  # when `_ids` was connected: did the server restart since? (`_retake`)
+    _marks: list[str]  # the locks that mark this process's connections for ids and locks, lost ones too (`_marked`)
     _claims: dict[str, Claim]  # the servers whose named locks this store holds (on `_ids`)
     _keeper: threading.Thread | None
     _closing: threading.Event
@@ -81,7 +82,12 @@ class KeepsLocks:
         loop's store a thread then keeps it (`_keep_locks`): a connection lost is made again
         and the lock taken again on it."""
         with self._holding_ids(self.timeout):
-            self._claimed(self._ids_now(), server)
+            db = self._ids_now()
+            try:
+                self._marked(db)
+            except pymysql.MySQLError as exc:
+                raise self._fault(exc) from None
+            self._claimed(db, server)
             claim = self._claims[server] = Claim(self, server)
         if self.on_loop and self._keeper is None:
             self._keeper = threading.Thread(target=self._keep_locks, name="jailcore server locks", daemon=True)
@@ -171,14 +177,13 @@ class KeepsLocks:
         """`_ids` made again (held by this thread), with every claimed server's lock taken again
         on it. A server whose lock another process took meanwhile is let go: its claim says why,
         and its daemon stops (`Daemon.fail`) rather than send its commands beside the other's."""
-        old, made = self._ids, self._ids_made
-        old_id = (getattr(old, "server_thread_id", None) or (None,))[0]
         with contextlib.suppress(pymysql.MySQLError):
-            old.close()
+            self._ids.close()
         fresh = self._connect_ids()
         try:
+            self._marked(fresh)
             for server, claim in list(self._claims.items()):
-                holder = self._retake(fresh, server, old_id, made)
+                holder = self._retake(fresh, server)
                 if holder is not None:
                     claim.lost = (f"server {server!r} is served by another jailcore process now (connection {holder} on {self.path}): "
                                   "its named lock went with this process's connection while the database was away, and the other "
@@ -191,25 +196,47 @@ class KeepsLocks:
             if isinstance(exc, DatabaseFault):
                 raise
             raise self._fault(exc) from None
-        self._ids, self._ids_made = fresh, clock.monotonic()
+        self._ids = fresh
 
-    def _retake(self, db: Any, server: str, old_id: int | None, made: float) -> int | str | None:
-        """The server's lock on `db`: None once held, else who holds it. The holder may be this
-        process's own lost connection, which a server that did not restart keeps until it sees
-        it closed (a network cut: never, until its wait_timeout): that one is ended (a user may
-        KILL its own connections) and the lock taken. After a restart the ids are numbered
-        afresh, so the same number is another process's connection."""
-        holder = self._take_lock(db, server)
-        if holder is None or holder != old_id:
-            return holder
+    def _marked(self, db: Any) -> None:
+        """`db` marked as this process's: it holds a lock of its own, named afresh (`_marks`), by
+        which a session of it left on the server is known for ours, and no other process's: a
+        connection's number is not (the server numbers them afresh when it restarts, and the
+        clock its Uptime is read by may be stepped)."""
+        if getattr(db, "jailcore_mark", None) is not None:
+            return
+        mark = f"jailcore-own:{uuid.uuid4().hex}"
         with db.cursor() as cur:
-            cur.execute("SHOW GLOBAL STATUS LIKE 'Uptime'")
-            row = cur.fetchone()
-        if row and int(row["Value"]) + 1 < clock.monotonic() - made:
-            return holder  # the server started after our old connection was made: that number is another's
+            cur.execute("SELECT GET_LOCK(%s, 0)", (mark,))
+        db.jailcore_mark = mark
+        self._marks.append(mark)
+
+    def _ours(self, db: Any, holder: int | str) -> bool:
+        """Whether the session `holder` is one of this process's own (it holds one of its marks).
+        A mark no session holds any more is forgotten (that session is gone)."""
+        for mark in list(self._marks):
+            if mark == getattr(db, "jailcore_mark", None):
+                continue
+            with db.cursor() as cur:
+                cur.execute("SELECT IS_USED_LOCK(%s) AS holder", (mark,))
+                row = cur.fetchone()
+            if row is None or row["holder"] is None:
+                self._marks.remove(mark)
+            elif row["holder"] == holder:
+                return True
+        return False
+
+    def _retake(self, db: Any, server: str) -> int | str | None:
+        """The server's lock on `db`: None once held, else who holds it. The holder may be a
+        session of this process's own, lost (a network cut: the server keeps it until it sees it
+        closed, its wait_timeout), known by its mark (`_marked`): that one is ended (a user may
+        KILL its own connections) and the lock taken. Any other holder is another process's."""
+        holder = self._take_lock(db, server)
+        if holder is None or not self._ours(db, holder):
+            return holder
         try:
             with db.cursor() as cur:
-                cur.execute("KILL CONNECTION %s", (old_id,))
+                cur.execute("KILL CONNECTION %s", (holder,))
         except pymysql.MySQLError:
             pass  # ended meanwhile, or not ours to end: asked again below
         clock.sleep(0.1)  # the lock goes when the server has ended the connection

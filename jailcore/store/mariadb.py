@@ -424,7 +424,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         self._prune_due = 0.0
         self._claims: dict[str, Claim] = {}  # (store.locks)
         self._ids_lock = threading.Lock()
-        self._ids_made = clock.monotonic()
+        self._marks: list[str] = []  # (store.locks)
         self._keeper: threading.Thread | None = None  # the locks' check (`_keep_locks`), from the first claim on the loop's store
         self._saved: dict[str, str] = {}  # each server's snapshot as last written: an unchanged one is not written again
         self._waiting: set[str] = set()  # the servers with an admin's row waiting, as last asked
