@@ -95,3 +95,31 @@ def test_a_cut_commit_that_never_lands_is_applied_once_by_the_replay(mariadb, tm
         assert store.journal is not None and store.journal.waiting() == 0
     finally:
         store.close()
+
+
+def test_a_queued_request_whose_commit_is_in_flight_is_waited_for_not_applied_again(mariadb):  # noqa: F811
+    """The admins' request queue (store.requests) asks `queued_applied` before it applies a
+    request: a request of the queue whose COMMIT is still in flight must be waited for."""
+    first = MariaStore(mariadb)
+    other = MariaStore(mariadb)
+    try:
+        for number in (1, 2):
+            first.queued_mark = ("box:requests", number)
+            first._write(LINE, ("jail", 1, "2026-12-01T10:00:00", f"request {number}", 0), later=True)
+            if number == 1:
+                first.commit()
+        first._seq += 1
+        first._flush()
+        first._mark_applied(first.db, first._seq)  # request 2 sent with its number, its COMMIT not answered
+        seen: list[int] = []
+        thread = threading.Thread(target=lambda: seen.append(other.queued_applied("box:requests")))
+        thread.start()
+        time.sleep(0.5)
+        assert thread.is_alive() and not seen, f"read {seen} without waiting for the request in flight"
+        first.db.commit()  # the server answers the COMMIT it had received
+        thread.join(30)
+        assert seen == [2]  # applied: the replay settles it as `applied before`, not a second time
+    finally:
+        first.queued_mark = None
+        first.close()
+        other.close()

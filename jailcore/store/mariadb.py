@@ -673,8 +673,10 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                       (journal.origin, seq), db=db)
 
     def queued_applied(self, origin: str) -> int:
-        """The highest number of a request queue (store.requests) the database has applied."""
-        rows = self._select("SELECT seq FROM journal_applied WHERE origin = ?", (origin,))
+        """The highest number of a request queue (store.requests) the database has applied. A
+        locking read: a request whose commit was cut with its COMMIT in flight holds that row
+        until the server ends it, and a plain read would not wait and apply it a second time."""
+        rows = self._select("SELECT seq FROM journal_applied WHERE origin = ? FOR UPDATE", (origin,))
         return int(rows[0]["seq"]) if rows else 0
 
     def _applied_seq(self, db: Any, journal: Journal | None = None, hold: bool = False) -> int:
