@@ -10,6 +10,7 @@ from jailcore.config.config import load
 from jailcore.io.fleet import Fleet
 from jailcore.session import inputs as si
 from jailcore.sim.simserver import SimServer
+from tests.test_fleet import free_udp_port
 from tests.test_live import config_text, live, populate, until
 
 
@@ -62,7 +63,7 @@ async def test_a_commit_of_the_shared_writer_wakes_only_the_servers_it_releases_
         port = await sim.start()
         text = config_text(port, tmp_path / "fleet.sqlite3").replace('name = "t"', f'name = "s{k}"')
         path = tmp_path / f"s{k}.toml"
-        path.write_text(text.replace('listen = "127.0.0.1:0"', f'listen = "127.0.0.1:{_free_udp()}"'), encoding="utf-8")
+        path.write_text(text.replace('listen = "127.0.0.1:0"', f'listen = "127.0.0.1:{free_udp_port()}"'), encoding="utf-8")
         load(path.read_text(encoding="utf-8"), str(path), {})  # a valid config
         paths.append(str(path))
     fleet = Fleet(paths)
@@ -92,11 +93,3 @@ async def test_a_commit_of_the_shared_writer_wakes_only_the_servers_it_releases_
         await task
         for sim in sims:
             await sim.stop()
-
-
-def _free_udp() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

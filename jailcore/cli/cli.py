@@ -114,9 +114,9 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_pardon(args: argparse.Namespace) -> int:
     import getpass
 
-    from jailcore.cli.proposals import _now, admin_request
+    from jailcore.cli.proposals import admin_request
 
-    return admin_request(args, "pardon", {"action_id": args.id, "by": args.by or getpass.getuser(), "reason": args.reason, "when": _now()},
+    return admin_request(args, "pardon", {"action_id": args.id, "by": args.by or getpass.getuser(), "reason": args.reason},
                          pardon=True)
 
 

@@ -188,7 +188,7 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
             raise CtbanError(f"the state database is away ({why}): say which server with --server, and the request waits for it")
         by = args.by or getpass.getuser()
         queued = ask(None, queue, why, "ctban", server=server, steamid=steamid, name="", minutes=lift_or[0], rounds=lift_or[1],
-                     reason=args.reason, by=by, lift=lift, when=_now())
+                     reason=args.reason, by=by, lift=lift)
         assert isinstance(queued, Queued)
         print(safe(f"CT ban {'lift ' if lift else ''}for {steamid} on {server} by {by} {queued.said()}"))
         return 0
@@ -208,7 +208,7 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
         by = args.by or getpass.getuser()
         minutes, rounds = lift_or
         row = ask(store, queue, "", "ctban", server=server, steamid=steamid, name=name, minutes=minutes, rounds=rounds, reason=args.reason,
-                  by=by, lift=lift, when=_now())
+                  by=by, lift=lift)
     finally:
         db.close()
         store.close()
@@ -230,10 +230,6 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
     return 0
 
 
-def _now() -> str:
-    from datetime import datetime
-
-    return datetime.now().isoformat(timespec="seconds")
 
 
 def _name(db: Reader, steamid: str, holds: dict[str, dict]) -> str:

@@ -79,13 +79,9 @@ def open_for_request(path: str, config: str | None) -> tuple[StateStore | None, 
 
 def main_answer(args: argparse.Namespace) -> int:
     return admin_request(args, "answer", {"action_id": args.id, "answer": args.command, "by": args.by or getpass.getuser(),
-                                          "reason": args.reason, "when": _now()})
+                                          "reason": args.reason})
 
 
-def _now() -> str:
-    from datetime import datetime
-
-    return datetime.now().isoformat(timespec="seconds")
 
 
 def add_word_arguments(p: argparse.ArgumentParser, id_type: Callable[[str], int], id_help: str, who: str) -> None:

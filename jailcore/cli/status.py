@@ -142,10 +142,10 @@ def from_database(path: str, configs: Mapping[str, Config], only: set[str] | Non
         db.close()
 
 
-def _refused(queue: str, now: datetime | None = None) -> dict | None:
+def _refused(queue: str) -> dict | None:
     """The requests of this machine's queue refused at replay in the last REFUSED_DAYS days: how
     many, and the newest few with what was asked, by whom and why (None: none)."""
-    since = ((now or datetime.now()) - timedelta(days=REFUSED_DAYS)).isoformat(timespec="seconds")
+    since = (datetime.now() - timedelta(days=REFUSED_DAYS)).isoformat(timespec="seconds")
     count, newest = refused_requests(queue, since=since)
     if not count:
         return None
@@ -422,19 +422,21 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]
                     raise
                 got = [{"server": n, "error": str(exc)} for n in sorted(wanted)]  # the database away: what waits for it is said below
             for item in got:
-                waiting = waiting_in(journals[item["server"]], beside=True) if item["server"] in journals else 0
-                asked = waiting_requests(requests_path(journals[item["server"]])) if item["server"] in journals else 0
+                journal = journals.get(item["server"])
+                queue = requests_path(journal) if journal else None
+                waiting = waiting_in(journal, beside=True) if journal else 0
+                asked = waiting_requests(queue) if queue else 0
                 if asked:  # admins' requests made while the database was away (store.requests)
                     item["queued_requests"] = asked
                     if item.get("error"):
-                        item["error"] += f"; {asked} admin request(s) wait in the queue {requests_path(journals[item['server']])}"
-                refused = _refused(requests_path(journals[item["server"]])) if item["server"] in journals else None
+                        item["error"] += f"; {asked} admin request(s) wait in the queue {queue}"
+                refused = _refused(queue) if queue else None
                 if refused:  # refused at replay: the admin who asked is told nowhere else but the daemon's log
                     item["refused_requests"] = refused
                 if waiting:
-                    item["journal"] = {"path": journals[item["server"]], "waiting": waiting}
+                    item["journal"] = {"path": journal, "waiting": waiting}
                     if item.get("error"):
-                        item["error"] += f"; {waiting} write(s) wait in the journal {journals[item['server']]}"
+                        item["error"] += f"; {waiting} write(s) wait in the journal {journal}"
             servers += got
         return servers, "the configs' state databases", None
     found = locate(args.state_db)

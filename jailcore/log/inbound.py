@@ -31,6 +31,8 @@ import attrs
 import cattrs
 from cattrs.v import format_exception
 
+from jailcore.log.jsontext import SURROGATE
+
 log = logging.getLogger("jailcore.inbound")
 
 T = TypeVar("T")
@@ -166,15 +168,12 @@ def json_of(payload: bytes | bytearray | str | None, refused: Refusals, where: s
     return data
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")  # what is left of one after json.loads joined every pair
-
-
 def _lone_surrogate(data: Any) -> bool:
     stack = [data]
     while stack:
         value = stack.pop()
         if isinstance(value, str):
-            if not value.isascii() and _SURROGATE.search(value):
+            if not value.isascii() and SURROGATE.search(value):
                 return True
         elif isinstance(value, dict):
             stack += value.keys()

@@ -24,11 +24,11 @@ from typing import Any
 import orjson
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS  # a dict keyed by userid is written with string keys, as `json` writes it
-_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE = re.compile("[\ud800-\udfff]")  # a lone one: json.loads joins every pair into one character
 
 
 def dumps(value: Any) -> str:
     try:
         return orjson.dumps(value, option=_OPTIONS).decode("utf-8")
     except orjson.JSONEncodeError:  # what orjson refuses (see above); what json refuses too (a set, an object) still raises
-        return _SURROGATE.sub("\ufffd", json.dumps(value, ensure_ascii=False))
+        return SURROGATE.sub("\ufffd", json.dumps(value, ensure_ascii=False))

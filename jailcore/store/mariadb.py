@@ -48,7 +48,7 @@ from jailcore.store.journal import Journal, Op, left_beside
 from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import WritesRows
-from jailcore.store.sqlite import PARDONABLE, PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError
+from jailcore.store.sqlite import PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError, check_answer, check_pardon
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes
     from jailcore.session import effects as fx
@@ -588,7 +588,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                     if isinstance(exc, pymysql.MySQLError):
                         if not _lost(exc):
                             self._abandon()
-                            raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+                            raise self._fault(exc) from None
                         self._go_away(exc)
                     elif isinstance(exc, Lost):  # lost in the mark of the journal's number (run on this connection by name)
                         self._go_away(exc)
@@ -660,7 +660,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
             if _lost(exc):
                 self._go_away(exc)
                 raise
-            raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+            raise self._fault(exc) from None
 
     def _mark_applied(self, db: Any, seq: int, journal: Journal | None = None) -> None:
         if self.queued_mark is not None and journal is None:  # an admin's queued request (store.requests): its number, in its own transaction
@@ -862,7 +862,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                     with contextlib.suppress(pymysql.MySQLError):
                         ids.close()  # made again: by the loop's keeper thread, else at the next reserve
                     self._go_away(exc)
-                raise DatabaseFault(f"state database {self.path}: {_why(exc)}") from None
+                raise self._fault(exc) from None
         end = int(row["e"])
         return end - n, end
 
@@ -1004,15 +1004,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
 
     def _pardon(self, action_id: int, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
-        if row is None or (server is not None and row["server"] != server):
-            raise PardonError(f"no enforcement with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
-        if row["action"] == "ban" and not may_ban:
-            raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
-        if row["action"] not in PARDONABLE:
-            raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
-        given = self.reader.pardons_for([action_id]).get(action_id)
-        if given is not None:
-            raise PardonError(f"enforcement {action_id} was already pardoned by {given['by']} at {given['time']}: {given['reason']}")
+        row = check_pardon(row, lambda: self.reader.pardons_for([action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write("INSERT INTO pardons (server, action_id, `by`, reason, time) VALUES (?, ?, ?, ?, ?)",
                           (row["server"], action_id, by, reason, when))
@@ -1071,18 +1063,8 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
 
     def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
-        if row is None or (server is not None and row["server"] != server):
-            raise ProposalError(f"no proposal with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
-        if row["action"] != "propose":
-            raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
-        if answer == "confirm" and not may_ban and str(json.loads(row["detail"]).get("step") or "").startswith("ban"):
-            raise ProposalError(f"proposal {action_id} is a server ban: carrying it out is an admin's")
-        given = self._rows("SELECT * FROM answers WHERE action_id = ?", (action_id,))
-        if given:
-            g = given[0]
-            raise ProposalError(f"proposal {action_id} was already answered ({g['answer']}) by {g['by']} at {g['time']}")
-        if row["status"] != "proposed":
-            raise ProposalError(f"proposal {action_id} is {row['status']}: {row['reply'] or ''}".rstrip(": "))
+        row = check_answer(row, lambda: next(iter(self._rows("SELECT * FROM answers WHERE action_id = ?", (action_id,))), None),
+                           action_id, answer, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write("INSERT INTO answers (server, action_id, answer, `by`, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
                           (row["server"], action_id, answer, by, reason, when))

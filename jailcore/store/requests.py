@@ -225,6 +225,7 @@ def ask(store: StateStore | None, queue_path: str | None, why_away: str, kind: s
     from jailcore.store.errors import errors_or
     from jailcore.store.sqlite import StoreError
 
+    args.setdefault("when", datetime.now().isoformat(timespec="seconds"))  # when it was asked, whichever door: kept if it waits
     if queue_path is None or (store is not None and not getattr(store, "shared", False)):
         if store is None:
             raise AwayError(f"the state database is away ({why_away}) and this command has no local queue to keep the request in: "

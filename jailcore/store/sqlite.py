@@ -18,7 +18,7 @@ import os
 import sqlite3
 import threading
 import time as clock
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -157,6 +157,39 @@ def _inserted(cur: sqlite3.Cursor) -> int:
     if cur.lastrowid is None:
         raise StoreError("the state database gave no row id for an insert")
     return cur.lastrowid
+
+
+def check_pardon(row: Any, given: Callable[[], Any], action_id: int, where: str, server: str | None, may_ban: bool) -> Any:
+    """The row if it may be pardoned, else why not (PardonError), for both backends: an unknown
+    id or another server's, a server ban unless `may_ban`, what is no punishment, one already
+    pardoned (`given()`: its pardon, asked only when the rest holds)."""
+    if row is None or (server is not None and row["server"] != server):
+        raise PardonError(f"no enforcement with id {action_id} in {where}" + (f" for server {server}" if server else ""))
+    if row["action"] == "ban" and not may_ban:
+        raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
+    if row["action"] not in PARDONABLE:
+        raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
+    if (had := given()) is not None:
+        raise PardonError(f"enforcement {action_id} was already pardoned by {had['by']} at {had['time']}: {had['reason']}")
+    return row
+
+
+def check_answer(row: Any, given: Callable[[], Any], action_id: int, answer: str, where: str, server: str | None,
+                 may_ban: bool) -> Any:
+    """The row if it may be answered, else why not (ProposalError), for both backends: no
+    proposal (or another server's), a server ban to confirm unless `may_ban`, one answered
+    already (`given()`: its answer), one no longer waiting."""
+    if row is None or (server is not None and row["server"] != server):
+        raise ProposalError(f"no proposal with id {action_id} in {where}" + (f" for server {server}" if server else ""))
+    if row["action"] != "propose":
+        raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
+    if answer == "confirm" and not may_ban and str(json.loads(row["detail"]).get("step") or "").startswith("ban"):
+        raise ProposalError(f"proposal {action_id} is a server ban: carrying it out is an admin's")
+    if (had := given()) is not None:
+        raise ProposalError(f"proposal {action_id} was already answered ({had['answer']}) by {had['by']} at {had['time']}")
+    if row["status"] != "proposed":
+        raise ProposalError(f"proposal {action_id} is {row['status']}: {row['reply'] or ''}".rstrip(": "))
+    return row
 
 
 class Store(WritesRows, KeepsAccounts):
@@ -409,15 +442,7 @@ class Store(WritesRows, KeepsAccounts):
         unless `may_ban` (lifting one is an admin's)."""
         fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
         row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
-        if row is None or (server is not None and row["server"] != server):
-            raise PardonError(f"no enforcement with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
-        if row["action"] == "ban" and not may_ban:
-            raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
-        if row["action"] not in PARDONABLE:
-            raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
-        given = pardons_for(self.db, [action_id]).get(action_id)
-        if given is not None:
-            raise PardonError(f"enforcement {action_id} was already pardoned by {given['by']} at {given['time']}: {given['reason']}")
+        row = check_pardon(row, lambda: pardons_for(self.db, [action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write(
             "INSERT INTO pardons (server, action_id, by, reason, time) VALUES (?, ?, ?, ?, ?)",
@@ -457,17 +482,8 @@ class Store(WritesRows, KeepsAccounts):
         on) a proposal of another server."""
         assert answer in ("confirm", "dismiss")
         row = self.db.execute("SELECT id, server, action, status, reply, detail FROM audit WHERE id = ?", (action_id,)).fetchone()
-        if row is None or (server is not None and row["server"] != server):
-            raise ProposalError(f"no proposal with id {action_id} in {self.path}" + (f" for server {server}" if server else ""))
-        if row["action"] != "propose":
-            raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
-        if answer == "confirm" and not may_ban and str(json.loads(row["detail"]).get("step") or "").startswith("ban"):
-            raise ProposalError(f"proposal {action_id} is a server ban: carrying it out is an admin's")
-        given = self.db.execute("SELECT * FROM answers WHERE action_id = ?", (action_id,)).fetchone()
-        if given is not None:
-            raise ProposalError(f"proposal {action_id} was already answered ({given['answer']}) by {given['by']} at {given['time']}")
-        if row["status"] != "proposed":
-            raise ProposalError(f"proposal {action_id} is {row['status']}: {row['reply'] or ''}".rstrip(": "))
+        row = check_answer(row, lambda: self.db.execute("SELECT * FROM answers WHERE action_id = ?", (action_id,)).fetchone(),
+                           action_id, answer, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write(
             "INSERT INTO answers (server, action_id, answer, by, reason, time) VALUES (?, ?, ?, ?, ?, ?)",

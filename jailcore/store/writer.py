@@ -65,10 +65,6 @@ class Writer:
     def listen(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
-    def unlisten(self, listener: Listener) -> None:
-        if listener in self._listeners:
-            self._listeners.remove(listener)
-
     def readers(self, loop: Loop) -> list[Reader]:
         """Whom the news goes to on `loop`: a daemon adds its inbox while it serves. The thread
         wakes the loop once a commit, not once a server; a commit that no server of a big fleet
@@ -102,10 +98,6 @@ class Writer:
             self._thread = threading.Thread(target=self._run, name="jailcore-writer", daemon=True)
             self._thread.start()
             self._started.wait()
-
-    @property
-    def submitted(self) -> int:
-        return self._seq
 
     @property
     def idle(self) -> bool:

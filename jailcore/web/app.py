@@ -52,7 +52,7 @@ from jailcore.web.access import ADMIN, MODERATOR, OPEN, OWNER, VIEWER, WATCH, Fo
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
 from jailcore.web.charts import colours, hbars, stacked
 from jailcore.web.i18n import LANGS, Words
-from jailcore.web.manage import Manage, ask, now, queue_away, queued_page
+from jailcore.web.manage import Manage, ask, queue_away, queued_page
 from jailcore.web.public import public_entry
 from jailcore.web.story import tell
 
@@ -515,7 +515,7 @@ class Web(Manage):
             self.must(session, MODERATOR, server)
             assert action_id is not None and session is not None and session.user is not None
             return await queue_away(self, request, self.sources.of(server, look=False), exc, "pardon", action_id=action_id, by=session.user,
-                                    reason=reason, when=now(), server=server, may_ban=self.may(session, ADMIN, server))
+                                    reason=reason, server=server, may_ban=self.may(session, ADMIN, server))
         if entry is None:
             return self.render(request, "error.html", status=404, message=f"{server} #{fields.get('id', '')[:20]}: ?")
         self.must(session, ADMIN if entry["action"] == "ban" else MODERATOR, server)  # lifting a server ban is an admin's
@@ -523,7 +523,7 @@ class Web(Manage):
         if source is None or session is None or session.user is None:  # `find` and `must` let none of these through
             raise NotAllowed(MODERATOR)
         try:
-            done = await ask(self, source, "pardon", action_id=entry["id"], by=session.user, reason=reason, when=now(), server=server,
+            done = await ask(self, source, "pardon", action_id=entry["id"], by=session.user, reason=reason, server=server,
                              may_ban=self.may(session, ADMIN, server))
         except AdminRequestError as exc:
             return self.render(request, "error.html", status=409, message=str(exc))

@@ -97,11 +97,6 @@ class Sessions:
         self.drop(old)
         return self.new(user, stamp)
 
-    def drop_user(self, user: str, keep: Session | None = None) -> None:
-        """Every session of an admin whose account is gone or whose password changed (but `keep`)."""
-        for session in [s for s in self._all.values() if s.user == user and s is not keep]:
-            self.drop(session)
-
     def drop(self, session: Session | None) -> None:
         if session is not None:
             self._all.pop(session.sid, None)

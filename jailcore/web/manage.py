@@ -6,7 +6,6 @@ are there; every change here also checks the role on the server it changes."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
@@ -237,7 +236,7 @@ class Manage(_Page):
         self.must(session, MODERATOR, server)
         reason = fields.get("reason", "").strip()[:200]
         asked = {"server": server, "minutes": None if lift or rounds else minutes, "rounds": None if lift else rounds, "reason": reason,
-                 "by": admin_name(session), "lift": lift, "when": now()}
+                 "by": admin_name(session), "lift": lift}
         try:
             steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
             name = await self.read(data.last_name, self.sources, server, steamid)
@@ -270,8 +269,6 @@ def queued_page(page: _Page, request: Request, queued: Queued) -> Response:
     return page.render(request, "error.html", status=202, message=page.words(request)("queued", why=queued.why))
 
 
-def now() -> str:
-    return datetime.now().isoformat(timespec="seconds")
 
 
 def admin_name(session: Session | None) -> str:

@@ -24,7 +24,6 @@ class Page(Protocol):
     sessions: Sessions
     hashing: anyio.CapacityLimiter
     clock: Callable[[], datetime]
-    stamps: dict[str, str]
 
     def load_accounts(self) -> None: ...
 

@@ -15,7 +15,7 @@ from jailcore.store.errors import errors_or
 from jailcore.store.requests import Queued
 from jailcore.web.access import ADMIN, MODERATOR, number
 from jailcore.web.i18n import STATUS, WORDS
-from jailcore.web.manage import admin_name, ask, now, queue_away, queued_page
+from jailcore.web.manage import admin_name, ask, queue_away, queued_page
 
 if TYPE_CHECKING:
     from jailcore.web.data import Sources
@@ -66,14 +66,14 @@ async def answer(web: Web, request: Request) -> Response:
     except errors_or(StateError, AuditError) as exc:  # the database away: judged on the server asked, checked again when applied
         web.must(session, MODERATOR, server)
         return await queue_away(web, request, source, exc, "answer", action_id=action_id, answer=verb, by=admin_name(session),
-                                reason=reason, when=now(), server=server, may_ban=web.may(session, ADMIN, server))
+                                reason=reason, server=server, may_ban=web.may(session, ADMIN, server))
     if row is None or row["action"] != "propose" or row["server"] != server:
         return web.render(request, "error.html", status=404, message=f"{server[:100]} #{action_id}: ?")
     # Carrying out a server ban is an admin's, as lifting one is; the rest a moderator's.
     step = str(json.loads(row["detail"]).get("step") or "")
     web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, row["server"])
     try:
-        done = await ask(web, source, "answer", action_id=action_id, answer=verb, by=admin_name(session), reason=reason, when=now(),
+        done = await ask(web, source, "answer", action_id=action_id, answer=verb, by=admin_name(session), reason=reason,
                          server=row["server"])
     except AdminRequestError as exc:
         return web.render(request, "error.html", status=409, message=str(exc))

@@ -79,17 +79,17 @@ def adduser(name: str, password: str | None) -> int:
     return 0
 
 
-def ask_password(name: str, password_stdin: bool, what: str = "adduser") -> str | None:
+def ask_password(name: str, password_stdin: bool) -> str | None:
     """The new password: from standard input, or asked twice on the terminal; None (said why) if neither."""
     if password_stdin:
         return sys.stdin.readline().rstrip("\n")
     if not sys.stdin.isatty():
-        print(f"jailcore web {what}: no terminal to ask the password on; give it on standard input: "
-              f"echo 'PASSWORD' | jailcore web {what} {name} --password-stdin", file=sys.stderr)
+        print(f"jailcore web adduser: no terminal to ask the password on; give it on standard input: "
+              f"echo 'PASSWORD' | jailcore web adduser {name} --password-stdin", file=sys.stderr)
         return None
     password = getpass.getpass(f"password for {name}: ")
     if getpass.getpass("again: ") != password:
-        print(f"jailcore web {what}: the two passwords differ", file=sys.stderr)
+        print("jailcore web adduser: the two passwords differ", file=sys.stderr)
         return None
     return password
 
