@@ -79,7 +79,7 @@ _BARE = {"jb_warden": ev.WardenSet, "jb_order_cancel": ev.OrdersCancelled, "jb_g
 
 _ANSWERS = {"jb_pardon": ev.PardonAsked, "jb_confirm": ev.ConfirmAsked, "jb_dismiss": ev.DismissAsked}
 SHIM_TRIGGERS = (*_BARE, "jb_freeday", "jb_freekill", "jb_hello", "jb_round_start", "jb_ctban", *_ANSWERS, *_ONE_PROP)
-EXTENSION_TRIGGERS = ("jb_round_start", "jb_game_approve", "jb_freekill", "jb_ctban", "jb_unctban", *_ANSWERS, "jb_fk_choice")
+EXTENSION_TRIGGERS = ("jb_game_approve", "jb_freekill", "jb_ctban", "jb_unctban", *_ANSWERS, "jb_fk_choice")
 
 
 def _hello(time: str, props: str) -> ev.ShimHello:
