@@ -22,6 +22,7 @@ import struct
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TypedDict
 
 from jailcore.io.rconproto import AUTH, AUTH_RESPONSE, EXECCOMMAND, MAX_BODY, MAX_INCOMING, RESPONSE_VALUE, encode
 from jailcore.sim import smbuild
@@ -29,7 +30,25 @@ from jailcore.sim.console import split_commands, tokenize
 from jailcore.sim.logwriter import LogWriter
 from jailcore.sim.world import Client, Shim, World
 
-__all__ = ["SimServer", "make_shim", "split_commands", "tokenize"]
+__all__ = ["SimServer", "Status", "make_shim", "split_commands", "tokenize"]
+
+
+class StatusPlayer(TypedDict):
+    userid: int
+    steamid: str
+    name: str
+    team: str  # TERRORIST, CT, Spectator, Unassigned
+    alive: bool
+    gagged: bool
+
+
+class Status(TypedDict):
+    """The shim's answer to `jb_status` (protocol.md section 2)."""
+
+    round: int
+    map: str
+    warden: int | None  # userid
+    players: list[StatusPlayer]
 
 
 def make_shim(kind: str, world: World) -> tuple[Shim, str]:
@@ -90,7 +109,7 @@ class SimServer:
         self._held: list[tuple[asyncio.StreamWriter, bytes]] = []
         self._server: asyncio.base_events.Server | None = None
         self._clients: set[asyncio.StreamWriter] = set()
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
         self._udp: asyncio.DatagramTransport | None = None
         self._sent = 0
         self.port = 0
@@ -165,8 +184,9 @@ class SimServer:
         """The shim's warden (userid), as its jb_status says."""
         return self.status()["warden"]
 
-    def status(self) -> dict:
-        return json.loads(self.shim.server_command("jb_status") or "{}")
+    def status(self) -> Status:
+        status: Status = json.loads(self.shim.server_command("jb_status") or "{}")
+        return status
 
     def add_player(self, name: str, team: str, steamid: str | None = None, admin: str = "", lang: str = "ru") -> Client:
         """A player connects and picks a team (through the team menu: the shim may refuse CT)."""
