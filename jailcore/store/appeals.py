@@ -52,8 +52,16 @@ def _now() -> str:
     return datetime.now().isoformat(timespec="seconds")
 
 
+def _missing(exc: BaseException) -> bool:
+    """A table a database from before lacks (not upgraded yet): nothing of it to read."""
+    return "no such table" in str(exc) or "doesn't exist" in str(exc)
+
+
 class Appeals:
-    def __init__(self, db: Db):
+    """Over a `Db` (reads and writes), or a read-only `store.reader.Reader` (its `rows`: the
+    web page's and the command line's reads, through the connection each thread has)."""
+
+    def __init__(self, db: Db | Any):
         self.db = db
 
     def file(self, server: str, action_id: int, action: str, steamid: str, name: str | None, text: str, contact: str, address: str,
@@ -93,7 +101,7 @@ class Appeals:
         try:
             return self.db.rows("SELECT * FROM appeals WHERE ? = '' OR status = ? ORDER BY id DESC LIMIT ?", (status, status, limit))
         except Exception as exc:
-            if self.db.missing(exc):
+            if _missing(exc):
                 return []
             raise
 
@@ -126,7 +134,7 @@ class Appeals:
             return self.db.rows("SELECT * FROM appeals WHERE status != 'open' AND (? = '' OR `by` = ?) ORDER BY answered DESC LIMIT ?",
                                 (by, by, limit))
         except Exception as exc:
-            if self.db.missing(exc):
+            if _missing(exc):
                 return []
             raise
 
@@ -174,3 +182,37 @@ def sync_protests(cursor: Any, commit: Any, prefix: str, origin: str, server: st
             commit()
             done += 1
     return done
+
+
+# -- the answer, whichever door (the web page, `jailcore appeals grant|uphold`) ------------------
+
+
+def settle(store: Any, queue: str | None, why_away: str, appeals: Appeals, appeal_id: int, verdict: str, by: str, reason: str,
+           may_ban: bool = True) -> tuple[Row, object]:
+    """An admin's answer to an open appeal: `grant` is a pardon of the punishment through the one
+    pardon road (store.requests.ask: the `pardons` row the server's daemon applies, lifting it
+    in the game, here and in SourceBans++; queued while a database server is away); `uphold`
+    needs a reason, which the player reads on his link. Returns the answered appeal and the
+    pardon's row id (or Queued; None when it was pardoned already, or upheld)."""
+    from jailcore.store.requests import ask
+
+    row = appeals.get(appeal_id)
+    if row is None:
+        raise AppealError(f"no appeal #{appeal_id}")
+    if row["status"] != "open":
+        raise AppealError(f"appeal #{appeal_id} was answered already ({row['status']} by {row['by']} at {row['answered']})")
+    reason = " ".join(reason.split())[:REASON_MAX]
+    if verdict == "uphold":
+        if not reason:
+            raise AppealError("an upheld appeal needs a reason: the player reads it")
+        return appeals.answer(appeal_id, "upheld", by, reason), None
+    if verdict != "grant":
+        raise AppealError(f"grant or uphold, not {verdict[:20]!r}")
+    pardon: object = None
+    try:
+        pardon = ask(store, queue, why_away, "pardon", action_id=int(row["action_id"]), by=by,
+                     reason=reason or f"appeal #{appeal_id}", server=row["server"], may_ban=may_ban)
+    except AdminRequestError as exc:
+        if "already pardoned" not in str(exc):
+            raise
+    return appeals.answer(appeal_id, "granted", by, reason), pardon

@@ -16,7 +16,7 @@ appeals) per server.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -122,15 +122,7 @@ class Notices:
         return failures
 
     def sinks(self) -> list[Row]:
-        """Every sink's health, with how many messages wait for it (none on a database from before)."""
-        try:
-            rows = self.db.rows("SELECT * FROM notice_sinks ORDER BY sink")
-            counts = {r["sink"]: int(r["n"]) for r in self.db.rows("SELECT sink, COUNT(*) AS n FROM notices WHERE sent IS NULL GROUP BY sink")}
-        except Exception as exc:
-            if self.db.missing(exc):
-                return []
-            raise
-        return [{**r, "waiting": counts.get(r["sink"], 0)} for r in rows]
+        return sink_health(self.db.rows)
 
     # -- the watchers' marks ----------------------------------------------------------------------
 
@@ -143,6 +135,19 @@ class Notices:
 
 
 FAILING = 3  # failures in a row after which a sink is said to be failing (status, the web page)
+
+
+def sink_health(rows: Callable[[str, Sequence[Any]], list[Row]]) -> list[Row]:
+    """Every sink's health, with how many messages wait for it, through any reader's `rows`
+    (`jailcore status` and the web page read with their own); none on a database from before."""
+    try:
+        found = rows("SELECT * FROM notice_sinks ORDER BY sink", ())
+        counts = {r["sink"]: int(r["n"]) for r in rows("SELECT sink, COUNT(*) AS n FROM notices WHERE sent IS NULL GROUP BY sink", ())}
+    except Exception as exc:
+        if "no such table" in str(exc) or "doesn't exist" in str(exc):
+            return []
+        raise
+    return [{**r, "waiting": counts.get(r["sink"], 0)} for r in found]
 
 
 def failing(rows: list[Row]) -> list[Row]:
