@@ -178,6 +178,8 @@ def _banned(path: Path) -> int:
     store.db.execute("INSERT INTO loglines (server, round, time, line, audit) VALUES ('jail-a', 7, '2026-11-30T21:00:05', ?, ?)",
                      ('L 11/30/2026 - 21:00:05: "Рекламщик<6><STEAM_1:1:4242><TERRORIST>" say "заходите на www.cheap-skins.ru"', row))
     store.commit()
+    store.save_standing("jail-a", '{"round": 7, "day": 2}', "2026-11-30T21:00:05")  # what `status` reads of a server without its config
+    store.save_state("jail-a", {}, "2026-11-30T21:00:05")
     store.close()
     return row
 
