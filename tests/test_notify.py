@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import sqlite3
 from pathlib import Path
 
@@ -54,7 +55,8 @@ def titled(texts: list[str], prefix: str, name: str) -> int:
 async def test_a_proposal_reaches_discord_and_telegram_after_their_429s_and_a_hostile_name_stays_text(tmp_path):
     discord, telegram = Discord(), Telegram()
     discord.limited, telegram.limited = [0.5], [1.0]  # each answers its first request with a 429
-    sim, cfg, listen = await started(tmp_path, '[conduct.advertising]\nconfirm = "admin"\nladder = ["ban 0"]\n', discord, telegram)
+    rules = '[conduct.advertising]\nconfirm = "admin"\nladder = ["ban 0"]\n[notify]\ndrops = 10\n'
+    sim, cfg, listen = await started(tmp_path, rules, discord, telegram)
     try:
         async with jailcore_run(tmp_path, cfg) as proc:
             await logging_to(sim, listen)
@@ -78,6 +80,12 @@ async def test_a_proposal_reaches_discord_and_telegram_after_their_429s_and_a_ho
             assert note["parse_mode"] == "HTML" and note["chat_id"] == "-1001234"
             assert HOSTILE in note["_plain"] and "<b>x</b>" not in note["text"]  # escaped: no bold of his making
             assert f"{PUBLIC}/proposals" in note["_plain"] and "го ко мне на www.example1.ru" in note["_plain"]
+
+            host, port = listen.rsplit(":", 1)
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:  # a burst of datagrams that are no log lines
+                for _ in range(12):
+                    s.sendto(b"not a log line at all", (host, int(port)))
+            await telegram.until(lambda: any("Отброшено за минуту: 1" in r["_plain"] and "header" in r["_plain"] for r in telegram.received))
 
             for stand_in, wait in ((discord, 0.5), (telegram, 1.0)):
                 (limited, _), (then, status) = stand_in.seen[0], stand_in.seen[1]
