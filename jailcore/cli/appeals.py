@@ -30,7 +30,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def main_appeals(args: argparse.Namespace) -> int:
     from jailcore.cli.proposals import open_for_request
-    from jailcore.store.appeals import Appeals, settle
+    from jailcore.store.appeal_answers import settle
+    from jailcore.store.appeals import Appeals
     from jailcore.store.audit import AuditError, locate
     from jailcore.store.portable import Db
     from jailcore.store.requests import Queued

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -29,3 +30,23 @@ def main_notify(args: argparse.Namespace) -> int:
     for sink, answer in answers:
         print(f"{sink.shown}: {answer.outcome} ({answer.said})")
     return 0 if all(a.outcome == "sent" for _, a in answers) else 1
+
+
+# -- what `jailcore status` says of the sinks (in the database it reads) ------------------------------
+
+
+def failing_sinks(db: Any) -> dict[str, Any]:
+    """`{"notify_failing": [...]}`: the sinks that keep failing, from the database's own record
+    (the senders write it); {} when none."""
+    from jailcore.store.notices import failing, sink_health
+
+    found = failing(sink_health(db.rows))
+    return {"notify_failing": found} if found else {}
+
+
+def sink_lines(s: dict, colour: bool) -> list[str]:
+    from jailcore.cli.tail import paint, safe
+
+    return [paint(safe(f"  notifications to {sink.get('shown')} failing since {str(sink.get('since') or '?').replace('T', ' ')} "
+                       f"({sink.get('failures')} tries in a row): {sink.get('error')}; {sink.get('waiting')} message(s) wait"), "31;1", colour)
+            for sink in s.get("notify_failing") or [] if isinstance(sink, dict)]

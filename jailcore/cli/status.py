@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from jailcore.cli.notify import failing_sinks, sink_lines
 from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, paint, safe
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
 from jailcore.store.audit import DAYS, AuditError, ban_left, locate, open_proposals, open_reader
 from jailcore.store.journal import journal_path, waiting_in
 from jailcore.store.location import is_url, shown
-from jailcore.store.notices import failing, sink_health
 from jailcore.store.requests import refused_requests, requests_path, waiting_requests
 
 if TYPE_CHECKING:
@@ -129,12 +129,11 @@ def from_database(path: str, configs: Mapping[str, Config], only: set[str] | Non
                 ban["online"] = ban["key"] in online
             state["time"] = s.engine.state.time or None
             out.append(standing(s.server, state, s.config, _link(db, s.server), label))
-        sinks = failing(sink_health(db.rows))  # the notifications' sinks that keep failing: every server of the database hears of them
+        sinks = failing_sinks(db)  # the notifications' sinks that keep failing: every server of the database says them
         for item in out:
             item["proposals"] = open_proposals(db, item["server"])
             item["owed"] = _owed(db, item["server"])
-            if sinks:
-                item["notify_failing"] = sinks
+            item.update(sinks)
         out.sort(key=lambda s: s["server"])
         missing = sorted((only or set()) - {s.server for s in saved} - set(ready))
         if missing:
@@ -314,11 +313,7 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     lines.append(_bans(s, colour))
     if s.get("proposals"):  # from the state database, or the retained state (its daemon's session keeps their ids)
         lines.append(_proposals([p for p in s["proposals"] if isinstance(p, dict)], colour))
-    for sink in s.get("notify_failing") or []:
-        if isinstance(sink, dict):
-            lines.append(paint(safe(f"  notifications to {sink.get('shown')} failing since {str(sink.get('since') or '?').replace('T', ' ')} "
-                                    f"({sink.get('failures')} tries in a row): {sink.get('error')}; {sink.get('waiting')} message(s) wait"),
-                               "31;1", colour))
+    lines += sink_lines(s, colour)
     if s.get("owed"):
         owed = s["owed"]
         lines.append(paint(f"  owed by players who left: {len(owed)} (carried out when they return)", "35", colour))

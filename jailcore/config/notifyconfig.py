@@ -93,8 +93,9 @@ def sinks_of(configs: Any) -> list[Sink]:
 
 
 def check(values: dict[str, dict[str, Any]], from_env: dict[tuple[str, str], str], fail: Any, problems: list[str],
-          language: str) -> NotifySettings:
-    """The `[notify...]` tables as settings, each refusal with its key (a URL or a token never repeated)."""
+          language: str, public_url: str = "") -> NotifySettings:
+    """The `[notify...]` tables as settings, each refusal with its key (a URL or a token never
+    repeated), and `[web] public_url`, the address the messages link to."""
 
     def bad(section: str, key: str, why: str) -> None:
         var = from_env.get((section, key))
@@ -103,6 +104,9 @@ def check(values: dict[str, dict[str, Any]], from_env: dict[tuple[str, str], str
         else:
             fail((*section.split("."), key), why)
 
+    why = _url_error(public_url) if public_url else None
+    if why:
+        fail(("web", "public_url"), f"{why}, got {public_url[:100]!r}")
     lang = values["notify"]["language"] or language
     sinks: list[Sink] = []
     for kind in KINDS:
@@ -151,7 +155,3 @@ def _url_error(url: str) -> str | None:
         return "expected an http:// or https:// URL"
     return None
 
-
-def public_url_error(url: str) -> str | None:
-    """`[web] public_url`: where admins and players reach the page (links in messages)."""
-    return _url_error(url) if url else None

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from jailcore.log.errors import AdminRequestError
-from jailcore.store.portable import Db, Row, marks, spell
+from jailcore.store.spelling import Database, Reads, Row, marks, spell
 
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS appeals (id {id}, token VARCHAR(64) NOT NULL UNIQUE, server {key} NOT NULL, action_id BIGINT NOT NULL, "
@@ -58,11 +58,11 @@ def _missing(exc: BaseException) -> bool:
 
 
 class Appeals:
-    """Over a `Db` (reads and writes), or a read-only `store.reader.Reader` (its `rows`: the
-    web page's and the command line's reads, through the connection each thread has)."""
+    """Over a `Db` (store/portable.py: reads and writes), or a read-only `store.reader.Reader` (its
+    `rows`: the web page's and the command line's reads, through the connection each thread has)."""
 
-    def __init__(self, db: Db | Any):
-        self.db = db
+    def __init__(self, db: Database | Reads):
+        self.db = cast(Database, db)  # a Reader is only read through
 
     def file(self, server: str, action_id: int, action: str, steamid: str, name: str | None, text: str, contact: str, address: str,
              token: str, when: str | None = None) -> int:
@@ -183,36 +183,3 @@ def sync_protests(cursor: Any, commit: Any, prefix: str, origin: str, server: st
             done += 1
     return done
 
-
-# -- the answer, whichever door (the web page, `jailcore appeals grant|uphold`) ------------------
-
-
-def settle(store: Any, queue: str | None, why_away: str, appeals: Appeals, appeal_id: int, verdict: str, by: str, reason: str,
-           may_ban: bool = True) -> tuple[Row, object]:
-    """An admin's answer to an open appeal: `grant` is a pardon of the punishment through the one
-    pardon road (store.requests.ask: the `pardons` row the server's daemon applies, lifting it
-    in the game, here and in SourceBans++; queued while a database server is away); `uphold`
-    needs a reason, which the player reads on his link. Returns the answered appeal and the
-    pardon's row id (or Queued; None when it was pardoned already, or upheld)."""
-    from jailcore.store.requests import ask
-
-    row = appeals.get(appeal_id)
-    if row is None:
-        raise AppealError(f"no appeal #{appeal_id}")
-    if row["status"] != "open":
-        raise AppealError(f"appeal #{appeal_id} was answered already ({row['status']} by {row['by']} at {row['answered']})")
-    reason = " ".join(reason.split())[:REASON_MAX]
-    if verdict == "uphold":
-        if not reason:
-            raise AppealError("an upheld appeal needs a reason: the player reads it")
-        return appeals.answer(appeal_id, "upheld", by, reason), None
-    if verdict != "grant":
-        raise AppealError(f"grant or uphold, not {verdict[:20]!r}")
-    pardon: object = None
-    try:
-        pardon = ask(store, queue, why_away, "pardon", action_id=int(row["action_id"]), by=by,
-                     reason=reason or f"appeal #{appeal_id}", server=row["server"], may_ban=may_ban)
-    except AdminRequestError as exc:
-        if "already pardoned" not in str(exc):
-            raise
-    return appeals.answer(appeal_id, "granted", by, reason), pardon

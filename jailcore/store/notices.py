@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from jailcore.store.portable import Db, Row, marks, spell
+from jailcore.store.spelling import Database, Row, marks, spell
 
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS notices (id {id}, sink VARCHAR(64) NOT NULL, server {key} NOT NULL, kind VARCHAR(16) NOT NULL, "
@@ -43,9 +43,9 @@ def now() -> str:
 
 
 class Notices:
-    """The queue, the sinks' health and the watchers' marks, on one connection (`Db`)."""
+    """The queue, the sinks' health and the watchers' marks, on one connection (store/portable.py `Db`)."""
 
-    def __init__(self, db: Db):
+    def __init__(self, db: Database):
         self.db = db
 
     # -- the queue --------------------------------------------------------------------------------
@@ -123,6 +123,25 @@ class Notices:
 
     def sinks(self) -> list[Row]:
         return sink_health(self.db.rows)
+
+    # -- what the watcher reads -------------------------------------------------------------------
+
+    def newest_place(self) -> int:
+        """The audit log's newest place (`seq`): where a server seen for the first time starts."""
+        return int(self.db.rows("SELECT COALESCE(MAX(seq), 0) AS n FROM audit")[0]["n"])
+
+    def decisions_after(self, place: int, actions: Sequence[str], limit: int = 500) -> list[Row]:
+        """The audit rows of these actions placed after `place`, in order (on the audit_action index)."""
+        return self.db.rows(f"SELECT id, seq, server, time, round, action, rule, ref, steamid, name, reason, detail, status FROM audit "
+                            f"WHERE seq > ? AND action IN ({marks(len(actions))}) ORDER BY seq LIMIT ?", (place, *actions, limit))
+
+    def round_lines(self, server: str, round_no: int, limit: int = 5000) -> list[Row]:
+        """A round's kept log lines, each with the newest audit id once it was handled (store.sqlite's loglines)."""
+        return self.db.rows("SELECT line, audit FROM loglines WHERE server = ? AND round = ? ORDER BY id LIMIT ?", (server, round_no, limit))
+
+    def clause(self, action_id: int) -> Row | None:
+        got = self.db.rows("SELECT ref, reason, rule FROM audit WHERE id = ?", (action_id,))
+        return got[0] if got else None
 
     # -- the watchers' marks ----------------------------------------------------------------------
 

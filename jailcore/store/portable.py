@@ -2,7 +2,7 @@
 file or the MariaDB server), its statements in the SQL the two share (`?` placeholders,
 identifiers that are words of MySQL in backquotes, which SQLite takes too, no upsert: an
 UPDATE and, when it touched nothing, an INSERT), and the few words of a table's definition
-they spell differently (`spell`). The notices' and the appeals' tables are written this way
+they spell differently (store/spelling.py). The notices' and the appeals' tables are written this way
 (store/notices.py, store/appeals.py); the rest of the store is to follow (issue 35).
 
 Used from threads (the notifier's, the web page's workers, the command line): one statement
@@ -19,21 +19,7 @@ from typing import Any
 
 from jailcore.store.errors import DatabaseFault
 from jailcore.store.location import is_url, shown
-
-Row = dict[str, Any]
-
-# A table's words as each backend spells them: a row id numbered by the database, a key column
-# of text (MariaDB indexes at most 191 characters of utf8mb4 in a key), and a table's options.
-_WORDS = {
-    "sqlite": {"id": "INTEGER PRIMARY KEY AUTOINCREMENT", "key": "TEXT", "options": ""},
-    "mariadb": {"id": "BIGINT AUTO_INCREMENT PRIMARY KEY", "key": "VARCHAR(191)",
-                "options": " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"},
-}
-
-
-def spell(ddl: str, dialect: str) -> str:
-    """A table's definition (`{id}`, `{key}`, `{options}`) in this backend's words."""
-    return ddl.format(**_WORDS[dialect])
+from jailcore.store.spelling import Row
 
 
 class Db:
@@ -176,6 +162,3 @@ def _driver_error() -> type[BaseException]:
     module = sys.modules.get("pymysql")
     return module.MySQLError if module is not None else sqlite3.Error
 
-
-def marks(n: int) -> str:
-    return ",".join("?" * n)

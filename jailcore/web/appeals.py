@@ -6,7 +6,7 @@ sentences name players by name and #userid). He files one appeal per punishment 
 optional contact) and gets a link of his own, `/appeal/<token>`, where he reads the answer.
 
 Admins see the appeals on `/appeals`, beside the proposals, with the same evidence, and answer:
-grant (a pardon through the one pardon road: store.appeals.settle) or uphold with a reason.
+grant (a pardon through the one pardon road: store.appeal_answers.settle) or uphold with a reason.
 
 The public part faces the internet: looks and filings limited per address, a bounded number of
 appeals waiting (store.appeals.OPEN_MAX), every field cut, a CSRF token on the form (the
@@ -27,7 +27,8 @@ from starlette.responses import RedirectResponse, Response
 
 from jailcore.log.errors import AdminRequestError, AuditError, StateError
 from jailcore.log.logtime import moment
-from jailcore.store.appeals import CONTACT_MAX, REASON_MAX, TEXT_MAX, AppealError, Appeals, settle
+from jailcore.store.appeal_answers import settle
+from jailcore.store.appeals import CONTACT_MAX, REASON_MAX, TEXT_MAX, AppealError, Appeals
 from jailcore.store.errors import errors_or
 from jailcore.store.notices import failing, sink_health
 from jailcore.store.portable import Db

@@ -121,17 +121,14 @@ class Watch:
         for each server's admins online (server, text)."""
         if not configs and not extra:
             return 0, []
-        newest_audit = lambda: int(self.db.rows("SELECT COALESCE(MAX(seq), 0) AS n FROM audit")[0]["n"])  # noqa: E731
-        audit = {s: self._mark(f"audit:{s}", newest_audit) for s in configs}
+        audit = {s: self._mark(f"audit:{s}", self.notices.newest_place) for s in configs}
         appeal = {s: self._mark(f"appeal:{s}", self.appeals.newest_id) for s in configs}
         events: list[dict[str, Any]] = list(extra)
         moved: dict[str, int] = {}
         said: list[tuple[str, str]] = []
         if configs:
             low = max(min(audit.values()), self.examined.get("audit", 0))
-            rows = self.db.rows(f"SELECT id, seq, server, time, round, action, rule, ref, steamid, name, reason, detail, status FROM audit "
-                                f"WHERE seq > ? AND action IN ({','.join('?' * len(WATCHED))}) ORDER BY seq LIMIT 500", (low, *WATCHED))
-            for row in rows:
+            for row in self.notices.decisions_after(low, WATCHED):
                 server, seq = row["server"], int(row["seq"])
                 self.examined["audit"] = max(self.examined.get("audit", 0), seq)
                 if server not in configs or seq <= audit[server]:
@@ -174,10 +171,8 @@ class Watch:
         public = config.web.public_url
         if kind == "proposal":
             event["step"] = detail.get("step") or ""
-            lines = self.db.rows("SELECT line, audit FROM loglines WHERE server = ? AND round = ? ORDER BY id LIMIT 5000",
-                                 (row["server"], row["round"]))
             upto: list[str] = []
-            for line in lines:
+            for line in self.notices.round_lines(row["server"], int(row["round"])):
                 upto.append(line["line"])
                 if int(line["audit"]) >= int(row["id"]):
                     break  # the line that made it: the story stops there
@@ -189,10 +184,10 @@ class Watch:
         return event
 
     def _appeal(self, row: dict[str, Any], config: Config) -> dict[str, Any]:
-        entry = self.db.rows("SELECT ref, reason, rule FROM audit WHERE id = ?", (row["action_id"],))
+        entry = self.notices.clause(int(row["action_id"])) or {}
         event = {"kind": "appeal", "id": int(row["id"]), "server": row["server"], "time": row["time"], "action": row["action"],
                  "action_id": int(row["action_id"]), "name": row["name"], "steamid": row["steamid"], "text": row["text"][:600],
-                 "ref": entry[0]["ref"] if entry else "", "reason": entry[0]["reason"] if entry else ""}
+                 "ref": entry.get("ref") or "", "reason": entry.get("reason") or ""}
         if config.web.public_url:
             event["link"] = f"{config.web.public_url}/appeals#a{int(row['id'])}"
         return event
