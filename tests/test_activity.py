@@ -21,6 +21,9 @@ from datetime import datetime
 import pymysql
 import pytest
 
+from jailcore.store.mariadb import SCHEMA_VERSION as MARIADB_VERSION
+from jailcore.store.sqlite import SCHEMA_VERSION as SQLITE_VERSION
+
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 
 from jailcore.config.config import Config, load
@@ -125,7 +128,7 @@ def test_a_sqlite_file_of_version_4_gets_the_accounts_activity_in_place(tmp_path
     finally:
         old.close()
     done = jailcore("db", "upgrade", "--state-db", str(path))
-    assert done.returncode == 0 and "upgraded from schema version 4 to 5" in done.stdout, done.stderr + done.stdout
+    assert done.returncode == 0 and f"upgraded from schema version 4 to {SQLITE_VERSION}" in done.stdout, done.stderr + done.stdout
     store = Store(path)
     try:
         assert [a.name for a in store.accounts()] == ["boss"]  # its accounts kept
@@ -155,10 +158,10 @@ def test_a_mariadb_of_version_3_gets_the_accounts_activity_in_place(mariadb):
     finally:
         old.close()
     done = jailcore("db", "upgrade", "--state-db", mariadb)
-    assert done.returncode == 0 and "upgraded from schema version 3 to 4" in done.stdout, done.stderr + done.stdout
+    assert done.returncode == 0 and f"upgraded from schema version 3 to {MARIADB_VERSION}" in done.stdout, done.stderr + done.stdout
     with db.cursor() as cur:
         cur.execute("SELECT version FROM jailcore_schema")
-        assert cur.fetchone() == (4,)
+        assert cur.fetchone() == (MARIADB_VERSION,)
     db.close()
     store = MariaStore(mariadb)
     try:

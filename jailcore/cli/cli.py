@@ -285,6 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_web)
 
     proposal_parsers(sub)
+    from jailcore.cli.appeals import add_parser as appeals_parser
+    from jailcore.cli.notify import add_parser as notify_parser
+
+    appeals_parser(sub)
+    notify_parser(sub)
     return parser
 
 

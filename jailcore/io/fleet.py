@@ -296,5 +296,7 @@ def main_fleet(paths: list[str]) -> int:
         log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", c.server_name, c.log_file or c.log_listen,
                  c.rcon_host, c.rcon_port, shown(c.state_where), c.mode)
     log.info("jailcore: %d server(s) in one process, %d refused", len(fleet.daemons), len(fleet.refused))
-    code: int = run_loop(fleet.run())
+    from jailcore.io.notify.notifier import alongside
+
+    code: int = run_loop(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused))
     return code

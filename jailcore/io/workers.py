@@ -308,7 +308,9 @@ def worker_main(argv: list[str]) -> int:
     async def main() -> int:
         loop = asyncio.get_running_loop()
         loop.add_reader(sock.fileno(), heard)
-        task = asyncio.create_task(fleet.run())
+        from jailcore.io.notify.notifier import alongside
+
+        task = asyncio.create_task(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused))
         watch = asyncio.create_task(orphaned())
         try:
             ready = asyncio.create_task(fleet.ready.wait())

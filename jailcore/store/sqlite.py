@@ -28,6 +28,7 @@ from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.logtime import plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
+from jailcore.store import appeals, notices
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.rows import WritesRows
@@ -547,8 +548,9 @@ class Store(WritesRows, KeepsAccounts):
 
 # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`,
 # 2 one without the web page's accounts (they were in the configs' [web.users]), 3 one without ACTION_SCHEMA,
-# 4 one without the accounts' activity (`account_changes`, made by ACCOUNTS_SCHEMA; its earlier changes were not kept)
-SCHEMA_VERSION = 5
+# 4 one without the accounts' activity (`account_changes`, made by ACCOUNTS_SCHEMA; its earlier changes were not kept),
+# 5 one without the notifications' queue and the appeals (store/notices.py, store/appeals.py: their tables made empty)
+SCHEMA_VERSION = 6
 
 # The audit log by action, in the order of its places, the time beside: the bans in force
 # and a page of one action (`?action=ctban&since=1d`) read what there is of it, the time
@@ -577,6 +579,8 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         _run(db, SEQ_SCHEMA)
         _run(db, ACCOUNTS_SCHEMA)
         _run(db, ACTION_SCHEMA)
+        for ddl in notices.schema("sqlite") + appeals.schema("sqlite"):
+            db.execute(ddl)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return found, SCHEMA_VERSION
 
