@@ -173,8 +173,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} -h)\n")
 
 
+class _Version(argparse.Action):
+    """`--version`, worked out only when asked (the package's metadata and the plugin's source are read then)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from jailcore.config import shipped
+
+        try:
+            plugin = shipped.plugin_version()
+        except (OSError, ValueError):  # an install that lost its files says so, not a traceback
+            plugin = "missing"
+        print(f"jailcore {shipped.version()} (plugin jailcore_bridge {plugin})")
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="jailcore", description="Live rule enforcement for CS:S/CS:GO jail servers.")
+    parser.add_argument("--version", action=_Version, nargs=0, help="jailcore's version and its plugin's, then stop")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="the daemon: listen for the log, enforce, send commands; one process for many servers")
@@ -198,6 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
     from jailcore.cli.init import add_parser as init_parser
 
     init_parser(sub)
+
+    from jailcore.cli.plugin import add_parser as plugin_parser
+
+    plugin_parser(sub)
 
     p = sub.add_parser("tail", help="the enforcement audit log; -f keeps following")
     p.add_argument("-f", "--follow", action="store_true", help="keep printing new entries as they happen")
