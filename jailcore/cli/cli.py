@@ -25,7 +25,7 @@ def _config(path: str | None) -> Config:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
-    from jailcore.config.config import Config
+    from jailcore.config.config import Config, warnings
 
     try:
         config = Config.from_toml(args.file)
@@ -37,6 +37,8 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
         return 1
+    for warning in warnings(config):  # what the daemon's environment may still give: said, not refused
+        print(warning, file=sys.stderr)
     on = [(k, r) for k, r in config.rules.items() if r.enabled]
     print(f"{args.file}: ok ({config.server_name}, {config.language}, mode {config.mode}; {len(on)} rules on)")
     print(rule_table(on))
