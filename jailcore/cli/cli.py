@@ -234,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("player", help="name (part of it), steamid or userid")
     p.add_argument("--json", action="store_true")
     p.add_argument("--config", help="the server's config, to name each ladder's next step")
-    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, jailcore.sqlite3)")
+    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, ./jailcore.sqlite3, /var/lib/jailcore/jailcore.sqlite3)")
     p.add_argument("--server", help="only this server's entries")
     p.add_argument("--lang", choices=("ru", "en"), default="ru")
     p.set_defaults(func=cmd_history)
@@ -273,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", help="per server: day, warden, orders, prohibitions, game, CT bans; RCON, outbox, last line")
     p.add_argument("--config", action="append", help="a server's config (its state database and rule settings); once per server")
-    p.add_argument("--state-db", help="every server of this state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    p.add_argument("--state-db", help="every server of this state database (default: JAILCORE_STATE, ./jailcore.sqlite3, /var/lib/jailcore/jailcore.sqlite3)")
     _mqtt(p, "every server's retained state on the broker (jailcore/+/state)")
     p.add_argument("--server", help="only this server")
     p.add_argument("--json", action="store_true", help="one JSON object per server")
@@ -311,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _where(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, ./jailcore.sqlite3, /var/lib/jailcore/jailcore.sqlite3)")
     where.add_argument("--config", help="the server's config (its state database, its server name)")
 
 
@@ -329,7 +329,7 @@ def _mqtt(p: argparse.ArgumentParser, what: str) -> None:
 
 def _audit_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="the server's config (for its state database)")
-    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, jailcore.sqlite3)")
+    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, ./jailcore.sqlite3, /var/lib/jailcore/jailcore.sqlite3)")
     p.add_argument("--player", help="name (part of it), steamid or userid")
     p.add_argument("--rule", help="a rule key, or its first part (games)")
     p.add_argument("--action", help="warn, slay, teamswap, ctban, ...")

@@ -17,6 +17,7 @@ from pathlib import Path
 from jailcore.config import shipped
 from jailcore.log.errors import ConfigError
 from jailcore.log.numbers import is_digits
+from jailcore.store.access import DEFAULT_STATE
 
 CELL_MAX = 2_147_483_647  # sv_logsecret is a 32-bit cell; the engine ignores 0
 PRESETS = ("server-a", "server-b", "example")
@@ -152,8 +153,8 @@ def add_parser(sub) -> None:
                    help="where jailcore listens for the log (default 127.0.0.1:27500; 0.0.0.0:27500 from another machine)")
     p.add_argument("--address", help="the address the game server reaches jailcore at, for logaddress_add (default: the listen host)")
     p.add_argument("--secret", type=secret_number, help="sv_logsecret (default: a fresh random one)")
-    p.add_argument("--state", default="/var/lib/jailcore/jailcore.sqlite3",
-                   help="the state database; servers of one process share one (default /var/lib/jailcore/jailcore.sqlite3)")
+    p.add_argument("--state", default=DEFAULT_STATE,
+                   help=f"the state database; servers of one process share one (default {DEFAULT_STATE}, where status and tail look)")
     p.add_argument("--mode", choices=("observe", "advise", "enforce"), default="observe", help="default observe: send nothing until you trust it")
     p.add_argument("--force", action="store_true", help="replace a config of that name")
     p.set_defaults(func=main_init)
