@@ -9,7 +9,7 @@ from jailcore.config.config import Config
 from jailcore.io.daemon import Daemon
 from jailcore.io.process import run_loop
 from jailcore.store.errors import DATABASE_ERRORS, errors_or
-from jailcore.store.location import daemon_store, shown
+from jailcore.store.location import daemon_store
 from jailcore.store.sqlite import StoreError
 
 log = logging.getLogger("jailcore")
@@ -31,8 +31,6 @@ def main_run(config: Config, config_path: str | None = None) -> int:
         except errors_or(OSError, ValueError) as exc:  # an MQTT certificate that cannot be read, ...
             print(f"jailcore run: cannot start: {exc}", file=sys.stderr)
             return 1
-        log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", config.server_name,
-                 config.log_file or config.log_listen, config.rcon_host, config.rcon_port, shown(config.state_where), config.mode)
         run_loop(daemon.run())
         return daemon.exit_code
     finally:
