@@ -25,7 +25,8 @@ def _config(path: str | None) -> Config:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
-    from jailcore.config.config import Config, warnings
+    from jailcore.config.advice import warnings
+    from jailcore.config.config import Config
 
     try:
         config = Config.from_toml(args.file)

@@ -9,18 +9,18 @@ config in one pass. Secrets and per-machine settings can come from the environme
 
 from __future__ import annotations
 
-import difflib
 import ipaddress
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
 import attrs
 
 from jailcore.config import rulebooks
+from jailcore.config.advice import did_you_mean, known_under
 from jailcore.config.netsettings import Fail, SourceBansSettings, check_settings
 from jailcore.config.owngames import own_games
 from jailcore.config.tomllines import line_of, locate, parse_toml
@@ -99,19 +99,6 @@ class Config:
     @classmethod
     def default(cls) -> Config:
         return load("", "<defaults>", {})
-
-
-def warnings(config: Config) -> list[str]:
-    """What a config that loads still lacks for `jailcore run`, where the daemon's own
-    environment may give it: `check-config` says it and passes (the admin's shell rarely
-    has the service's /etc/jailcore/jailcore.env), and the daemon refuses to log in without
-    it (io/rcon.py)."""
-    out = []
-    if not config.rcon_password:
-        out.append(f"{config.source}: rcon.password: warning: no RCON password, in the file or in JAILCORE_RCON_PASSWORD here: "
-                   "the daemon logs in with the game server's rcon_password, from [rcon] password in this file or "
-                   "JAILCORE_RCON_PASSWORD in its environment (/etc/jailcore/jailcore.env under systemd); without one it sends nothing")
-    return out
 
 
 # (type, default) per key; a tuple of strings as type means one of those values.
@@ -359,21 +346,7 @@ def _walk(node: dict[str, Any], path: tuple[Any, ...], sections: dict[str, Any],
         elif name in SCHEMA and key in SCHEMA[name]:
             sections[name][key] = value
         else:
-            fail(sub, "unknown key" + (f" in [{name}]" if name else "") + _did_you_mean(key, _known_under(name)))
-
-
-def _known_under(name: str) -> list[str]:
-    """The keys and tables that may stand in table `name` ("" for the file's top)."""
-    known = list(SCHEMA.get(name, {})) if name else ["web"]
-    prefix = f"{name}." if name else ""
-    known += [s[len(prefix):].split(".")[0] for s in (*SCHEMA, *_ARRAYS) if s.startswith(prefix)]
-    return sorted(set(known))
-
-
-def _did_you_mean(key: str, known: Iterable[str]) -> str:
-    """`; did you mean 'rounds'?` for a misspelt key, or nothing when none is close."""
-    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.75)
-    return f"; did you mean {close[0]!r}?" if close else ""
+            fail(sub, "unknown key" + (f" in [{name}]" if name else "") + did_you_mean(key, known_under(name, SCHEMA, _ARRAYS)))
 
 
 def _type_error(spec: Any, value: Any) -> str | None:
@@ -423,7 +396,7 @@ def _check(path: tuple[Any, ...], key: str, given: dict[str, Any], spec: tuple[A
 
 def _check_table(path: tuple[Any, ...], item: dict[str, Any], schema: dict[str, Any], fail: Fail) -> dict[str, Any]:
     for extra in sorted(set(item) - set(schema)):
-        fail((*path, extra), "unknown key" + _did_you_mean(extra, schema))
+        fail((*path, extra), "unknown key" + did_you_mean(extra, schema))
     return {k: _check(path, k, item, spec, fail) for k, spec in schema.items()}
 
 
