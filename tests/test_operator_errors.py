@@ -124,7 +124,7 @@ def test_status_names_the_folder_or_the_file_a_user_may_not_read(tmp_path):
     (line,) = lines(done.stderr)
     assert done.returncode == 1 and re.fullmatch(
         rf"jailcore status: {re.escape(str(db))}: (user \S+|uid \d+) may not enter {re.escape(str(folder))} \(\S+'s, mode 0[0-7]00\): "
-        r"run it as \S+ \(runuser -u \S+ -- jailcore \.\.\.\) or as root", line), line
+        r"run it as \S+ \(runuser -u \S+ -- jailcore \.\.\.\)", line), line
     foreign(folder, 0o750)
     foreign(db, 0o600)
     done = jc("status", "--state-db", db, cwd=tmp_path, prefix=prefix)

@@ -105,10 +105,13 @@ def bind(listen: str, kind: socket.SocketKind) -> socket.socket:
 
 
 def bind_tcp(listen: str, setting: str) -> socket.socket:
-    """The web page's socket, bound, or PortError in one line."""
+    """The web page's socket, bound and listening (a browser's connection waits in its
+    backlog until the server takes it), or PortError in one line."""
     try:
-        return bind(listen, socket.SOCK_STREAM)
+        sock = bind(listen, socket.SOCK_STREAM)
     except ValueError as exc:
         raise PortError(f"cannot listen on {listen} (tcp): {exc}; fix {setting}") from None
     except OSError as exc:
         raise PortError(refusal(listen, "tcp", exc, setting)) from None
+    sock.listen(2048)  # uvicorn's backlog; it listens again when it serves, which changes nothing
+    return sock
