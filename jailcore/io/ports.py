@@ -11,11 +11,13 @@ import os
 import socket
 from pathlib import Path
 
+from jailcore.log.errors import JailcoreError
+
 PROC = Path("/proc")
 LISTEN = "0A"  # a TCP socket's state in /proc/net/tcp
 
 
-class PortError(OSError):
+class PortError(JailcoreError):
     """The one line: `cannot listen on 127.0.0.1:8080 (tcp): ...`."""
 
 
