@@ -14,7 +14,6 @@ import re
 import sys
 from pathlib import Path
 
-from jailcore.config import shipped
 from jailcore.log.errors import ConfigError
 from jailcore.log.numbers import is_digits
 from jailcore.store.access import DEFAULT_STATE
@@ -24,6 +23,8 @@ PRESETS = ("server-a", "server-b", "example")
 
 
 def preset_text(name: str) -> tuple[Path, str]:
+    from jailcore.config import shipped  # here, not above: every command builds init's parser
+
     path = shipped.configs() / f"{name}.toml"
     try:
         return path, path.read_text(encoding="utf-8")

@@ -4,7 +4,8 @@ server's SourceMod.
 
 An installed wheel carries the plugin compiled when the wheel was built
 (`jailcore.config.shipped`); a checkout compiles its sources (the same build as `make
-plugin`, cached), or says why it cannot."""
+plugin`, cached), or says why it cannot. Each function imports what it reads when it runs:
+`jailcore --help` and the other commands never load the config floor for this one."""
 
 from __future__ import annotations
 
@@ -15,13 +16,13 @@ import shutil
 import sys
 from pathlib import Path
 
-from jailcore.config import shipped
-
 SOURCEMOD = ("plugins", "translations")  # what every SourceMod tree (addons/sourcemod/) has
 
 
 def compiled() -> tuple[Path | None, str]:
     """The .smx to give a game server, or None and why there is none."""
+    from jailcore.config import shipped
+
     smx = shipped.compiled()
     if smx is not None:
         return smx, "built with this wheel"
@@ -37,6 +38,8 @@ def compiled() -> tuple[Path | None, str]:
 
 
 def compile_hint() -> str:
+    from jailcore.config import shipped
+
     scripting = shipped.bridge() / "scripting"
     return (f"compile {scripting / shipped.MAIN.name} with your SourceMod's spcomp: "
             f"cd {scripting} && $SM/scripting/spcomp {shipped.MAIN.name} -i . -i include -i $SM/scripting/include -o {shipped.SMX.name} -E")
@@ -47,6 +50,8 @@ def sha256(path: Path) -> str:
 
 
 def main_show(_args: argparse.Namespace) -> int:
+    from jailcore.config import shipped
+
     bridge = shipped.bridge()
     smx, how = compiled()
     print(f"jailcore bridge {shipped.plugin_version()} (SourceMod 1.11 and 1.12), for jailcore {shipped.version()}")
@@ -82,6 +87,8 @@ def put(source: Path, target: Path) -> None:
 
 
 def main_install(args: argparse.Namespace) -> int:
+    from jailcore.config import shipped
+
     given = Path(args.dir)
     found = game_folders(given)
     if found is None:
