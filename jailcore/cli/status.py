@@ -24,6 +24,7 @@ from jailcore.cli.notify import failing_sinks, sink_lines
 from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, paint, safe
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
+from jailcore.store.access import out_of_reach
 from jailcore.store.audit import DAYS, AuditError, ban_left, locate, open_proposals, open_reader
 from jailcore.store.journal import journal_path, waiting_in
 from jailcore.store.location import is_url, shown
@@ -414,6 +415,9 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]
     if configs and not args.state_db:
         servers = []
         for where in dict.fromkeys(c.state_where for c in configs):
+            unread = None if is_url(where) else out_of_reach(where)
+            if unread:
+                raise AuditError(unread)
             if not is_url(where) and not Path(where).is_file():
                 raise AuditError(f"no state database at {where} (has the daemon run? see [state] path in the config)")
             names = {c.server_name for c in configs if c.state_where == where}

@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import attrs
 
-from jailcore.config import notifyconfig, rulebooks
+from jailcore.config import advice, notifyconfig, rulebooks
 from jailcore.config.netsettings import Fail, SourceBansSettings, check_settings
 from jailcore.config.owngames import own_games
 from jailcore.config.tomllines import line_of, locate, parse_toml
@@ -347,7 +347,7 @@ def _walk(node: dict[str, Any], path: tuple[Any, ...], sections: dict[str, Any],
         elif name in SCHEMA and key in SCHEMA[name]:
             sections[name][key] = value
         else:
-            fail(sub, "unknown key" + (f" in [{name}]" if name else ""))
+            fail(sub, "unknown key" + (f" in [{name}]" if name else "") + advice.did_you_mean(key, advice.known_under(name, SCHEMA, _ARRAYS)))
 
 
 def _type_error(spec: Any, value: Any) -> str | None:
@@ -397,7 +397,7 @@ def _check(path: tuple[Any, ...], key: str, given: dict[str, Any], spec: tuple[A
 
 def _check_table(path: tuple[Any, ...], item: dict[str, Any], schema: dict[str, Any], fail: Fail) -> dict[str, Any]:
     for extra in sorted(set(item) - set(schema)):
-        fail((*path, extra), "unknown key")
+        fail((*path, extra), "unknown key" + advice.did_you_mean(extra, schema))
     return {k: _check(path, k, item, spec, fail) for k, spec in schema.items()}
 
 
