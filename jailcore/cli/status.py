@@ -415,8 +415,7 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]
     if configs and not args.state_db:
         servers = []
         for where in dict.fromkeys(c.state_where for c in configs):
-            unread = None if is_url(where) else out_of_reach(where)
-            if unread:
+            if not is_url(where) and (unread := out_of_reach(where)):
                 raise AuditError(unread)
             if not is_url(where) and not Path(where).is_file():
                 raise AuditError(f"no state database at {where} (has the daemon run? see [state] path in the config)")
