@@ -27,7 +27,7 @@ def test_001_general_18_the_word_list_is_the_servers():
     log, ts = setup()
     log.say(ts[0], "ты нубяра")
     assert run(A, log)[0] == []
-    actions, _ = run(A + '[conduct.language]\nwords = ["нуб"]\n', log)
+    actions, _ = run(A + '[conduct.language]\nwords = ["нуб*"]\n', log)  # a root: every word beginning so (issue 31)
     assert [a.rule for a in actions] == ["conduct.language"]
 
 
