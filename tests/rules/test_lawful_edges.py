@@ -81,8 +81,10 @@ def test_the_same_order_round_after_round_is_read_only_when_asked(orders):
     log, _ = setup(rounds_before=0)
     for _ in range(3):
         log.round_end().round_start().warden(WARDEN).order(WARDEN, "Все в клетку")
+    log.round_end()
     actions, _ = run(f"[games.repeat]\norders = {str(orders).lower()}\n", log)
-    assert [(a.action, a.rule, a.round) for a in actions if a.rule == "games.repeat"] == ([("warn", "games.repeat", 4)] if orders else [])
+    # (issue 31: the round's whole programme, a question for an admin at its end, never a warning)
+    assert [(a.action, a.rule, a.round) for a in actions if a.rule == "games.repeat"] == ([("propose", "games.repeat", 4)] if orders else [])
 
 
 # --- 000 Математика «Н пишет в чат математический пример, а З пишут ответ» ------------------

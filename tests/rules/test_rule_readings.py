@@ -39,3 +39,69 @@ def test_001_general_18_the_list_is_the_servers_words_and_roots():
     assert [a.target.userid for a in actions] == [ts[1].userid, ts[2].userid]  # «козлы», «козёл»: the word's forms
     actions, _ = run(A + '[conduct.language]\nwords = ["коз*"]\n', log)
     assert [a.target.userid for a in actions] == [t.userid for t in ts[:3]]  # a root: every word beginning so
+
+
+# --- 004 5.5, 001 Начальник обязан 5: the same game is monotony; routine orders are not ----
+
+ROUTINE = ("строимся", "все в клетку", "стоим у стены", "всем построиться у стены")
+
+
+@pytest.mark.parametrize("cfg", [A, B])
+def test_routine_orders_every_round_are_no_monotony(cfg):
+    """001 «Правила Начальника: 1. Приветствие. 2. Баланс. … 4. Открыть клетки. 5. Приказ. 6.
+    Отсчёт»: «строимся», «все в клетку» are every round's routine. 001 Начальник обязан 5
+    «интересные и РАЗНООБРАЗНЫЕ игры/приказы» and 004 5.5 «разнообразные раунды, не
+    злоупотребляя однотипными играми и приказами» are about the round: a warden whose games
+    all differ is neither warned nor moved, nor put to an admin."""
+    log, _ = setup()
+    for game in ("Светофор", "Реакция", "Математика", "Саймон говорит", "Алфавит"):
+        for order in ROUTINE:
+            log.order(WARDEN, order)
+        log.game(WARDEN, game).wait(30).trig(WARDEN, "jb_game_end").round_end().round_start().warden(WARDEN)
+    actions, _ = run(cfg + "[games.online_limit]\nenabled = false\n", log)
+    assert [(a.action, a.rule) for a in actions] == []
+
+
+@pytest.mark.parametrize(("cfg", "ref"), [(A, "Начальник обязан 5"), (B, "5.5")])
+def test_the_same_game_a_third_round_running_is_warned_at_its_start_though_its_host_leaves(cfg, ref):
+    """004 5.5 «не злоупотребляя однотипными играми»: the same game (its family, under any of
+    its names) a third round running is the clause's clear case: the ladder, at the third
+    start, even when its host leaves the server a second later."""
+    log, _ = setup()
+    for typed in ("Саймон говорит", "Злой Саймон"):
+        log.order(WARDEN, "строимся").game(WARDEN, typed).wait(20).trig(WARDEN, "jb_game_end").round_end().round_start().warden(WARDEN)
+    log.start_here().order(WARDEN, "строимся").game(WARDEN, "simon").wait(1).disconnect(WARDEN)
+    actions, _ = run(cfg, log)
+    assert [(a.action, a.rule, a.ref, a.target.userid) for a in actions if a.rule == "games.repeat"] == [
+        ("warn", "games.repeat", ref, WARDEN.userid)]
+    assert actions[0].rule == "games.repeat" and not actions[0].absent  # at the start, while he is there
+
+
+@pytest.mark.parametrize(("cfg", "ref"), [(A, "Начальник обязан 5"), (B, "5.5")])
+def test_the_rounds_whole_programme_three_rounds_running_is_put_to_an_admin(cfg, ref):
+    """«интересные и РАЗНООБРАЗНЫЕ» is a judgement: the round's whole programme (the same
+    orders, and the same game or none) a third round running is a question for an admin at
+    the round's end, never a punishment by itself."""
+    log, ts = setup()
+    for _ in range(2):
+        log.order(WARDEN, "строимся").order(WARDEN, "все в клетку").kill(GUARD, ts[0]).round_end().round_start().warden(WARDEN)
+    log.start_here().order(WARDEN, "Все в клетку!").order(WARDEN, "строимся").wait(30).round_end()
+    actions, _ = run(cfg, log)
+    assert [(a.action, a.rule, a.ref, a.step, a.target.userid) for a in actions] == [
+        ("propose", "games.repeat", ref, "warn", WARDEN.userid)]
+    assert "строимся" in actions[0].reason
+
+
+@pytest.mark.parametrize("change", ["order", "game"])
+def test_a_programme_that_differs_in_one_order_or_game_asks_nothing(change):
+    log, _ = setup()
+    for _ in range(2):
+        log.order(WARDEN, "строимся").order(WARDEN, "все в клетку").round_end().round_start().warden(WARDEN)
+    log.order(WARDEN, "строимся").order(WARDEN, "все в клетку")
+    if change == "order":
+        log.order(WARDEN, "все в бассейн")
+    else:
+        log.game(WARDEN, "Светофор")
+    log.wait(30).round_end()
+    actions, _ = run(B, log)
+    assert [a for a in actions if a.rule == "games.repeat"] == []
