@@ -88,6 +88,8 @@ TEXT = {
         "warden.last_prisoner": "Начальник обязан оставить одного заключённого в живых: {name} убит до своего последнего желания.",
         "games.only_warden_kills": "В игре «{game}» убивает только начальник: {victim} убит другим охранником.",
         "games.deaths": "В игре «{game}» может умереть не больше половины заключённых ({most} из {playing}), умерло {died}.",
+        "games.deaths.past_half": ("«{game}» кончилась на половине ({most} из {playing}), а {killer} убил {victim} через {seconds} с, "
+                                   "до нового приказа или игры (умерло {died}). Последний ли это выстрел игры — решает администратор."),
         "games.global_suicide": "Охране запрещено намеренно убивать себя в глобальной игре «{game}».",
         "calendar.freeday_end.personal": "Персональный ФД снимается ({names}): осталось {left} простых заключённых.",
         "calendar.freeday_end.general": "Общий ФД можно забрать: мертвы {dead} из {playing} игроков.",
@@ -131,7 +133,8 @@ TEXT = {
         "games.duration.remind": "Game '{game}' has run for {minutes} min: name the winners.",
         "games.duration": "Game '{game}' ran over {minutes} min without winners.",
         "games.duration.undecided": "Game '{game}' ran over {minutes} min and ended without winners.",
-        "games.repeat.programme": "the same orders ('{orders}') and games ({games}) for the {rounds}th round in a row: whether the rounds are varied is an admin's call.",
+        "games.repeat.programme": ("the same orders ('{orders}') and games ({games}) for the {rounds}th round in a row: "
+                                   "whether the rounds are varied is an admin's call."),
         "lastrequest.freeday": "{name} chose no request and did not rebel: a freeday for him next round.",
         "games.host": "Only the warden may run game '{game}'.",
         "games.gagged": "Game '{game}' is played in chat, and these players are gagged: {names}.",
@@ -186,6 +189,8 @@ TEXT = {
         "warden.last_prisoner": "The warden must leave one prisoner alive: {name} was killed before his last request.",
         "games.only_warden_kills": "In '{game}' only the warden kills: {victim} was killed by another guard.",
         "games.deaths": "In '{game}' at most half the prisoners may die ({most} of {playing}); {died} died.",
+        "games.deaths.past_half": ("'{game}' ended at the half ({most} of {playing}), and {killer} killed {victim} {seconds} s later, "
+                                   "before any new order or game ({died} died). Whether it was the game's last shot is an admin's call."),
         "games.global_suicide": "Guards may not kill themselves on purpose in the global game '{game}'.",
         "calendar.freeday_end.personal": "Personal freeday ends ({names}): {left} plain prisoner(s) left.",
         "calendar.freeday_end.general": "The general freeday may be taken: {dead} of {playing} players are dead.",

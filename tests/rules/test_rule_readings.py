@@ -105,3 +105,51 @@ def test_a_programme_that_differs_in_one_order_or_game_asks_nothing(change):
     log.wait(30).round_end()
     actions, _ = run(B, log)
     assert [a for a in actions if a.rule == "games.repeat"] == []
+
+
+# --- 000 Король «Игра завершается тогда, когда умрет половина заключенных»; Морской бой -----
+
+NO_LIMIT = "[games.online_limit]\nenabled = false\n"
+
+
+@pytest.mark.parametrize("then", ["order", "game", "specialday", "prohibition"])
+def test_king_is_over_at_the_half_a_kill_after_a_new_order_is_not_the_games(then):
+    """000 Король «Завершение: Игра завершается тогда, когда умрет половина заключенных (при
+    обоих королях)»: after the half and a new order (game, special day, prohibition) a
+    guard's kill of an order-breaker, 97 s later, is judged as any kill, not as the game's."""
+    log, ts = setup(6)
+    log.game(WARDEN, "Король").kill(GUARD, ts[0]).wait(2).kill(GUARD, ts[1]).wait(2).kill(GUARD, ts[2]).wait(30)
+    {"order": lambda: log.order(WARDEN, "все в клетку"), "game": lambda: log.game(WARDEN, "Светофор"),
+     "specialday": lambda: log.specialday(WARDEN, "Прятки"), "prohibition": lambda: log.prohibit(WARDEN, "не прыгать")}[then]()
+    log.wait(67).kill(GUARD, ts[3])
+    for cfg in (A, B):
+        actions, engine = run(cfg + NO_LIMIT, log)
+        assert [a for a in actions if a.rule == "games.deaths"] == []
+    assert engine.public_state()["game"] is None or engine.public_state()["game"]["name"] != "Король"
+
+
+@pytest.mark.parametrize(("cfg", "game", "after"), [(A, "Король", 0), (B, "Король", 40), (A, "Морской бой", 20), (B, "Морской бой", 97)])
+def test_a_kill_past_the_half_before_anything_else_is_put_to_an_admin(cfg, game, after):
+    """000 Король «В злом и добром короле запрещено убивать больше половины от играющих в него
+    заключённых»; Морской бой «Игра ведется до уничтожения половины заключенных»: a guard's
+    kill past the half before anything else happens in the round is the clause's offence,
+    but the log cannot tell the volley's last shot from the next: an admin judges, on the
+    host's ladder; nothing is carried out by itself."""
+    log, ts = setup(6)
+    log.game(WARDEN, game).kill(GUARD, ts[0]).wait(3).kill(GUARD, ts[1]).wait(3).kill(GUARD, ts[2]).start_here()
+    log.wait(after).kill(GUARD, ts[3]).wait(5).kill(GUARD, ts[4])
+    actions, _ = run(cfg + NO_LIMIT, log)
+    assert [(a.action, a.rule, a.ref, a.step, a.target.userid) for a in actions] == [
+        ("propose", "games.deaths", "Король", "warn", WARDEN.userid)]
+    assert ts[3].name in actions[0].reason and "3 из 6" in actions[0].reason
+
+
+def test_sea_battle_the_last_cells_volley_is_the_games_own():
+    """Морской бой «Н убивают всех, кто находится в выбранной камере»: the cell named last
+    may hold more than the half needs; its volley (the kills within a second of each other
+    that reach the half) is the game's, and nothing is asked."""
+    log, ts = setup(6)
+    log.game(WARDEN, "Морской бой").kill(GUARD, ts[0]).wait(20).kill(GUARD, ts[1]).kill(GUARD, ts[2]).wait(1).kill(WARDEN, ts[3])
+    log.wait(10).order(WARDEN, "все в клетку").wait(5).kill(GUARD, ts[4])
+    actions, _ = run(A, log)
+    assert [a for a in actions if a.rule == "games.deaths"] == []
