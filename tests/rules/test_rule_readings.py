@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.logtext import run
-from tests.scenes import GUARD, WARDEN, setup
+from tests.scenes import ADMIN, GUARD, WARDEN, setup
 
 A = '[server]\nrulebook = ["001", "000"]\n'
 B = '[server]\nrulebook = ["004", "000"]\n'
@@ -153,3 +153,41 @@ def test_sea_battle_the_last_cells_volley_is_the_games_own():
     log.wait(10).order(WARDEN, "все в клетку").wait(5).kill(GUARD, ts[4])
     actions, _ = run(A, log)
     assert [a for a in actions if a.rule == "games.deaths"] == []
+
+
+# --- 001 Охрана 11: a confirmed FreeKill names a kill, not «this round» ---------------------
+
+
+def test_001_guards_11_a_freekill_confirmed_early_in_the_next_round_reaches_the_killer():
+    """001 Охрана 11 (Запрещено) «Убивать, Ранить игроков и выдать ФД без причины. [Кик, Бан
+    до 30 минут, Запрет за Кт]»: the admin's `!fk` for a kill of the round before, typed
+    early in the next one, finds that kill's guard (B pays the same finding, 004 4.5)."""
+    log, ts = setup()
+    log.kill(GUARD, ts[0]).wait(20).round_end().wait(5).round_start().warden(WARDEN).kill(WARDEN, ts[1])
+    log.wait(10).trig(ADMIN, "jb_freekill", f' (victim "#{ts[0].userid}") (kind "kill")')
+    actions, _ = run(A, log)
+    assert [(a.action, a.rule, a.ref, a.target.userid) for a in actions] == [("kick", "fairness.guard_freekill", "Охрана 11", GUARD.userid)]
+    assert ts[0].name in actions[0].reason and GUARD.name in actions[0].reason and "20:00:" in actions[0].reason  # the kill it names
+    actions, _ = run(B, log)
+    assert [(a.action, a.rule, a.target.userid) for a in actions] == [
+        ("money", "fairness.freekill", ts[0].userid), ("freeday", "fairness.freekill", ts[0].userid)]
+
+
+def test_001_guards_11_the_finding_is_the_prisoners_last_kill_and_its_guard_answers_though_gone():
+    """The kill is his latest death at a guard's hand, even with another guard's damage since;
+    a guard who left is decided as any leaver (`absent`, carried out at his return)."""
+    log, ts = setup()
+    log.kill(GUARD, ts[0]).round_end().round_start().warden(WARDEN)
+    log.add(f'{WARDEN.ident()} attacked {ts[0].ident()} with "glock" (damage "10") (damage_armor "0") (health "90") (armor "0") (hitgroup "chest")')
+    log.disconnect(GUARD).wait(5).trig(ADMIN, "jb_freekill", f' (victim "#{ts[0].userid}") (kind "kill")')
+    log.trig(ADMIN, "jb_freekill", f' (victim "#{ts[0].userid}") (kind "damage")')
+    actions, _ = run(A, log)
+    assert [(a.action, a.target.userid, bool(a.absent)) for a in actions if a.rule == "fairness.guard_freekill"] == [
+        ("kick", GUARD.userid, True), ("kick", WARDEN.userid, False)]
+
+
+def test_001_guards_11_a_kill_older_than_the_round_before_is_no_finding():
+    log, ts = setup()
+    log.kill(GUARD, ts[0]).round_end().round_start().warden(WARDEN).round_end().round_start().warden(WARDEN)
+    log.trig(ADMIN, "jb_freekill", f' (victim "#{ts[0].userid}") (kind "kill")')
+    assert [a for a in run(A, log)[0] if a.rule == "fairness.guard_freekill"] == []
