@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import attrs
 
 _WORD = re.compile(r"[^\W\d_]+")
+_WORDS_AND_MONEY = re.compile(r"[^\W_]+|\$")
 # Latin letters that pass for Cyrillic («xуй» with a Latin x).
 _LOOKALIKE = str.maketrans("aeopcxyktmbh", "аеорсхуктмвн")
 
@@ -53,6 +54,23 @@ def forms(word: str) -> frozenset[str]:
     return frozenset(out)
 
 
+@lru_cache(maxsize=4096)
+def reading(word: str) -> tuple[str, str]:
+    """The part of speech and case of the word's likeliest reading in the dictionary
+    («крыше»: NOUN loct), or ("", "") for a word it does not know (slang, Latin)."""
+    parses = _analyzer().parse(fold(word))
+    top = parses[0] if parses else None
+    if top is None or not top.is_known:
+        return "", ""
+    return str(top.tag.POS or ""), str(top.tag.case or "")
+
+
+def words_of(text: str) -> list[str]:
+    """The words of a text, folded, numbers and «$» kept as words of their own."""
+    found: list[str] = _WORDS_AND_MONEY.findall(fold(text))
+    return found
+
+
 @attrs.frozen
 class WordList:
     words: frozenset[str]  # every form of the whole-word entries
@@ -70,12 +88,16 @@ class WordList:
                 words |= forms(entry)
         return cls(frozenset(words), tuple(roots))
 
+    def has(self, word: str) -> bool:
+        """Whether one word (folded) is on the list."""
+        return word in self.words or bool(self.roots and word.startswith(self.roots))
+
     def found(self, text: str) -> str | None:
         """The first word of the text on the list, as written (folded), or None."""
         folded = fold(text)
         read = folded.translate(_LOOKALIKE)
         words: list[str] = _WORD.findall(folded) + (_WORD.findall(read) if read != folded else [])
         for word in words:
-            if word in self.words or (self.roots and word.startswith(self.roots)):
+            if self.has(word):
                 return word
         return None

@@ -191,3 +191,28 @@ def test_001_guards_11_a_kill_older_than_the_round_before_is_no_finding():
     log.kill(GUARD, ts[0]).round_end().round_start().warden(WARDEN).round_end().round_start().warden(WARDEN)
     log.trig(ADMIN, "jb_freekill", f' (victim "#{ts[0].userid}") (kind "kill")')
     assert [a for a in run(A, log)[0] if a.rule == "fairness.guard_freekill"] == []
+
+
+# --- 001 Дуэли 4: «только» closes the list of stakes ---------------------------------------
+
+
+@pytest.mark.parametrize(("choice", "warned"), [
+    # stakes the clause does not name: a respawn, a weapon, a skin, another wish
+    ("дуэль на респ", True), ("дуэль на ножах на респаун", True), ("дуэль на ножах на дигл", True), ("дуэль за awp", True),
+    ("дуэль на диглах на возрождение", True), ("дуэль на скаутах за скин", True), ("duel for respawn", True),
+    ("дуэль на ножах на пушку", True),
+    # the clause's own: a single freeday, the voice, money, or nothing; the duel's weapons and place
+    ("дуэль на ножах", False), ("дуэль на диглах", False), ("дуэль на фд", False), ("дуэль на одиночное фд", False),
+    ("дуэль на ножах на фд себе", False), ("дуэль на голос", False), ("дуэль на 500$", False), ("дуэль на деньги", False),
+    ("дуэль просто так", False), ("ФД", False), ("дуэль на awp", False), ("дуэль на ножах на крыше", False),
+    ("дуэль на интерес", False), ("ФД на следующий раунд", False), ("дуэль на ножах ни на что", False),
+    ("дуэль на ножах на складе на фд Васе", False), ("дуэль на скаутах на голос", False),
+])
+def test_duels_4_a_stake_the_closed_list_does_not_name(choice, warned):
+    """001 Дуэли 4 «Дуэль можно играть только на одиночное Фд, Голос, деньги (себе или
+    другому заключенному). А так же, просто так.»: «только» closes the list; a stake it does
+    not name (a respawn, a weapon) is the offence."""
+    log, ts = setup(prisoners=1)
+    log.start_here().trig(ts[0], "jb_lr", f' (choice "{choice}")')
+    actions, _ = run(A, log)
+    assert [(a.action, a.rule, a.ref) for a in actions] == ([("warn", "lastrequest.duel_stakes", "Дуэли 4")] if warned else [])
