@@ -216,3 +216,21 @@ def test_duels_4_a_stake_the_closed_list_does_not_name(choice, warned):
     log.start_here().trig(ts[0], "jb_lr", f' (choice "{choice}")')
     actions, _ = run(A, log)
     assert [(a.action, a.rule, a.ref) for a in actions] == ([("warn", "lastrequest.duel_stakes", "Дуэли 4")] if warned else [])
+
+
+# --- 004 4.8: a killer who leaves without a word is decided like any leaver -----------------
+
+
+def test_004_4_8_a_killer_asked_why_who_leaves_without_a_word_is_decided_as_any_leaver():
+    """004 4.8 «Охрана обязана объяснить причину убийства в чате, если заключённый требует
+    разъяснить причину своей смерти. … Наказание за отказ: перевод за ТТ → блокировка входа
+    за КТ на 30 минут»: leaving is no answer. On B an admin is asked (his proposal names the
+    player who left); with `confirm = "none"` the move waits for his return."""
+    log, ts = setup()
+    log.kill(GUARD, ts[0]).wait(5).say(ts[0], "за что?").wait(10).disconnect(GUARD).wait(55).say(ts[1], "гг")
+    actions, _ = run(B, log)
+    assert [(a.action, a.rule, a.step, a.target.steamid) for a in actions] == [("propose", "killing.explain", "teamswap", GUARD.steamid)]
+    log.wait(60).connect(GUARD, "CT")
+    actions, _ = run(B + '[killing.explain]\nconfirm = "none"\n', log)
+    assert [(a.action, a.rule, a.target.steamid, bool(a.absent), bool(a.owed)) for a in actions if a.rule == "killing.explain"] == [
+        ("teamswap", "killing.explain", GUARD.steamid, True, False), ("teamswap", "killing.explain", GUARD.steamid, False, True)]
