@@ -186,6 +186,7 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
         played: list[tuple[int, str]] = attrs.Factory(list)
         programmes: list[Programme] = attrs.Factory(list)  # each warden's rounds, the last `in_a_row` + 1
         punished: list[str] = attrs.Factory(list)  # wardens the game's ladder reached this round
+        judged: int = 0  # the last round whose programmes were judged (a Round_End seen twice asks once)
 
     def _streak(self, ctx: Context, history: list[tuple[int, str, str]], what: str, key: str) -> int:
         seen = {(r, w, k) for r, w, k in history}
@@ -251,6 +252,9 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
         rounds before is put to an admin (unless the game's ladder reached him this round)."""
         mine, r, out = self.state, ctx.state.round, []
         punished, mine.punished = mine.punished, []
+        if mine.judged == r:
+            return []
+        mine.judged = r
         for p in [p for p in mine.programmes if p.round == r and p.orders and p.warden not in punished]:
             same = (sorted(p.orders), sorted(p.games))
             before = {q.round for q in mine.programmes if q.warden == p.warden and (sorted(q.orders), sorted(q.games)) == same}
@@ -270,7 +274,7 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
         return []
 
     def calendar_reset(self, ctx: Context) -> None:
-        self.state.games, self.state.programmes = [], []
+        self.state.games, self.state.programmes, self.state.judged = [], [], 0
 
 
 class GameDuration(Rule["GameDuration.Settings", "GameDuration.State"]):
