@@ -64,7 +64,7 @@ class Bookkeeping:
             ev.SpecialDay: self._specialday,
             ev.FreedayGranted: self._freeday,
             ev.LastRequest: self._last_request,
-            ev.OrderGiven: self._something_else,
+            ev.OrderGiven: self._order,
             ev.OrdersCancelled: self._something_else,
         }
         self.after: dict[type, Callable[[Any], list[Action] | None]] = {
@@ -345,6 +345,23 @@ class Bookkeeping:
         """Something new in the round (an order, a prohibition, a game, its end, a special day,
         a freeday, a last request, a new warden): a game of half that is over is behind it."""
         self.ctx.state.half = None
+
+    def _order(self, e: ev.OrderGiven) -> None:
+        """A new order while a game runs: the game's own (its name, «Саймон говорит: …»), or
+        one given after it ended by voice, without `!endgame` (000 Саймон «Начальник
+        завершает игру фразой…»): the log cannot tell which, so the game's rules ask an admin
+        from here on (`GameRun.after`)."""
+        s = self.ctx.state
+        s.half = None
+        game = s.game
+        if game is None or game.after or "global" in game.tags:
+            return
+        named, mine = self.ctx.offered_game(e.text), self.ctx.offered_game(game.name)
+        words = e.text.casefold().replace("ё", "е")
+        stems = {w[:-1] if len(w) > 4 else w for n in {game.name, mine.kind if mine else ""} for w in n.casefold().replace("ё", "е").split()[:1]}
+        if (named is not None and named.name == game.name) or any(stem in words for stem in stems):
+            return
+        game.after = e.text
 
     def _prohibit(self, e: ev.ProhibitionSet) -> None:
         self.ctx.seat(e.player)

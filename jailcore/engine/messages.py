@@ -17,6 +17,8 @@ TEXT = {
         "games.min_players": "Для игры «{game}» нужно не меньше {need} игроков (сейчас {have}).",
         "games.unknown": "Игры «{game}» нет в каталоге сервера: проверьте название или получите одобрение администрации.",
         "calendar.freeday": "Сегодня понедельник — всегда ФД: приказы и игры не проводятся.",
+        "calendar.freeday.half": ("Сегодня понедельник — ФД: мертва половина заключённых ({dead} из {prisoners}), но не половина "
+                                  "игроков; можно ли уже забрать ФД (ФД 5), решает администратор."),
         "calendar.freeday.say": "День {day} недели {week}: понедельник — свободный день (ФД) для всех заключённых.",
         "calendar.global_games": "Глобальные игры — не больше {limit} раз в игровую неделю (уже было {count}).",
         "calendar.rebellion": "Бунт два дня подряд в одну игровую неделю запрещён.",
@@ -88,6 +90,7 @@ TEXT = {
         "conduct.grenade_spam": "Спам гранатами ({count} за {seconds} с) — флуд.",
         "warden.last_prisoner": "Начальник обязан оставить одного заключённого в живых: {name} убит до своего последнего желания.",
         "games.only_warden_kills": "В игре «{game}» убивает только начальник: {victim} убит другим охранником.",
+        "games.after": "Но после начала игры был приказ «{order}» без !endgame: шла ли ещё игра, решает администратор.",
         "games.deaths": "В игре «{game}» может умереть не больше половины заключённых ({most} из {playing}), умерло {died}.",
         "games.deaths.past_half": ("«{game}» кончилась на половине ({most} из {playing}), а {killer} убил {victim} через {seconds} с, "
                                    "до нового приказа или игры (умерло {died}). Последний ли это выстрел игры — решает администратор."),
@@ -118,6 +121,8 @@ TEXT = {
         "games.min_players": "Game '{game}' needs at least {need} players (now {have}).",
         "games.unknown": "Game '{game}' is not in this server's catalogue: check the name or get an admin's approval.",
         "calendar.freeday": "Today is Monday, always a freeday: no orders and no games.",
+        "calendar.freeday.half": ("Today is Monday, a freeday: half the prisoners are dead ({dead} of {prisoners}), not half the "
+                                  "players; whether it may be taken yet (ФД 5) is an admin's call."),
         "calendar.freeday.say": "Day {day} of week {week}: Monday is a freeday for all prisoners.",
         "calendar.global_games": "Global games at most {limit} times a game week (already {count}).",
         "calendar.rebellion": "Rebelling two days in a row in one game week is forbidden.",
@@ -190,6 +195,7 @@ TEXT = {
         "conduct.grenade_spam": "Grenade spam ({count} in {seconds} s) is flood.",
         "warden.last_prisoner": "The warden must leave one prisoner alive: {name} was killed before his last request.",
         "games.only_warden_kills": "In '{game}' only the warden kills: {victim} was killed by another guard.",
+        "games.after": "But the order '{order}' came after the game began, without !endgame: whether the game still ran is an admin's call.",
         "games.deaths": "In '{game}' at most half the prisoners may die ({most} of {playing}); {died} died.",
         "games.deaths.past_half": ("'{game}' ended at the half ({most} of {playing}), and {killer} killed {victim} {seconds} s later, "
                                    "before any new order or game ({died} died). Whether it was the game's last shot is an admin's call."),

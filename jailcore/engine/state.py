@@ -68,6 +68,9 @@ class GameRun:
     playing: int = 0  # prisoners alive when it began: a game of half (Король, Морской бой) ends at half of them
     died: int = 0  # prisoners the guards killed in it, rebels apart
     result: bool = False  # a prisoner lost (a guard killed him) or the referee named a winner: 004 5.11's winners
+    # What came after its start that may have ended it by voice, without `!endgame` (a new
+    # order of the warden's that is not the game's own): whose the game's rules are since is an admin's call
+    after: str = ""
 
 
 # Морской бой's last cell: kills within this many seconds of the one before them, from the

@@ -64,28 +64,41 @@ class OneWish(Rule["OneWish.Settings", "OneWish.State"]):
 
 # The words of a duel's request (`engine/words.py` lists: a word in its forms, `root*`).
 # The clause's stakes: a single freeday, the voice, money (a sum is money too).
-ALLOWED = ("фд", "фдшка", "freeday", "fd", "день", "голос", "войс", "voice", "мик*", "деньги", "бабки", "бабло", "money", "cash",
-           "доллар", "бакс*", "рубл*", "$")
+ALLOWED = ("фд*", "freeday", "fd", "день", "голос", "войс", "voice", "мик*", "деньги", "бабки", "бабло", "money", "cash",
+           "доллар", "бакс*", "рубл*", "$",
+           # as players write them: money («лавэ», «бабосы», «кэш», «деньжата»), the voice («размут», «снятие мута»)
+           "лаве", "лавэ", "бабос*", "кэш", "кеш", "деньж*", "мут*", "размут*", "анмут*", "unmute*", "mute*")
 # The duel's instrument, not its stake: «дуэль на ножах», «на awp».
 WEAPONS = ("нож", "knife*", "kniv*", "дигл*", "deagle*", "desert*", "awp", "авп*", "скаут*", "scout*", "ssg*", "калаш*", "ак", "ak*",
            "m4*", "м4*", "usp*", "юсп*", "glock*", "глок*", "пистолет", "pistol*", "автомат", "снайп*", "винтовка", "дробовик", "шотган*",
            "shotgun*", "nova", "xm1014", "m3", "граната", "grenade*", "зевс*", "zeus*", "taser*", "тазер*", "кулак", "fist*", "famas*",
            "фамас*", "galil*", "галил*", "aug", "p90", "ump*", "negev*", "негев*", "m249", "пулемет", "revolver*", "револьвер", "r8",
-           "тэйзер*", "scar*", "сг", "sg*", "mp*", "elite*", "элитк*", "berett*", "беретт*", "five*", "p250", "p2000", "tec*", "cz*")
+           "тэйзер*", "scar*", "сг", "sg*", "mp*", "elite*", "элитк*", "berett*", "беретт*", "five*", "p250", "p2000", "tec*", "cz*",
+           "тейзер*", "деагл*", "пушк*", "пестик*", "р8")
 # What follows «на» and says how the duel is played, not for what.
 MANNER = ("интерес", "выживание", "смерть", "вылет", "время", "скорость", "точность", "хедшот*", "хэдшот*", "headshot*", "hs",
-          "прыжок", "реакция", "что", "ничто")
+          "прыжок", "реакция", "что", "ничто", "хп", "hp", "спор",
+          # when the stake is paid, not what: «на фд на следующий раунд», «на след раунд», «на завтра»
+          "раунд", "след", "завтра")
+# Stakes the list plainly does not name (issue 31: «a respawn, a weapon»): the ladder at once.
+# Any other «на …» read by elimination may be a word of players' slang: put to an admin.
+UNNAMED = ("респ*", "респаун*", "респавн*", "возрожд*", "воскрес*", "respawn*", "revive*", "скин*", "skin*", "оружи*", "weapon*",
+           "кт", "ct")
+# A head that says what the next word is about: «на снятие мута», «на разбан голоса».
+_TRANSPARENT = frozenset({"снятие", "снять", "разбан", "возврат", "получение"})
 _STAKE_WORDS = frozenset({"на", "за", "for", "on"})
 _PLACE_CASES = frozenset({"loct", "loc2", "ablt", "datv"})  # «на крыше», «за клеткой»: where, not for what
 _SKIPPED = frozenset({"ADJF", "ADJS", "PRTF", "NUMR"})  # «на одиночное фд»: the noun decides
 
 
-def unnamed_stakes(text: str, allowed: WordList, weapons: WordList, manner: WordList) -> list[str]:
+def unnamed_stakes(text: str, allowed: WordList, weapons: WordList, manner: WordList,
+                   plain: WordList | None = None) -> list[tuple[str, bool]]:
     """The stakes a duel's request names that are not `allowed`: each «на …», «за …» whose
     word is neither the duel's weapon (the first «на» weapon; «за» a weapon is a stake), nor
     a place («на крыше»), a pronoun («ни на что»), a manner («на интерес»), nor a stake of
     the list; a number is money. A request that names no duel and no weapon (a freeday wish,
-    «ФД на следующий раунд») has no stake."""
+    «ФД на следующий раунд») has no stake. Each with whether it is plainly unnamed: a weapon
+    as the stake, or a word of `plain` (a respawn, a skin); the rest may be slang."""
     words = words_of(text)
     if not any(w.startswith(("дуэл", "дуел", "duel")) or weapons.has(w) for w in words):
         return []
@@ -95,7 +108,10 @@ def unnamed_stakes(text: str, allowed: WordList, weapons: WordList, manner: Word
             continue
         phrase = words[i + 1:]
         phrase = phrase[:next((k for k, w in enumerate(phrase) if w in _STAKE_WORDS), len(phrase))]
-        head = next((w for w in phrase if reading(w)[0] not in _SKIPPED), "")
+        heads = [w for w in phrase if reading(w)[0] not in _SKIPPED]
+        while len(heads) > 1 and heads[0] in _TRANSPARENT:
+            heads = heads[1:]
+        head = heads[0] if heads else ""
         pos, case = reading(head) if head else ("", "")
         if weapons.has(head) and word in ("на", "on") and not armed:
             armed = True  # «дуэль на ножах»: what it is played with
@@ -104,7 +120,7 @@ def unnamed_stakes(text: str, allowed: WordList, weapons: WordList, manner: Word
             continue
         if head[0].isdigit() or allowed.has(head):
             continue
-        out.append(" ".join([word, *phrase]))
+        out.append((" ".join([word, *phrase]), weapons.has(head) or (plain is not None and plain.has(head))))
     return out
 
 
@@ -124,13 +140,15 @@ class DuelStakes(Rule["DuelStakes.Settings", None]):
         allowed: tuple[str, ...] = ALLOWED
         weapons: tuple[str, ...] = WEAPONS
         manner: tuple[str, ...] = MANNER
+        unnamed: tuple[str, ...] = UNNAMED  # stakes plainly outside the list: the ladder; other unknown ones go to an admin
         shotgun: str = r"(?i)дробовик|шотган|shotgun|\bnova\b|\bxm1014\b|\bm3\b|\bmag-?7\b|\bsawed"
         stake: str = r"(?i)(?:\bна\s+|\bfor\s+)(?:\w+\s+)?(?:фд|freeday|голос|voice|деньг|\d+\s*\$|\$)"
         ladder: Ladder = steps("warn")
 
     def __init__(self, settings: DuelStakes.Settings, state: None):
         super().__init__(settings, state)
-        self._lists = (WordList.of(settings.allowed), WordList.of(settings.weapons), WordList.of(settings.manner))
+        self._lists = (WordList.of(settings.allowed), WordList.of(settings.weapons), WordList.of(settings.manner),
+                       WordList.of(settings.unnamed))
 
     @handles(ev.LastRequest)
     def chosen(self, ctx: Context, e: ev.LastRequest) -> list[Action]:
@@ -146,5 +164,9 @@ class DuelStakes(Rule["DuelStakes.Settings", None]):
             return ctx.punish(self.key, seat, ctx.text("lastrequest.duel_shotgun"))
         unnamed = unnamed_stakes(e.choice, *self._lists)
         if unnamed:
-            return ctx.punish(self.key, seat, ctx.text("lastrequest.duel_stakes", stake=unnamed[0]))
+            # A word the lists do not know may be players' slang for money or the voice
+            # («лавэ», «размут»): only a plain one (a respawn, a weapon, a skin) is the
+            # clause's case at once; whether another is a stake is an admin's call.
+            stake, plain = next((u for u in unnamed if u[1]), unnamed[0])
+            return ctx.punish(self.key, seat, ctx.text("lastrequest.duel_stakes", stake=stake), judgement=not plain)
         return []

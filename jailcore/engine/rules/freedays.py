@@ -10,20 +10,29 @@
 
 from __future__ import annotations
 
+import re
+
 import attrs
 
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles, vetoes
 from jailcore.engine.settings import Ladder, RuleSettings, steps
-from jailcore.engine.state import CT, T
+from jailcore.engine.state import CT, Seat, T
 from jailcore.log import events as ev
+
+# An order that only names the freeday («ФД», «сегодня фд, не шалим», «Свободный день»): the
+# warden writes the day on the HUD, he orders nothing (001 ФД 2). Unless he takes it back.
+_FREEDAY_WORDS = re.compile(r"(?i)(?<![^\W\d_])(?:фд\w*|freeday|free\s*day|свободн\w*\s+день)")
+_TAKEN_WORDS = re.compile(r"(?i)законч|оконч|кончил|конец|забира|отмен|стро[ий]|клетк|\bend")
 
 
 class MondayFreeday(Rule["MondayFreeday.Settings", "MondayFreeday.State"]):
     """ФД 1 «Понедельник - всегда ФД!», until ФД 5 «Общее ФД можно забрать, если
     Половина/Большинство игроков - Мертвы»: from the moment half the players who began the
-    round are dead, the warden may take the freeday, and his orders and games are lawful."""
+    round are dead, the warden may take the freeday, and his orders and games are lawful.
+    «Игроков» may be read as the prisoners whose freeday it is: from the moment half of
+    them are dead (and not yet half the players), an order is put to an admin."""
 
     key = "calendar.freeday"
 
@@ -35,38 +44,59 @@ class MondayFreeday(Rule["MondayFreeday.Settings", "MondayFreeday.State"]):
     @attrs.define
     class State:
         playing: int = 0  # players alive when Monday began
+        prisoners: int = 0  # of them, prisoners
 
-    def _today(self, ctx: Context) -> bool:
+    def _today(self, ctx: Context) -> str:
+        """"": no freeday stands; "judge": half the prisoners are dead, not half the players
+        (ФД 5 read the other way, an admin's call); "freeday": it stands by either reading."""
         if not (ctx.state.freeday and ctx.day == 1):
-            return False
-        playing = self.state.playing
+            return ""
+        playing, prisoners = self.state.playing, self.state.prisoners
         dead = playing - len(ctx.alive(T)) - len(ctx.alive(CT))
-        return not (playing and dead * 2 >= playing)
+        if playing and dead * 2 >= playing:
+            return ""
+        dead_prisoners = prisoners - len(ctx.alive(T))
+        return "judge" if prisoners and dead_prisoners * 2 >= prisoners else "freeday"
+
+    def _count(self, ctx: Context) -> None:
+        self.state.prisoners = len(ctx.alive(T))
+        self.state.playing = self.state.prisoners + len(ctx.alive(CT))
 
     @handles(ev.RoundStart)
     def monday(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
         if ctx.day != 1:
             return []
         ctx.state.freeday = True
-        self.state.playing = len(ctx.alive(T)) + len(ctx.alive(CT))
+        self._count(ctx)
         return [ctx.announce(self.key, self.settings, ctx.text("calendar.freeday.say", day=ctx.day, week=ctx.week))]
 
     @handles(ev.FreezeEnded)
     def play(self, ctx: Context, e: ev.FreezeEnded) -> list[Action]:
         """Those who joined in the freeze period play Monday too."""
         if ctx.state.freeday and ctx.day == 1:
-            self.state.playing = len(ctx.alive(T)) + len(ctx.alive(CT))
+            self._count(ctx)
         return []
+
+    def _judge(self, ctx: Context, seat: Seat) -> list[Action]:
+        today = self._today(ctx)
+        if not today:
+            return []
+        if today == "judge":
+            dead = self.state.prisoners - len(ctx.alive(T))
+            return ctx.punish(self.key, seat, ctx.text("calendar.freeday.half", dead=dead, prisoners=self.state.prisoners), judgement=True)
+        return ctx.punish(self.key, seat, ctx.text("calendar.freeday"))
 
     @handles(ev.OrderGiven)
     def order(self, ctx: Context, e: ev.OrderGiven) -> list[Action]:
-        return ctx.punish(self.key, ctx.seat(e.player), ctx.text("calendar.freeday")) if self._today(ctx) else []
+        if _FREEDAY_WORDS.search(e.text) and not _TAKEN_WORDS.search(e.text):
+            return []  # «!order ФД»: the day written on the HUD, no order
+        return self._judge(ctx, ctx.seat(e.player))
 
     @vetoes(ev.GameStarted)
     def game(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
         if ctx.offered_game(e.game) is None or not self._today(ctx):
             return None
-        return ctx.punish(self.key, ctx.seat(e.player), ctx.text("calendar.freeday"))
+        return self._judge(ctx, ctx.seat(e.player))
 
 
 class PersonalFreeday(Rule["PersonalFreeday.Settings", "PersonalFreeday.State"]):

@@ -26,7 +26,7 @@ from jailcore.log import events as ev
 from jailcore.log.logtime import seconds_between
 
 
-class OnlyWardenKills(Rule["OnlyWardenKills.Settings", None]):
+class OnlyWardenKills(Rule["OnlyWardenKills.Settings", "OnlyWardenKills.State"]):
     """«Убивает только Начальник»: the warden as he is at the kill (after a hand-over, the
     new one), or the game's own host (Реакция «Убивает только играющий Н»); a prisoner who
     attacked a guard earlier in the round is a rebel and may be killed by any guard."""
@@ -38,6 +38,10 @@ class OnlyWardenKills(Rule["OnlyWardenKills.Settings", None]):
         ref: str = "Саймон а"
         ladder: Ladder = steps("warn", "teamswap")
 
+    @attrs.define
+    class State:
+        asked: str = ""  # the game (its start and host) an admin was asked about since the warden's new order: once a game
+
     @handles(ev.Killed)
     def killed(self, ctx: Context, e: ev.Killed) -> list[Action]:
         s = ctx.state
@@ -47,7 +51,18 @@ class OnlyWardenKills(Rule["OnlyWardenKills.Settings", None]):
         killer, victim = s.players[e.killer.userid], s.players[e.victim.userid]
         if killer.team != CT or victim.team != T or killer.userid in (game.host, s.warden, *s.moved) or victim.userid in s.rebels:
             return []
-        return ctx.punish(self.key, killer, ctx.text("games.only_warden_kills", game=game.name, victim=victim.name))
+        text = ctx.text("games.only_warden_kills", game=game.name, victim=victim.name)
+        if game.after:
+            # The warden's new order since: the game may have ended by voice, and the guards
+            # kill for that order now. An admin is asked about the first such kill of a game.
+            if self.state.asked == f"{game.started}|{game.host}":
+                return []
+            self.state.asked = f"{game.started}|{game.host}"
+            return ctx.punish(self.key, killer, text + " " + ctx.text("games.after", order=game.after), judgement=True)
+        return ctx.punish(self.key, killer, text)
+
+    def round_cleared(self, ctx: Context) -> None:
+        self.state.asked = ""
 
 
 class HalfMayDie(Rule["HalfMayDie.Settings", "HalfMayDie.State"]):

@@ -20,7 +20,7 @@ from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.log import events as ev
 
 
-class GamePrivileges(Rule["GamePrivileges.Settings", None]):
+class GamePrivileges(Rule["GamePrivileges.Settings", "GamePrivileges.State"]):
     key = "conduct.game_privileges"
 
     @attrs.frozen
@@ -31,6 +31,10 @@ class GamePrivileges(Rule["GamePrivileges.Settings", None]):
         allowed: tuple[str, ...] = ()  # kinds a server lets through during games
         ladder: Ladder = steps("warn", "slay")
 
+    @attrs.define
+    class State:
+        asked: str = ""  # the game (its start and host) an admin was asked about since the warden's new order: once a game
+
     @handles(ev.PrivilegeUsed)
     def used(self, ctx: Context, e: ev.PrivilegeUsed) -> list[Action]:
         s, rule = ctx.state, self.settings
@@ -38,4 +42,15 @@ class GamePrivileges(Rule["GamePrivileges.Settings", None]):
         if not s.round_open or game is None or e.privilege in rule.allowed:
             return []
         ref = rule.hook_ref if e.privilege.casefold() in (h.casefold() for h in rule.hook) else rule.ref
-        return ctx.punish(self.key, ctx.seat(e.player), ctx.text("conduct.game_privileges", kind=e.privilege, game=game.name), ref=ref)
+        text = ctx.text("conduct.game_privileges", kind=e.privilege, game=game.name)
+        if game.after:
+            # The warden's new order since: the game may have ended by voice. An admin is
+            # asked about the first privilege after it, once a game.
+            if self.state.asked == f"{game.started}|{game.host}":
+                return []
+            self.state.asked = f"{game.started}|{game.host}"
+            return ctx.punish(self.key, ctx.seat(e.player), text + " " + ctx.text("games.after", order=game.after), ref=ref, judgement=True)
+        return ctx.punish(self.key, ctx.seat(e.player), text, ref=ref)
+
+    def round_cleared(self, ctx: Context) -> None:
+        self.state.asked = ""

@@ -1,0 +1,97 @@
+"""Issue 31, what an outsider's lawful play found (`tests/outsider.py`: seasons written from
+the rulebooks alone and read by `jailcore replay`): each test quotes its clause, plays the
+lawful moment as wardens and players really do it, and failed before (a punishment then);
+the clause's own case is still caught beside it. docs/rules.md says each reading."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.logtext import run
+from tests.scenes import GUARD, WARDEN, setup
+
+A = '[server]\nrulebook = ["001", "000"]\n'
+B = '[server]\nrulebook = ["004", "000"]\n'
+
+
+def decided(actions, rule=None):
+    return [(a.action, a.rule) for a in actions if a.action not in ("say", "hud", "door") and (rule is None or a.rule == rule)]
+
+
+# --- 000 Саймон «Завершение: Начальник завершает игру фразой …»: by voice, not `!endgame` -----
+
+
+@pytest.mark.parametrize("cfg", [A, B])
+def test_simon_ended_by_voice_then_a_new_order_the_guards_kill_for_is_an_admins_call(cfg):
+    """000 Саймон говорит «Завершение: Начальник завершает игру фразой «Саймон говорит, что
+    игра «Саймон говорит» закончилась…»» and «а) Убивает только Начальник»: the warden who
+    ends Simon by voice and registers a new order has the guards kill those who break it.
+    Whether the game still ran is what the log cannot show: the first such kill is put to an
+    admin, the next ones of that game are not asked again; before, each was a warning, then
+    a move to T."""
+    log, ts = setup()
+    log.game(WARDEN, "Саймон говорит").kill(WARDEN, ts[0]).order(WARDEN, "все в клетку")
+    log.kill(GUARD, ts[1]).kill(GUARD, ts[2])
+    assert decided(run(cfg, log)[0]) == [("propose", "games.only_warden_kills")]
+
+
+def test_simon_s_own_registered_command_keeps_the_game_and_its_clear_case():
+    """000 Саймон «Саймон начинает давать приказы по форме "Саймон говорит: *приказ*"»: such
+    an order is the game's own, and another guard's kill after it is the clause's case."""
+    log, ts = setup()
+    log.game(WARDEN, "Саймон говорит").order(WARDEN, "Саймон говорит: присесть").kill(GUARD, ts[1])
+    assert decided(run(A, log)[0]) == [("warn", "games.only_warden_kills")]
+
+
+def test_a_privilege_after_a_game_ended_by_voice_and_a_new_order_is_an_admins_call():
+    """001 Привилегии 3 «Любые привилегии во время любых игр»: a game the warden ended by
+    voice (no `!endgame`) and a registered order after it: a privilege then is put to an
+    admin, once; during the game, before anything else, it is the clause's case."""
+    log, ts = setup()
+    log.game(WARDEN, "Математика").order(WARDEN, "стоим у стены")
+    log.trig(ts[0], "jb_privilege", ' (kind "hook")').trig(ts[1], "jb_privilege", ' (kind "speed")')
+    assert decided(run(A, log)[0], "conduct.game_privileges") == [("propose", "conduct.game_privileges")]
+    log2, ts2 = setup()
+    log2.game(WARDEN, "Математика").trig(ts2[0], "jb_privilege", ' (kind "hook")')
+    assert decided(run(A, log2)[0], "conduct.game_privileges") == [("warn", "conduct.game_privileges")]
+
+
+# --- 001 ФД 1, ФД 2: the day written on the HUD is no order ---------------------------------
+
+
+@pytest.mark.parametrize(("text", "punished"), [
+    ("ФД", False), ("сегодня фд, не шалим", False), ("Свободный день, гуляем", False), ("ФД всем!", False),
+    ("все в клетку", True), ("ФД окончено, строимся", True),
+])
+def test_monday_an_order_that_only_names_the_freeday_orders_nothing(text, punished):
+    """001 ФД 1 «Понедельник - всегда ФД!» and ФД 2 «Во время ФД … действуют все правила,
+    кроме тех, что связывают Зеков и приказы»: a warden who writes «ФД» with `!order` puts
+    the day on the HUD; he orders nothing. Taking it back, or an order, is the clause's case."""
+    log, _ = setup(rounds_before=0)  # round 1: Monday
+    log.order(WARDEN, text)
+    assert decided(run(A, log)[0]) == ([("teamswap", "calendar.freeday")] if punished else [])
+
+
+# --- 001 Дуэли 4: players' words for the clause's own stakes ----------------------------------
+
+
+@pytest.mark.parametrize(("choice", "decision"), [
+    # the clause's stakes as players write them: money, the voice, a freeday paid next round
+    ("дуэль на ножах на лавэ", None), ("дуэль на awp на бабосы", None), ("дуэль на ножах на кэш", None),
+    ("дуэль на ножах на размут", None), ("дуэль на ножах на снятие мута", None), ("дуэль на калашах на фдшку", None),
+    ("дуэль на диглах на фд на следующий раунд", None), ("дуэль на ножах на фд на след раунд", None),
+    ("дуэль на деагле на фд", None), ("дуэль на тейзерах", None), ("дуэль на р8 на фд", None), ("дуэль на ножах на хп", None),
+    # plainly not the clause's: the ladder at once
+    ("дуэль на ножах на респаун", "warn"), ("дуэль за awp", "warn"), ("дуэль на скаутах за скин", "warn"),
+    ("дуэль на ножах на кт", "warn"),
+    # a word no list knows: maybe slang, maybe a stake: an admin judges
+    ("дуэль на ножах на пиццу", "propose"), ("дуэль на ножах на ключи", "propose"),
+])
+def test_duels_4_players_words_for_money_and_voice_are_the_clauses_own(choice, decision):
+    """001 Дуэли 4 «Дуэль можно играть только на одиночное Фд, Голос, деньги (себе или
+    другому заключенному). А так же, просто так.»: «лавэ», «бабосы» are money, «размут» the
+    voice, «на следующий раунд» when the freeday is paid; before, each was a warning. A
+    stake read only by elimination (a word no list knows) goes to an admin."""
+    log, ts = setup(prisoners=1)
+    log.start_here().trig(ts[0], "jb_lr", f' (choice "{choice}")')
+    assert decided(run(A, log)[0]) == ([(decision, "lastrequest.duel_stakes")] if decision else [])
