@@ -368,6 +368,8 @@ class Season:
                     self.connect(self.new_player(), "CT")
             if self.rnd.random() < 0.5:
                 self.connect(self.new_player(bot=True), "TERRORIST")
+            if self.a and self.rnd.random() < 0.3:
+                self.connect(self.new_player(bot=True), "CT")  # 001 has no clause for the guards' bots
         # CS:GO: a warm-up round cut short when the match commences (not a day)
         if self.csgo:
             self.restart_line()
@@ -441,10 +443,15 @@ class Season:
         for p in self.players:
             p.alive = p.team in ("TERRORIST", "CT")
         self.warden, self.game, self.prohibitions, self.first_order = None, None, 0, False
-        self.special = self.global_game = self.gamed = self.last_done = False
+        self.special = self.global_game = self.gamed = self.last_done = self.freeday = False
         self.ordered: list[str] = []
         self.kinds: set[str] = set()
         self.noise(3)
+        if self.freeze >= 3 and self.rnd.random() < 0.2:  # a player who joins in the freeze spawns with the round
+            self.tick(0.5, 2)
+            p = self.new_player()
+            self.connect(p, "TERRORIST")
+            p.alive = True
         monday = self.a and self.weekday == 1
         cts = self.team("CT", alive=True, bots=False)
         if self.freeze >= 3 and cts and self.rnd.random() < 0.4:
@@ -506,7 +513,8 @@ class Season:
         self.first_order = True
 
     def prohibit(self) -> bool:
-        if self.warden is None:
+        # the example preset caps the standing prohibitions at 2 always, 3 on a freeday
+        if self.warden is None or (self.server == "example" and self.prohibitions >= (3 if self.freeday else 2)):
             return False
         self.tick(2, 10)
         text = self.rnd.choice(PROHIBITIONS)
@@ -601,6 +609,23 @@ class Season:
         self.tick(2, 10)
         self.leave(w, self.rnd.choice([None, 1, 3]))
 
+    def warden_moved(self) -> None:
+        """An admin moves the warden to T (sm_team; the plugin's player_team hook says «resigned»
+        and srcds's team line comes in either order)."""
+        assert self.warden is not None
+        w = self.warden
+        self.game = None
+        self.tick(2, 10)
+        self.w(f'rcon from "10.0.0.2:51544": command "sm_team #{w.uid} 2"')
+        first = self.rnd.random() < 0.5
+        if first:
+            self.shim(w, "jb_warden_removed", ' (reason "resigned")')
+        self.join(w, "TERRORIST")
+        if not first:
+            self.shim(w, "jb_warden_removed", ' (reason "resigned")')
+        self.warden = None
+        w.alive = True
+
     def gag(self) -> None:
         """An admin gags a prisoner (basecomm); sometimes lifts it; a gag is gone after a reconnect."""
         ps = [p for p in self.team("TERRORIST", bots=False) if not p.gagged]
@@ -687,6 +712,8 @@ class Season:
             self.handover()
         if self.rnd.random() < 0.04 and self.warden is not None:
             self.warden_leaves()
+        if self.rnd.random() < 0.02 and self.warden is not None and len(self.team("CT")) > 2:
+            self.warden_moved()
         if self.rnd.random() < 0.08:
             self.gag()
         if self.rnd.random() < 0.05:
@@ -721,6 +748,7 @@ class Season:
 
     def round_monday(self) -> None:
         """001 ФД 1: Monday is a freeday: no order, no game until half the players are dead."""
+        self.freeday = True
         if self.warden is not None:
             if self.rnd.random() < 0.6:
                 self.tick(2, 8)
@@ -759,6 +787,7 @@ class Season:
         self.tick(3, 10)
         self.say(self.warden, self.rnd.choice(["!fd all", "!фд всем"]))
         self.shim(self.warden, "jb_freeday", ' (scope "all")')
+        self.freeday = True
         if self.rnd.random() < 0.5:
             self.order(self.rnd.choice(FREEDAY_ORDERS))
         for _ in range(self.rnd.randint(0, 3 if self.a else 2)):
@@ -782,16 +811,22 @@ class Season:
         self.special = True
         self.last_special = self.round
         self.tick(10, 30)
-        everyone = [p for p in self.players if p.alive]
-        for _ in range(self.rnd.randint(4, 12)):
+        flood = day in ("HE battle", "Снежки", "Вышибалы")
+        for _ in range(self.rnd.randint(4, 30)):
             everyone = [p for p in self.players if p.alive and p.team in ("TERRORIST", "CT")]
-            if len(everyone) < 3:
+            if len(everyone) < 2 or not self.prisoners():
                 break
             a, b = self.rnd.sample(everyone, 2)
+            if len(self.prisoners()) == 1 and self.warden is not None and self.warden.alive and self.rnd.random() < 0.5:
+                a, b = self.warden, self.prisoners()[0]  # the day's last prisoner: no last request on a special day
             self.tick(2, 15)
+            if flood and self.csgo:
+                for _ in range(self.rnd.randint(3, 6)):
+                    self.tick(0.5, 2)
+                    self.w(f'{self.who(a)} threw {"hegrenade" if day == "HE battle" else "snowball" if day == "Снежки" else "decoy"}{self.pos()}')
             if a.team == "TERRORIST" and b.team == "CT":
                 self.hurt(a, b, 20)
-            self.kill(a, b, hits=self.rnd.choice([1, 2]))
+            self.kill(a, b, weapon="hegrenade" if flood else None, hits=self.rnd.choice([1, 2]))
             if self.rnd.random() < 0.3:
                 self.grenades(a, 2)
         self.chatter(2)
@@ -810,9 +845,10 @@ class Season:
         self.global_game = True
         self.game = name
         self.tick(17, 40)
-        for _ in range(self.rnd.randint(2, 8)):
+        to_the_last = self.rnd.random() < 0.4  # Прятки: the guards find every hider, the warden may find the last
+        for _ in range(self.rnd.randint(2, 30)):
             ps = self.prisoners()
-            if len(ps) <= 2:
+            if (len(ps) <= 2 and not to_the_last) or not ps or not self.guards():
                 break
             self.tick(5, 30)
             self.kill(self.rnd.choice(self.guards()), self.rnd.choice(ps))
@@ -855,9 +891,10 @@ class Season:
             return
         name = self.rnd.choice(names)
         host = self.warden
-        if self.b and self.prohibitions > 2:  # 004 6.3: two at most while a game runs
+        if self.b and self.prohibitions > 2 and self.rnd.random() < 0.7:  # 004 6.3: two at most while a game runs
             while self.prohibitions > 2:
                 self.lift()
+        before = self.prohibitions
         typed = self.rnd.choice(GAMES[name])
         self.tick(3, 12)
         self.say(host, f"!game {typed}")
@@ -869,6 +906,8 @@ class Season:
         playing = len(self.prisoners())
         if self.b and self.prohibitions < 2 and self.rnd.random() < 0.3:
             self.prohibit()
+        elif self.b and self.prohibitions >= 2 and self.prohibitions - before < 2 and self.rnd.random() < 0.3:
+            self.prohibit()  # 6.3 «установить»: the ones set in this game are two at most
         if name in CHAT_GAMES:
             for _ in range(self.rnd.randint(2, 6)):
                 ps = self.prisoners()

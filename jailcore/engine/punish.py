@@ -50,8 +50,8 @@ def punish(ctx: Scene, key: str, seat: Seat, text: str, ref: str | None = None, 
     """`judgement`: a finding the log cannot settle (a volley's last shot or the next one,
     whether rounds were «интересные»): put to an admin whatever the rule's `confirm`."""
     rule = ctx.config.rules[key]
-    if not rule.enabled:
-        return []
+    if not rule.enabled or seat.steamid == "BOT":
+        return []  # a bot (`<BOT>`) breaks no rule: it has no intent, and no one answers for it
     ref = rule.ref if ref is None else ref
     step = next_step(ctx, key, seat)
     reason = ctx.quoting(ref, ctx.text("penalty", text=text, step=kind_name(ctx.lang, step.action)))

@@ -95,3 +95,54 @@ def test_duels_4_players_words_for_money_and_voice_are_the_clauses_own(choice, d
     log, ts = setup(prisoners=1)
     log.start_here().trig(ts[0], "jb_lr", f' (choice "{choice}")')
     assert decided(run(A, log)[0]) == ([(decision, "lastrequest.duel_stakes")] if decision else [])
+
+
+# --- 004 6.3: «установить» during the game ---------------------------------------------------
+
+
+def test_004_6_3_two_standing_from_before_the_game_and_one_set_in_it_is_an_admins_call():
+    """004 6.3 «Во время одной игры разрешается установить одновременно не более двух
+    запретов. Наказание: устное предупреждение → отмена лишнего запрета.»: two set before
+    the game and one in it are three standing, but one set («установить») in the game: read
+    either way, so an admin judges; three set in the game is the clause's case."""
+    log, _ = setup()
+    log.prohibit(WARDEN, "не прыгать").prohibit(WARDEN, "не бегать").game(WARDEN, "Светофор").prohibit(WARDEN, "не садиться")
+    assert decided(run(B, log)[0]) == [("propose", "prohibitions.max")]
+    log2, _ = setup()
+    log2.game(WARDEN, "Светофор").prohibit(WARDEN, "не прыгать").prohibit(WARDEN, "не бегать").prohibit(WARDEN, "не садиться")
+    assert decided(run(B, log2)[0]) == [("warn", "prohibitions.max")]
+
+
+# --- 001 Начальник обязан 3 on a special day and in a global game ---------------------------
+
+
+@pytest.mark.parametrize(("day", "game", "decision"), [("Зомби", None, None), (None, "Прятки", "propose"), (None, None, "warn")])
+def test_the_warden_who_kills_the_last_prisoner_of_a_special_day_owes_him_no_request(day, game, decision):
+    """001 Начальник обязан 3 «Оставить одного заключенного в живых» (ПЗ 1 «ПЗ имеет 10 секунд
+    на выбор желания»): a special day is a fight to the end (000 6.5's days: no last request
+    in them), so the warden's kill of its last prisoner is no offence; in a global game
+    (Прятки: the guards find every hider) it is an admin's call; in his ordinary round it is
+    the clause's case."""
+    log, ts = setup(prisoners=3)
+    if day:
+        log.specialday(WARDEN, day)
+    if game:
+        log.game(WARDEN, game).wait(30)
+    log.kill(GUARD, ts[0]).kill(GUARD, ts[1]).wait(2).kill(WARDEN, ts[2])
+    assert decided(run(A, log)[0], "warden.last_prisoner") == ([(decision, "warden.last_prisoner")] if decision else [])
+
+
+# --- bots: srcds's `<BOT>` players ----------------------------------------------------------
+
+
+def test_a_bot_is_never_punished_nor_put_to_an_admin():
+    """000 Саймон «Убивает только Начальник», 004 4.8 «Охрана обязана объяснить причину
+    убийства в чате»: a server's bot (`<BOT>`) among the guards kills as bots do; it has no
+    intent and cannot answer, and no rule is its to break (before: a warning, a move to T,
+    a question to an admin about its silence)."""
+    from tests.logtext import P
+    bot = P("Bot Gleb", 99, "BOT")
+    log, ts = setup(prisoners=9)
+    log.connect(bot, "CT").game(WARDEN, "Саймон говорит").kill(bot, ts[0]).wait(5).say(ts[0], "за что?").wait(90)
+    log.say(ts[1], "ок").round_end()
+    assert decided(run('[server]\nrulebook = "all"\n', log)[0]) == []

@@ -63,6 +63,11 @@ def test_004_caps_prohibitions_only_during_a_game():
     assert run(cfg, log)[0] == []
     log.game(WARDEN, "Светофор").prohibit(WARDEN, "d")
     actions, _ = run(cfg, log)
+    # four standing, one set during the game: «установить» read as standing, an admin's call (issue 31)
+    assert [(a.action, a.rule) for a in actions] == [("propose", "prohibitions.max")]
+    log2, _ = setup()
+    log2.game(WARDEN, "Светофор").prohibit(WARDEN, "a").prohibit(WARDEN, "b").prohibit(WARDEN, "c")
+    actions, _ = run(cfg, log2)
     assert [(a.action, a.rule) for a in actions] == [("warn", "prohibitions.max"), ("cancel", "prohibitions.max")]
 
 

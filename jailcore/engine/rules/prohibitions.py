@@ -31,15 +31,23 @@ class MaxProhibitions(Rule["MaxProhibitions.Settings", None]):
         freeday_added: bool = False  # on a freeday, count only those added since it began
         ladder: Ladder = steps("warn")  # refuses every extra one; 004 6.3's own is ["warn", "cancel"]
 
-    def _over(self, ctx: Context, standing: int) -> int:
-        """The cap this many standing prohibitions pass, or 0 when within it."""
+    def _over(self, ctx: Context, new: int) -> tuple[int, bool]:
+        """The cap the standing prohibitions (with `new` more) pass, or 0 when within it;
+        and whether it is the clause's clear case. 004 6.3 «Во время одной игры разрешается
+        установить одновременно не более двух запретов»: more than two set during the game
+        is; more than two standing only with those set before it began is «установить» read
+        the other way, an admin's call."""
         s, rule = ctx.state, self.settings
+        standing = len(s.prohibitions) + new
         limit = rule.freeday_limit if s.freeday else rule.limit
         if s.freeday and rule.freeday_added:
             standing -= s.before_freeday
         if not limit or standing <= limit or (rule.only_during_game and s.game is None):
-            return 0
-        return limit
+            return 0, True
+        if rule.only_during_game and s.game is not None:
+            during = sum(1 for p in s.prohibitions if p.time >= s.game.started) + new
+            return limit, during > limit
+        return limit, True
 
     def _cancels(self, ctx: Context, e: ev.ProhibitionSet) -> bool:
         ladder = self.settings.ladder
@@ -48,9 +56,9 @@ class MaxProhibitions(Rule["MaxProhibitions.Settings", None]):
     @vetoes(ev.ProhibitionSet)
     def extra(self, ctx: Context, e: ev.ProhibitionSet) -> list[Action] | None:
         s, rule = ctx.state, self.settings
-        limit = self._over(ctx, len(s.prohibitions) + 1)
-        if not limit or not self._cancels(ctx, e):
-            return None  # within the cap, or the ladder's warning: it stands (see `warned`)
+        limit, clear = self._over(ctx, 1)
+        if not limit or not clear or not self._cancels(ctx, e):
+            return None  # within the cap, the ladder's warning or an admin's call: it stands (see `warned`)
         seat = ctx.seat(e.player)
         out = ctx.punish(self.key, seat, ctx.text("prohibitions.max", count=len(s.prohibitions), limit=limit, text=e.text))
         index = len(s.prohibitions) + 1
@@ -62,8 +70,8 @@ class MaxProhibitions(Rule["MaxProhibitions.Settings", None]):
     def warned(self, ctx: Context, e: ev.ProhibitionSet) -> list[Action]:
         """Past the cap, at a step before the ladder's cancel: warned, and it stands."""
         s = ctx.state
-        limit = self._over(ctx, len(s.prohibitions))
+        limit, clear = self._over(ctx, 0)
         if not limit:
             return []
         text = ctx.text("prohibitions.max.warned", count=len(s.prohibitions) - 1, limit=limit, text=e.text)
-        return ctx.punish(self.key, ctx.seat(e.player), text)
+        return ctx.punish(self.key, ctx.seat(e.player), text, judgement=not clear)

@@ -63,6 +63,9 @@ class LastPrisoner(Rule["LastPrisoner.Settings", None]):
         rebel = last is not None and (last.rebelled or last.uid in s.rebels)  # ПЗ 4: a rebel is owed nothing
         if last is None or e.victim.userid != last.uid or e.killer.userid != s.warden or s.last_request or rebel:
             return []
-        if ctx.seconds_since(last.since) > self.settings.seconds:
-            return []
-        return ctx.punish(self.key, s.players[e.killer.userid], ctx.text("warden.last_prisoner", name=last.name))
+        if ctx.seconds_since(last.since) > self.settings.seconds or s.specialday_name:
+            return []  # a special day is a fight to the end: no last request is owed in it
+        # A global game (Прятки: the guards find every hider) may end with the warden finding
+        # the last one: whether he was owed his request there is an admin's call.
+        judged = s.game is not None and "global" in s.game.tags
+        return ctx.punish(self.key, s.players[e.killer.userid], ctx.text("warden.last_prisoner", name=last.name), judgement=judged)
