@@ -189,6 +189,7 @@ class Season:
         self.server_kinds: list[set[str]] = []
         self.programmes: dict[str, list[tuple[str, ...]]] = {}
         self.map = ""
+        self.match_start = False  # the restart's freeze line and Match_Start are written: the round line follows
         self.freeze = 0
         self.map_rounds = 0
         self.warden: Who | None = None
@@ -370,21 +371,29 @@ class Season:
                 self.connect(self.new_player(bot=True), "TERRORIST")
             if self.a and self.rnd.random() < 0.3:
                 self.connect(self.new_player(bot=True), "CT")  # 001 has no clause for the guards' bots
-        # CS:GO: a warm-up round cut short when the match commences (not a day)
+        # CS:GO: a warm-up round (mp_warmuptime), not a day: its end restarts the round and
+        # srcds writes Match_Start (or, on a server that was empty, Game_Commencing)
         if self.csgo:
             self.restart_line()
             self.tick(self.freeze)
             self.w('World triggered "Round_Start"')
             self.tick(20, 60)
             self.chatter(2)
-            self.w('World triggered "Game_Commencing"')
-            self.tick(1)
+            if self.rnd.random() < 0.3:
+                self.w('World triggered "Game_Commencing"')
+                self.tick(1)
+            else:
+                self.tick(1)
+                self.w("Starting Freeze period")
+                self.w(f'World triggered "Match_Start" on "{self.map}"')
+                self.match_start = True
         self.map_rounds = 0
 
     def restart_line(self) -> None:
         lines = [f'World triggered "jb_round_start" (freeze "{self.freeze}")']
-        if self.csgo:
+        if self.csgo and not self.match_start:
             lines.append("Starting Freeze period")
+        self.match_start = False
         self.rnd.shuffle(lines)
         for line in lines:
             if line.startswith("World"):

@@ -55,6 +55,7 @@ class Bookkeeping:
             ev.WarmupEnd: self._warmup,
             ev.MapLoading: self._map,
             ev.MapStarted: self._map,
+            ev.WorldTriggered: self._world,
             ev.WardenSet: self._warden_set,
             ev.WardenRemoved: self._warden_removed,
             ev.ProhibitionSet: self._prohibit,
@@ -295,6 +296,14 @@ class Bookkeeping:
             for ban in s.ctbans.values():
                 ban.fresh = False  # the round it was given in is void: the next one counts
         self._clear_round()
+
+    def _world(self, e: ev.WorldTriggered) -> None:
+        """CS:GO's `Match_Start`, written at the restart that ends the warm-up (`mp_warmuptime`)
+        and before the round it begins: the round still open was warm-up, no day. (A round
+        begun in the same second is that restart's own, and stays.)"""
+        s = self.ctx.state
+        if e.trigger == "Match_Start" and s.round_open and s.round_started < e.time:
+            self._restart(e)
 
     def _warmup(self, e: Any) -> None:
         if isinstance(e, ev.WarmupStart):

@@ -146,3 +146,23 @@ def test_a_bot_is_never_punished_nor_put_to_an_admin():
     log.connect(bot, "CT").game(WARDEN, "Саймон говорит").kill(bot, ts[0]).wait(5).say(ts[0], "за что?").wait(90)
     log.say(ts[1], "ок").round_end()
     assert decided(run('[server]\nrulebook = "all"\n', log)[0]) == []
+
+
+# --- the calendar: CS:GO's warm-up ends with Match_Start ------------------------------------
+
+
+def test_csgo_warm_up_ended_by_match_start_is_no_day():
+    """001 ФД 1 «Понедельник - всегда ФД!» counts days as rounds played (docs/rules.md:
+    «Restart_Round, Game_Commencing and warm-up do not count as days»). CS:GO ends a map's
+    warm-up (`mp_warmuptime`) with a restart and `World triggered "Match_Start"`, before the
+    plugin's round line: the warm-up round is no day, and the first round played is Monday
+    (before: Tuesday, and every map change moved Monday by a day)."""
+    from tests.logtext import Log
+    log = Log()
+    log.add('Loading map "jb_summer_jail_v3"').add('Started map "jb_summer_jail_v3" (CRC "1")')
+    log.add('World triggered "jb_round_start" (freeze "5") (seq "1")').add("Starting Freeze period").wait(5)
+    log.add('World triggered "Round_Start"').wait(60)
+    log.add("Starting Freeze period").add('World triggered "Match_Start" on "jb_summer_jail_v3"')
+    log.add('World triggered "jb_round_start" (freeze "5") (seq "2")').wait(5).add('World triggered "Round_Start"')
+    _, engine = run(A, log)
+    assert (engine.public_state()["round"], engine.public_state()["day"]) == (1, 1)
