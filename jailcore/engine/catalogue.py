@@ -67,12 +67,14 @@ DEFAULT_CATALOGUE = (
     _g("Математика", "матан|math|maths", "chat"),
     _g("Светофор", "traffic light|red light green light"),
     _g("Накорми надзирателей", "накорми кт|feed the guards"),
-    _g("Король", "king", "chat half"),
+    # 000 Король «Если З хочет быть добрым королём … Если З хочет быть злым королём»: one game
+    _g("Король", "king|злой король|добрый король|король злой|король добрый", "chat half"),
     _g("Шарады", "charades", "chat"),
     _g("Реакция", "reaction", "host_kills", family="Реакция"),
     _g("Интуиция", "intuition", "chat"),
     _g("Третий лишний", "third wheel", "chat"),
-    _g("Первая-последняя реакция", "первая последняя реакция|first last reaction", contains="Первая реакция|Последняя реакция",
+    _g("Первая-последняя реакция", "первая последняя реакция|первая и последняя реакция|first last reaction",
+       contains="Первая реакция|Последняя реакция",
        family="Реакция"),
     _g("Первая реакция", "first reaction", family="Реакция"),
     _g("Последняя реакция", "last reaction", family="Реакция"),
@@ -106,30 +108,77 @@ _MARKER = re.compile(r"\b(?:играем|сыграем|играть|поигр�
 _QUOTED = re.compile(r"[«\"“„'‘]([^«»\"“”„'‘’]{2,40})[»\"”“'’]")
 
 
+_CYRILLIC = re.compile(r"[а-я]")
+# Latin letters that pass for Cyrillic, in a word that mixes the two («Кoроль» with a Latin o).
+_LOOKALIKE = str.maketrans("aeopcxykmtbh", "аеорсхукмтвн")
+# «Играем в 3 лишнего»: a number for the ordinal it stands for, tried when nothing else matched.
+_ORDINALS = {"1": "первая", "1я": "первая", "3": "третий", "3й": "третий", "3ий": "третий"}
+
+
+def _word(w: str) -> str:
+    return w.translate(_LOOKALIKE) if _CYRILLIC.search(w) and re.search(r"[a-z]", w) else w
+
+
 def _words(name: str) -> list[str]:
     """The words of a name as a warden types it: lower case, ё as е, quotes and «играем
-    в» gone («Играем в "Алфавит"», «…'Американца'», «Играем в Мертвого Короля!»)."""
+    в» gone («Играем в "Алфавит"», «…'Американца'», «Играем в Мертвого Короля!»), Latin
+    look-alikes in a Cyrillic word read as Cyrillic."""
     name = _QUOTES.sub(" ", name.lower().replace("ё", "е")).strip()
-    return [w for w in _NOT_WORD.split(_LEAD.sub("", name)) if w]
+    return [_word(w) for w in _NOT_WORD.split(_LEAD.sub("", name)) if w]
 
 
 def fold(name: str) -> str:
     return "".join(_words(name))
 
 
+def _near(a: str, b: str, most: int) -> bool:
+    """At most `most` letters typed wrong, left out or added (Levenshtein)."""
+    if abs(len(a) - len(b)) > most:
+        return False
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+        if min(row) > most:
+            return False
+    return row[-1] <= most
+
+
 def _same_word(typed: str, label: str) -> bool:
     """One word in another Russian case: «Мертвого» is «Мертвый», «третьего» «третий»,
-    «Американца» «Американец». Short words must be written as they are."""
+    «Американца» «Американец», «злого» «злой» (the dictionary's forms of it); or with a typo
+    («кароль», «светафор», «комунизм»: one letter in a word of five or more, two in one of
+    eight or more). Two different words of the dictionary are never one («кораблики» is no
+    «король», «Сталкер» no «Сталин», «Королева» no «Король»). Short words must be written as
+    they are."""
     if typed == label:
         return True
-    if len(label) < 4 or len(typed) < 3 or abs(len(typed) - len(label)) > 3:
+    if _CYRILLIC.match(label) and _CYRILLIC.match(typed) and len(label) >= 3:
+        same, both_known = _lemma_of(typed, label)
+        if same:
+            return True
+        if both_known:
+            return False
+    if len(label) >= 5 and _near(typed, label, 2 if len(label) >= 8 else 1):
+        return True
+    if len(label) < 4 or len(typed) < 4 or abs(len(typed) - len(label)) > 3:
         return False
     common = 0
     for a, b in zip(typed, label, strict=False):
         if a != b:
             break
         common += 1
-    return common >= max(3, min(len(label), len(typed)) - 3)
+    return common >= max(4, min(len(label), len(typed)) - 2)
+
+
+def _lemma_of(typed: str, label: str) -> tuple[bool, bool]:
+    """Whether `typed` is a form of `label`, and whether both are words the dictionary knows."""
+    from jailcore.engine.words import forms, reading  # (pymorphy3's dictionary: loaded at the first name it is needed for)
+
+    if typed in forms(label):
+        return True, True
+    return False, bool(reading(typed)[0]) and bool(reading(label)[0])
 
 
 class Catalogue:
@@ -143,6 +192,18 @@ class Catalogue:
                 self._worded.append((_words(label), game))
 
     def find(self, typed: str) -> Game | None:
+        game = self._find(typed)
+        if game is not None:
+            return game
+        # «в короля», «на реакцию»: the preposition of «играем в …» left alone; «3 лишний»
+        words = _words(typed)
+        if words and words[0] in ("в", "во", "на") and len(words) > 1:
+            return self._find(" ".join(words[1:]))
+        if any(w in _ORDINALS for w in words):
+            return self._find(" ".join(_ORDINALS.get(w, w) for w in words))
+        return None
+
+    def _find(self, typed: str) -> Game | None:
         key = fold(typed)
         if not key:
             return None
@@ -158,12 +219,12 @@ class Catalogue:
         if len(key) >= 4:
             for label, game in self._exact.items():
                 stem = label[:-1] if len(label) >= 5 else label
-                if key.startswith(stem) and len(key) - len(label) <= 2 and len(label) >= 4:
+                if key.startswith(stem) and len(key) - len(label) <= 2 and len(label) >= 4 and _same_word(key, label):
                     return game
         # A whole start phrase with the game's name in quotes: 000 «Саймон говорит, что игра
         # «Саймон говорит» началась».
         quoted = {fold(q) for q in _QUOTED.findall(typed)} - {key}
-        found = {id(g): g for g in (self.find(q) for q in quoted if q) if g is not None}
+        found = {id(g): g for g in (self._find(q) for q in quoted if q) if g is not None}
         if found:
             return next(iter(found.values())) if len(found) == 1 else None
         # «Сейчас играем в математику, все в линию»: the words after «играем в», the longest
@@ -173,7 +234,7 @@ class Catalogue:
             return None
         after = _words(typed.lower().replace("ё", "е")[m.end():].split(",")[0])
         for n in range(min(len(after), 4), 0, -1):
-            game = self.find(" ".join(after[:n])) if n < len(after) or m.start() > 0 else None
+            game = self._find(" ".join(after[:n])) if n < len(after) or m.start() > 0 else None
             if game is not None:
                 return game
         return None

@@ -77,7 +77,7 @@ def test_unknown_game_gets_a_clear_warning():
     log, _ = setup()
     log.game(WARDEN, "Бадминтон")
     actions, _ = run("", log)
-    assert [(a.action, a.rule) for a in actions] == [("warn", "games.unknown")]
+    assert [(a.action, a.rule) for a in actions] == [("propose", "games.unknown")]  # an admin approves or warns (issue 31)
     assert "Бадминтон" in actions[0].reason
 
 
@@ -100,7 +100,7 @@ def test_n1_a_game_outside_the_catalogue_needs_an_admins_approval():
     log, _ = setup()
     log.game(WARDEN, "Вышибалы")
     actions, _ = run("", log)
-    assert rules_of(actions) == [("warn", "games.unknown")]
+    assert rules_of(actions) == [("propose", "games.unknown")]
     log.start_here().trig(ADMIN, "jb_game_approve", ' (game "вышибалы")').game(WARDEN, "Вышибалы")
     actions, engine = run("", log)
     assert actions == [] and engine.public_state()["game"]["name"] == "Вышибалы"

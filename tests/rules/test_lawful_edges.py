@@ -266,7 +266,7 @@ def test_a_maps_own_game_is_never_judged(server):
     assert punishing(actions) == []
     log.game(WARDEN, "Бадминтон")
     actions, _ = run(shipped(server), log)
-    assert rules_of(actions)[-1] == ("warn", "games.unknown")
+    assert rules_of(actions)[-1] == ("propose", "games.unknown")
 
 
 # --- what a careful admin would not punish either ------------------------------------------------

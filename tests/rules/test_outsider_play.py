@@ -166,3 +166,43 @@ def test_csgo_warm_up_ended_by_match_start_is_no_day():
     log.add('World triggered "jb_round_start" (freeze "5") (seq "2")').wait(5).add('World triggered "Round_Start"')
     _, engine = run(A, log)
     assert (engine.public_state()["round"], engine.public_state()["day"]) == (1, 1)
+
+
+# --- 000 VI: the games as wardens type them -------------------------------------------------
+
+
+@pytest.mark.parametrize(("typed", "game"), [
+    ("Играем в злого короля", "Король"), ("добрый король", "Король"), ("Король (злой)", "Король"),
+    ("Кoроль", "Король"),  # a Latin «o»
+    ("светафор", "Светофор"), ("Матиматика", "Математика"), ("комунизм", "Коммунизм"), ("саимон", "Саймон говорит"),
+    ("в короля", "Король"), ("на реакцию", "Реакция"), ("3 лишний", "Третий лишний"),
+    ("Первая и последняя реакция", "Первая-последняя реакция"),
+])
+def test_a_standard_game_typed_as_wardens_type_it_is_that_game(typed, game):
+    """000 VI names each game; 000 Король «Если З хочет быть злым королём…»: «злой король» is
+    Король. A warden's typo, a Latin look-alike letter or a bare «в …» is the game he means,
+    with its rules (before: «нестандартная игра», a warning)."""
+    log, _ = setup(prisoners=8)
+    log.game(WARDEN, typed)
+    actions, engine = run(A, log)
+    assert decided(actions) == [] and engine.public_state()["game"]["name"] == game
+
+
+@pytest.mark.parametrize("typed", ["кораблики", "Сталкер", "Королева", "Реакционер"])
+def test_another_word_is_not_a_game_it_resembles(typed):
+    """004 5.17 «При онлайне более 8 заключённых запрещается проводить … «Король»»: a game
+    whose name only begins like Король («кораблики», «Королева») is not Король, so 5.17 does
+    not judge it (before: a warning for Король on B); what it is, an admin says (000 6.0)."""
+    log, _ = setup(prisoners=10)
+    log.game(WARDEN, typed)
+    assert decided(run(B, log)[0]) == [("propose", "games.unknown")]
+
+
+def test_000_6_0_an_unknown_game_is_put_to_an_admin():
+    """000 6.0 «Любая нестандартная игра должна получить одобрение Администрации (Игры на
+    картах не в счет)»: a name the catalogue does not know may be a non-standard game, a
+    map's own or a standard one under its own name: the clause's answer is the admin's, so
+    he is asked (before: a warning at once)."""
+    log, _ = setup()
+    log.game(WARDEN, "Паркур")
+    assert decided(run(A, log)[0]) == [("propose", "games.unknown")]

@@ -50,7 +50,10 @@ class UnknownGame(Rule["UnknownGame.Settings", "UnknownGame.State"]):
     def unknown(self, ctx: Context, e: ev.GameStarted) -> list[Action] | None:
         if ctx.offered_game(e.game) is not None or fold(e.game) in self.state.approved:
             return None
-        return ctx.punish(self.key, ctx.seat(e.player), ctx.text("games.unknown", game=e.game))
+        # A name the catalogue does not know may be a non-standard game, a map's own game or a
+        # standard one typed its own way: «должна получить одобрение Администрации» is the
+        # clause's own answer, so an admin judges (issue 31).
+        return ctx.punish(self.key, ctx.seat(e.player), ctx.text("games.unknown", game=e.game), judgement=True)
 
     @handles(ev.GameApproved)
     def approved(self, ctx: Context, e: ev.GameApproved) -> list[Action]:
