@@ -159,11 +159,188 @@ class Who:
     gagged: bool = False
 
 
-class Season:
+# -- violations, as wardens and players really commit them ----------------------------------------
+
+
+class Violations:
+    """Mixed into Season: each `violate_<kind>` makes one violation in the round it is
+    asked for (the warden is in command) and returns (the rule that must answer, on whom),
+    or None when the round cannot hold it."""
+
+    def others(self):
+        return [g for g in self.team("CT", alive=True, bots=False) if g is not self.warden]
+
+    def violate_monday_order(self):
+        if not self.a or self.weekday != 1:
+            return None
+        self.order(self.rnd.choice(["все в клетку", "строимся у стены", "Зеки, присели!", "идем в столовую"]))
+        return "calendar.freeday", self.warden
+
+    def violate_special_cooldown(self):
+        if self.round - self.last_special >= 3 or self.round - self.last_special < 1:
+            return None
+        day = self.rnd.choice(["Зомби", "Война", "Снежки", "ниндзя"])
+        self.say(self.warden, f"!sd {day}")
+        self.shim(self.warden, "jb_specialday", f' (day "{day}")')
+        self.last_special = self.round
+        return "specialday.cooldown", self.warden
+
+    def violate_host(self):
+        guards = self.others()
+        if not guards:
+            return None
+        g = self.rnd.choice(guards)
+        typed = self.rnd.choice(["Математика", "играем в алфавит", "кнб"])
+        self.tick(3, 10)
+        self.say(g, f"!game {typed}")
+        self.shim(g, "jb_game_start", f' (game "{typed}")')
+        return "games.host", g
+
+    def violate_unknown(self):
+        typed = self.rnd.choice(["Бой подушками", "Мафия", "Крокодил", "Горячая картошка", "Кто последний тот лох"])
+        self.tick(3, 10)
+        self.say(self.warden, f"!game {typed}")
+        self.shim(self.warden, "jb_game_start", f' (game "{typed}")')
+        return "games.unknown", self.warden
+
+    def violate_only_warden_kills(self):
+        guards, ps = self.others(), self.prisoners()
+        if not guards or len(ps) < 4:
+            return None
+        typed = self.rnd.choice(["Саймон говорит", "Злой саймон", "реакцию", "Играем в Саймона"])
+        self.say(self.warden, f"!game {typed}")
+        self.shim(self.warden, "jb_game_start", f' (game "{typed}")')
+        self.tick(10, 40)
+        if self.rnd.random() < 0.5:
+            self.order("Саймон говорит: присесть")
+        g = self.rnd.choice(guards)
+        self.kill(g, self.rnd.choice(ps))
+        return "games.only_warden_kills", g
+
+    def violate_king_half(self):
+        ps = self.prisoners()
+        if len(ps) < 6 or (self.b and len(self.team("TERRORIST")) > 8):
+            return None
+        typed = self.rnd.choice(["Король", "Играем в злого короля", "короля"])
+        self.say(self.warden, f"!game {typed}")
+        self.shim(self.warden, "jb_game_start", f' (game "{typed}")')
+        for p in ps[: len(ps) // 2 + 1]:
+            self.tick(4, 10)
+            self.kill(self.rnd.choice(self.guards()), p)
+        return "games.deaths", self.warden
+
+    def violate_privileges(self):
+        if not self.a:
+            return None
+        vips = [p for p in self.prisoners() if not p.bot]
+        if not vips:
+            return None
+        p = self.rnd.choice(vips)
+        self.tick(1, 4)
+        self.shim(p, "jb_privilege", f' (kind "{self.rnd.choice(["hook", "speed", "gravity"])}")')
+        return "conduct.privileges", p
+
+    def violate_game_privileges(self):
+        if not self.a:
+            return None
+        self.order("строимся")
+        self.say(self.warden, "!game Математика")
+        self.shim(self.warden, "jb_game_start", ' (game "Математика")')
+        p = self.rnd.choice([p for p in self.prisoners() if not p.bot] or [self.warden])
+        self.tick(5, 20)
+        self.shim(p, "jb_privilege", f' (kind "{self.rnd.choice(["hook", "speed", "money"])}")')
+        return "conduct.game_privileges", p
+
+    def violate_last_prisoner(self):
+        if not self.a:
+            return None
+        while len(self.prisoners()) > 1:
+            self.tick(2, 6)
+            self.kill(self.rnd.choice([g for g in self.guards() if g is not self.warden] or self.guards()), self.prisoners()[0])
+        if not self.prisoners():
+            return None
+        self.tick(2, 5)
+        self.kill(self.warden, self.prisoners()[0])
+        return "warden.last_prisoner", self.warden
+
+    def violate_duel_stakes(self):
+        if not self.a:
+            return None
+        while len(self.prisoners()) > 1:
+            self.tick(2, 6)
+            self.kill(self.rnd.choice([g for g in self.guards() if g is not self.warden] or self.guards()), self.prisoners()[0])
+        if not self.prisoners() or self.prisoners()[0].bot:
+            return None
+        last = self.prisoners()[0]
+        choice = self.rnd.choice(["дуэль на ножах на респ", "дуэль на диглах на общее фд", "дуэль за кт", "дуэль на дробовиках на фд",
+                                  "дуэль на awp на скин", "дуэль на ножах на вип", "дуэль на ножах на бессмертие"])
+        self.tick(2, 5)
+        self.say(last, f"!lr {choice}")
+        self.shim(last, "jb_lr", f' (choice "{choice}")')
+        return "lastrequest.duel_stakes", last
+
+    def violate_grenade_spam(self):
+        if not self.a or not self.csgo:
+            return None
+        p = self.rnd.choice([p for p in self.prisoners() if not p.bot] or self.prisoners())
+        self.order("все в клетку")
+        for _ in range(4):
+            self.tick(0.5, 2.5)
+            self.w(f'{self.who(p)} threw {self.rnd.choice(["flashbang", "smokegrenade", "decoy", "hegrenade"])}{self.pos()}')
+        return "conduct.grenade_spam", p
+
+    def violate_online_limit(self):
+        if not self.b or len(self.team("TERRORIST")) <= 8 or len(self.prisoners()) < 3:
+            return None
+        typed = self.rnd.choice(["Король", "Играем в короля", "первую реакцию", "Первая и последняя реакция", "кароль"])
+        self.say(self.warden, f"!game {typed}")
+        self.shim(self.warden, "jb_game_start", f' (game "{typed}")')
+        return "games.online_limit", self.warden
+
+    def violate_gagged(self):
+        if not self.b:
+            return None
+        ps = [p for p in self.prisoners() if not p.bot]
+        if len(ps) < 3:
+            return None
+        self.shim(ps[0], "jb_gag", ' (state "on")')
+        ps[0].gagged = True
+        self.tick(10, 30)
+        typed = self.rnd.choice(["Математика", "алфавит", "а-б", "кнб"])
+        self.say(self.warden, f"!game {typed}")
+        self.shim(self.warden, "jb_game_start", f' (game "{typed}")')
+        return "games.gagged", self.warden
+
+    def violate_prohibitions(self):
+        if not self.b:
+            return None
+        self.say(self.warden, "!game Светофор")
+        self.shim(self.warden, "jb_game_start", ' (game "Светофор")')
+        for text in ("не прыгать", "не бегать", "не садиться"):
+            self.tick(3, 10)
+            self.shim(self.warden, "jb_prohibit", f' (text "{text}")')
+        return "prohibitions.max", self.warden
+
+    def violate_no_warden(self):
+        if not self.b:
+            return None
+        w = self.warden
+        self.say(w, "!uw")
+        self.shim(w, "jb_warden_removed", ' (reason "resigned")')
+        self.warden = None
+        for _ in range(9):  # a round that goes on without command: chat, a kill now and then
+            self.tick(9, 11)
+            self.chatter(1)
+        return "teams.no_warden", w  # (the longest-serving guard: checked by rule only)
+
+
+class Season(Violations):
     """One server's season, written as a log file."""
 
-    def __init__(self, server: str, seed: int, rounds: int, game: str = "csgo"):
+    def __init__(self, server: str, seed: int, rounds: int, game: str = "csgo", inject: dict[int, str] | None = None):
         self.server = server
+        self.inject = dict(inject or {})  # round -> a violation made in it instead of lawful play
+        self.injected: list[tuple[str, str, str, dt.datetime, dt.datetime]] = []  # (kind, rule, steamid, from, to)
         self.a = server in ("server-a", "example")  # rulebook 001's clauses
         self.b = server in ("server-b", "example")  # rulebook 004's clauses
         self.csgo = game == "csgo"
@@ -362,14 +539,14 @@ class Season:
             p.alive = False
         self.warden = None
         if first:
-            for _ in range(self.rnd.randint(16, 24)):
+            for _ in range(self.rnd.choice([7, 9, 11, 16, 20, 24])):  # a small evening server, or a full one
                 self.connect(self.new_player(), "TERRORIST")
             for _ in range(self.rnd.randint(3, 5)):
                 if len(self.team("CT")) * 3 + 3 <= len(self.team("TERRORIST")):
                     self.connect(self.new_player(), "CT")
             if self.rnd.random() < 0.5:
                 self.connect(self.new_player(bot=True), "TERRORIST")
-            if self.a and self.rnd.random() < 0.3:
+            if self.a and self.rnd.random() < 0.3 and (len(self.team("CT")) + 1) * 3 <= len(self.team("TERRORIST")):
                 self.connect(self.new_player(bot=True), "CT")  # 001 has no clause for the guards' bots
         # CS:GO: a warm-up round (mp_warmuptime), not a day: its end restarts the round and
         # srcds writes Match_Start (or, on a server that was empty, Game_Commencing)
@@ -426,6 +603,9 @@ class Season:
                 self.connect(p, "TERRORIST")
         if len(self.players) < 14 and self.rnd.random() < 0.5:
             self.connect(self.new_player(), "TERRORIST")
+        while len(self.players) > 30:  # a full server: some leave for good
+            p = self.rnd.choice(self.team("TERRORIST"))
+            self.leave(p, None)
         ts, cts = len(self.team("TERRORIST")), len(self.team("CT"))
         if cts < 2 or (self.rnd.random() < 0.3 and (cts + 1) * 3 <= ts and cts < 6):
             movers = [p for p in self.team("TERRORIST", bots=False)]
@@ -456,7 +636,7 @@ class Season:
         self.ordered: list[str] = []
         self.kinds: set[str] = set()
         self.noise(3)
-        if self.freeze >= 3 and self.rnd.random() < 0.2:  # a player who joins in the freeze spawns with the round
+        if self.freeze >= 3 and self.rnd.random() < 0.2 and len(self.players) < 32:  # who joins in the freeze spawns with the round
             self.tick(0.5, 2)
             p = self.new_player()
             self.connect(p, "TERRORIST")
@@ -478,6 +658,16 @@ class Season:
         if self.warden is not None:
             self.say(self.warden, self.rnd.choice(["всем привет, я командир", "Всем ку, я нач", "здарова зеки", "привет",
                                                    "hi all"]))
+        if self.round in self.inject and self.warden is not None:
+            start = self.t.replace(microsecond=0)
+            what = self.inject[self.round]
+            expected = getattr(self, f"violate_{what.replace('.', '_')}")()
+            if expected is not None:
+                self.mark(f"violation {what}")
+                self.chatter(2)
+                self.end_round()
+                self.injected.append((what, expected[0], expected[1].steamid, start, self.t))
+                return
         kind = "plain"
         r = self.rnd.random()
         if monday:
@@ -1062,8 +1252,11 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=8)
     ap.add_argument("--context", type=int, default=10)
     ap.add_argument("--rule", default="")
+    ap.add_argument("--inject", default="", help="kinds of violation, comma-separated: one every 7th round, in turn")
     args = ap.parse_args()
-    season = Season(args.server, args.seed, args.rounds, args.game)
+    kinds = [k for k in args.inject.split(",") if k]
+    inject = {r: kinds[(r // 7) % len(kinds)] for r in range(5, args.rounds, 7)} if kinds else {}
+    season = Season(args.server, args.seed, args.rounds, args.game, inject)
     log = season.play()
     if args.keep:
         Path(args.keep).write_text(log, encoding="utf-8")
@@ -1072,12 +1265,33 @@ def main() -> None:
     proposed = [a for a in actions if a.get("action") == "propose"]
     print(f"{args.server} seed {args.seed}: {season.round} rounds, {len(season.lines)} lines, "
           f"{len(punished)} punishments, {len(proposed)} proposals")
+    if kinds:
+        print(recall(season, actions))
     by_rule = Counter(f"{a['rule']}:{a['action']}" for a in punished + proposed)
     for rule, n in by_rule.most_common():
         print(f"  {n:5d} {rule}")
     for a in [a for a in punished + proposed if args.rule in str(a["rule"])][: args.show]:
         print(json.dumps({k: a.get(k) for k in ("time", "round", "action", "rule", "reason", "target")}, ensure_ascii=False))
         print("\n".join("      " + line[25:200] for line in context(season, str(a["time"]), args.context)))
+
+
+def recall(season: Season, actions: list[dict[str, object]]) -> str:
+    """Per kind of violation made: how many the rule that must answer reached (a punishment
+    or a question to an admin, on the offender, within his round), and which it missed."""
+    caught: Counter[str] = Counter()
+    made: Counter[str] = Counter()
+    missed: list[str] = []
+    for kind, rule, steamid, start, end in season.injected:
+        made[kind] += 1
+        hit = any(a["rule"] == rule and a["action"] in PUNISHMENTS | {"propose"}
+                  and (rule == "teams.no_warden" or (a.get("target") or {}).get("steamid") == steamid)  # type: ignore[union-attr]
+                  and start <= dt.datetime.fromisoformat(str(a["time"])) <= end for a in actions)
+        if hit:
+            caught[kind] += 1
+        else:
+            missed.append(f"{kind}@{start:%H:%M:%S}")
+    lines = [f"  recall {kind}: {caught[kind]}/{made[kind]}" for kind in sorted(made)]
+    return "\n".join(lines + ([f"  missed: {' '.join(missed[:12])}"] if missed else []))
 
 
 def context(season: Season, time: str, n: int) -> list[str]:

@@ -155,10 +155,10 @@ def _same_word(typed: str, label: str) -> bool:
     if typed == label:
         return True
     if _CYRILLIC.match(label) and _CYRILLIC.match(typed) and len(label) >= 3:
-        same, both_known = _lemma_of(typed, label)
+        same, another = _lemma_of(typed, label)
         if same:
             return True
-        if both_known:
+        if another:
             return False
     if len(label) >= 5 and _near(typed, label, 2 if len(label) >= 8 else 1):
         return True
@@ -173,12 +173,13 @@ def _same_word(typed: str, label: str) -> bool:
 
 
 def _lemma_of(typed: str, label: str) -> tuple[bool, bool]:
-    """Whether `typed` is a form of `label`, and whether both are words the dictionary knows."""
-    from jailcore.engine.words import forms, reading  # (pymorphy3's dictionary: loaded at the first name it is needed for)
+    """Whether `typed` is a form of `label`, and whether it is another word the dictionary
+    knows (a first name is no word here: «кароль» is a typo of «король» before it is Karol)."""
+    from jailcore.engine.words import forms, known_word  # (pymorphy3's dictionary: loaded at the first name it is needed for)
 
     if typed in forms(label):
         return True, True
-    return False, bool(reading(typed)[0]) and bool(reading(label)[0])
+    return False, known_word(typed)
 
 
 class Catalogue:

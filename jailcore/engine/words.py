@@ -65,6 +65,18 @@ def reading(word: str) -> tuple[str, str]:
     return str(top.tag.POS or ""), str(top.tag.case or "")
 
 
+_NAMES = frozenset({"Name", "Surn", "Patr", "Geox", "Orgn", "Trad"})
+
+
+@lru_cache(maxsize=4096)
+def known_word(word: str) -> bool:
+    """Whether the dictionary knows the word as a common word (a first name, a surname or a
+    place is none: «Кароль» is also a typo of «король»)."""
+    parses = _analyzer().parse(fold(word))
+    top = parses[0] if parses else None
+    return top is not None and top.is_known and not (_NAMES & set(top.tag.grammemes))
+
+
 def words_of(text: str) -> list[str]:
     """The words of a text, folded, numbers and «$» kept as words of their own."""
     found: list[str] = _WORDS_AND_MONEY.findall(fold(text))
