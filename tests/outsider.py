@@ -514,7 +514,7 @@ class Season(Violations):
         for n in range(self.rounds):
             if self.map_rounds >= self.rnd.randint(18, 40):
                 self.change_map()
-            if self.rnd.random() < 0.01:
+            if self.rnd.random() < 0.04:
                 self.restart_game()
             self.round_of_play(n)
         return "\n".join(self.lines) + "\n"
@@ -579,13 +579,29 @@ class Season(Violations):
                 self.w(line)
 
     def restart_game(self) -> None:
-        """An admin's mp_restartgame in the middle of a round: that round is no day."""
+        """An admin's mp_restartgame in the middle of a round: that round is no day, and what
+        was played in it (a game, a global game, a special day) is played again or not."""
         self.restart_line()
         for p in self.players:
             p.alive = p.team in ("TERRORIST", "CT")
         self.tick(self.freeze)
         self.w('World triggered "Round_Start"')
-        self.tick(5, 40)
+        self.tick(5, 20)
+        cts = self.team("CT", alive=True, bots=False)
+        monday = self.a and self.day % 7 == 0  # the round played again is the next day
+        if cts and self.rnd.random() < 0.7 and not monday:
+            w = self.rnd.choice(cts)
+            self.shim(w, "jb_warden")
+            self.tick(3, 10)
+            games = ["Саймон говорит", "simon says"] + ([] if any(p.gagged for p in self.players) else ["Математика"])
+            if not self.a or self.globals_week[(self.day) // 7] < 2:
+                games.append("Прятки")
+            if not self.b or len(self.team("TERRORIST")) <= 8:
+                games.append("Король")
+            self.shim(w, "jb_game_start", f' (game "{self.rnd.choice(games)}")')
+            self.tick(5, 20)
+            if self.rnd.random() < 0.3 and self.round + 1 - self.last_special >= 3:
+                self.shim(w, "jb_specialday", ' (day "Зомби")')
         self.chatter(2)
         self.w('rcon from "10.0.0.2:51544": command "mp_restartgame 1"')
         self.w('World triggered "Restart_Round_(1_second)"')

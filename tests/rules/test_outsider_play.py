@@ -206,3 +206,35 @@ def test_000_6_0_an_unknown_game_is_put_to_an_admin():
     log, _ = setup()
     log.game(WARDEN, "Паркур")
     assert decided(run(A, log)[0]) == [("propose", "games.unknown")]
+
+
+# --- a round voided by mp_restartgame is played again: what was announced in it was not played ----
+
+
+def test_a_global_game_of_a_round_voided_by_a_restart_is_not_one_of_the_weeks_two():
+    """001 Глобальные 1 «Начальник проводит Глобальные игры не больше 2х раз в игровую
+    неделю»: an admin's `mp_restartgame` voids the round (no day); a global game announced in
+    it was never played, and the round played again may hold one (before: the week's third,
+    a move to T)."""
+    from tests.scenes import next_day
+    log, _ = setup()
+    log.game(WARDEN, "Прятки")
+    next_day(log).game(WARDEN, "Прятки").add('World triggered "Restart_Round_(1_second)"')
+    log.round_start().warden(WARDEN).game(WARDEN, "Прятки")
+    assert decided(run(A, log)[0]) == []
+    next_day(log).game(WARDEN, "Оборона")
+    assert decided(run(A, log)[0]) == [("teamswap", "calendar.global_games")]
+
+
+def test_a_game_of_a_round_voided_by_a_restart_is_no_round_of_a_streak():
+    """004 5.5 «не злоупотребляя однотипными играми»: the warden's Саймон of a round voided by
+    a restart, and the round played again without it, then Саймон twice: two rounds
+    running, not three (before: the voided round's game counted, a warning)."""
+    from tests.scenes import next_day
+    log, _ = setup()
+    log.game(WARDEN, "Математика")
+    next_day(log).game(WARDEN, "Саймон говорит").add('World triggered "Restart_Round_(1_second)"')
+    log.round_start().warden(WARDEN).game(WARDEN, "Алфавит")
+    next_day(log).game(WARDEN, "Саймон говорит")
+    next_day(log).game(WARDEN, "Саймон говорит")
+    assert decided(run(B, log)[0]) == []

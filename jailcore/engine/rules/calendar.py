@@ -34,6 +34,7 @@ class GlobalGames(Rule["GlobalGames.Settings", "GlobalGames.State"]):
         played: int = 0  # global games this game week
         approved: list[str] = attrs.Factory(list)  # «Смотритель может дать разрешение»: games an admin allowed this round
         today: list[str] = attrs.Factory(list)  # global games played this round: the same one again is one game
+        rounds: list[int] = attrs.Factory(list)  # the round of each: one voided by a restart is no game played
 
     @handles(ev.GameApproved)
     def approve(self, ctx: Context, e: ev.GameApproved) -> list[Action]:
@@ -69,10 +70,21 @@ class GlobalGames(Rule["GlobalGames.Settings", "GlobalGames.State"]):
         if key is not None and key not in self.state.today:
             self.state.played += 1
             self.state.today.append(key)
+            self.state.rounds.append(ctx.state.round)
+        return []
+
+    @handles(ev.RoundStart)
+    def again(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
+        """A round voided by a restart (`mp_restartgame`) is played again under its number:
+        a global game announced in it was never played."""
+        voided = [r for r in self.state.rounds if r >= ctx.state.round]
+        if voided:
+            self.state.played = max(0, self.state.played - len(voided))
+            self.state.rounds = [r for r in self.state.rounds if r < ctx.state.round]
         return []
 
     def week_started(self, ctx: Context) -> None:
-        self.state.played = 0
+        self.state.played, self.state.rounds = 0, []
 
     calendar_reset = week_started
 

@@ -271,8 +271,9 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
 
     @handles(ev.RoundStart)
     def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
-        # a round voided by a restart is played again under its number: its programme goes
+        # a round voided by a restart is played again under its number: its programme and games go
         self.state.programmes = [p for p in self.state.programmes if p.round < ctx.state.round]
+        self.state.games = [h for h in self.state.games if h[0] < ctx.state.round]
         self.state.punished = []
         return []
 
