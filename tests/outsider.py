@@ -796,6 +796,11 @@ class Season(Violations):
         victim = self.warden if at_warden and self.warden is not None and self.warden.alive else self.rnd.choice(gs)
         self.rebel_day[rebel.steamid] = self.day
         self.tick(2, 10)
+        if self.csgo and self.rnd.random() < 0.3:  # Общие 9: his grenades at the guards are his rebellion
+            self.hurt(rebel, victim, 5)
+            for _ in range(self.rnd.randint(2, 5)):
+                self.tick(0.5, 2)
+                self.w(f'{self.who(rebel)} threw {self.rnd.choice(["hegrenade", "flashbang", "molotov"])}{self.pos()}')
         if at_warden and victim is self.warden:
             self.game = None
             self.kill(rebel, victim, weapon="knife", hits=3)
@@ -957,9 +962,10 @@ class Season(Violations):
             return
         p = self.rnd.choice(ps)
         self.freeday_week[p.steamid] = self.week
-        self.tick(2, 6)
-        self.say(self.warden, f"!fd #{p.uid}")
-        self.shim(self.warden, "jb_freeday", f' (scope "personal") (target "#{p.uid}")')
+        for _ in range(2 if self.rnd.random() < 0.1 else 1):  # typed twice
+            self.tick(2, 6)
+            self.say(self.warden, f"!fd #{p.uid}")
+            self.shim(self.warden, "jb_freeday", f' (scope "personal") (target "#{p.uid}")')
 
     def round_monday(self) -> None:
         """001 ФД 1: Monday is a freeday: no order, no game until half the players are dead."""
@@ -1056,6 +1062,9 @@ class Season(Violations):
         typed = self.rnd.choice(GLOBAL[name])
         self.say(self.warden, f"!game {typed}")
         self.shim(self.warden, "jb_game_start", f' (game "{typed}")')
+        if self.rnd.random() < 0.15:  # typed again, as he meant it
+            self.tick(3, 8)
+            self.shim(self.warden, "jb_game_start", f' (game "{name}")')
         self.globals_week[self.week] += 1
         self.global_game = True
         self.game = name
@@ -1169,6 +1178,9 @@ class Season(Violations):
     def last_prisoner(self) -> None:
         """001 ПЗ: the last prisoner has 10 s to choose; one duel, one wish."""
         ps = self.prisoners()
+        if len(ps) > 2 and self.rnd.random() < 0.1 and not ps[0].bot:  # an impatient prisoner's !lr, others still alive
+            self.say(ps[0], "!lr дуэль")
+            self.shim(ps[0], "jb_lr", ' (choice "дуэль")')
         while len(ps) > 1 and self.guards() and self.rnd.random() < 0.7 and not self.special:
             victim = self.rnd.choice(ps)
             guards = [g for g in self.guards() if g is not self.warden] or self.guards()
@@ -1192,10 +1204,18 @@ class Season(Violations):
                 self.kill(self.rnd.choice(others), last)
             return
         choice = self.rnd.choice(DUELS if self.rnd.random() < 0.7 else WISHES)
+        if self.csgo and self.rnd.random() < 0.1:
+            choice = self.rnd.choice(["дуэль на гранатах", "Вышибалы на флешках"])
         self.say(last, f"!lr {choice}")
         self.shim(last, "jb_lr", f' (choice "{choice}")')
         self.tick(5, 30)
         opponent = self.rnd.choice(self.guards())
+        if "гранат" in choice or "флеш" in choice:  # the duel's own grenades, as fast as they come
+            for _ in range(self.rnd.randint(4, 8)):
+                for who in (last, opponent):
+                    self.tick(0.3, 1.5)
+                    self.w(f'{self.who(who)} threw {"hegrenade" if "гранат" in choice else "flashbang"}{self.pos()}')
+            choice = "дуэль"
         if choice.startswith("бунт"):
             self.hurt(last, opponent, 30)
             self.kill(self.rnd.choice(self.guards()), last)
@@ -1221,8 +1241,8 @@ class Season(Violations):
         self.chatter(self.rnd.randint(0, 3))
         if self.rnd.random() < 0.05 and self.players:
             p = self.rnd.choice([p for p in self.players if p is not self.warden] or self.players)
-            if p.team == "TERRORIST" or len(self.team("CT")) * 3 <= len(self.team("TERRORIST")) - 1:
-                self.leave(p, self.rnd.choice([None, 1, 2, 5]))
+            if p.team != "TERRORIST" or len(self.team("CT")) * 3 <= len(self.team("TERRORIST")) - 1:
+                self.leave(p, self.rnd.choice([None, 1, 2, 5]))  # (001 Общие 5: never leaving a guard too many)
         self.tick(5, 60)
         ts, cs = self.prisoners(), self.guards()
         who = "CTs_Win" if not ts else ("Terrorists_Win" if not cs else "Target_Saved")

@@ -338,13 +338,26 @@ def p_rebellion(s: Season, round_: int) -> None:
 
 
 def i_personal_freeday(s: Season, inj: Injected) -> None:
+    """001 ФД 8 «Приобретать ФД чаще, чем раз в неделю»: his second of the week, a day after
+    the first («!fd #5» typed twice in one round is one freeday: issue 31)."""
     w = _warden_first(s)
-    t = next(p for p in s.team("TERRORIST", True) if s.freedays.get(p.steamid) != s.week and s.duel_won.get(p.steamid, -9) < s.round - 1
-             and s.owed.get(p.steamid, -9) < s.round - 1)  # (a freeday owed him by ПЗ 1 is not one he acquired)
-    s.freedays[t.steamid] = s.week
-    fd = f' (scope "personal") (target "#{t.userid}")'
-    s.log.trig(w, "jb_freeday", fd).wait(5).trig(w, "jb_freeday", fd)
+    t = next(p for p in s.players.values() if p.steamid == s.picked["freeday"])
+    s.protected.discard(t.steamid)
+    s.log.trig(w, "jb_freeday", f' (scope "personal") (target "#{t.userid}")')
     inj.expected = [("calendar.personal_freeday", t.userid)]
+
+
+def p_personal_freeday(s: Season, round_: int) -> None:
+    """His first personal freeday of the week, the round before."""
+    def one() -> None:
+        w = _warden_first(s)
+        t = next(p for p in s.team("TERRORIST", True) if s.freedays.get(p.steamid) != s.week
+                 and s.duel_won.get(p.steamid, -9) < s.round - 1 and s.owed.get(p.steamid, -9) < s.round - 1)
+        s.freedays[t.steamid] = s.week
+        s.picked["freeday"] = t.steamid
+        s.protected.add(t.steamid)
+        s.log.order(w, s.varied_order(w)).trig(w, "jb_freeday", f' (scope "personal") (target "#{t.userid}")').wait(3).round_end()
+    s.forced[round_ - 1] = one
 
 
 def _down_to_last_prisoner(s: Season, by_warden: bool) -> tuple[Who | None, Who]:
@@ -577,7 +590,8 @@ INJECTORS: dict[str, tuple[str, Callable[[Season, Injected], None], int, Callabl
     "calendar.global_games": ("calendar.global_games", i_global_games, 0, None),
     "games.global_suicide": ("games.global_suicide", i_global_suicide, 0, None),
     "calendar.rebellion": ("calendar.rebellion", i_rebellion, 3, p_rebellion),
-    "calendar.personal_freeday": ("calendar.personal_freeday", i_personal_freeday, 0, None),
+    # (day 3: the round before is of the same week and no Monday)
+    "calendar.personal_freeday": ("calendar.personal_freeday", i_personal_freeday, 3, p_personal_freeday),
     "warden.last_prisoner": ("warden.last_prisoner", i_last_prisoner, 0, None),
     "lastrequest.guard_suicide": ("lastrequest.guard_suicide", i_guard_suicide, 0, None),
     "warden.immortality": ("warden.immortality", i_immortality, 0, None),

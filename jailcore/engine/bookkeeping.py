@@ -416,12 +416,16 @@ class Bookkeeping:
             self.ctx.state.freeday = True
             self.ctx.state.before_freeday = len(self.ctx.state.prohibitions)
 
-    def _last_request(self, e: ev.LastRequest) -> None:
+    def _last_request(self, e: ev.LastRequest) -> object:
         s = self.ctx.state
+        last = s.last_prisoner
+        if s.round_open and len(self.ctx.alive(T)) > 2 and (last is None or last.uid != e.player.userid):
+            return STOP  # the plugin reports any prisoner's !lr: with others alive it is no request yet (001 ПЗ)
         s.half = None
         s.last_request = True
         if s.game is not None and not s.specialday_name:
             s.game = None  # the last request is the round's game now
+        return None
 
     def reconcile(self, status: dict[str, Any]) -> None:
         """The players, teams and warden as the shim's `jb_status` reply has them (after a

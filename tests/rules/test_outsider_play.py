@@ -238,3 +238,106 @@ def test_a_game_of_a_round_voided_by_a_restart_is_no_round_of_a_streak():
     next_day(log).game(WARDEN, "Саймон говорит")
     next_day(log).game(WARDEN, "Саймон говорит")
     assert decided(run(B, log)[0]) == []
+
+
+# --- the last request, privileges, freedays, head start, as players and wardens really do ---------
+
+
+def test_a_prisoners_early_lr_is_no_wish_and_his_real_one_is_his_first():
+    """001 ПЗ 2 «Одна дуэль с Охранником - одно желание заключённого»: the plugin reports any
+    prisoner's `!lr`; one typed while others are still alive is no request (before: his real
+    request as the last prisoner was his «second», a warning)."""
+    log, ts = setup(prisoners=4)
+    log.trig(ts[0], "jb_lr", ' (choice "дуэль")')
+    for t in ts[1:]:
+        log.kill(GUARD, t)
+    log.trig(ts[0], "jb_lr", ' (choice "дуэль на ножах на фд")')
+    assert decided(run(A, log)[0]) == []
+
+
+@pytest.mark.parametrize(("command", "slain"), [("game", False), ("prohibit", False), (None, True)])
+def test_a_privilege_after_the_wardens_game_or_prohibition_is_after_his_first_command(command, slain):
+    """001 Привилегии 1 «Любые привилегии до 1 приказа Начальника»: a warden who gives his
+    orders by voice (001 Обязан 1 «Говорить в микрофон … Так же отдавать приказы») and
+    registers his game, or a prohibition, has commanded; a privilege after it is no
+    offence (before: a slay). Before any command it is the clause's case."""
+    log, ts = setup()
+    if command == "game":
+        log.game(WARDEN, "Математика").trig(WARDEN, "jb_game_end")
+    elif command == "prohibit":
+        log.prohibit(WARDEN, "не прыгать")
+    log.trig(ts[0], "jb_privilege", ' (kind "hook")')
+    assert decided(run(A, log)[0]) == ([("slay", "conduct.privileges")] if slain else [])
+
+
+def test_a_personal_freeday_typed_twice_in_a_round_is_one():
+    """001 ФД 8 «Приобретать ФД чаще, чем раз в неделю»: «!fd #5» typed twice in one round is
+    one freeday (before: the second taken back, the prisoner warned)."""
+    log, ts = setup()
+    fd = f' (scope "personal") (target "#{ts[0].userid}")'
+    log.trig(WARDEN, "jb_freeday", fd).trig(WARDEN, "jb_freeday", fd)
+    assert decided(run(A, log)[0]) == []
+
+
+@pytest.mark.parametrize(("after_first", "moved"), [(20, False), (5, True)])
+def test_a_global_game_typed_twice_has_one_head_start_from_the_first(after_first, moved):
+    """001 Глобальные 2 «После открытия клеток, дать заключенным от 15 до 30 секунд»: the
+    warden who types «!game прятки» and then «!game Прятки» plays one game; its head start runs
+    from the first (before: from the second, a kill 20 s into the game was a move to T)."""
+    log, ts = setup()
+    log.game(WARDEN, "прятки").wait(after_first - 8 if after_first > 8 else 1).game(WARDEN, "Прятки")
+    log.wait(max(1, after_first - (after_first - 8 if after_first > 8 else 1) - 1)).kill(GUARD, ts[0])
+    assert decided(run(A, log)[0]) == ([("teamswap", "games.head_start")] if moved else [])
+
+
+@pytest.mark.parametrize(("weapon", "paid"), [("hegrenade", False), ("world", True)])
+def test_004_4_12_a_guards_own_grenade_is_no_death_on_purpose(weapon, paid):
+    """004 4.12 «охраннику запрещается намеренно погибать»: his own grenade shows no intent
+    (before: 100$ to the prisoner as for a guard who died on purpose)."""
+    log, ts = setup(prisoners=2)
+    log.kill(WARDEN, ts[1]).wait(3).suicide(GUARD, weapon)
+    assert decided(run(B, log)[0], "lastrequest.guard_suicide") == ([("money", "lastrequest.guard_suicide")] if paid else [])
+
+
+@pytest.mark.parametrize(("humans", "bots", "decision"), [(8, 2, "propose"), (9, 0, "warn"), (8, 0, None)])
+def test_004_5_17_bots_are_prisoners_online_by_one_reading_only(humans, bots, decision):
+    """004 5.17 «При онлайне более 8 заключённых запрещается проводить … «Король»»: bots on the
+    prisoners' team are online by one reading, not by another: 8 people and 2 bots is an
+    admin's call (before: a warning); 9 people is the clause's case."""
+    from tests.logtext import P
+    log, _ = setup(prisoners=humans)
+    for i in range(bots):
+        log.connect(P(f"Bot {i}", 90 + i, "BOT"), "TERRORIST")
+    log.game(WARDEN, "Король")
+    assert decided(run(B, log)[0]) == ([(decision, "games.online_limit")] if decision else [])
+
+
+@pytest.mark.parametrize(("dead", "decision"), [(2, "propose"), (0, None)])
+def test_communism_seven_players_alive_or_on_the_team_is_an_admins_call(dead, decision):
+    """000 Коммунизм «Минимальное количество игроков: 7»: 8 prisoners on the team, 6 of them
+    alive, is enough by one reading and not by the other: an admin judges (before: a
+    warning)."""
+    log, ts = setup(prisoners=8)
+    for t in ts[:dead]:
+        log.kill(GUARD, t)
+    log.game(WARDEN, "Коммунизм")
+    assert decided(run(A, log)[0]) == ([(decision, "games.min_players")] if decision else [])
+
+
+@pytest.mark.parametrize(("when", "decision"), [("duel", None), ("rebel", None), ("plain", "slay")])
+def test_general_22_grenades_in_a_duel_or_a_rebellion_are_no_flood(when, decision):
+    """001 Общие 22 «"Спамить" любыми гранатами»: the last prisoner's grenade duel is its own
+    fight; Общие 9 «Любая брошенная граната в сторону КТ приравнивается к бунту»: a rebel's
+    grenades are his rebellion (before: a slay for flood); otherwise four in 10 s is the clause's."""
+    log, ts = setup(prisoners=3)
+    t = ts[0]
+    if when == "duel":
+        log.kill(GUARD, ts[1]).kill(GUARD, ts[2]).trig(t, "jb_lr", ' (choice "дуэль на гранатах")')
+    elif when == "rebel":
+        log.add(f'"{t.name}<{t.userid}><{t.steamid}><TERRORIST>" attacked "{GUARD.name}<{GUARD.userid}><{GUARD.steamid}><CT>" '
+                'with "glock" (damage "20") (damage_armor "0") (health "80") (armor "0") (hitgroup "chest")')
+    else:
+        log.order(WARDEN, "все в клетку")
+    for _ in range(4):
+        log.wait(2).add(f'"{t.name}<{t.userid}><{t.steamid}><TERRORIST>" threw hegrenade [1 2 3]')
+    assert decided(run(A, log)[0], "conduct.grenade_spam") == ([(decision, "conduct.grenade_spam")] if decision else [])

@@ -49,6 +49,15 @@ class Privileges(Rule["Privileges.Settings", None]):
         allowed: tuple[str, ...] = ("money", "voice", "freeday")
         ladder: Ladder = steps("slay")
 
+    @handles(ev.GameStarted, ev.ProhibitionSet)
+    def commanded(self, ctx: Context, e: ev.GameStarted | ev.ProhibitionSet) -> list[Action]:
+        """A game the warden announces, a prohibition he sets, is a command of his as an order
+        is: «до 1 приказа Начальника» is over (a warden who gives his orders by voice and
+        registers only his game)."""
+        if ctx.seat(e.player).userid == ctx.state.warden:
+            ctx.state.first_order = True
+        return []
+
     @handles(ev.PrivilegeUsed)
     def used(self, ctx: Context, e: ev.PrivilegeUsed) -> list[Action]:
         s = ctx.state
@@ -192,9 +201,11 @@ class GrenadeSpam(Rule["GrenadeSpam.Settings", "GrenadeSpam.State"]):
     @handles(ev.Threw)
     def threw(self, ctx: Context, e: ev.Threw) -> list[Action]:
         s = ctx.state
-        if open_fight(s):
-            return []  # the day's or the global game's own fight, not a flood
         seat, rule = ctx.seat(e.player), self.settings
+        if open_fight(s) or s.last_request or seat.userid in s.rebels:
+            # the day's, the global game's or the last request's own fight, not a flood; and Общие
+            # 9 «Любая брошенная граната в сторону КТ приравнивается к бунту»: a rebel's are his rebellion
+            return []
         times = [t for t in self.state.thrown.get(seat.key, ()) if ctx.seconds_since(t) <= rule.seconds]
         times.append(e.time)
         if len(times) > rule.count:

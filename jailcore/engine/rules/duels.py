@@ -43,8 +43,9 @@ class OneWish(Rule["OneWish.Settings", "OneWish.State"]):
     @handles(ev.LastRequest)
     def chosen(self, ctx: Context, e: ev.LastRequest) -> list[Action]:
         seat = ctx.seat(e.player)
-        if seat.team != T:
-            return []
+        last, alive = ctx.state.last_prisoner, ctx.alive(T)
+        if seat.team != T or not ((last is not None and last.uid == seat.userid) or [p.userid for p in alive] == [seat.userid]):
+            return []  # a prisoner's !lr before he is the last one is no wish yet
         if seat.userid not in self.state.wished:
             self.state.wished.append(seat.userid)
             return []

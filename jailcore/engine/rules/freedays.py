@@ -115,6 +115,7 @@ class PersonalFreeday(Rule["PersonalFreeday.Settings", "PersonalFreeday.State"])
     @attrs.define
     class State:
         granted: dict[str, int] = attrs.Factory(dict)  # player key -> the week of his freeday
+        given: dict[str, int] = attrs.Factory(dict)  # player key -> the round it was given in: typed twice, one freeday
         duels: dict[str, int] = attrs.Factory(dict)  # player key -> the round of the duel he won
         fighting: dict[int, int] = attrs.Factory(dict)  # userid -> the round of his request, not yet decided
 
@@ -156,16 +157,19 @@ class PersonalFreeday(Rule["PersonalFreeday.Settings", "PersonalFreeday.State"])
         if ctx.state.owed.get(target.key, -9) >= ctx.state.round - 1:
             del ctx.state.owed[target.key]  # a freeday a rule owed him (ПЗ 1, FreeKill) is not one he acquired
             return []
+        if self.state.given.get(target.key) == ctx.state.round:
+            return []  # «!fd #5» typed twice in one round is one freeday
         if self.state.granted.get(target.key) == ctx.week and not won:
             # Taking it back is no punishment: everyone is told, the guards above all.
             text = ctx.quoting(self.settings, ctx.text("calendar.personal_freeday", name=target.name))
             return [ctx.action("say", None, self.key, self.ref, text), ctx.action("warn", target, self.key, self.ref, text)]
         if not won:
             self.state.granted[target.key] = ctx.week
+            self.state.given[target.key] = ctx.state.round
         return []
 
     def week_started(self, ctx: Context) -> None:
-        self.state.granted = {}  # last week's freedays count for nothing now
+        self.state.granted, self.state.given = {}, {}  # last week's freedays count for nothing now
         self.state.duels = {k: r for k, r in self.state.duels.items() if r >= ctx.state.round - 1}
 
     calendar_reset = week_started

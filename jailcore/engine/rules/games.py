@@ -78,11 +78,12 @@ class OnlineLimit(Rule["OnlineLimit.Settings", None]):
         if game is None:
             return None
         prisoners = ctx.count(T)
+        people = len([p for p in ctx.state.seats(T) if p.steamid != "BOT"])  # bots online: prisoners by one reading only
         for limit in ctx.config.online_limits:
             hit = game.named(limit.games) or (limit.tag and limit.tag in game.tags)
             if hit and prisoners > limit.more_than:
                 text = ctx.text("games.online_limit", game=game.name, limit=limit.more_than, online=prisoners)
-                return ctx.punish(self.key, ctx.seat(e.player), text, ref=limit.ref or None)
+                return ctx.punish(self.key, ctx.seat(e.player), text, ref=limit.ref or None, judgement=people <= limit.more_than)
         return None
 
 
@@ -102,8 +103,10 @@ class MinPlayers(Rule["MinPlayers.Settings", None]):
         playing = ctx.count(T, alive_only=ctx.state.round_open)
         if playing >= game.min_players:
             return None
+        # «Минимальное количество игроков»: the prisoners alive to play it; the team online is
+        # the other reading, an admin's call
         text = ctx.text("games.min_players", game=game.name, need=game.min_players, have=playing)
-        return ctx.punish(self.key, ctx.seat(e.player), text)
+        return ctx.punish(self.key, ctx.seat(e.player), text, judgement=ctx.count(T) >= game.min_players)
 
 
 def _name(ctx: Context, e: ev.GameStarted) -> tuple[str, frozenset[str]]:

@@ -32,10 +32,16 @@ class HeadStart(Rule["HeadStart.Settings", "HeadStart.State"]):
     @attrs.define
     class State:
         rebels: list[int] = attrs.Factory(list)  # prisoners who attacked a guard since the game began
+        game: str = ""  # the round's global game as first announced
+        since: str = ""  # and when: the warden who types it again starts no new head start
 
     @handles(ev.GameStarted)
     def started(self, ctx: Context, e: ev.GameStarted) -> list[Action]:
+        game = ctx.state.game
+        if game is not None and game.name == self.state.game and self.state.since:
+            return []  # «!game прятки», «!game Прятки»: one game, one head start, from the first
         self.state.rebels = []
+        self.state.game, self.state.since = (game.name, game.started) if game is not None else ("", "")
         return []
 
     @handles(ev.Attacked, ev.Killed)
@@ -54,11 +60,12 @@ class HeadStart(Rule["HeadStart.Settings", "HeadStart.State"]):
             return []
         if not isinstance(e, ev.Killed) or attacker.team != CT or victim.team != T or victim.userid in self.state.rebels:
             return []
-        since = ctx.played_since(game.started)  # the freeze period is no one's head start
+        first = self.state.since if self.state.game == game.name and self.state.since else game.started
+        since = ctx.played_since(first)  # the freeze period is no one's head start
         if since >= self.settings.seconds:
             return []
         text = ctx.text("games.head_start", game=game.name, victim=victim.name, seconds=int(since), need=self.settings.seconds)
         return ctx.punish(self.key, attacker, text)
 
     def round_cleared(self, ctx: Context) -> None:
-        self.state.rebels = []
+        self.state.rebels, self.state.game, self.state.since = [], "", ""

@@ -77,13 +77,15 @@ class GuardSuicide(Rule["GuardSuicide.Settings", None]):
     class Settings(RuleSettings):
         ref: str = "4.12"
         amount: int = 100
+        # «намеренно погибать»: his own grenade or fire shows no intent
+        unintended: tuple[str, ...] = ("hegrenade", "inferno", "molotov", "incgrenade", "env_explosion", "env_fire")
 
     @handles(ev.Suicide)
     def suicide(self, ctx: Context, e: ev.Suicide) -> list[Action]:
         s = ctx.state
         seat = s.players[e.player.userid]
-        if seat.userid in s.slain or seat.team != CT or not s.round_open:
-            return []  # our own slay is not a guard dying on purpose
+        if seat.userid in s.slain or seat.team != CT or not s.round_open or e.weapon in self.settings.unintended:
+            return []  # our own slay is not a guard dying on purpose, nor his own grenade
         alive = ctx.alive(T)
         if len(alive) != 1:
             return []
