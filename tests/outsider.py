@@ -996,7 +996,9 @@ class Season(Violations):
             else:
                 self.guard_kills(self.rnd.choice(ps))
         if self.warden is not None and len(self.prisoners()) > 2 and self.rnd.random() < 0.5:
-            self.routine()
+            self.routine()  # ФД 5: the freeday taken, an ordinary round: prohibitions as he likes
+            for _ in range(self.rnd.randint(0, 2)):
+                self.prohibit()
             if self.rnd.random() < 0.5 and len(self.prisoners()) >= 3:
                 self.minigame()
         self.last_prisoner()

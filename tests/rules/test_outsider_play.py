@@ -341,3 +341,21 @@ def test_general_22_grenades_in_a_duel_or_a_rebellion_are_no_flood(when, decisio
     for _ in range(4):
         log.wait(2).add(f'"{t.name}<{t.userid}><{t.steamid}><TERRORIST>" threw hegrenade [1 2 3]')
     assert decided(run(A, log)[0], "conduct.grenade_spam") == ([(decision, "conduct.grenade_spam")] if decision else [])
+
+
+@pytest.mark.parametrize(("ordered", "decision"), [(True, None), (False, "propose")])
+def test_fd_3_the_three_restrictions_are_the_freedays_and_it_ends_when_taken(ordered, decision):
+    """001 ФД 3 «Начальник может добавить 3 ограничения к стандартным» on a freeday, ФД 5
+    «Общее ФД можно забрать, если Половина/Большинство игроков - Мертвы»: once half are dead
+    and the warden gives orders, the freeday is taken and the round is an ordinary one, with
+    no cap on A (before: a fourth prohibition was warned and cancelled); half dead and no
+    order yet, he may take it at any moment: an admin judges."""
+    log, ts = setup(prisoners=6, rounds_before=0)  # Monday
+    for text in ("не прыгать", "не бегать", "не садиться"):
+        log.prohibit(WARDEN, text)
+    for t in ts[:4]:
+        log.kill(GUARD, t)
+    if ordered:
+        log.order(WARDEN, "все в клетку")
+    log.prohibit(WARDEN, "не стрелять")
+    assert decided(run(A, log)[0], "prohibitions.max") == ([(decision, "prohibitions.max")] if decision else [])

@@ -16,10 +16,11 @@ from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles, vetoes
 from jailcore.engine.settings import Ladder, RuleSettings, steps
+from jailcore.engine.state import CT, T
 from jailcore.log import events as ev
 
 
-class MaxProhibitions(Rule["MaxProhibitions.Settings", None]):
+class MaxProhibitions(Rule["MaxProhibitions.Settings", "MaxProhibitions.State"]):
     key = "prohibitions.max"
 
     @attrs.frozen
@@ -31,6 +32,38 @@ class MaxProhibitions(Rule["MaxProhibitions.Settings", None]):
         freeday_added: bool = False  # on a freeday, count only those added since it began
         ladder: Ladder = steps("warn")  # refuses every extra one; 004 6.3's own is ["warn", "cancel"]
 
+    @attrs.define
+    class State:
+        playing: int = 0  # players alive when the round's play began (001 ФД 5 «Половина … игроков - Мертвы»)
+        prisoners: int = 0  # of them, prisoners
+        ordered: bool = False  # the warden registered an order this round
+
+    @handles(ev.RoundStart, ev.FreezeEnded)
+    def counted(self, ctx: Context, e: ev.RoundStart | ev.FreezeEnded) -> list[Action]:
+        self.state.prisoners = len(ctx.alive(T))
+        self.state.playing = self.state.prisoners + len(ctx.alive(CT))
+        return []
+
+    @handles(ev.OrderGiven)
+    def order(self, ctx: Context, e: ev.OrderGiven) -> list[Action]:
+        self.state.ordered = True
+        return []
+
+    def round_cleared(self, ctx: Context) -> None:
+        self.state.ordered = False
+
+    def _taken(self, ctx: Context) -> str:
+        """001 ФД 5 «Общее ФД можно забрать, если Половина/Большинство игроков - Мертвы»: ""
+        while the freeday stands; "taken" once half are dead (the players, or the prisoners)
+        and the warden has given an order (an ordinary round: no cap on A); "judge" once half
+        are dead and no order yet (he may take it at any moment: an admin's call)."""
+        mine = self.state
+        dead = mine.playing - len(ctx.alive(T)) - len(ctx.alive(CT))
+        dead_prisoners = mine.prisoners - len(ctx.alive(T))
+        if not ((mine.playing and dead * 2 >= mine.playing) or (mine.prisoners and dead_prisoners * 2 >= mine.prisoners)):
+            return ""
+        return "taken" if mine.ordered else "judge"
+
     def _over(self, ctx: Context, new: int) -> tuple[int, bool]:
         """The cap the standing prohibitions (with `new` more) pass, or 0 when within it;
         and whether it is the clause's clear case. 004 6.3 «Во время одной игры разрешается
@@ -39,11 +72,15 @@ class MaxProhibitions(Rule["MaxProhibitions.Settings", None]):
         the other way, an admin's call."""
         s, rule = ctx.state, self.settings
         standing = len(s.prohibitions) + new
-        limit = rule.freeday_limit if s.freeday else rule.limit
-        if s.freeday and rule.freeday_added:
+        taken = self._taken(ctx) if s.freeday else ""
+        freeday = s.freeday and taken != "taken"
+        limit = rule.freeday_limit if freeday else rule.limit
+        if freeday and rule.freeday_added:
             standing -= s.before_freeday
         if not limit or standing <= limit or (rule.only_during_game and s.game is None):
             return 0, True
+        if taken == "judge" and limit == rule.freeday_limit != rule.limit:
+            return limit, False
         if rule.only_during_game and s.game is not None:
             during = sum(1 for p in s.prohibitions if p.time >= s.game.started) + new
             return limit, during > limit
