@@ -1170,8 +1170,10 @@ class Season(Violations):
             self.shim(host, "jb_game_end")
             self.game = None
         else:
-            # the warden forgets !endgame: he ends it by voice and gives a new order at once
-            self.order(self.rnd.choice(ROUTINE))
+            # the warden forgets !endgame: he ends it by voice and gives a new order at once (one
+            # that is plainly not the game's: «все на футбольное поле» after «футбол» would be)
+            stem = name.casefold()[:5]
+            self.order(self.rnd.choice([o for o in ROUTINE if stem not in o.casefold()]))
             self.game = None  # (by voice: the privileges wait for the round's end all the same)
             self.first_order = False
 

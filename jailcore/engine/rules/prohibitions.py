@@ -75,6 +75,8 @@ class MaxProhibitions(Rule["MaxProhibitions.Settings", "MaxProhibitions.State"])
         taken = self._taken(ctx) if s.freeday else ""
         freeday = s.freeday and taken != "taken"
         limit = rule.freeday_limit if freeday else rule.limit
+        if taken == "taken" and rule.limit:
+            limit = max(rule.limit, rule.freeday_limit)  # those the freeday allowed still stand
         if freeday and rule.freeday_added:
             standing -= s.before_freeday
         if not limit or standing <= limit or (rule.only_during_game and s.game is None):
