@@ -298,9 +298,8 @@ class Bookkeeping:
         self._clear_round()
 
     def _world(self, e: ev.WorldTriggered) -> None:
-        """CS:GO's `Match_Start`, written at the restart that ends the warm-up (`mp_warmuptime`)
-        and before the round it begins: the round still open was warm-up, no day. (A round
-        begun in the same second is that restart's own, and stays.)"""
+        """CS:GO's `Match_Start`, at the restart that ends the warm-up and before its round line:
+        the round still open was warm-up, no day (one begun in the same second stays)."""
         s = self.ctx.state
         if e.trigger == "Match_Start" and s.round_open and s.round_started < e.time:
             self._restart(e)
@@ -356,21 +355,13 @@ class Bookkeeping:
         self.ctx.state.half = None
 
     def _order(self, e: ev.OrderGiven) -> None:
-        """A new order while a game runs: the game's own (its name, «Саймон говорит: …»), or
-        one given after it ended by voice, without `!endgame` (000 Саймон «Начальник
-        завершает игру фразой…»): the log cannot tell which, so the game's rules ask an admin
-        from here on (`GameRun.after`)."""
-        s = self.ctx.state
+        """An order while a game runs that is not the game's own («Саймон говорит: …» is) may
+        come after the game ended by voice (000 Саймон «Начальник завершает игру фразой…»): the
+        game's rules ask an admin from here on (`GameRun.after`)."""
+        s, game = self.ctx.state, self.ctx.state.game
         s.half = None
-        game = s.game
-        if game is None or game.after or "global" in game.tags:
-            return
-        named, mine = self.ctx.offered_game(e.text), self.ctx.offered_game(game.name)
-        words = e.text.casefold().replace("ё", "е")
-        stems = {w[:-1] if len(w) > 4 else w for n in {game.name, mine.kind if mine else ""} for w in n.casefold().replace("ё", "е").split()[:1]}
-        if (named is not None and named.name == game.name) or any(stem in words for stem in stems):
-            return
-        game.after = e.text
+        if game is not None and not game.after and "global" not in game.tags and not self.ctx.config.catalogue.mentions(e.text, game.name):
+            game.after = e.text
 
     def _prohibit(self, e: ev.ProhibitionSet) -> None:
         self.ctx.seat(e.player)

@@ -240,6 +240,16 @@ class Catalogue:
                 return game
         return None
 
+    def mentions(self, text: str, name: str) -> bool:
+        """Whether an order's text is the game's own: it names the game, or begins as the game's
+        (or its type's) first word does («Саймон говорит: присесть» in Злой Саймон)."""
+        game, named = self.find(name), self.find(text)
+        if named is not None and game is not None and named.name == game.name:
+            return True
+        words = text.casefold().replace("ё", "е")
+        firsts = {n.casefold().replace("ё", "е").split()[0] for n in (name, game.kind if game else "") if n.split()}
+        return any((w[:-1] if len(w) > 4 else w) in words for w in firsts)
+
     def __iter__(self) -> Iterator[Game]:
         return iter(self.games)
 

@@ -359,3 +359,17 @@ def test_fd_3_the_three_restrictions_are_the_freedays_and_it_ends_when_taken(ord
         log.order(WARDEN, "все в клетку")
     log.prohibit(WARDEN, "не стрелять")
     assert decided(run(A, log)[0], "prohibitions.max") == ([(decision, "prohibitions.max")] if decision else [])
+
+
+# --- 001 Общие 18: мат as players write it ------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", ["да бля опять", "я охуел", "нихуя не видно", "отъебись от меня", "ебло закрой", "долбаеб ты",
+                                  "suka blyat"])
+def test_general_18_the_commonest_mat_as_players_write_it_is_put_to_an_admin(line):
+    """001 Общие 18 «Неадекватное поведение (Маты, оскорбления…)»: the server's list missed the
+    commonest forms players write («бля», «охуел», «нихуя», «отъебись», «ебло», «долбаеб»,
+    translit «suka»): now each is put to an admin, as the rule does with all of them."""
+    log, ts = setup()
+    log.say(ts[0], line)
+    assert decided(run(A, log)[0]) == [("propose", "conduct.language")]
