@@ -17,6 +17,7 @@ import attrs
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles, vetoes
+from jailcore.engine.rules.common import half_dead
 from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.engine.state import CT, Seat, T
 from jailcore.log import events as ev
@@ -51,12 +52,8 @@ class MondayFreeday(Rule["MondayFreeday.Settings", "MondayFreeday.State"]):
         (ФД 5 read the other way, an admin's call); "freeday": it stands by either reading."""
         if not (ctx.state.freeday and ctx.day == 1):
             return ""
-        playing, prisoners = self.state.playing, self.state.prisoners
-        dead = playing - len(ctx.alive(T)) - len(ctx.alive(CT))
-        if playing and dead * 2 >= playing:
-            return ""
-        dead_prisoners = prisoners - len(ctx.alive(T))
-        return "judge" if prisoners and dead_prisoners * 2 >= prisoners else "freeday"
+        of_players, of_prisoners = half_dead(ctx.state, self.state.playing, self.state.prisoners)
+        return "" if of_players else "judge" if of_prisoners else "freeday"
 
     def _count(self, ctx: Context) -> None:
         self.state.prisoners = len(ctx.alive(T))

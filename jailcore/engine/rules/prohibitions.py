@@ -15,6 +15,7 @@ import attrs
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles, vetoes
+from jailcore.engine.rules.common import half_dead
 from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.engine.state import CT, T
 from jailcore.log import events as ev
@@ -57,12 +58,9 @@ class MaxProhibitions(Rule["MaxProhibitions.Settings", "MaxProhibitions.State"])
         while the freeday stands; "taken" once half are dead (the players, or the prisoners)
         and the warden has given an order (an ordinary round: no cap on A); "judge" once half
         are dead and no order yet (he may take it at any moment: an admin's call)."""
-        mine = self.state
-        dead = mine.playing - len(ctx.alive(T)) - len(ctx.alive(CT))
-        dead_prisoners = mine.prisoners - len(ctx.alive(T))
-        if not ((mine.playing and dead * 2 >= mine.playing) or (mine.prisoners and dead_prisoners * 2 >= mine.prisoners)):
+        if not any(half_dead(ctx.state, self.state.playing, self.state.prisoners)):
             return ""
-        return "taken" if mine.ordered else "judge"
+        return "taken" if self.state.ordered else "judge"
 
     def _over(self, ctx: Context, new: int) -> tuple[int, bool]:
         """The cap the standing prohibitions (with `new` more) pass, or 0 when within it;
