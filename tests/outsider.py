@@ -285,7 +285,7 @@ class Violations:
         p = self.rnd.choice([p for p in self.prisoners() if not p.bot] or self.prisoners())
         self.order("все в клетку")
         for _ in range(4):
-            self.tick(0.5, 2.5)
+            self.tick(1.1, 2.5)
             self.w(f'{self.who(p)} threw {self.rnd.choice(["flashbang", "smokegrenade", "decoy", "hegrenade"])}{self.pos()}')
         return "conduct.grenade_spam", p
 
@@ -799,7 +799,7 @@ class Season(Violations):
         if self.csgo and self.rnd.random() < 0.3:  # Общие 9: his grenades at the guards are his rebellion
             self.hurt(rebel, victim, 5)
             for _ in range(self.rnd.randint(2, 5)):
-                self.tick(0.5, 2)
+                self.tick(1.1, 2)
                 self.w(f'{self.who(rebel)} threw {self.rnd.choice(["hegrenade", "flashbang", "molotov"])}{self.pos()}')
         if at_warden and victim is self.warden:
             self.game = None
@@ -1045,7 +1045,7 @@ class Season(Violations):
             self.tick(2, 15)
             if flood and self.csgo:
                 for _ in range(self.rnd.randint(3, 6)):
-                    self.tick(0.5, 2)
+                    self.tick(1.1, 2)
                     self.w(f'{self.who(a)} threw {"hegrenade" if day == "HE battle" else "snowball" if day == "Снежки" else "decoy"}{self.pos()}')
             if a.team == "TERRORIST" and b.team == "CT":
                 self.hurt(a, b, 20)
@@ -1217,7 +1217,7 @@ class Season(Violations):
         if "гранат" in choice or "флеш" in choice:  # the duel's own grenades, as fast as they come
             for _ in range(self.rnd.randint(4, 8)):
                 for who in (last, opponent):
-                    self.tick(0.3, 1.5)
+                    self.tick(0.6, 1.5)
                     self.w(f'{self.who(who)} threw {"hegrenade" if "гранат" in choice else "flashbang"}{self.pos()}')
             choice = "дуэль"
         if choice.startswith("бунт"):

@@ -255,7 +255,7 @@ def test_a_prisoners_early_lr_is_no_wish_and_his_real_one_is_his_first():
     assert decided(run(A, log)[0]) == []
 
 
-@pytest.mark.parametrize(("command", "slain"), [("game", False), ("prohibit", False), (None, True)])
+@pytest.mark.parametrize(("command", "slain"), [("game", False), ("prohibit", False), ("specialday", False), (None, True)])
 def test_a_privilege_after_the_wardens_game_or_prohibition_is_after_his_first_command(command, slain):
     """001 Привилегии 1 «Любые привилегии до 1 приказа Начальника»: a warden who gives his
     orders by voice (001 Обязан 1 «Говорить в микрофон … Так же отдавать приказы») and
@@ -266,6 +266,8 @@ def test_a_privilege_after_the_wardens_game_or_prohibition_is_after_his_first_co
         log.game(WARDEN, "Математика").trig(WARDEN, "jb_game_end")
     elif command == "prohibit":
         log.prohibit(WARDEN, "не прыгать")
+    elif command == "specialday":
+        log.specialday(WARDEN, "Зомби")
     log.trig(ts[0], "jb_privilege", ' (kind "hook")')
     assert decided(run(A, log)[0]) == ([("slay", "conduct.privileges")] if slain else [])
 

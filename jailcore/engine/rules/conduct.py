@@ -49,11 +49,11 @@ class Privileges(Rule["Privileges.Settings", None]):
         allowed: tuple[str, ...] = ("money", "voice", "freeday")
         ladder: Ladder = steps("slay")
 
-    @handles(ev.GameStarted, ev.ProhibitionSet)
-    def commanded(self, ctx: Context, e: ev.GameStarted | ev.ProhibitionSet) -> list[Action]:
-        """A game the warden announces, a prohibition he sets, is a command of his as an order
-        is: «до 1 приказа Начальника» is over (a warden who gives his orders by voice and
-        registers only his game)."""
+    @handles(ev.GameStarted, ev.ProhibitionSet, ev.SpecialDay)
+    def commanded(self, ctx: Context, e: ev.GameStarted | ev.ProhibitionSet | ev.SpecialDay) -> list[Action]:
+        """A game the warden announces, a prohibition he sets, a special day he declares, is a
+        command of his as an order is: «до 1 приказа Начальника» is over (a warden who gives
+        his orders by voice and registers only his game)."""
         if ctx.seat(e.player).userid == ctx.state.warden:
             ctx.state.first_order = True
         return []
