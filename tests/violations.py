@@ -175,9 +175,10 @@ def _streak_end(s: Season, key: str) -> Who | None:
     """The injected round's warden: the streak's, who may leave the server again after it."""
     if key not in s.picked:
         return None  # (no guard to prepare it with in the rounds before)
-    w = _warden_first(s, s.picked[key])
-    s.protected.discard(s.picked.pop(key))
-    return w
+    steamid = s.picked.pop(key)
+    w = _warden_first(s, steamid)
+    s.protected.discard(steamid)
+    return w if w is not None and w.steamid == steamid else None  # (he is dead or moved: no streak of his to end)
 
 
 def i_repeat(s: Season, inj: Injected) -> None:
