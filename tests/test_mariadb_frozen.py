@@ -17,7 +17,7 @@ from jailcore.store.errors import DatabaseFault
 from jailcore.store.filter import Filter
 from jailcore.store.location import open_reader
 from tests.mariadb import started
-from tests.test_live import config_text, populate, running, sent, until
+from tests.test_live import config_text, populate, running, sent, settled, special_days, until
 
 FREEZE = 8.0  # seconds mariadbd is stopped: longer than the loop's timeout and quiet, and the writer's hang watch; shorter than 30 s
 
@@ -68,10 +68,8 @@ async def test_a_frozen_database_never_stalls_the_loop_and_loses_nothing(tmp_pat
         port = await sim.start()
         # A command waits for its rows to be durable: here until the writer's hang watch takes the frozen
         # server for away (HANG, then a probe of LOOP_TIMEOUT) and journals them. The session's RCON timeout
-        # counts from when the command left (`Sent`), but the loop's own stalls (up to LOOP_TIMEOUT, while the
-        # store gives up on the frozen server) still count: it is 5 s here, as 3 tries of 1 s would not do.
-        text = (config_text(port, tmp_path / "jail.sqlite3", rest=f'url = "{url}"\n').replace('name = "t"', 'name = "jail"')
-                .replace("timeout = 1.0", "timeout = 5.0"))
+        # (1 s, config_text's) counts from when the command left (`Sent`), and not while the loop was held.
+        text = config_text(port, tmp_path / "jail.sqlite3", rest=f'url = "{url}"\n').replace('name = "t"', 'name = "jail"')
         async with running(load(text, "<t>", {}), sim) as daemon:
             warden, _ = populate(sim)
             sim.flush()
@@ -141,4 +139,52 @@ async def test_a_frozen_database_never_stalls_the_loop_and_loses_nothing(tmp_pat
     finally:
         if server.proc is not None:
             os.kill(server.proc.pid, signal.SIGCONT)  # never leave it stopped: a stopped mariadbd ignores SIGTERM
+        server.stop()
+
+
+async def test_a_ct_ban_given_while_the_database_is_frozen_is_sent_with_a_one_second_timeout(tmp_path):
+    """`[rcon] timeout = 1.0` with MariaDB frozen: the CT ban waited 3.5 s for its rows (the writer's
+    hang watch, then the journal), and the clock counted that wait as the game's silence: 3 tries,
+    `failed`, and the command never left (docs/guarantees.md: the timeout counts from the moment it
+    left for the game)."""
+    server = started(tmp_path / "db")
+    try:
+        url = server.database()
+        sim = SimServer(password="pw")
+        port = await sim.start()
+        text = config_text(port, tmp_path / "jail.sqlite3", rest=f'url = "{url}"\n').replace('name = "t"', 'name = "jail"')
+        assert "timeout = 1.0" in text
+        async with running(load(text, "<t>", {}), sim) as daemon:
+            warden, _ = await settled(sim, daemon)
+            special_days(sim, warden, 2)  # allowed, then a slay: the next one is the CT ban
+            sim.flush()
+            await until(lambda: sent(sim, f"jb_slay #{warden.userid}") and daemon.idle.is_set(), timeout=10)
+            assert server.proc is not None
+            os.kill(server.proc.pid, signal.SIGSTOP)
+            try:
+                sim.round_end()
+                sim.round_start()
+                sim.make_warden(warden)
+                sim.say(warden, "!sd Прятки")
+                sim.flush()
+                await until(lambda: sent(sim, f"jb_ctban_set #{warden.userid}"), timeout=20)
+                await until(lambda: daemon.idle.is_set(), timeout=10)
+                journalled = daemon.writer.backend.journalled()
+            finally:
+                os.kill(server.proc.pid, signal.SIGCONT)
+            assert journalled > 0  # it went out while the database was still frozen, on the journal's word
+            await until(lambda: daemon.writer.backend.away is None and daemon.writer.backend.journalled() == 0, timeout=40)
+            await until(lambda: daemon.idle.is_set() and not daemon.store.pending("jail"), timeout=20)
+            assert daemon.stop_reason is None
+        assert len(sent(sim, f"jb_ctban_set #{warden.userid}")) == 1
+        reader = open_reader(url)
+        try:
+            rows = [r for r in reader.entries(Filter(server="jail")) if r["rule"] == "specialday.cooldown"]
+        finally:
+            reader.close()
+        assert [(r["action"], r["status"]) for r in rows if r["action"] == "ctban"] == [("ctban", "delivered")]
+        assert "failed" not in {r["status"] for r in rows}, [(r["action"], r["status"], r["reply"]) for r in rows]
+    finally:
+        if server.proc is not None:
+            os.kill(server.proc.pid, signal.SIGCONT)
         server.stop()

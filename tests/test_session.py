@@ -66,6 +66,13 @@ def opened(s: Session) -> list:
     return s.handle(i.LinkOpened(), 1.0)
 
 
+def left(s: Session, effects: list, now: float = 1.0) -> list:
+    """As the driver does once their rows are durable: these commands left for the game now."""
+    out = sends(effects)
+    s.handle(i.Sent(tuple(e.ticket for e in out)), now)
+    return effects
+
+
 def test_a_command_follows_the_write_of_its_pending_row_and_carries_its_id():
     s = session()
     opened(s)
@@ -130,7 +137,7 @@ def test_a_reply_marks_the_row_and_a_lost_session_sends_it_again_then_fails_it()
     assert rows(s.handle(i.Reply(send.ticket, "ok\n"), 2.0), Mark) == [Mark(send.audit, "delivered", "ok")]
     s2 = session()
     opened(s2)
-    out = sends(feed(s2, slay_log()))
+    out = sends(left(s2, feed(s2, slay_log())))
     (send,) = [e for e in out if e.text.startswith("jb_slay")]
     for other in out:  # all answered but the slay: it is the oldest in flight
         if other is not send:
@@ -139,7 +146,7 @@ def test_a_reply_marks_the_row_and_a_lost_session_sends_it_again_then_fails_it()
         lost = s2.handle(i.LinkLost("lost"), 2.0)
         if attempt < 2:
             assert not rows(lost, Mark)
-            again = [e for e in sends(opened(s2)) if e.audit == send.audit]
+            again = [e for e in sends(left(s2, opened(s2))) if e.audit == send.audit]
             assert again and again[0].text == send.text  # the same id: the shim runs it once
     assert Mark(send.audit, "failed", "no answer after 3 tries") in rows(lost, Mark)
 
@@ -147,7 +154,7 @@ def test_a_reply_marks_the_row_and_a_lost_session_sends_it_again_then_fails_it()
 def test_an_unanswered_command_past_the_timeout_drops_the_link_once():
     s = session()
     opened(s)
-    feed(s, slay_log(), now=1.0)
+    left(s, feed(s, slay_log(), now=1.0))
     assert not [e for e in s.handle(i.Tick(1.5, "w"), 1.5) if isinstance(e, DropLink)]
     late = [e for e in s.handle(i.Tick(2.1, "w"), 2.1) if isinstance(e, DropLink)]
     assert len(late) == 1 and "no answer to 'jb_" in late[0].reason
@@ -426,3 +433,23 @@ def test_a_command_held_for_its_rows_is_timed_from_when_it_left_not_from_its_flu
     assert not [e for e in quiet if isinstance(e, DropLink)]  # the game has had it for half a timeout: no silence yet
     late = s.handle(i.Tick(1.0 + 5.1 * TIMEOUT, "2026-12-01T10:00:06"), 1.0 + 5.1 * TIMEOUT)
     assert [e for e in late if isinstance(e, DropLink)]  # a whole timeout since it left: the link is dropped
+
+
+def test_a_command_still_held_for_its_rows_is_never_timed_out_nor_spends_a_try():
+    """A database away holds a command for its rows for seconds (the writer's hang watch); the clock
+    ticking meanwhile must not take the game's silence for it, nor a lost session count it as a try:
+    with `[rcon] timeout = 1.0` it was marked failed after 3 such ticks, never having been sent."""
+    s = session()
+    opened(s)
+    out = feed(s, slay_log())
+    (slay,) = [e for e in sends(out) if e.text.startswith("jb_slay")]
+    for k in range(1, 6):
+        now = 1.0 + k * 2 * TIMEOUT  # held all the while: no DropLink, no deadline
+        assert not [e for e in s.handle(i.Tick(now, "w"), now) if isinstance(e, DropLink)]
+    for _ in range(5):  # sessions lost while it was held: none of them asked the game anything
+        assert not rows(s.handle(i.LinkLost("lost"), 12.0), Mark)
+        flushed = sends(opened(s))
+        assert [e.text for e in flushed if e.audit == slay.audit] == [slay.text]
+    s.handle(i.Sent(tuple(e.ticket for e in flushed)), 20.0)
+    (head,) = [item for item in s.outbox if item.tag == slay.audit]
+    assert head.attempts == 0 and head.left and s.outbox.deadline(TIMEOUT) is not None

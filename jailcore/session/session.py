@@ -465,10 +465,7 @@ class Session:
         return None
 
     def _sent(self, sent: i.Sent) -> list[Effect]:
-        tickets = set(sent.tickets)
-        for item in self.outbox:
-            if item.flying and item.ticket in tickets:
-                item.sent_at = self.now
+        self.outbox.left_now(set(sent.tickets), self.now)
         return []
 
     def _reply(self, reply: i.Reply) -> list[Effect]:
@@ -537,7 +534,8 @@ class Session:
     def _tick(self, tick: i.Tick) -> list[Effect]:
         self.wall = tick.wall
         out: list[Effect] = []
-        late = self.outbox.overdue(self.now, self.config.rcon_timeout)
+        # At the tick's own time: one that waited in the inbox behind a slow line was not the game's silence.
+        late = self.outbox.overdue(tick.now, self.config.rcon_timeout)
         if late is not None and not self._dropping:
             self._dropping = True
             out.append(DropLink(f"no answer to {late.command.split()[0]!r} in {self.config.rcon_timeout:g}s"))
