@@ -148,6 +148,51 @@ def test_run_with_an_unwritable_state_database_exits_with_one_line(tmp_path, wha
     one_clear_line(result, "jailcore run: state database", str(state))
 
 
+@pytest.mark.parametrize("servers", [1, 2])
+async def test_a_state_file_made_unwritable_while_running_stops_with_the_reason_as_the_last_line(tmp_path, servers):
+    """systemd shows a unit's last lines: the reason must be the last, not the way out's `RCON
+    session ... closed: jailcore is stopping` (one server alone, and a fleet in one process on one state file)."""
+    if os.geteuid() != 0 or not shutil.which("chattr"):
+        pytest.skip("needs root and chattr")
+    sim = SimServer(password="pw")
+    port = await sim.start()
+    state = tmp_path / "state.sqlite3"
+    configs = []
+    for k in range(servers):
+        cfg = tmp_path / f"s{k}.toml"
+        cfg.write_text(config_text(port, state).replace('name = "t"', f'name = "s{k}"'), encoding="utf-8")
+        configs += ["--config", str(cfg)]
+    if servers > 1:
+        configs += ["--workers", "1"]
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", *configs, cwd=ROOT,
+                                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert proc.stderr is not None
+    lines: list[str] = []
+    frozen: list[Path] = []
+    try:
+        while sum("RCON session open" in line for line in lines) < servers:
+            line = await asyncio.wait_for(proc.stderr.readline(), 60)
+            assert line, lines
+            lines.append(line.decode().rstrip())
+        for path in (state, Path(f"{state}-wal")):  # not -shm: SQLite maps it, and a mapped page it cannot write is SIGBUS
+            if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode:
+                pytest.skip("chattr +i does not work on this filesystem")
+            frozen.append(path)
+        rest = await asyncio.wait_for(proc.stderr.read(), 60)  # the link rows are written every 2 s: the next fails
+        code = await asyncio.wait_for(proc.wait(), 60)
+    finally:
+        for path in frozen:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        await sim.stop()
+    lines += [line for line in rest.decode().splitlines() if line.strip()]
+    assert code == 1, lines
+    assert "cannot be written" in lines[-1] and str(state) in lines[-1] and "jailcore stopped" in lines[-1], lines[-3:]
+    assert "Traceback" not in "\n".join(lines)
+
+
 def test_state_file_is_created_private(tmp_path):
     Store(tmp_path / "new.sqlite3").close()
     assert stat.S_IMODE((tmp_path / "new.sqlite3").stat().st_mode) == 0o600

@@ -34,7 +34,7 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.io.daemon import Daemon
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
 from jailcore.io.parts import ID_BLOCK
-from jailcore.io.process import process_hooks, run_loop, signature, until
+from jailcore.io.process import last_word, process_hooks, run_loop, signature, stopped_servers, until
 from jailcore.log.inbound import Refusals, ctban_message
 from jailcore.session.inputs import PeerBan
 from jailcore.session.session import Ids
@@ -297,4 +297,5 @@ def main_fleet(paths: list[str]) -> int:
                  c.rcon_host, c.rcon_port, shown(c.state_where), c.mode)
     log.info("jailcore: %d server(s) in one process, %d refused", len(fleet.daemons), len(fleet.refused))
     code: int = run_loop(fleet.run())
+    last_word(stopped_servers(fleet.failed))
     return code

@@ -75,6 +75,27 @@ def loop_errors(failures: list[str], database_failed: Callable[[BaseException], 
     return handler
 
 
+def last_word(reason: str | None) -> None:
+    """Why the process stops, as its very last line (the one `systemctl status` and an alert show): it was
+    said when it happened, and the way out (RCON closed, the writer settled, the lock let go) wrote after it."""
+    if reason is not None:
+        log.critical("jailcore stopped: %s", reason)
+
+
+def stopped_servers(failed: dict[str, str]) -> str | None:
+    """The servers that stopped on a failure, one reason once (a shared state file fails them all alike)."""
+    if not failed:
+        return None
+    by_reason: dict[str, list[str]] = {}
+    for server, why in failed.items():
+        by_reason.setdefault(why, []).append(server)
+    parts = []
+    for why, servers in by_reason.items():
+        names = ", ".join(servers[:5]) + (f" and {len(servers) - 5} more" if len(servers) > 5 else "")
+        parts.append(f"server{'s' if len(servers) > 1 else ''} {names}: {why}")
+    return "; ".join(parts)
+
+
 def run_loop(main: Coroutine[Any, Any, Any]) -> Any:
     """uvloop where it is installed (it halves the loop's own latency), asyncio otherwise."""
     try:

@@ -7,7 +7,7 @@ import sys
 
 from jailcore.config.config import Config
 from jailcore.io.daemon import Daemon
-from jailcore.io.process import run_loop
+from jailcore.io.process import last_word, run_loop
 from jailcore.store.errors import DATABASE_ERRORS, errors_or
 from jailcore.store.location import daemon_store, shown
 from jailcore.store.sqlite import StoreError
@@ -34,9 +34,10 @@ def main_run(config: Config, config_path: str | None = None) -> int:
         log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", config.server_name,
                  config.log_file or config.log_listen, config.rcon_host, config.rcon_port, shown(config.state_where), config.mode)
         run_loop(daemon.run())
-        return daemon.exit_code
     finally:
         try:
             store.close()
         except DATABASE_ERRORS:
             pass
+    last_word(daemon.stop_reason)
+    return daemon.exit_code
