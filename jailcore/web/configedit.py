@@ -139,11 +139,19 @@ def owners_part(text: str) -> dict:
     data = tomllib.loads(text)
     for key in RULE_TABLES:
         *parents, last = key.split(".")
-        node = data
+        path = [data]  # the tables from the top down to the rule's own
         for part in parents:
-            node = node.get(part) if isinstance(node, dict) else None  # type: ignore[assignment]
-        if isinstance(node, dict):
-            node.pop(last, None)
+            node = path[-1].get(part)
+            if not isinstance(node, dict):
+                break
+            path.append(node)
+        else:
+            path[-1].pop(last, None)
+            # A table that held nothing but rule tables goes with them: `[specialday.cooldown]` makes
+            # `specialday` appear, and the rule's own table, not the parent it implies, is what is judged.
+            for parent, part in zip(reversed(path[:-1]), reversed(parents), strict=True):
+                if parent.get(part) == {}:
+                    del parent[part]
     for table, keys in _RULE_SETTINGS.items():
         for key in keys:
             if isinstance(data.get(table), dict):
