@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from jailcore.sim.simserver import SimServer
 from tests.test_fleet import free_udp_port, server_config
 from tests.test_live import populate, sent, special_days, until
@@ -23,6 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def children(pid: int) -> list[int]:
     out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
     return [int(x) for x in out.split()]
+
+
+def alive(pid: int) -> bool:
+    """A worker process still running (not a zombie, not a reused pid)."""
+    try:
+        return b"jailcore.io.workers" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def status(db: Path) -> dict[str, dict]:
@@ -144,13 +154,6 @@ async def test_workers_stop_when_their_parent_is_killed(tmp_path):
         assert len(workers) == 2
         proc.kill()
         await proc.wait()
-
-        def alive(pid: int) -> bool:
-            try:
-                return b"jailcore.io.workers" in Path(f"/proc/{pid}/cmdline").read_bytes()
-            except OSError:
-                return False
-
         await until(lambda: not any(alive(pid) for pid in workers), timeout=15)
     finally:
         for pid in workers:
@@ -158,5 +161,44 @@ async def test_workers_stop_when_their_parent_is_killed(tmp_path):
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        for sim in sims.values():
+            await sim.stop()
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+async def test_a_worker_serving_a_config_that_joined_late_ends_with_its_parent(tmp_path, how):
+    """b's config is refused at start (its worker serves nothing yet) and joins once fixed; then the
+    parent is stopped (SIGTERM) or killed (-9). Its worker, too, ends: a worker left with parent 1
+    held b's state database, reloaded its config and retried RCON for ever, and ignored SIGTERM."""
+    listen = f"127.0.0.1:{free_udp_port()}"
+    sims = {name: SimServer(password="pw", secret=secret) for name, secret in (("a", "1111"), ("b", "2222"))}
+    ports = {name: await sim.start() for name, sim in sims.items()}
+    db = tmp_path / "ab.sqlite3"
+    a = server_config(tmp_path / "a.toml", "a", ports["a"], db, listen, "1111")
+    b = tmp_path / "b.toml"
+    b.write_text("[server\n", encoding="utf-8")
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", "--workers", "2", "--config", a, "--config", str(b),
+                                                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.DEVNULL)
+    workers: list[int] = []
+    try:
+        await until(lambda: "a" in status(db) and len(children(proc.pid)) == 2, timeout=30)
+        workers = children(proc.pid)
+        server_config(b, "b", ports["b"], db, listen, "2222")  # fixed: it joins its worker
+        await until(lambda: "b" in status(db), timeout=30)
+        assert children(proc.pid) == workers  # the same workers: b joined the one that watched it
+        if how == "SIGTERM":
+            proc.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(proc.wait(), 60)
+        else:
+            proc.kill()
+            await proc.wait()
+        await until(lambda: not any(alive(pid) for pid in workers), timeout=60)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
         for sim in sims.values():
             await sim.stop()

@@ -182,7 +182,6 @@ class Fleet:
                 group.create_task(self._watch_refused(), name="refused configs")
                 for daemon in self.daemons:
                     group.create_task(self._serve(daemon, id(daemon) in own), name=f"server {daemon.server}")
-                group.create_task(self._stop_all(), name="fleet stop")
                 group.create_task(self._all_ready(), name="fleet ready")
         for writer in self.writers.values():
             await asyncio.get_running_loop().run_in_executor(None, writer.close)
@@ -246,14 +245,12 @@ class Fleet:
         gc.set_threshold(GC_YOUNG, 50, 100)
         self.ready.set()
 
-    async def _stop_all(self) -> None:
-        if self.daemons:
-            await self.stopping.wait()
+    def stop(self) -> None:
+        """Every server stops, those that joined late included (a fleet that began with none, its
+        configs all refused, once waited for nothing and let a late one run on after the stop)."""
+        self.stopping.set()
         for daemon in self.daemons:
             daemon.stop()
-
-    def stop(self) -> None:
-        self.stopping.set()
 
     def hangup(self) -> None:
         for daemon in self.daemons:

@@ -19,18 +19,26 @@ kept (up to `BACKLOG` records a worker) and handed over once it is back, and its
 pending commands and ladders come back from the state database as after any restart. The
 state files are locked by the parent for its children. `jailcore status` reads the database
 and shows every server whichever worker has it.
+
+A worker ends with its parent, however the parent ends: the kernel sends it SIGTERM
+(`PR_SET_PDEATHSIG`, Linux), and its lifeline (a pipe whose other end only the parent holds)
+reads its end; one that has not stopped `STOP_GRACE` later ends by force. A stop stops every
+server of a worker, those that joined late (a config fixed or created after the start) included,
+and the parent ends by force a worker that has not stopped within `STOP_GRACE` of its SIGTERM.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import json
 import logging
 import os
 import signal
 import socket
 import sys
+import threading
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -43,7 +51,8 @@ from jailcore.io.process import process_hooks, run_loop, signature, until
 log = logging.getLogger("jailcore")
 
 RESTART_DELAY = 0.2
-PARENT_CHECK = 0.5  # seconds between a worker's looks at whether its parent still lives
+STOP_GRACE = 30.0  # seconds a worker told to stop (or whose parent is gone) has before it is ended by force
+PR_SET_PDEATHSIG = 1  # Linux's prctl option: a signal for this process when its parent ends
 BACKLOG = 100_000
 READ_AT_ONCE = 256  # messages from the parent a worker takes before it lets the loop run the rest
 LINE, BAN = b"L", b"B"  # parent -> worker: a log record for a server, a CT ban; worker -> parent: a CT ban
@@ -170,10 +179,18 @@ class Parent:
 
     async def _stop_workers(self) -> None:
         """At the parent's stop, each worker is told, whether or not it has come up yet (one
-        still starting its servers would otherwise be waited for without end)."""
+        still starting its servers would otherwise be waited for without end); one still
+        running `STOP_GRACE` later is ended by force, so a stop never leaves a worker behind."""
         await self.stopping.wait()
         for worker in self.workers:
             worker.terminate()
+        asyncio.get_running_loop().call_later(STOP_GRACE, self._kill_left)
+
+    def _kill_left(self) -> None:
+        for worker in self.workers:
+            if worker.proc is not None and worker.proc.returncode is None:
+                log.error("worker %d did not stop within %.0fs of SIGTERM; ending it (SIGKILL)", worker.index, STOP_GRACE)
+                worker.proc.kill()
 
     async def _keep(self, worker: Worker) -> None:
         """The worker's process, started again each time it dies until the parent stops."""
@@ -184,15 +201,25 @@ class Parent:
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, RECEIVE_BUFFER)
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
             mine.setblocking(False)
+            # The worker's lifeline: the parent holds the writing end and never writes; when the parent
+            # ends, however it ends, the kernel closes it and the worker reads its end.
+            lifeline, held = os.pipe()
             env = {**os.environ, PARENT_HOLDS: str(os.getpid())}
-            args = [sys.executable, "-m", "jailcore.io.workers", "--fd", str(theirs.fileno()), "--names", json.dumps(self.names), *worker.paths]
-            worker.proc = await asyncio.create_subprocess_exec(*args, pass_fds=[theirs.fileno()], env=env)
-            theirs.close()
+            args = [sys.executable, "-m", "jailcore.io.workers", "--fd", str(theirs.fileno()), "--lifeline", str(lifeline),
+                    "--names", json.dumps(self.names), *worker.paths]
+            try:
+                worker.proc = await asyncio.create_subprocess_exec(*args, pass_fds=[theirs.fileno(), lifeline], env=env)
+            finally:
+                theirs.close()
+                os.close(lifeline)
             if self.stopping.is_set():  # the stop came while it was being started
                 worker.terminate()
             worker.sock, worker.starts = mine, worker.starts + 1
             loop.add_reader(mine.fileno(), self._heard, worker)
-            code = await worker.proc.wait()
+            try:
+                code = await worker.proc.wait()
+            finally:
+                os.close(held)
             loop.remove_reader(mine.fileno())
             loop.remove_writer(mine.fileno())
             worker.up.clear()
@@ -252,10 +279,15 @@ def worker_main(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(prog="jailcore worker")
     parser.add_argument("--fd", type=int, required=True)
+    parser.add_argument("--lifeline", type=int, default=-1)
     parser.add_argument("--names", default="[]")
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    parent = int(os.environ.get(PARENT_HOLDS) or os.getppid())
+    if not die_with_parent(parent):
+        log.error("worker: its parent (pid %d) ended before it started; not starting", parent)
+        return 1
     sock = socket.socket(fileno=args.fd)
     sock.setblocking(False)
     fleet = Fleet(args.paths, routed=True)
@@ -295,33 +327,62 @@ def worker_main(argv: list[str]) -> int:
                     for daemon in fleet.daemons:
                         daemon.inbox.put(PeerBan(ban))
 
-    parent = os.getppid()
-
-    async def orphaned() -> None:
-        """A parent killed (-9) cannot tell its workers; one left running would serve its
-        servers beside the next parent's workers, twice. It stops as at a SIGTERM."""
-        while os.getppid() == parent:
-            await asyncio.sleep(PARENT_CHECK)
+    def orphaned() -> None:
+        """The lifeline's end: the parent is gone (a kill -9 tells no one). A worker left running
+        would serve its servers beside the next parent's workers, twice: it stops as at a SIGTERM,
+        and is ended by force if that stop does not end it within `STOP_GRACE`."""
+        loop = asyncio.get_running_loop()
+        try:
+            if os.read(args.lifeline, 1):
+                return  # never written; read for its end only
+        except BlockingIOError:
+            return
+        except OSError:
+            pass
+        loop.remove_reader(args.lifeline)
         log.error("worker: its parent (pid %d) is gone; stopping", parent)
-        fleet.stop()
+        stop_or_end(fleet.stop)
 
     async def main() -> int:
         loop = asyncio.get_running_loop()
         loop.add_reader(sock.fileno(), heard)
+        if args.lifeline >= 0:
+            os.set_blocking(args.lifeline, False)
+            loop.add_reader(args.lifeline, orphaned)
         task = asyncio.create_task(fleet.run())
-        watch = asyncio.create_task(orphaned())
-        try:
-            ready = asyncio.create_task(fleet.ready.wait())
-            await asyncio.wait([ready, task], return_when=asyncio.FIRST_COMPLETED)  # a fleet that ends first is not waited for
-            if ready.done():
+        ready = asyncio.create_task(fleet.ready.wait())
+        await asyncio.wait([ready, task], return_when=asyncio.FIRST_COMPLETED)  # a fleet that ends first is not waited for
+        if ready.done():
+            try:
                 sock.send(b"R")
-            else:
-                ready.cancel()
-            return await task
-        finally:
-            watch.cancel()
+            except OSError:
+                pass  # the parent is gone: its lifeline says so
+        else:
+            ready.cancel()
+        return await task
 
     return int(run_loop(main()))
+
+
+def die_with_parent(parent: int) -> bool:
+    """Linux: the kernel sends this worker SIGTERM when its parent ends, however it ends (kill -9
+    included; `prctl(PR_SET_PDEATHSIG)`). False if the parent had already ended."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the lifeline still tells it
+    return os.getppid() == parent
+
+
+def stop_or_end(stop: Any) -> None:
+    """`stop()`, and the process's end by force `STOP_GRACE` later if the stop has not ended it (a
+    thread's timer: it fires even if the loop is stuck)."""
+    timer = threading.Timer(STOP_GRACE, lambda: os._exit(1))
+    timer.daemon = True
+    timer.start()
+    stop()
 
 
 def _joined(fleet: Any, by_name: dict[str, Any], name: str) -> Any:
