@@ -202,3 +202,69 @@ async def test_a_worker_serving_a_config_that_joined_late_ends_with_its_parent(t
                 os.kill(pid, signal.SIGKILL)
         for sim in sims.values():
             await sim.stop()
+
+
+def said(path: Path, *needles: str) -> bool:
+    return any(all(n in line for n in needles) for line in path.read_text(encoding="utf-8").splitlines())
+
+
+async def offence_on(sim: SimServer, warden=None):
+    """Too many prisoners for the game the warden names: a warning on this server (its lines reached
+    its own daemon, and only it)."""
+    if warden is None:
+        warden, _ = populate(sim, prisoners=9)
+    else:  # the next round: a game again
+        sim.round_end()
+        sim.round_start()
+        sim.make_warden(warden)
+
+    def punished() -> int:
+        return len([c for c in sim.received if c.startswith(("jb_warn", "jb_teamswap", "jb_slay")) and f"#{warden.userid} " in c])
+
+    before = punished()
+    sim.say(warden, "!game Король")
+    sim.flush()
+    await until(lambda: punished() > before, timeout=15)
+    return warden
+
+
+@pytest.mark.parametrize("late", [True, False])
+async def test_a_config_that_takes_another_workers_secret_on_a_shared_port_is_refused(tmp_path, late):
+    """Servers a and b on one port, in two workers. b's config, refused at start (late) or running
+    with its own secret, is saved with a's secret: each worker saw only its own servers, so b joined
+    (or reloaded) beside a with one sv_logsecret, a's lines were taken as ambiguous or b's, and a's
+    offences went unenforced. It is refused as at start, and a and b go on, each with its own lines."""
+    listen = f"127.0.0.1:{free_udp_port()}"
+    host, port = listen.rsplit(":", 1)
+    sims = {name: SimServer(password="pw", secret=secret) for name, secret in (("a", "1111"), ("b", "2222"))}
+    ports = {name: await sim.start() for name, sim in sims.items()}
+    db = tmp_path / "ab.sqlite3"
+    a = server_config(tmp_path / "a.toml", "a", ports["a"], db, listen, "1111")
+    b = tmp_path / "b.toml"
+    if late:
+        b.write_text("[server\n", encoding="utf-8")
+    else:
+        server_config(b, "b", ports["b"], db, listen, "2222")
+    err_path = tmp_path / "err.txt"
+    err = err_path.open("w")
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", "--workers", "2", "--config", a, "--config", str(b),
+                                                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=err)
+    try:
+        await until(lambda: set(status(db)) == ({"a"} if late else {"a", "b"}) and len(children(proc.pid)) == 2, timeout=30)
+        for sim in sims.values():
+            await sim.log_to_daemon((host, int(port)))
+        warden_a = await offence_on(sims["a"])
+        warden_b = None if late else await offence_on(sims["b"])
+        server_config(b, "b", ports["b"], db, listen, "1111")  # a's secret
+        await until(lambda: said(err_path, "b.toml", "refused", "shares the log port", "with server 'a'"), timeout=30)
+        await offence_on(sims["a"], warden_a)  # a's lines still reach a
+        if late:
+            assert set(status(db)) == {"a"}  # b never joined
+        else:
+            await offence_on(sims["b"], warden_b)  # and b's, with the secret b runs with
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(proc.wait(), 60)
+        err.close()
+        for sim in sims.values():
+            await sim.stop()

@@ -32,7 +32,7 @@ from typing import Any
 
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.daemon import Daemon
-from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
+from jailcore.io.logsource import RECEIVE_BUFFER, Claim, SharedLog, listen_udp, log_clash
 from jailcore.io.parts import ID_BLOCK
 from jailcore.io.process import last_word, process_hooks, run_loop, signature, stopped_servers, until
 from jailcore.log.inbound import Refusals, ctban_message
@@ -55,7 +55,7 @@ def configs_in(folder: str) -> list[str]:
 
 class Fleet:
     def __init__(self, paths: list[str], load: Callable[[str], Config] = Config.from_toml, watch_interval: float = 1.0,
-                 routed: bool = False, **options: Any):
+                 routed: bool = False, foreign: Iterable[Claim] = (), **options: Any):
         self.paths = paths
         self.routed = routed  # a worker of `run --workers`: its parent owns the UDP ports and hands it the records
         self.outward: Callable[[dict[str, Any]], None] | None = None  # CT bans for the servers of the other workers
@@ -72,6 +72,8 @@ class Fleet:
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
         self.relay_refused = Refusals("a CT ban between this process's servers")  # our own: a bug, said once
+        self.foreign = list(foreign)  # a worker's: the servers of the other workers, as their parent has them
+        self.claimed: Callable[[], None] | None = None  # a worker's: tell the parent what its servers hold of the ports now
         for path in paths:
             self._add(path, load, options)
         self._names: set[str] = set()
@@ -84,6 +86,8 @@ class Fleet:
         daemon.peers = lambda ban: self._relay(daemon, ban)
         daemon.vet = lambda config: self._clash(daemon, config)
         daemon.phase = phase
+        if self.routed:  # a reload's new secret or allow list: the parent routes by it
+            daemon.udp.changed = self._claims_changed
         self._names.add(daemon.server)
         if daemon.mqtt is not None:
             daemon.mqtt.local = self._names
@@ -97,11 +101,11 @@ class Fleet:
             return self._refuse(path, "config refused: " + "; ".join(exc.problems))
         except (OSError, ValueError) as exc:
             return self._refuse(path, f"config refused: {exc}")
-        if any(d.server == config.server_name for d in self.daemons):
+        if any(d.server == config.server_name for d in self.daemons) or any(c.server_name == config.server_name for c in self.foreign):
             return self._refuse(path, f"server name {config.server_name!r} is already served by another config")
         clash = self._clash(None, config)  # before the daemon takes its lock and its kept messages
         if clash is not None:
-            return self._refuse(path, clash)
+            return self._refuse(path, f"config refused: {clash}")
         where = config.state_where
         key = where if is_url(where) else str(Path(where).resolve()) if where != ":memory:" else f":memory:{path}"
         try:
@@ -125,19 +129,19 @@ class Fleet:
         log.error("%s: %s; the other servers go on", path, why)
 
     def _clash(self, daemon: Daemon | None, config: Config) -> str | None:
-        """Why this config cannot share the process's ports as it stands, or None."""
-        if config.log_file:
-            return None
-        for other in self.daemons:
-            if other is not daemon and self._same_port(other.config, config) and _confusable(other.config, config):
-                return (f"shares the log port {config.log_listen} with server {other.server!r} "
-                        "with the same sv_logsecret: give each server its own [log] secret")
-        return None
+        """Why this config cannot share the fleet's ports as it stands (beside this process's other
+        servers and, in a worker, the other workers' ones), or None: at start, at a late join and at
+        a live reload alike."""
+        claim = Claim.of(config) if daemon is None else claim_of(daemon, config)
+        return log_clash(claim, [*(claim_of(d) for d in self.daemons if d is not daemon), *self.foreign])
 
-    @staticmethod
-    def _same_port(a: Config, b: Config) -> bool:
-        # Port 0 is "any free port": each its own, never shared.
-        return not a.log_file and a.log_listen == b.log_listen and not a.log_listen.endswith(":0")
+    def claims(self) -> list[Claim]:
+        """What this process's servers hold of the log ports now."""
+        return [claim_of(d) for d in self.daemons]
+
+    def _claims_changed(self) -> None:
+        if self.claimed is not None:
+            self.claimed()
 
     # -- the in-process network ----------------------------------------------------------------
 
@@ -223,6 +227,7 @@ class Fleet:
                     continue  # refused again, and said so
                 daemon = self.daemons[-1]
                 self._wire(daemon, 0.5)
+                self._claims_changed()
                 shared = self.shared.get(daemon.config.log_listen) if not daemon.config.log_file else None
                 if shared is not None:
                     shared.add(daemon.udp)
@@ -268,18 +273,12 @@ class Fleet:
         log.error("unexpected error: %s", context.get("message"), exc_info=exc)
 
 
-def _confusable(a: Config, b: Config) -> bool:
-    return a.log_secret == b.log_secret and AllowList(a.log_allow).overlaps(AllowList(b.log_allow))
-
-
-def log_clash(config: Config, others: Iterable[Config]) -> str | None:
-    """What the fleet refuses at start, for a config changed elsewhere (the web page): the
-    log port shared with another server that has the same sv_logsecret; None if none."""
-    for other in others:
-        if other.server_name != config.server_name and not config.log_file and Fleet._same_port(other, config) and _confusable(other, config):
-            return (f"[log] shares the log port {config.log_listen} with server {other.server_name!r} with the same sv_logsecret: "
-                    "that server's lines would be taken for this one's; give each server its own [log] secret")
-    return None
+def claim_of(daemon: Daemon, config: Config | None = None) -> Claim:
+    """A server's hold on the log ports: its secret and allow list as `config` (by default the one in
+    force) has them, its port as it started (a reload moves it only at a restart)."""
+    config = config or daemon.config
+    listen, file = daemon.log_at
+    return Claim(config.server_name, listen, config.log_secret, config.log_allow, file)
 
 
 def main_fleet(paths: list[str]) -> int:

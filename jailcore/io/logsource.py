@@ -22,7 +22,9 @@ import socket
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
+
+import attrs
 
 log = logging.getLogger("jailcore")
 
@@ -40,7 +42,8 @@ CACHED_HOSTS = 4096  # past this many distinct senders the cache starts afresh: 
 
 class AllowList:
     def __init__(self, entries: Iterable[str]):
-        self.networks = [ipaddress.ip_network(e, strict=False) for e in entries]
+        self.entries = tuple(entries)
+        self.networks = [ipaddress.ip_network(e, strict=False) for e in self.entries]
         self._known: dict[str, bool] = {}
 
     def __contains__(self, host: str) -> bool:
@@ -63,6 +66,64 @@ class AllowList:
         if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped:
             addr = addr.ipv4_mapped
         return any(addr in net for net in self.networks if net.version == addr.version)
+
+
+class LogClaim(Protocol):
+    """A server's hold on the log: a `Config`, or a `Claim` (its copy in another process of the fleet)."""
+
+    @property
+    def server_name(self) -> str: ...
+    @property
+    def log_listen(self) -> str: ...
+    @property
+    def log_secret(self) -> str: ...
+    @property
+    def log_allow(self) -> tuple[str, ...]: ...
+    @property
+    def log_file(self) -> str: ...
+
+
+def _entries(entries: Iterable[str]) -> tuple[str, ...]:
+    return tuple(str(e) for e in entries)
+
+
+@attrs.frozen
+class Claim:
+    """What a server of another worker holds of the shared ports (its config's [log] part)."""
+
+    server_name: str
+    log_listen: str
+    log_secret: str = attrs.field(repr=False)
+    log_allow: tuple[str, ...] = attrs.field(converter=_entries)
+    log_file: str = ""
+
+    @classmethod
+    def of(cls, config: LogClaim) -> Claim:
+        return cls(config.server_name, config.log_listen, config.log_secret, config.log_allow, config.log_file)
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+def same_port(a: LogClaim, b: LogClaim) -> bool:
+    # Port 0 is "any free port": each its own, never shared.
+    return not a.log_file and not b.log_file and a.log_listen == b.log_listen and not a.log_listen.endswith(":0")
+
+
+def log_clash(config: LogClaim, others: Iterable[LogClaim]) -> str | None:
+    """Why this server cannot take its log port beside `others` (the other servers of the process
+    or the folder, whichever process of the fleet serves them), or None: a shared port tells its
+    servers apart by sv_logsecret and [log] allow, so two with the same secret and overlapping allow
+    lists would each take the other's lines. The one judge at start, at a late join, at a live
+    reload (`Fleet`, the workers' parent) and on the web page's config editor."""
+    if config.log_file:
+        return None
+    for other in others:
+        if (other.server_name != config.server_name and same_port(other, config) and other.log_secret == config.log_secret
+                and AllowList(other.log_allow).overlaps(AllowList(config.log_allow))):
+            return (f"[log] shares the log port {config.log_listen} with server {other.server_name!r} with the same sv_logsecret: "
+                    "that server's lines would be taken for this one's; give each server its own [log] secret")
+    return None
 
 
 def unwrap(datagram: bytes, secret: str) -> bytes | str:
@@ -150,12 +211,23 @@ class SharedLog(asyncio.DatagramProtocol):
         self.received = 0
         self.dropped: Counter[str] = Counter()
         for member in self.members:
-            member.changed = self.routes.clear
+            member.changed = self._changed
 
     def add(self, member: UdpLog) -> None:
         """A server that joins the port while it runs (its config was fixed)."""
-        self.members = sorted([*self.members, member], key=lambda m: not m.secret)
-        member.changed = self.routes.clear
+        self.members = [*self.members, member]
+        member.changed = self._changed
+        self._changed()
+
+    def remove(self, member: UdpLog) -> None:
+        """A server that no longer takes its lines here."""
+        self.members = [m for m in self.members if m is not member]
+        member.changed = None
+        self._changed()
+
+    def _changed(self) -> None:
+        """A member's secret or allow list changed (a reload): the routes learnt are forgotten."""
+        self.members.sort(key=lambda m: not m.secret)
         self.routes.clear()
 
     def datagram_received(self, data: bytes, addr: tuple[Any, ...]) -> None:

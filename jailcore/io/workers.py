@@ -20,6 +20,12 @@ pending commands and ladders come back from the state database as after any rest
 state files are locked by the parent for its children. `jailcore status` reads the database
 and shows every server whichever worker has it.
 
+The servers of one port must each keep their own `sv_logsecret`, across workers too: each
+worker judges its configs (at start, a late join, a reload) with `logsource.log_clash` against
+its own servers and the other workers' ones (`--others`, then `F` messages), and tells the
+parent what its servers hold of the ports (`C`), by which the parent routes; the parent judges
+the configs at start with the same function, in the same order.
+
 A worker ends with its parent, however the parent ends: the kernel sends it SIGTERM
 (`PR_SET_PDEATHSIG`, Linux), and its lifeline (a pipe whose other end only the parent holds)
 reads its end; one that has not stopped `STOP_GRACE` later ends by force. A stop stops every
@@ -45,8 +51,8 @@ from typing import Any
 
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.lock import PARENT_HOLDS, LockedError, StateLock
-from jailcore.io.logsource import RECEIVE_BUFFER, SharedLog, UdpLog, listen_udp
-from jailcore.io.process import process_hooks, run_loop, signature, until
+from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, Claim, SharedLog, UdpLog, listen_udp, log_clash
+from jailcore.io.process import process_hooks, run_loop
 
 log = logging.getLogger("jailcore")
 
@@ -56,6 +62,7 @@ PR_SET_PDEATHSIG = 1  # Linux's prctl option: a signal for this process when its
 BACKLOG = 100_000
 READ_AT_ONCE = 256  # messages from the parent a worker takes before it lets the loop run the rest
 LINE, BAN = b"L", b"B"  # parent -> worker: a log record for a server, a CT ban; worker -> parent: a CT ban
+CLAIMS, FOREIGN = b"C", b"F"  # worker -> parent: its servers' holds on the log ports; parent -> worker: the other workers'
 
 
 def cores() -> int:
@@ -104,38 +111,45 @@ class Worker:
 
 
 class Parent:
-    def __init__(self, paths: list[str], workers: int, watch_interval: float = 1.0):
+    def __init__(self, paths: list[str], workers: int):
         ordered = sorted(paths)
         count = max(1, min(workers, len(ordered)))
         self.workers = [Worker(k, ordered[k::count]) for k in range(count)]
         self.owner = {path: w for w in self.workers for path in w.paths}
-        self.watch_interval = watch_interval
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
-        self.shared: dict[str, SharedLog] = {}
-        self.members: dict[str, UdpLog] = {}  # config path -> its routing member on a shared port
-        self.configs: dict[str, Config] = {}
-        self.seen: dict[str, tuple[int, int, int] | None] = {}
+        self.shared: dict[str, SharedLog] = {}  # listen address -> its port
+        self.members: dict[str, UdpLog] = {}  # server -> its routing member on a shared port
+        # server -> its worker and its hold on the ports: judged here at start (as each worker judges its
+        # own share, told the others'), then as each worker says after a join or a reload
+        self.claims: dict[str, tuple[Worker, Claim]] = {}
+        self.configs: dict[str, Config] = {}  # path -> the config taken at start (its port opened, its state file locked)
         self.locks: list[StateLock] = []
         self.names: list[str] = []
+        self.transports: list[asyncio.DatagramTransport] = []
+        self._group: asyncio.TaskGroup | None = None
         for path in ordered:
-            self._read(path)
+            self._judge(path)
 
-    def _read(self, path: str) -> Config | None:
-        self.seen[path] = signature(Path(path))
+    def _judge(self, path: str) -> None:
+        """A config at start, judged as its worker will judge it (which is told the other workers' claims)."""
         try:
             config = Config.from_toml(path)
         except (ConfigError, OSError, ValueError):
-            return None  # the worker refuses it, says why, and watches it
+            return  # the worker refuses it, says why, and watches it
+        if config.server_name in self.claims or log_clash(config, [claim for _, claim in self.claims.values()]) is not None:
+            return  # the same: refused by the worker, with the line
         self.configs[path] = config
-        if config.server_name not in self.names:
-            self.names.append(config.server_name)
-        return config
+        self.claims[config.server_name] = (self.owner[path], Claim.of(config))
+        self.names.append(config.server_name)
 
-    def _member(self, path: str, config: Config) -> UdpLog:
-        worker = self.owner[path]
-        head = LINE + config.server_name.encode() + b"\0"
-        return UdpLog(lambda record: worker.send(head + record), config.log_secret, config.log_allow)
+    def others(self, worker: Worker) -> list[dict[str, Any]]:
+        """The claims of the servers that are not this worker's, for its own judgement."""
+        return [claim.to_json() for owner, claim in self.claims.values() if owner is not worker]
+
+    def _member(self, worker: Worker, claim: Claim) -> UdpLog:
+        head = LINE + claim.server_name.encode() + b"\0"
+        return UdpLog(lambda record: worker.send(head + record), claim.log_secret, claim.log_allow)
 
     async def run(self) -> int:
         async with process_hooks(self.stop, self.hangup, lambda loop, context: log.error("unexpected error: %s", context.get("message"))):
@@ -146,23 +160,23 @@ class Parent:
             except (LockedError, OSError) as exc:
                 print(f"jailcore run: {exc}", file=sys.stderr)
                 return 1
-            transports = []
+            transports = self.transports
             groups: dict[str, list[str]] = {}
-            for path, config in self.configs.items():
-                if not config.log_file:
-                    groups.setdefault(config.log_listen, []).append(path)
-            for listen, paths in groups.items():
-                members = [self._member(p, self.configs[p]) for p in paths]
-                self.members.update(zip(paths, members, strict=True))
+            for server, (_, claim) in self.claims.items():
+                if not claim.log_file:
+                    groups.setdefault(claim.log_listen, []).append(server)
+            for listen, servers in groups.items():
+                members = [self._member(*self.claims[server]) for server in servers]
+                self.members.update(zip(servers, members, strict=True))
                 shared = SharedLog(members)
                 transport, _ = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
                 transports.append(transport)
                 self.shared[listen] = shared
             try:
                 async with asyncio.TaskGroup() as group:
+                    self._group = group
                     for worker in self.workers:
                         group.create_task(self._keep(worker), name=f"worker {worker.index}")
-                    group.create_task(self._watch(), name="configs")
                     group.create_task(self._all_up(), name="ready")
                     group.create_task(self._stop_workers(), name="stop")
             finally:
@@ -206,7 +220,7 @@ class Parent:
             lifeline, held = os.pipe()
             env = {**os.environ, PARENT_HOLDS: str(os.getpid())}
             args = [sys.executable, "-m", "jailcore.io.workers", "--fd", str(theirs.fileno()), "--lifeline", str(lifeline),
-                    "--names", json.dumps(self.names), *worker.paths]
+                    "--names", json.dumps(self.names), "--others", json.dumps(self.others(worker)), *worker.paths]
             try:
                 worker.proc = await asyncio.create_subprocess_exec(*args, pass_fds=[theirs.fileno(), lifeline], env=env)
             finally:
@@ -243,22 +257,61 @@ class Parent:
                 for other in self.workers:
                     if other is not worker:
                         other.send(message)
+            elif message[:1] == CLAIMS:
+                self._claimed(worker, [Claim(**c) for c in json.loads(message[1:])])
 
-    async def _watch(self) -> None:
-        """A config edited (or fixed) is read again, so its datagrams follow its new secret."""
-        while not await until(self.stopping, self.watch_interval):
-            for path in self.owner:
-                if signature(Path(path)) == self.seen.get(path):
-                    continue
-                config = self._read(path)
-                member = self.members.get(path)
-                if config is None:
-                    continue
-                if member is not None:
-                    member.secret, member.allow = config.log_secret, type(member.allow)(config.log_allow)
-                elif not config.log_file and config.log_listen in self.shared:
-                    self.members[path] = self._member(path, config)
-                    self.shared[config.log_listen].add(self.members[path])
+    def _claimed(self, worker: Worker, claims: list[Claim]) -> None:
+        """What a worker's servers hold of the ports now (at its start, after a join or a reload): its
+        datagrams follow them, and the other workers are told, to judge their own joins and reloads."""
+        mine = {claim.server_name: claim for claim in claims}
+        for server, (owner, claim) in list(self.claims.items()):
+            if owner is worker and server not in mine:  # refused by the worker after all: it takes nothing here
+                del self.claims[server]
+                self._unroute(server, claim)
+        for server, claim in mine.items():
+            before = self.claims.get(server)
+            if before is not None and before[0] is not worker:
+                log.error("server %r is served by workers %d and %d; its lines go to the first", server, before[0].index, worker.index)
+                continue
+            clash = log_clash(claim, [c for s, (_, c) in self.claims.items() if s != server])
+            if clash is not None:  # two workers took one secret at once (a race of their edits): neither is given the other's lines
+                log.error("server %r: %s", server, clash)
+            self.claims[server] = (worker, claim)
+            self._route(worker, claim)
+        for other in self.workers:
+            if other is not worker:
+                other.send(FOREIGN + json.dumps(self.others(other)).encode())
+
+    def _route(self, worker: Worker, claim: Claim) -> None:
+        if claim.log_file:
+            return
+        member = self.members.get(claim.server_name)
+        if member is not None:
+            if (member.secret, member.allow.entries) != (claim.log_secret, claim.log_allow):
+                member.secret, member.allow = claim.log_secret, AllowList(claim.log_allow)
+            return
+        member = self.members[claim.server_name] = self._member(worker, claim)
+        shared = self.shared.get(claim.log_listen)
+        if shared is not None:
+            shared.add(member)
+        else:  # a port no config had at start: opened now
+            self.shared[claim.log_listen] = shared = SharedLog([member])
+            if self._group is not None:
+                self._group.create_task(self._listen(claim.log_listen, shared), name=f"port {claim.log_listen}")
+
+    def _unroute(self, server: str, claim: Claim) -> None:
+        member = self.members.pop(server, None)
+        shared = self.shared.get(claim.log_listen)
+        if member is not None and shared is not None:
+            shared.remove(member)
+
+    async def _listen(self, listen: str, shared: SharedLog) -> None:
+        try:
+            transport, _ = await listen_udp(listen, shared)
+        except OSError as exc:
+            log.error("cannot listen for the log on %s: %s", listen, exc.strerror or exc)
+            return
+        self.transports.append(transport)
 
     def stop(self) -> None:
         self.stopping.set()
@@ -281,6 +334,7 @@ def worker_main(argv: list[str]) -> int:
     parser.add_argument("--fd", type=int, required=True)
     parser.add_argument("--lifeline", type=int, default=-1)
     parser.add_argument("--names", default="[]")
+    parser.add_argument("--others", default="[]")
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
@@ -290,7 +344,7 @@ def worker_main(argv: list[str]) -> int:
         return 1
     sock = socket.socket(fileno=args.fd)
     sock.setblocking(False)
-    fleet = Fleet(args.paths, routed=True)
+    fleet = Fleet(args.paths, routed=True, foreign=[Claim(**c) for c in json.loads(args.others)])
     names = set(json.loads(args.names))
     by_name = {d.server: d for d in fleet.daemons}
 
@@ -301,6 +355,19 @@ def worker_main(argv: list[str]) -> int:
             log.error("a CT ban could not be handed to the other workers: %s", exc)
 
     fleet.outward = outward
+    told: list[bytes] = []
+
+    def claimed() -> None:
+        """What this worker's servers hold of the log ports, to the parent, whenever it changes."""
+        message = CLAIMS + json.dumps([claim.to_json() for claim in fleet.claims()], ensure_ascii=False).encode()
+        if told and told[-1] == message:
+            return
+        try:
+            sock.send(message)
+            told[:] = [message]
+        except OSError as exc:
+            log.error("the servers' log ports could not be told to the parent: %s", exc)
+
     for daemon in fleet.daemons:
         if daemon.mqtt is not None:
             daemon.mqtt.local |= names  # the servers of the other workers get their bans from the parent
@@ -326,6 +393,8 @@ def worker_main(argv: list[str]) -> int:
                 if ban is not None:  # typed once for all of them
                     for daemon in fleet.daemons:
                         daemon.inbox.put(PeerBan(ban))
+            elif kind == FOREIGN:
+                fleet.foreign = [Claim(**c) for c in json.loads(message[1:])]
 
     def orphaned() -> None:
         """The lifeline's end: the parent is gone (a kill -9 tells no one). A worker left running
@@ -357,6 +426,8 @@ def worker_main(argv: list[str]) -> int:
                 sock.send(b"R")
             except OSError:
                 pass  # the parent is gone: its lifeline says so
+            claimed()
+            fleet.claimed = claimed
         else:
             ready.cancel()
         return await task

@@ -16,7 +16,7 @@ from starlette.responses import RedirectResponse, Response
 
 from jailcore.config.config import ROLES, Config
 from jailcore.config.webconfig import WebConfig
-from jailcore.io.fleet import log_clash
+from jailcore.io.logsource import log_clash
 from jailcore.log.errors import AdminRequestError, AuditError, StateError
 from jailcore.log.logtime import seconds_between
 from jailcore.store import requests
