@@ -453,3 +453,21 @@ def test_a_command_still_held_for_its_rows_is_never_timed_out_nor_spends_a_try()
     s.handle(i.Sent(tuple(e.ticket for e in flushed)), 20.0)
     (head,) = [item for item in s.outbox if item.tag == slay.audit]
     assert head.attempts == 0 and head.left and s.outbox.deadline(TIMEOUT) is not None
+
+
+def test_the_relays_place_is_saved_with_the_state_and_skipped_only_under_the_same_run():
+    """`run --workers`: a worker started again skips what the saved state already holds of its parent's
+    relay (the parent sends again all it did not hear kept), and only under the run that numbered it."""
+    s = session()
+    assert s.relayed_by("run-1") == 0
+    log, _ = setup()
+    for place, rec in enumerate(records(log.text().splitlines()), start=1):
+        s.handle(i.LogRecord(rec.encode(), place), 1.0)
+    saved = s.save().row
+    assert isinstance(saved, SaveState)
+    snapshot = json.loads(saved.snapshot)
+    assert snapshot["relay"] == ["run-1", place]
+    again = Session(s.config, snapshot, Ids())
+    assert again.relayed_by("run-1") == place and again.place == place
+    assert Session(s.config, snapshot, Ids()).relayed_by("run-2") == 0  # another parent numbers afresh
+    assert "relay" not in json.loads(session().save().row.snapshot)  # straight from a socket: nothing to follow

@@ -14,9 +14,14 @@ its sender (cached), far cheaper than the parse and the engine that follow in th
 
 A CT ban given on a server goes to the other servers of its worker at once and to the
 parent, which hands it to every other worker on the same loop turn. A worker that dies is
-started again by the parent (after `RESTART_DELAY`); what came for its servers meanwhile is
-kept (up to `BACKLOG` records a worker) and handed over once it is back, and its state,
-pending commands and ladders come back from the state database as after any restart. The
+started again by the parent (after `RESTART_DELAY`), and its state, pending commands and
+ladders come back from the state database as after any restart. Nothing that reached the
+parent is lost with it: the parent numbers what it relays to a worker (its place) and holds
+each message until the worker says its servers' state database holds it (`KEPT`, every
+`KEPT_EVERY`: a state saved after it is durable); the next worker gets what was not kept,
+first, then what came meanwhile (up to `BACKLOG` messages a worker, held and waiting
+together), and skips what its saved state holds (the place is saved with the state, under
+the parent's run), so each line is handled once. The
 state files are locked by the parent for its children. `jailcore status` reads the database
 and shows every server whichever worker has it.
 
@@ -45,6 +50,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -61,7 +67,9 @@ STOP_GRACE = 30.0  # seconds a worker told to stop (or whose parent is gone) has
 PR_SET_PDEATHSIG = 1  # Linux's prctl option: a signal for this process when its parent ends
 BACKLOG = 100_000
 READ_AT_ONCE = 256  # messages from the parent a worker takes before it lets the loop run the rest
-LINE, BAN = b"L", b"B"  # parent -> worker: a log record for a server, a CT ban; worker -> parent: a CT ban
+LINE, BAN = b"L", b"B"  # parent -> worker: a log record for a server, a CT ban (each with its place); worker -> parent: a CT ban
+KEPT = b"K"  # worker -> parent: its servers' state holds every place up to this one
+KEPT_EVERY = 0.2  # seconds between a worker's words on what it keeps
 CLAIMS, FOREIGN = b"C", b"F"  # worker -> parent: its servers' holds on the log ports; parent -> worker: the other workers'
 
 
@@ -70,13 +78,21 @@ def cores() -> int:
 
 
 class Worker:
-    """One child process and its socket; what comes while it is down waits in `backlog`."""
+    """One child process and its socket. What is relayed to it (a log record, a CT ban) is numbered
+    (its place) and held until the worker says its servers' state database holds it (`keep`): what a
+    worker that died had not made durable, in its socket, its inboxes or its writer's queue, goes to
+    the next one first (`requeue`), which skips what its saved state already holds. What comes while
+    it is down waits in `backlog`. Both together hold at most `BACKLOG` messages."""
 
     def __init__(self, index: int, paths: list[str]):
         self.index, self.paths = index, paths
         self.sock: socket.socket | None = None
         self.proc: asyncio.subprocess.Process | None = None
-        self.backlog: deque[bytes] = deque(maxlen=BACKLOG)
+        self.backlog: deque[tuple[int, bytes]] = deque()  # (place, message) to send; place 0: not relayed, not held
+        self.unkept: deque[tuple[int, bytes]] = deque()  # (place, message) sent, not yet held by the worker's database
+        self.place = 0  # the last place given
+        self.kept = 0  # every place up to this one is held, as the worker said
+        self.lost = 0  # messages let go past BACKLOG
         self.starts = 0
         self.up = asyncio.Event()
 
@@ -84,26 +100,58 @@ class Worker:
         if self.proc is not None and self.proc.returncode is None:
             self.proc.send_signal(signal.SIGTERM)
 
-    def send(self, message: bytes) -> None:
+    def relay(self, kind: bytes, body: bytes) -> None:
+        """A log record or a CT ban for this worker, numbered and held until it is kept."""
+        self.place += 1
+        self.send(kind + self.place.to_bytes(8, "big") + body, self.place)
+
+    def send(self, message: bytes, place: int = 0) -> None:
+        if len(self.backlog) + len(self.unkept) >= BACKLOG:
+            self._let_go()
         if not self.backlog and self.sock is not None and self.up.is_set():
             try:
                 self.sock.send(message)
-                return
             except OSError:  # the worker is behind (or gone): kept, in order, for the next flush
                 pass
-        self.backlog.append(message)
+            else:
+                if place:
+                    self.unkept.append((place, message))
+                return
+        self.backlog.append((place, message))
         self._wait_writable()
 
     def flush(self) -> None:
         while self.backlog and self.sock is not None and self.up.is_set():
+            place, message = self.backlog[0]
             try:
-                self.sock.send(self.backlog[0])
+                self.sock.send(message)
             except OSError:
                 self._wait_writable()
                 return
             self.backlog.popleft()
+            if place:
+                self.unkept.append((place, message))
         if self.sock is not None and not self.backlog:
             asyncio.get_running_loop().remove_writer(self.sock.fileno())
+
+    def keep(self, upto: int) -> None:
+        """The worker's word: its servers' state holds every place up to `upto`."""
+        self.kept = max(self.kept, upto)
+        while self.unkept and self.unkept[0][0] <= self.kept:
+            self.unkept.popleft()
+
+    def requeue(self) -> None:
+        """The worker died: what it had not kept goes to the next one, before what waits."""
+        again = [held for held in self.unkept if held[0] > self.kept]
+        self.unkept.clear()
+        self.backlog.extendleft(reversed(again))
+
+    def _let_go(self) -> None:
+        # The oldest first: one sent long ago is the likeliest to be kept already.
+        (self.unkept if self.unkept else self.backlog).popleft()
+        self.lost += 1
+        if self.lost == 1:
+            log.error("worker %d: more than %d messages wait or are not yet kept; the oldest are let go (counted)", self.index, BACKLOG)
 
     def _wait_writable(self) -> None:
         if self.sock is not None and self.up.is_set():
@@ -127,6 +175,7 @@ class Parent:
         self.locks: list[StateLock] = []
         self.names: list[str] = []
         self.transports: list[asyncio.DatagramTransport] = []
+        self.relay_run = f"{os.getpid()}.{time.time_ns()}"  # the relay's places count afresh in each run of the parent
         self._group: asyncio.TaskGroup | None = None
         for path in ordered:
             self._judge(path)
@@ -148,8 +197,8 @@ class Parent:
         return [claim.to_json() for owner, claim in self.claims.values() if owner is not worker]
 
     def _member(self, worker: Worker, claim: Claim) -> UdpLog:
-        head = LINE + claim.server_name.encode() + b"\0"
-        return UdpLog(lambda record: worker.send(head + record), claim.log_secret, claim.log_allow)
+        head = claim.server_name.encode() + b"\0"
+        return UdpLog(lambda record: worker.relay(LINE, head + record), claim.log_secret, claim.log_allow)
 
     async def run(self) -> int:
         async with process_hooks(self.stop, self.hangup, lambda loop, context: log.error("unexpected error: %s", context.get("message"))):
@@ -219,7 +268,7 @@ class Parent:
             # ends, however it ends, the kernel closes it and the worker reads its end.
             lifeline, held = os.pipe()
             env = {**os.environ, PARENT_HOLDS: str(os.getpid())}
-            args = [sys.executable, "-m", "jailcore.io.workers", "--fd", str(theirs.fileno()), "--lifeline", str(lifeline),
+            args = [sys.executable, "-m", "jailcore.io.workers", "--fd", str(theirs.fileno()), "--lifeline", str(lifeline), "--run", self.relay_run,
                     "--names", json.dumps(self.names), "--others", json.dumps(self.others(worker)), *worker.paths]
             try:
                 worker.proc = await asyncio.create_subprocess_exec(*args, pass_fds=[theirs.fileno(), lifeline], env=env)
@@ -239,6 +288,7 @@ class Parent:
             worker.up.clear()
             worker.sock = None
             mine.close()
+            worker.requeue()
             if self.stopping.is_set():
                 return
             log.error("worker %d (%s) ended with %s; starting it again", worker.index, ", ".join(Path(p).stem for p in worker.paths), code)
@@ -253,10 +303,12 @@ class Parent:
             if message == b"R":  # the worker serves: what waited goes to it now
                 worker.up.set()
                 worker.flush()
+            elif message[:1] == KEPT:
+                worker.keep(int.from_bytes(message[1:9], "big"))
             elif message[:1] == BAN:  # a CT ban given on one of its servers: every other worker, now
                 for other in self.workers:
                     if other is not worker:
-                        other.send(message)
+                        other.relay(BAN, message[1:])
             elif message[:1] == CLAIMS:
                 self._claimed(worker, [Claim(**c) for c in json.loads(message[1:])])
 
@@ -335,6 +387,7 @@ def worker_main(argv: list[str]) -> int:
     parser.add_argument("--lifeline", type=int, default=-1)
     parser.add_argument("--names", default="[]")
     parser.add_argument("--others", default="[]")
+    parser.add_argument("--run", default="")
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
@@ -346,7 +399,7 @@ def worker_main(argv: list[str]) -> int:
     sock.setblocking(False)
     fleet = Fleet(args.paths, routed=True, foreign=[Claim(**c) for c in json.loads(args.others)])
     names = set(json.loads(args.names))
-    by_name = {d.server: d for d in fleet.daemons}
+    relay = Relay(fleet, args.run, names)
 
     def outward(ban: dict[str, Any]) -> None:
         try:
@@ -368,10 +421,6 @@ def worker_main(argv: list[str]) -> int:
         except OSError as exc:
             log.error("the servers' log ports could not be told to the parent: %s", exc)
 
-    for daemon in fleet.daemons:
-        if daemon.mqtt is not None:
-            daemon.mqtt.local |= names  # the servers of the other workers get their bans from the parent
-
     def heard() -> None:
         # At most READ_AT_ONCE messages a call: a line is handled in this very call when its server
         # is idle, and a backlog drained in one go would hold the loop (a CT ban's doors, RCON's
@@ -383,18 +432,37 @@ def worker_main(argv: list[str]) -> int:
                 return
             kind = message[:1]
             if kind == LINE:
-                name, _, record = message[1:].partition(b"\0")
-                daemon = by_name.get(name.decode()) or _joined(fleet, by_name, name.decode())
-                if daemon is not None:
+                place = int.from_bytes(message[1:9], "big")
+                relay.top = place
+                name, _, record = message[9:].partition(b"\0")
+                daemon = relay.servers.get(name) or relay.joined(name)
+                if daemon is not None and place > relay.skip[name]:
                     daemon.udp.received += 1
-                    daemon.record(record)
+                    relay.given[name] = place
+                    daemon.record(record, place)
             elif kind == BAN:
-                ban = ctban_message(json.loads(message[1:]), fleet.relay_refused, "a CT ban of another worker")
+                place = int.from_bytes(message[1:9], "big")
+                relay.top = place
+                ban = ctban_message(json.loads(message[9:]), fleet.relay_refused, "a CT ban of another worker")
                 if ban is not None:  # typed once for all of them
-                    for daemon in fleet.daemons:
-                        daemon.inbox.put(PeerBan(ban))
+                    for name, daemon in relay.servers.items():
+                        if place > relay.skip[name]:
+                            relay.given[name] = place
+                            daemon.inbox.put(PeerBan(ban, place))
             elif kind == FOREIGN:
                 fleet.foreign = [Claim(**c) for c in json.loads(message[1:])]
+
+    async def tell_kept() -> None:
+        said = 0
+        while True:
+            await asyncio.sleep(KEPT_EVERY)
+            kept = relay.kept()
+            if kept > said:
+                try:
+                    sock.send(KEPT + kept.to_bytes(8, "big"))
+                except OSError:
+                    continue  # full: said next time; the parent gone: its lifeline says so
+                said = kept
 
     def orphaned() -> None:
         """The lifeline's end: the parent is gone (a kill -9 tells no one). A worker left running
@@ -419,6 +487,8 @@ def worker_main(argv: list[str]) -> int:
             os.set_blocking(args.lifeline, False)
             loop.add_reader(args.lifeline, orphaned)
         task = asyncio.create_task(fleet.run())
+        kept = asyncio.create_task(tell_kept())
+        task.add_done_callback(lambda _: kept.cancel())
         ready = asyncio.create_task(fleet.ready.wait())
         await asyncio.wait([ready, task], return_when=asyncio.FIRST_COMPLETED)  # a fleet that ends first is not waited for
         if ready.done():
@@ -456,11 +526,45 @@ def stop_or_end(stop: Any) -> None:
     stop()
 
 
-def _joined(fleet: Any, by_name: dict[str, Any], name: str) -> Any:
-    """A server whose config was fixed after the start: found once it has joined."""
-    for daemon in fleet.daemons:
-        by_name.setdefault(daemon.server, daemon)
-    return by_name.get(name)
+class Relay:
+    """A worker's side of its parent's relay: which server each numbered message is for, what
+    each server's saved state already holds (skipped when the parent sends it again after a
+    restart), and what all of them hold for good (`kept`, told to the parent)."""
+
+    def __init__(self, fleet: Any, run: str, names: set[str]):
+        self.fleet, self.run, self.names = fleet, run, names
+        self.servers: dict[bytes, Any] = {}  # the server's name as the relay's messages carry it -> its daemon
+        self.skip: dict[bytes, int] = {}  # the last place its saved state holds, as it started here
+        self.given: dict[bytes, int] = {}  # the last place handed to it
+        self.top = 0  # the last place heard
+        for daemon in fleet.daemons:
+            self._follow(daemon)
+
+    def _follow(self, daemon: Any) -> None:
+        name = daemon.server.encode()
+        daemon.relayed = True
+        self.skip[name] = daemon.session.relayed_by(self.run)
+        self.servers[name] = daemon
+        if daemon.mqtt is not None:
+            daemon.mqtt.local |= self.names  # the servers of the other workers get their bans from the parent
+
+    def joined(self, name: bytes) -> Any:
+        """A server whose config was fixed after the start: found once it has joined."""
+        for daemon in self.fleet.daemons:
+            if daemon.server.encode() not in self.servers:
+                self._follow(daemon)
+        return self.servers.get(name)
+
+    def kept(self) -> int:
+        """Every place up to this one is held by its server's state database (or went to no server)."""
+        floor = self.top
+        for name, daemon in self.servers.items():
+            given = self.given.get(name, 0)
+            if given and not daemon.stopping.is_set():
+                kept = daemon.kept()
+                if kept < given:
+                    floor = min(floor, kept)
+        return floor
 
 
 def main_workers(paths: list[str], workers: int) -> int:

@@ -19,9 +19,11 @@ if TYPE_CHECKING:  # the command line reads rows through these classes without l
 
 @attrs.frozen(slots=True)
 class LogRecord:
-    """One log record of this server (the bytes after the remote-log header)."""
+    """One log record of this server (the bytes after the remote-log header); `place`, its number
+    in the relay of a `run --workers` parent (0: it came straight from the socket)."""
 
     data: bytes
+    place: int = 0
 
 
 @attrs.frozen(slots=True)
@@ -77,6 +79,7 @@ class PeerBan:
     (`log.inbound`), or as a server of this process told it (plain JSON, typed here)."""
 
     ban: NetworkBan | NetworkLift | dict[str, Any]
+    place: int = 0  # its number in the relay of a `run --workers` parent, as a `LogRecord`'s
 
 
 @attrs.frozen(slots=True)

@@ -149,6 +149,11 @@ class Session:
         self._fixed = config_parts(config)  # the standing's parts that only a reload changes
         self.server = config.server_name
         self.engine = Engine(config, snapshot)  # a snapshot that is not ours raises here, before anything is done
+        # `run --workers`: the relay this state follows (its parent's run) and the last of its places taken, saved
+        # with the state, so a worker started again skips exactly what its saved state already holds.
+        self.relay, self.place = "", 0
+        saved = snapshot.get("relay") if snapshot else None
+        self._saved_relay = (saved[0], saved[1]) if isinstance(saved, list) and len(saved) == 2 and isinstance(saved[1], int) else None
         self.parser = LogParser(self._needed())  # lines no enabled rule reads are only counted
         self.ids = ids
         self.outbox = Outbox()
@@ -210,7 +215,22 @@ class Session:
     def _needed(self) -> frozenset[str]:
         return self.engine.needed_kinds()
 
+    def relayed_by(self, run: str) -> int:
+        """This state follows the relay of parent run `run` from now on; the last of its places the
+        saved state holds (0 if it was saved under another run, or none)."""
+        self.relay = run
+        if self._saved_relay is not None and self._saved_relay[0] == run:
+            self.place = max(self.place, self._saved_relay[1])
+        return self.place
+
+    @property
+    def unsaved(self) -> bool:
+        """The state changed since it was last saved."""
+        return self.dirty or self.drift or self.decided
+
     def _record(self, record: i.LogRecord) -> list[Effect]:
+        if record.place:
+            self.place = record.place
         event = self.parser.parse(record.data)
         if event is None:
             return []
@@ -588,7 +608,10 @@ class Session:
         # (the link unchanged) stayed off `status --mqtt` until the next change.
         self._state_wanted = self._state_wanted or bool(self.config.mqtt_url)
         self._snapshot_due = self.now + SNAPSHOT_EVERY
-        snapshot = jsontext.dumps(self.engine.snapshot())
+        state = self.engine.snapshot()
+        if self.place:
+            state["relay"] = [self.relay, self.place]
+        snapshot = jsontext.dumps(state)
         return Write(SaveState(self.server, snapshot, jsontext.dumps(standing(self.engine, self.config, self._fixed)), self.engine.state.time or ""))
 
     def _keep_lines(self) -> Write:
@@ -647,6 +670,8 @@ class Session:
     # -- the network ----------------------------------------------------------------------------
 
     def _peer_ban(self, peer: i.PeerBan) -> list[Effect]:
+        if peer.place:
+            self.place = peer.place
         ban = peer.ban
         message = ban if isinstance(ban, NetworkBan | NetworkLift) else ctban_message(ban, self.engine.refused, "network CT ban")
         if message is None:  # refused, counted and said by the engine's refusals
