@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -311,3 +312,66 @@ async def test_what_a_worker_had_not_made_durable_when_it_died_goes_to_the_next_
         await asyncio.wait_for(proc.wait(), 60)
         for sim in sims.values():
             await sim.stop()
+
+
+def kernel_queue(port: int) -> tuple[int, int]:
+    """The bytes waiting in the receive queue of the UDP socket on 127.0.0.1:`port`, and its drops."""
+    for line in Path("/proc/net/udp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[1] == f"0100007F:{port:04X}":
+            return int(fields[4].split(":")[1], 16), int(fields[-1])
+    raise AssertionError(f"no UDP socket on 127.0.0.1:{port}")
+
+
+async def test_a_flood_costs_the_flooded_server_its_own_lines_not_a_neighbours_on_its_port_and_worker(tmp_path):
+    """f and v share a port and a worker; the worker falls behind (stopped here) while f floods with
+    its own secret: 130,000 lines, more than the parent holds for a worker. The one queue the parent
+    kept for the worker let go of the oldest, whichever server's: v's offence among them. Each
+    server's lines now wait in a queue of its own, and only f's excess is dropped (counted)."""
+    listen = f"127.0.0.1:{free_udp_port()}"
+    host, port = listen.rsplit(":", 1)
+    v = SimServer(password="pw", secret="2222")
+    paths = {"f": server_config(tmp_path / "f.toml", "f", 1, tmp_path / "f.sqlite3", listen, "1111"),
+             "g": server_config(tmp_path / "g.toml", "g", 1, tmp_path / "g.sqlite3", listen, "3333"),
+             "v": server_config(tmp_path / "v.toml", "v", await v.start(), tmp_path / "v.sqlite3", listen, "2222")}
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", "--workers", "2",
+                                                *[a for p in paths.values() for a in ("--config", p)],
+                                                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.DEVNULL)
+    flood = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    worker = 0
+    try:
+        await until(lambda: all(n in status(tmp_path / f"{n}.sqlite3") for n in paths) and len(children(proc.pid)) == 2, timeout=30)
+        (worker,) = serving(proc.pid, paths["v"])
+        assert serving(proc.pid, paths["f"]) == [worker]  # f and v in one worker, g in the other
+        await v.log_to_daemon((host, int(port)))
+        warden, _ = populate(v, prisoners=3)
+        v.flush()
+        await until(lambda: status(tmp_path / "v.sqlite3")["v"]["round"] == 2, timeout=15)
+        _, drops = kernel_queue(int(port))
+        os.kill(worker, signal.SIGSTOP)
+
+        async def flood_lines(count: int) -> None:
+            line = b'\xff\xff\xff\xffS1111L 12/01/2026 - 20:00:00: "Flood<7><STEAM_1:0:7><TERRORIST>" say "flood"\n'
+            for _ in range(count // 1000):
+                for _datagram in range(1000):
+                    flood.sendto(line, (host, int(port)))
+                await until(lambda: kernel_queue(int(port))[0] < 256 * 1024, timeout=30)  # the parent read them: none dropped for want of room
+
+        await flood_lines(20_000)  # the worker's socket is full: what follows waits in the parent
+        v.round_end()
+        v.round_start()
+        v.make_warden(warden)
+        for p in ("a", "b", "c"):
+            v.say(warden, f"!prohibit {p}")  # the third: an offence
+        v.flush()
+        await flood_lines(110_000)
+        assert kernel_queue(int(port))[1] == drops  # the kernel dropped nothing: all of it reached jailcore
+        os.kill(worker, signal.SIGCONT)
+        await until(lambda: sent(v, "jb_cancel_prohibition"), timeout=60)
+    finally:
+        if worker:
+            os.kill(worker, signal.SIGCONT)
+        flood.close()
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(proc.wait(), 60)
+        await v.stop()

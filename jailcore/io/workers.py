@@ -52,12 +52,13 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.lock import PARENT_HOLDS, LockedError, StateLock
-from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, Claim, SharedLog, UdpLog, listen_udp, log_clash
+from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, Claim, Intake, SharedLog, UdpLog, listen_udp, log_clash
 from jailcore.io.process import process_hooks, run_loop
 
 log = logging.getLogger("jailcore")
@@ -95,6 +96,8 @@ class Worker:
         self.lost = 0  # messages let go past BACKLOG
         self.starts = 0
         self.up = asyncio.Event()
+        self.waiting = False  # for the socket to take more (`flush` when it does)
+        self.drained: Callable[[], None] | None = None  # the socket took all that waited: the ports' held records may come
 
     def terminate(self) -> None:
         if self.proc is not None and self.proc.returncode is None:
@@ -131,8 +134,11 @@ class Worker:
             self.backlog.popleft()
             if place:
                 self.unkept.append((place, message))
-        if self.sock is not None and not self.backlog:
+        if self.sock is not None and not self.backlog and self.waiting:
+            self.waiting = False
             asyncio.get_running_loop().remove_writer(self.sock.fileno())
+            if self.drained is not None:
+                self.drained()
 
     def keep(self, upto: int) -> None:
         """The worker's word: its servers' state holds every place up to `upto`."""
@@ -154,7 +160,8 @@ class Worker:
             log.error("worker %d: more than %d messages wait or are not yet kept; the oldest are let go (counted)", self.index, BACKLOG)
 
     def _wait_writable(self) -> None:
-        if self.sock is not None and self.up.is_set():
+        if self.sock is not None and self.up.is_set() and not self.waiting:
+            self.waiting = True  # once: a flood would ask the kernel again for every line it sends
             asyncio.get_running_loop().add_writer(self.sock.fileno(), self.flush)
 
 
@@ -174,7 +181,7 @@ class Parent:
         self.configs: dict[str, Config] = {}  # path -> the config taken at start (its port opened, its state file locked)
         self.locks: list[StateLock] = []
         self.names: list[str] = []
-        self.transports: list[asyncio.DatagramTransport] = []
+        self.transports: list[Intake] = []
         self.relay_run = f"{os.getpid()}.{time.time_ns()}"  # the relay's places count afresh in each run of the parent
         self._group: asyncio.TaskGroup | None = None
         for path in ordered:
@@ -198,7 +205,14 @@ class Parent:
 
     def _member(self, worker: Worker, claim: Claim) -> UdpLog:
         head = claim.server_name.encode() + b"\0"
-        return UdpLog(lambda record: worker.relay(LINE, head + record), claim.log_secret, claim.log_allow)
+        member = UdpLog(lambda record: worker.relay(LINE, head + record), claim.log_secret, claim.log_allow)
+        member.hold = lambda: worker.waiting  # its worker is behind: its lines wait in its own queue of the port
+        worker.drained = self._wake
+        return member
+
+    def _wake(self) -> None:
+        for intake in self.transports:
+            intake.wake()
 
     async def run(self) -> int:
         async with process_hooks(self.stop, self.hangup, lambda loop, context: log.error("unexpected error: %s", context.get("message"))):
@@ -285,6 +299,8 @@ class Parent:
                 os.close(held)
             loop.remove_reader(mine.fileno())
             loop.remove_writer(mine.fileno())
+            worker.waiting = False
+            self._wake()  # its servers' lines wait in its backlog now, for the next one
             worker.up.clear()
             worker.sock = None
             mine.close()
