@@ -342,7 +342,11 @@ class Intake:
     def _drain(self) -> None:
         turns, queues, budget = self.turns, self.queues, TURN
         try:
-            while turns and budget > 0:
+            # One turn each a call: between two, the loop reads the port again (a server far behind must not keep
+            # the reader from it: the kernel would drop at random what it cannot hold meanwhile).
+            for _ in range(len(turns)):
+                if budget <= 0:
+                    break
                 member = turns.popleft()
                 if member.hold is not None and member.hold():
                     self.held.append(member)
