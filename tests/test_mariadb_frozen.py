@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from contextlib import asynccontextmanager
 
 from jailcore.config.config import load
 from jailcore.sim.simserver import SimServer
@@ -60,16 +61,29 @@ def answers(store) -> bool:
     return True
 
 
-async def test_a_frozen_database_never_stalls_the_loop_and_loses_nothing(tmp_path):
+@asynccontextmanager
+async def jail_on_mariadb(tmp_path):
+    """A MariaDB server of the test's own, a simulated game server, and the config of server `jail`
+    on both (`[rcon] timeout = 1.0`, config_text's); mariadbd is never left stopped."""
     server = started(tmp_path / "db")
     try:
         url = server.database()
         sim = SimServer(password="pw")
         port = await sim.start()
-        # A command waits for its rows to be durable: here until the writer's hang watch takes the frozen
-        # server for away (HANG, then a probe of LOOP_TIMEOUT) and journals them. The session's RCON timeout
-        # (1 s, config_text's) counts from when the command left (`Sent`), and not while the loop was held.
         text = config_text(port, tmp_path / "jail.sqlite3", rest=f'url = "{url}"\n').replace('name = "t"', 'name = "jail"')
+        assert "timeout = 1.0" in text
+        yield server, url, sim, text
+    finally:
+        if server.proc is not None:
+            os.kill(server.proc.pid, signal.SIGCONT)  # never leave it stopped: a stopped mariadbd ignores SIGTERM
+        server.stop()
+
+
+async def test_a_frozen_database_never_stalls_the_loop_and_loses_nothing(tmp_path):
+    # A command waits for its rows to be durable: here until the writer's hang watch takes the frozen
+    # server for away (HANG, then a probe of LOOP_TIMEOUT) and journals them. The session's RCON timeout
+    # (1 s) counts from when the command left (`Sent`), and not while the loop was held.
+    async with jail_on_mariadb(tmp_path) as (server, url, sim, text):
         async with running(load(text, "<t>", {}), sim) as daemon:
             warden, _ = populate(sim)
             sim.flush()
@@ -136,10 +150,6 @@ async def test_a_frozen_database_never_stalls_the_loop_and_loses_nothing(tmp_pat
         assert len(rows) == 8 and len({r["id"] for r in rows}) == 8  # a warning and a cancel for each of 4, none doubled
         assert {r["status"] for r in rows if r["id"] != warned} == {"delivered"}, [(r["id"], r["action"], r["status"]) for r in rows]
         assert not [text for text in admin.chat if "already" in text]  # the pardon refused in the freeze was never written
-    finally:
-        if server.proc is not None:
-            os.kill(server.proc.pid, signal.SIGCONT)  # never leave it stopped: a stopped mariadbd ignores SIGTERM
-        server.stop()
 
 
 async def test_a_ct_ban_given_while_the_database_is_frozen_is_sent_with_a_one_second_timeout(tmp_path):
@@ -147,13 +157,7 @@ async def test_a_ct_ban_given_while_the_database_is_frozen_is_sent_with_a_one_se
     hang watch, then the journal), and the clock counted that wait as the game's silence: 3 tries,
     `failed`, and the command never left (docs/guarantees.md: the timeout counts from the moment it
     left for the game)."""
-    server = started(tmp_path / "db")
-    try:
-        url = server.database()
-        sim = SimServer(password="pw")
-        port = await sim.start()
-        text = config_text(port, tmp_path / "jail.sqlite3", rest=f'url = "{url}"\n').replace('name = "t"', 'name = "jail"')
-        assert "timeout = 1.0" in text
+    async with jail_on_mariadb(tmp_path) as (server, url, sim, text):
         async with running(load(text, "<t>", {}), sim) as daemon:
             warden, _ = await settled(sim, daemon)
             special_days(sim, warden, 2)  # allowed, then a slay: the next one is the CT ban
@@ -184,7 +188,3 @@ async def test_a_ct_ban_given_while_the_database_is_frozen_is_sent_with_a_one_se
             reader.close()
         assert [(r["action"], r["status"]) for r in rows if r["action"] == "ctban"] == [("ctban", "delivered")]
         assert "failed" not in {r["status"] for r in rows}, [(r["action"], r["status"], r["reply"]) for r in rows]
-    finally:
-        if server.proc is not None:
-            os.kill(server.proc.pid, signal.SIGCONT)
-        server.stop()
