@@ -34,7 +34,7 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.io.daemon import Daemon
 from jailcore.io.logsource import RECEIVE_BUFFER, Claim, SharedLog, listen_udp, log_clash
 from jailcore.io.parts import ID_BLOCK
-from jailcore.io.process import last_word, process_hooks, run_loop, signature, stopped_servers, until
+from jailcore.io.process import Edits, last_word, process_hooks, run_loop, stopped_servers, until
 from jailcore.log.inbound import Refusals, ctban_message
 from jailcore.session.inputs import PeerBan
 from jailcore.session.session import Ids
@@ -213,18 +213,15 @@ class Fleet:
     async def _watch_refused(self) -> None:
         """A config refused at start is read again when its file changes: once it is right,
         its server joins the running ones (the same as a reload for a running server)."""
-        seen = {path: signature(Path(path)) for path in self.refused}
+        edits = Edits(self.refused)
         while not await until(self.stopping, self.watch_interval):
-            for path in list(self.refused):
-                now = signature(Path(path))
-                if now is None or now == seen.get(path):
-                    continue
-                seen[path] = now
+            for path in edits.changed():
                 del self.refused[path]
                 count = len(self.daemons)
                 self._add(path, self._load, self._options)
                 if len(self.daemons) == count:
                     continue  # refused again, and said so
+                edits.forget(path)  # its daemon watches it from now on
                 daemon = self.daemons[-1]
                 self._wire(daemon, 0.5)
                 self._claims_changed()

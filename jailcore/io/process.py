@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,26 @@ def signature(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+class Edits:
+    """Which of some files changed since the last look (mtime, size, inode): a daemon's config, a
+    fleet's refused ones. A file that is gone has not changed until it is back."""
+
+    def __init__(self, paths: Iterable[str] = ()):
+        self.seen = {path: signature(Path(path)) for path in paths}
+
+    def changed(self) -> list[str]:
+        out = []
+        for path, before in self.seen.items():
+            now = signature(Path(path))
+            if now is not None and now != before:
+                self.seen[path] = now
+                out.append(path)
+        return out
+
+    def forget(self, path: str) -> None:
+        self.seen.pop(path, None)
 
 
 @asynccontextmanager

@@ -10,14 +10,13 @@ import functools
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.logsource import AllowList, UdpLog, follow_file
 from jailcore.io.mqtt import MqttLink
 from jailcore.io.parts import Parts
-from jailcore.io.process import signature, until
+from jailcore.io.process import Edits, until
 from jailcore.io.rcon import RconClient, RconUnavailable
 from jailcore.io.supervisor import Supervisor
 from jailcore.session import inputs as si
@@ -107,12 +106,10 @@ def read_config(path: str | None, why: str, vet: Vet | None) -> si.ConfigRead:
 async def watch_config(path: str, interval: float, put: Put, vet: Vet | None) -> None:
     """An edit of the config file is read at once; whatever the file holds (any bytes), the
     watcher keeps watching."""
-    seen = signature(Path(path))
+    edits = Edits([path])
     while True:
         await asyncio.sleep(interval)
-        now = signature(Path(path))
-        if now != seen and now is not None:
-            seen = now
+        if edits.changed():
             put(read_config(path, "changed", vet))
 
 
