@@ -33,6 +33,7 @@ from jailcore.engine.rules import ORDER
 from jailcore.engine.rules.base import Rule, SettingsT
 from jailcore.engine.settings import Ladder, RuleSettings
 from jailcore.log.errors import ConfigError as ConfigError  # the family is the config's own error: callers import it from here
+from jailcore.log.limits import KEY
 from jailcore.log.numbers import CELL_MAX, whole
 
 
@@ -388,6 +389,9 @@ def _check(path: tuple[Any, ...], key: str, given: dict[str, Any], spec: tuple[A
         return fresh
     if kind == _RULEBOOKS:
         return ([value] if value else []) if isinstance(value, str) else value
+    if kind is str and (key == "ref" or (*path, key) == ("server", "name")) and len(value) > KEY:
+        fail((*path, key), f"at most {KEY} characters (the state database's column), got {len(value)}")  # log/limits.py
+        return fresh
     if kind is int and value < 0:
         fail((*path, key), f"must not be negative, got {value}")
     return float(value) if kind is float else value

@@ -16,8 +16,10 @@ import attrs
 import cattrs
 
 from jailcore.log import events as ev
+from jailcore.log import limits
 from jailcore.log.errors import StateError
 from jailcore.log.inbound import NetworkBan, Refusals, typed
+from jailcore.log.limits import fit
 
 CT, T = ev.CT, ev.T
 PLAYING = (CT, T)
@@ -241,6 +243,9 @@ def _restore(data: dict[str, Any], rule_states: dict[str, type], refused: Refusa
     return state
 
 
+_SAVED_TEXT = {"name": limits.NAME, "ref": limits.KEY, "origin": limits.KEY, "by": limits.KEY, "reason": limits.TEXT}
+
+
 def _ban_fits(key: Any, ban: Any, refused: Refusals) -> bool:
     """One saved CT ban read as the network's schema reads a ban: a bad one is refused alone."""
     if not isinstance(ban, dict):
@@ -252,6 +257,10 @@ def _ban_fits(key: Any, ban: Any, refused: Refusals) -> bool:
     # A ban of ours may name a player without a SteamID (a bot, a LAN player: `#userid`);
     # every other field is read as the network's schema reads it.
     fields = {k: ban[k] for k in ("name", "until", "rounds", "ref", "reason", "origin", "by") if k in ban}
+    # Its texts are measured as they were when it was saved (a ref of an older config may be
+    # longer than the network now takes: the ban is kept, its row's copy is cut by the store);
+    # its time and numbers are read as any other (a `until` past the calendar is refused).
+    fields = {k: fit(v, _SAVED_TEXT[k]) if k in _SAVED_TEXT and isinstance(v, str) else v for k, v in fields.items()}
     if typed(NetworkBan, {**fields, "steamid": "STEAM_0:0:0"}, refused, ban["steamid"][:60]) is None:
         return False
     if type(ban.get("since", 0)) is not int or type(ban.get("fresh", True)) is not bool or type(ban.get("row")) not in (int, type(None)):

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from jailcore.log import events as ev
+from jailcore.log.limits import NAME, STEAMID
 from jailcore.log.shimlines import WORLD_LINES, Malformed, number, shim_event
 
 _V = TypeVar("_V")
@@ -442,5 +443,10 @@ def _team(raw: str) -> str:
 
 
 def _player(m: re.Match[str]) -> ev.Player:
+    """An identity's player. A name or a SteamID longer than any game writes (CS:GO's names
+    are 128 bytes) is a forged line, refused here (Malformed, counted) rather than stored
+    cut or failing the state database's column (log/limits.py)."""
     team = m.group(4)
+    if len(m.group(1)) > NAME or len(m.group(3)) > STEAMID:
+        raise Malformed(f"a player's name over {NAME} or SteamID over {STEAMID} characters: no game writes one")
     return ev.Player(m.group(1), int(m.group(2)), m.group(3), _TEAMS.get(team, team) if team else None)

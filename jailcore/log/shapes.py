@@ -13,7 +13,8 @@ from typing import Any
 import attrs
 from attrs import validators as v
 
-from jailcore.log.inbound import MAX_MINUTES, MAX_ROUNDS, Refusals, _count, _log_time, _short, _steamid, _text, json_of, strict, typed
+from jailcore.log.inbound import MAX_MINUTES, MAX_ROUNDS, Refusals, _count, _log_time, _name, _short, _steamid, _text, _upto, json_of, strict, typed
+from jailcore.log.limits import STEAMID
 
 # -- the network: a server's retained state (`jailcore status --mqtt`) -----------------------
 
@@ -173,8 +174,8 @@ TEAMS = ("TERRORIST", "CT", "Spectator", "Unassigned", "T", "")
 @attrs.frozen
 class ShimPlayer:
     userid: int = attrs.field(validator=_count(1 << 31))
-    steamid: str = attrs.field(default="", validator=_short)
-    name: str = attrs.field(default="", validator=_text)
+    steamid: str = attrs.field(default="", validator=_upto(STEAMID))
+    name: str = attrs.field(default="", validator=_name)
     team: str = attrs.field(default="Unassigned", validator=v.in_(TEAMS))
     alive: bool = False
     gagged: bool = False
@@ -212,7 +213,7 @@ class CtBanRequest:
 
     id: int
     steamid: str = attrs.field(validator=_steamid)
-    name: str = attrs.field(default="", validator=_text)
+    name: str = attrs.field(default="", validator=_name)
     minutes: int | None = attrs.field(default=None, validator=_count(MAX_MINUTES))
     rounds: int | None = attrs.field(default=None, validator=_count(MAX_ROUNDS))
     reason: str = attrs.field(default="", validator=_text)

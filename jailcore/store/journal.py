@@ -71,6 +71,9 @@ class Journal:
         self.db.execute("PRAGMA synchronous=FULL")  # the only copy of these writes until the server is back
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         self.db.execute("CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY, ops TEXT NOT NULL)")
+        # Rows the database refused for their values (too long, a character its charset lacks, a
+        # duplicate): kept here for an operator, never replayed (store.mariadb `_set_aside`).
+        self.db.execute("CREATE TABLE IF NOT EXISTS aside (id INTEGER PRIMARY KEY, time TEXT NOT NULL, why TEXT NOT NULL, op TEXT NOT NULL)")
         row = self.db.execute("SELECT value FROM meta WHERE key = 'origin'").fetchone()
         if row is None:
             self.origin = uuid.uuid4().hex
@@ -89,6 +92,12 @@ class Journal:
         if row is None:
             return None
         return int(row[0]), [(sql, params, bool(many)) for sql, params, many in json.loads(row[1])]
+
+    def set_aside(self, why: str, op: Op) -> None:
+        from datetime import datetime
+
+        self.db.execute("INSERT INTO aside (time, why, op) VALUES (?, ?, ?)",
+                        (datetime.now().isoformat(timespec="seconds"), why, json.dumps(list(op), ensure_ascii=False, default=str)))
 
     def done(self, seq: int) -> None:
         self.db.execute("DELETE FROM journal WHERE seq = ?", (seq,))

@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
+from jailcore.log.limits import KEY, TIME, TOPIC, WORD, fit, fit_text, fit_text_or_none
 from jailcore.log.logtime import plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
-from jailcore.store.rows import WritesRows
+from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, link_values, request_values
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes, so `tail` and `ctban list` start at once
     from jailcore.session import effects as fx
@@ -339,16 +340,7 @@ class Store(WritesRows, KeepsAccounts):
     # -- audit log / outbox --------------------------------------------------------------
 
     def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus, row_id: int | None = None) -> int:
-        t = action.target
-        cur = self._write(
-            "INSERT INTO audit (id, server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                row_id, server, action.time, action.round, day, action.action, action.rule, action.ref,
-                t.userid if t else None, t.steamid if t else None, t.name if t else None,
-                action.reason, json.dumps(action.to_json(), ensure_ascii=False), command, status,
-            ),
-        )
+        cur = self._write(AUDIT_INSERT, audit_values(row_id, server, action, day, command, status))
         return _inserted(cur)
 
     def mark_sent(self, row_ids: list[int]) -> None:
@@ -358,7 +350,7 @@ class Store(WritesRows, KeepsAccounts):
             self.db.executemany(f"UPDATE audit SET reply = '{SENT}' WHERE id = ? AND status = 'pending'", [(i,) for i in row_ids])
 
     def mark(self, row_id: int, status: str, reply: str | None) -> None:
-        self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (status, reply, row_id))
+        self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (fit(status, WORD), fit_text_or_none(reply), row_id))
 
     def skip_ids(self, gap: int) -> None:
         """Audit ids go on `gap` above the last one: a row sent but lost before its commit
@@ -382,15 +374,15 @@ class Store(WritesRows, KeepsAccounts):
 
     def in_game_ctban(self, g: fx.InGameCtBan) -> None:
         self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, by, time, applied_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (g.server, g.steamid, g.name, g.minutes, g.rounds, int(g.lift), g.reason, g.by,
-                                                            g.when, g.when))
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*request_values(g.server, g.steamid, g.name, g.minutes, g.rounds, g.lift, g.reason, g.by, g.when), fit(g.when, TIME)))
 
 
     def keep_lines(self, row: fx.KeepLines) -> None:
         if not row.lines:
             return
         self._begin()
-        self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", row.lines)
+        self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", line_values(row.lines))
         if clock.monotonic() >= self._prune_due:
             self._prune_due = clock.monotonic() + PRUNE_EVERY
             self.prune_lines(plus_minutes(row.lines[-1][2], -row.keep_days * 1440))
@@ -446,7 +438,7 @@ class Store(WritesRows, KeepsAccounts):
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write(
             "INSERT INTO pardons (server, action_id, by, reason, time) VALUES (?, ?, ?, ?, ?)",
-            (row["server"], action_id, by, reason, when),
+            (row["server"], action_id, fit(by, KEY), fit_text(reason), fit(when, TIME)),
         )
         self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
@@ -461,7 +453,7 @@ class Store(WritesRows, KeepsAccounts):
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write(
             "INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, by, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (server, steamid, name, minutes, rounds, int(lift), reason, by, when),
+            request_values(server, steamid, name, minutes, rounds, lift, reason, by, when),
         )
         self.commit()
         return _inserted(cur)
@@ -487,7 +479,7 @@ class Store(WritesRows, KeepsAccounts):
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write(
             "INSERT INTO answers (server, action_id, answer, by, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
-            (row["server"], action_id, answer, by, reason, when),
+            (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)),
         )
         self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
@@ -500,7 +492,7 @@ class Store(WritesRows, KeepsAccounts):
 
     def note_answer(self, row_id: int, note: str) -> None:
         """Why an answer waits (the player is away): said to the admin once."""
-        self._write("UPDATE answers SET note = ? WHERE id = ?", (note, row_id))
+        self._write("UPDATE answers SET note = ? WHERE id = ?", (fit_text(note), row_id))
 
     def proposal_row(self, server: str, number: int) -> int | None:
         """The audit id of the engine's proposal `number` (its `propose` row)."""
@@ -512,7 +504,7 @@ class Store(WritesRows, KeepsAccounts):
     def applied(self, table: Literal["pardons", "ctban_requests", "answers"], row_id: int, when: str) -> None:
         if table not in ("pardons", "ctban_requests", "answers"):  # the name goes into the SQL: never trust a caller with it
             raise StoreError(f"no request table {table!r}")
-        self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
+        self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (fit(when, TIME), row_id))
 
     def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str,
                   daemon: str = "running", dropped: str = "") -> None:
@@ -523,7 +515,7 @@ class Store(WritesRows, KeepsAccounts):
             "INSERT INTO link (server, rcon, outbox, last_line, mode, updated, daemon, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(server) DO UPDATE SET rcon = excluded.rcon, outbox = excluded.outbox, last_line = excluded.last_line, "
             "mode = excluded.mode, updated = excluded.updated, daemon = excluded.daemon, dropped = excluded.dropped",
-            (server, rcon, outbox, last_line, mode, when, daemon, dropped),
+            link_values(server, rcon, outbox, last_line, mode, when, daemon, dropped),
         )
 
     # -- MQTT messages the broker never took (kept across a stop) ------------------------------
@@ -531,7 +523,7 @@ class Store(WritesRows, KeepsAccounts):
     def keep_messages(self, server: str, messages: list[tuple[str, str, bool]]) -> None:
         self._write("DELETE FROM mqtt_outbox WHERE server = ?", (server,))
         self.db.executemany("INSERT INTO mqtt_outbox (server, topic, payload, retain) VALUES (?, ?, ?, ?)",
-                            [(server, t, p, int(r)) for t, p, r in messages])
+                            [(fit(server, KEY), fit(t, TOPIC), p, int(r)) for t, p, r in messages])
         self.commit()
 
     def kept_messages(self, server: str) -> list[tuple[str, str, bool]]:
