@@ -63,7 +63,9 @@ async def test_a_long_ref_a_long_name_and_a_refused_row_never_stop_a_mariadb_dae
     sim = SimServer(password="pw")
     port = await sim.start()
     rest = f'url = "{mariadb}"\n[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n[network]\nkey = "{KEY}"\n'
-    config = load(config_text(port, tmp_path / "jail.sqlite3", rest=rest).replace('name = "t"', 'name = "jail"'), "<t>", {})
+    text = config_text(port, tmp_path / "jail.sqlite3", rest=rest).replace('name = "t"', 'name = "jail"')
+    (tmp_path / "jail.toml").write_text(text, encoding="utf-8")
+    config = load(text, "<t>", {})
     # A rule of the database's own that jailcore cannot know (a CHECK): the row it refuses is
     # set aside. Made before the daemon starts (an ALTER waits for every open transaction).
     MariaStore(mariadb).close()
@@ -111,6 +113,8 @@ async def test_a_long_ref_a_long_name_and_a_refused_row_never_stop_a_mariadb_dae
     finally:
         aside.close()
     assert "no_poison" in why and "Отрава" in op and "INSERT INTO audit" in op
+    status = await asyncio.to_thread(jailcore, "status", "--config", str(tmp_path / "jail.toml"))
+    assert "1 row(s) the database refused are set aside in" in status.stdout, status.stdout + status.stderr
     await sim.stop()
 
 

@@ -24,7 +24,7 @@ from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, pai
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import is_time, moment
 from jailcore.store.audit import DAYS, AuditError, ban_left, locate, open_proposals, open_reader
-from jailcore.store.journal import journal_path, waiting_in
+from jailcore.store.journal import aside_in, journal_path, waiting_in
 from jailcore.store.location import is_url, shown
 from jailcore.store.requests import refused_requests, requests_path, waiting_requests
 
@@ -302,6 +302,9 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     journal = s.get("journal")
     if isinstance(journal, dict) and journal.get("waiting"):  # the database was away: replayed within a second of its return
         parts.append(paint(safe(f"{journal['waiting']} write(s) wait in the journal for the database"), "33", colour))
+    if isinstance(journal, dict) and journal.get("aside"):  # rows the database refused for their values (store.mariadb `_set_aside`)
+        parts.append(paint(safe(f"{journal['aside']} row(s) the database refused are set aside in {journal['path']} (table aside)"),
+                           "31;1", colour))
     if s.get("queued_requests"):  # applied within a second of the database's return, by the daemon
         parts.append(paint(safe(f"{s['queued_requests']} admin request(s) queued for the database"), "33", colour))
     lines = [f"{head}  " + " · ".join(parts)]
@@ -449,9 +452,10 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]
                 refused = _refused(queue) if queue else None
                 if refused:  # refused at replay: the admin who asked is told nowhere else but the daemon's log
                     item["refused_requests"] = refused
-                if waiting:
-                    item["journal"] = {"path": journal, "waiting": waiting}
-                    if item.get("error"):
+                aside = aside_in(journal) if journal else 0
+                if waiting or aside:
+                    item["journal"] = {"path": journal, "waiting": waiting, "aside": aside}
+                    if item.get("error") and waiting:
                         item["error"] += f"; {waiting} write(s) wait in the journal {journal}"
             servers += got
         return servers, "the configs' state databases", None

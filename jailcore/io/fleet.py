@@ -110,7 +110,10 @@ class Fleet:
             return self._refuse(path, str(exc))
         self.stores[key] = store
         if key not in self.writers:
-            self.writers[key] = daemon_writer(config.state_url, config.state_path, options.get("checkpoint_interval", 1.0))
+            try:
+                self.writers[key] = daemon_writer(config.state_url, config.state_path, options.get("checkpoint_interval", 1.0))
+            except StoreError as exc:
+                return self._refuse(path, str(exc))
             self.ids[key] = Ids(ID_BLOCK // 2)
         try:
             daemon = Daemon(config, store, config_path=path, writer=self.writers[key], ids=self.ids[key], **options)

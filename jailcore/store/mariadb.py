@@ -22,8 +22,10 @@ a lock another process took meanwhile is the daemon's end (`Claim.lost`).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
+import os
 import threading
 import time as clock
 from collections.abc import Iterable, Sequence
@@ -45,7 +47,7 @@ from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import DatabaseFault
 from jailcore.store.hang import HangWatch
-from jailcore.store.journal import Journal, Op, left_beside
+from jailcore.store.journal import DAMAGED, Journal, Leftover, Op, damaged_beside, holds, left_beside
 from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, link_values, request_values
@@ -475,6 +477,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                 self._seq = max(self._seq, self.journal.newest())
                 self._replay(self.db)  # what a run before left: before anything is read
                 self._replay_left(self.db)
+                self._replay_damaged(self.db)
         except BaseException as exc:
             self._refused()
             if isinstance(exc, pymysql.MySQLError):
@@ -757,7 +760,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
             log.error("state database %s refused a row of %s (%s): it is set aside in %s and the rest are written; "
                       "later rows refused so are only counted (%d so far)", self.path, table, why, where, self.set_aside)
 
-    def _mark_applied(self, db: Any, seq: int, journal: Journal | None = None) -> None:
+    def _mark_applied(self, db: Any, seq: int, journal: Journal | Leftover | None = None) -> None:
         if self.queued_mark is not None and journal is None:  # an admin's queued request (store.requests): its number, in its own transaction
             origin, number = self.queued_mark
             self._run("INSERT INTO journal_applied (origin, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = GREATEST(seq, VALUES(seq))",
@@ -774,7 +777,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         rows = self._select("SELECT seq FROM journal_applied WHERE origin = ? FOR UPDATE", (origin,))
         return int(rows[0]["seq"]) if rows else 0
 
-    def _applied_seq(self, db: Any, journal: Journal | None = None, hold: bool = False) -> int:
+    def _applied_seq(self, db: Any, journal: Journal | Leftover | None = None, hold: bool = False) -> int:
         """The journal's highest number the database has applied. `hold` (the replay): a locking
         read, kept in the transaction that applies the next: a session cut with its COMMIT in
         flight holds that row until the server ends it (committed or rolled back), and a plain
@@ -842,7 +845,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                 except pymysql.MySQLError:
                     pass
 
-    def _replay(self, db: Any, journal: Journal | None = None) -> bool:
+    def _replay(self, db: Any, journal: Journal | Leftover | None = None) -> bool:
         """Applies the journal (this store's, or one left beside it) to the database, oldest
         first, each transaction once; True when it is empty."""
         journal = journal or self.journal
@@ -851,7 +854,8 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         while (entry := journal.oldest()) is not None:
             seq, ops = entry
             if self._applied_seq(db, journal, hold=True) < seq:
-                self._apply(db, ops, self.journal or journal)  # a row refused is set aside in this process's own journal
+                mine = self.journal if self.journal is not None else journal if isinstance(journal, Journal) else None
+                self._apply(db, ops, mine)  # a row refused is set aside in this process's own journal
                 self._mark_applied(db, seq, journal)
             db.commit()  # (also ends the locking read of a transaction found applied)
             journal.done(seq)
@@ -868,6 +872,37 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                 self._replay(db, left)
             finally:
                 left.close()
+
+    def _replay_damaged(self, db: Any) -> None:
+        """A journal SQLite could not read whole (its header overwritten, its end cut off; this
+        process's, or one left beside it) was put aside by `Journal`: said in one line with what
+        can be read of it (store.salvage), that part replayed as any journal is (what the
+        database applied of it before is skipped), and the file then marked `.replayed`, kept
+        for an operator. Before, a damaged journal stopped the writer without a word."""
+        from jailcore.store import salvage
+
+        if self.journal is None:
+            return
+        for aside in damaged_beside(self._journal_at):
+            held = _hold_file(aside)
+            if held is None:
+                continue  # another process is replaying it
+            try:
+                got = salvage.read(aside)
+                left = Leftover(aside, got.origin, got.transactions)
+                why = self.journal.damaged[1] if self.journal.damaged and self.journal.damaged[0] == aside else "put aside before"
+                seqs = list(got.transactions)
+                read = (f"{len(seqs)} transaction(s) of it could be read (#{seqs[0]} to #{seqs[-1]}: {holds(got.transactions)})"
+                        if seqs else "nothing of it could be read")
+                log.error("state database %s: the journal %s was damaged (%s): kept aside as %s; %s%s, replayed now (what the database "
+                          "has of it already is skipped)", self.path, aside.split(DAMAGED)[0], why, aside, read,
+                          "" if left.known else "; its origin could not be read, so a row written before is refused as a duplicate and set aside")
+                self._replay(db, left)
+                for suffix in ("", "-wal"):
+                    if os.path.exists(aside + suffix):
+                        os.rename(aside + suffix, f"{aside}.replayed{suffix}")
+            finally:
+                os.close(held)
 
     def journalled(self) -> int:
         """Transactions waiting in the journal for the server."""
@@ -1215,6 +1250,20 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         cur = self._write("DELETE FROM loglines WHERE time < ?", (before,))
         self.commit()
         return int(cur.rowcount)
+
+
+def _hold_file(path: str) -> int | None:
+    """`path` opened and locked for this process (None: another holds it, or it is gone)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def replay_beside(url: str, queue_path: str) -> int:
