@@ -327,7 +327,7 @@ def test_an_admins_word_in_game_travels_the_engine_like_any_shim_line():
     pardon = log.text().splitlines()[-1]
     log.specialday(WARDEN)
     out = feed(s, log)
-    assert AskPardon(12, WARDEN.name, "ошибка") in out
+    assert AskPardon(12, WARDEN.name, "ошибка", WARDEN.steamid)  # his SteamID with it: SourceBans++ credits him by it in out
     assert not [e for e in sends(out) if e.text.startswith("jb_status")]
     again = s.handle(i.LogRecord(next(iter(records([pardon]))).encode()), 2.0)
     assert not [e for e in again if isinstance(e, AskPardon)]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from jailcore.engine import proposals
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Target
 from jailcore.engine.ladder import parse_step
 from jailcore.engine.punish import active_ban, ban_from_ct, carry_out, door_action
 from jailcore.engine.state import Seat
@@ -69,7 +69,9 @@ def asked(ctx: Context, e: ev.PardonAsked | ev.ConfirmAsked | ev.DismissAsked) -
     """An admin's word in game (`!jcpardon ID`, `!jcconfirm ID`, `!jcdismiss ID`), routed as
     every shim line is (its seq counted, a line that came twice dropped) and handed on as an
     `ask`: the session writes it as the row the command line writes, and applies that row."""
-    return [ctx.action("ask", None, ADMIN, "", e.reason, index=e.id, by=e.player.name, step=ASKED[type(e)])]
+    # The admin as his target: his SteamID (the game authenticated it) goes with a pardon, by which SourceBans++ credits him.
+    admin = Target(e.player.userid, e.player.steamid, e.player.name)
+    return [attrs.evolve(ctx.action("ask", None, ADMIN, "", e.reason, index=e.id, by=e.player.name, step=ASKED[type(e)]), target=admin)]
 
 
 def confirm(ctx: Context, number: int, by: str) -> tuple[list[Action], str | None]:

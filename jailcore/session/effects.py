@@ -188,6 +188,7 @@ class AskPardon:
     action_id: int
     by: str
     reason: str
+    steamid: str | None = None  # the admin's, as the game authenticated it (SourceBans++ credits him by it)
 
 
 @attrs.frozen(slots=True)

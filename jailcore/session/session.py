@@ -283,7 +283,7 @@ class Session:
     def dispatch(self, action: Action) -> list[Effect]:
         if action.action == "ask":  # an admin's word in game: the command line's row, whatever the mode
             if action.step == "pardon":
-                return [AskPardon(action.index or 0, action.by or "", action.reason)]
+                return [AskPardon(action.index or 0, action.by or "", action.reason, action.target.steamid if action.target else None)]
             return [AskAnswer(action.index or 0, action.step or "", action.by or "", action.reason)]
         if action.action == "lapse" and action.owed_row is not None:  # he did not come back in time
             log.info("owed #%s (%s %s) expired: %s", action.owed_row, action.rule, action.step, action.reason)

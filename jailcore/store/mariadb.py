@@ -58,8 +58,8 @@ if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resume
     from jailcore.session import inputs as si
 
 # 0: before the schema was versioned; 1: without the web page's accounts; 2: without the names table and the indexes of _from_2;
-# 3: without the accounts' activity (`account_changes`)
-SCHEMA_VERSION = 4
+# 3: without the accounts' activity (`account_changes`); 4: without the pardoning admin's SteamID (`pardons.steamid`)
+SCHEMA_VERSION = 5
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
 READ_TIMEOUT = 30.0  # a statement's answer, in seconds: the writer's group commit, the web page's and the command line's big reads
 # The daemon's store on its event loop (`on_loop`): its reads are small (is an admin's row
@@ -100,7 +100,7 @@ _TABLES = [
     NAMES_TABLE,
     f"""CREATE TABLE IF NOT EXISTS pardons (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, action_id BIGINT NOT NULL UNIQUE, `by` VARCHAR({KEY}) NOT NULL,
-        reason TEXT NOT NULL, time VARCHAR({TIME}) NOT NULL, applied_at VARCHAR({TIME}))""",
+        reason TEXT NOT NULL, time VARCHAR({TIME}) NOT NULL, applied_at VARCHAR({TIME}), steamid VARCHAR({STEAMID}))""",
     f"""CREATE TABLE IF NOT EXISTS loglines (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, round INT NOT NULL, time VARCHAR({TIME}) NOT NULL,
         line TEXT NOT NULL, audit BIGINT NOT NULL, KEY loglines_round (server, round), KEY loglines_time (time))""",
@@ -367,7 +367,16 @@ def _from_3(cur: Any) -> None:
     table is made above, empty; the changes from before it were never written anywhere."""
 
 
-_STEPS = [_from_0, _from_1, _from_2, _from_3]  # _STEPS[n] brings version n to n + 1
+def _from_4(cur: Any) -> None:
+    """Version 4's pardons did not keep the SteamID of an admin who pardoned in game (the game
+    authenticated it): SourceBans++ credits an admin by his SteamID, never by a name. Its
+    pardons keep NULL, as the command line's and the page's do."""
+    cur.execute("SHOW COLUMNS FROM pardons")
+    if "steamid" not in {r["Field"] for r in cur.fetchall()}:
+        cur.execute(f"ALTER TABLE pardons ADD COLUMN steamid VARCHAR({STEAMID}) NULL")
+
+
+_STEPS = [_from_0, _from_1, _from_2, _from_3, _from_4]  # _STEPS[n] brings version n to n + 1
 
 
 _LOST = (2003, 2006, 2013, 2055, 0)  # the server went away (0: PyMySQL's closed connection)
@@ -1120,19 +1129,20 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         return refusal(f"{exc}: ask again (if it was taken, it is said so)")
 
     def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
-                       may_ban: bool = True) -> int:
+                       may_ban: bool = True, steamid: str | None = None) -> int:
         self._here(PardonError)
         try:
-            return self._pardon(action_id, by, reason, when, server, may_ban)
+            return self._pardon(action_id, by, reason, when, server, may_ban, steamid)
         except (DatabaseFault, Unreachable) as exc:
             raise self._failed(exc, PardonError) from None
 
-    def _pardon(self, action_id: int, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
+    def _pardon(self, action_id: int, by: str, reason: str, when: str | None, server: str | None, may_ban: bool,
+                steamid: str | None = None) -> int:
         row = self.reader.entry(action_id)
         row = check_pardon(row, lambda: self.reader.pardons_for([action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write("INSERT INTO pardons (server, action_id, `by`, reason, time) VALUES (?, ?, ?, ?, ?)",
-                          (row["server"], action_id, fit(by, KEY), fit_text(reason), fit(when, TIME)))
+        cur = self._write("INSERT INTO pardons (server, action_id, `by`, reason, time, steamid) VALUES (?, ?, ?, ?, ?, ?)",
+                          (row["server"], action_id, fit(by, KEY), fit_text(reason), fit(when, TIME), None if steamid is None else fit(steamid, STEAMID)))
         self.commit()
         return int(cur.lastrowid)
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
-from jailcore.log.limits import KEY, TIME, TOPIC, WORD, fit, fit_text, fit_text_or_none
+from jailcore.log.limits import KEY, STEAMID, TIME, TOPIC, WORD, fit, fit_text, fit_text_or_none
 from jailcore.log.logtime import plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
@@ -427,18 +427,19 @@ class Store(WritesRows, KeepsAccounts):
     # -- pardons and the round's story (the web page) ------------------------------------------
 
     def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
-                       may_ban: bool = True) -> int:
-        """A pardon an admin asked for (web page, `jailcore pardon`); the running daemon
-        applies it and sets `applied_at`. Refuses an unknown id and a second pardon, and (given
-        `server`, the one the admin was judged on) another server's entry, and a server ban
-        unless `may_ban` (lifting one is an admin's)."""
+                       may_ban: bool = True, steamid: str | None = None) -> int:
+        """A pardon an admin asked for (web page, `jailcore pardon`, `!jcpardon` in game, whose
+        admin's SteamID the game authenticated is `steamid`); the running daemon applies it and
+        sets `applied_at`. Refuses an unknown id and a second pardon, and (given `server`, the
+        one the admin was judged on) another server's entry, and a server ban unless `may_ban`
+        (lifting one is an admin's)."""
         fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
         row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
         row = check_pardon(row, lambda: pardons_for(self.db, [action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write(
-            "INSERT INTO pardons (server, action_id, by, reason, time) VALUES (?, ?, ?, ?, ?)",
-            (row["server"], action_id, fit(by, KEY), fit_text(reason), fit(when, TIME)),
+            "INSERT INTO pardons (server, action_id, by, reason, time, steamid) VALUES (?, ?, ?, ?, ?, ?)",
+            (row["server"], action_id, fit(by, KEY), fit_text(reason), fit(when, TIME), None if steamid is None else fit(steamid, STEAMID)),
         )
         self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
@@ -539,8 +540,9 @@ class Store(WritesRows, KeepsAccounts):
 
 # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`,
 # 2 one without the web page's accounts (they were in the configs' [web.users]), 3 one without ACTION_SCHEMA,
-# 4 one without the accounts' activity (`account_changes`, made by ACCOUNTS_SCHEMA; its earlier changes were not kept)
-SCHEMA_VERSION = 5
+# 4 one without the accounts' activity (`account_changes`, made by ACCOUNTS_SCHEMA; its earlier changes were not kept),
+# 5 one whose pardons lack the pardoning admin's SteamID (`pardons.steamid`: SourceBans++ credits him by it)
+SCHEMA_VERSION = 6
 
 # The audit log by action, in the order of its places, the time beside: the bans in force
 # and a page of one action (`?action=ctban&since=1d`) read what there is of it, the time
@@ -565,6 +567,7 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         _add_column(db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")  # version 0's link lacked who runs it
         _add_column(db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
         _add_column(db, "audit", "seq", "INTEGER")  # version 1's audit had no place of its own: its rows take their id
+        _add_column(db, "pardons", "steamid", "TEXT")  # version 5's pardons: NULL, as the command line's and the page's are
         db.execute("UPDATE audit SET seq = id WHERE seq IS NULL")
         _run(db, SEQ_SCHEMA)
         _run(db, ACCOUNTS_SCHEMA)
@@ -698,7 +701,8 @@ CREATE TABLE IF NOT EXISTS pardons (
     by TEXT NOT NULL,
     reason TEXT NOT NULL,
     time TEXT NOT NULL,
-    applied_at TEXT
+    applied_at TEXT,
+    steamid TEXT
 );
 CREATE TABLE IF NOT EXISTS loglines (
     id INTEGER PRIMARY KEY,
