@@ -12,6 +12,8 @@ Counted as MariaDB counts them: a VARCHAR(n) holds n characters (code points), a
 
 from __future__ import annotations
 
+import re
+
 KEY = 191  # a server's name, a rule's key and ref, an admin's name: 191 x 4 bytes is the longest utf8mb4 key InnoDB indexes everywhere (767 bytes)
 STEAMID = 64  # a SteamID as the games write it (STEAM_1:1:2147483647 is 20)
 NAME = 255  # a player's name (the games allow 32 bytes on CS:S, 128 on CS:GO)
@@ -25,17 +27,27 @@ TEXT_BYTES = 65_535  # a TEXT column, in bytes of UTF-8
 INT_MAX = 2**31 - 1  # an INT column (a round, a day, minutes, rounds)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def whole_letters(text: str) -> str:
+    """A lone surrogate (half of a UTF-16 pair: no letter, and no database or file can write
+    it as UTF-8) as U+FFFD; the doors refuse them, this is the store's last word."""
+    return text if text.isascii() or not _SURROGATE.search(text) else _SURROGATE.sub("\ufffd", text)
+
+
 def fit(text: str, chars: int) -> str:
     """`text` cut to `chars` characters (a VARCHAR column)."""
-    return text if len(text) <= chars else text[:chars]
+    return whole_letters(text if len(text) <= chars else text[:chars])
 
 
 def fit_text(text: str, most: int = TEXT_BYTES) -> str:
     """`text` cut to `most` bytes of UTF-8, at a character (a TEXT column): 65,535 bytes hold
     at least 16,383 characters, so only a text longer than that is ever measured."""
+    text = whole_letters(text)
     if len(text) * 4 <= most:
         return text
-    raw = text.encode("utf-8", "surrogatepass")
+    raw = text.encode("utf-8")
     if len(raw) <= most:
         return text
     return raw[:most].decode("utf-8", "ignore")

@@ -40,7 +40,7 @@ import pymysql.cursors
 from jailcore.engine.actions import Action, AuditStatus
 from jailcore.log.errors import AuditError
 from jailcore.log.limits import KEY, NAME, SHORT_WORD, STEAMID, TIME, TOPIC, WORD, fit, fit_text, fit_text_or_none
-from jailcore.log.logtime import plus_minutes
+from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
 from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
@@ -1060,7 +1060,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         if not row.lines:
             return
         self._write("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", line_values(row.lines), many=True)
-        if clock.monotonic() >= self._prune_due:
+        if clock.monotonic() >= self._prune_due and is_time(row.lines[-1][2]):  # (a log time is parsed: always, but never trusted)
             self._prune_due = clock.monotonic() + PRUNE_EVERY
             self._write("DELETE FROM loglines WHERE time < ?", (plus_minutes(row.lines[-1][2], -row.keep_days * 1440),))
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from jailcore.log.errors import StateError
-from jailcore.log.limits import KEY, NAME, STEAMID, TIME, WORD, fit, fit_int, fit_text, fit_text_or_none
+from jailcore.log.limits import KEY, NAME, STEAMID, TIME, WORD, fit, fit_int, fit_text, fit_text_or_none, whole_letters
 
 if TYPE_CHECKING:  # imported where rows are written, so that a command that only reads starts at once
     from jailcore.engine.actions import Action
@@ -32,7 +32,7 @@ def audit_values(row_id: int | None, server: str, action: Action, day: int, comm
             fit_int(t.userid, BIGINT_MAX) if t is not None and t.userid is not None else None,
             fit(t.steamid, STEAMID) if t is not None and t.steamid is not None else None,
             fit(t.name, NAME) if t is not None and t.name is not None else None,
-            fit_text(action.reason), json.dumps(action.to_json(), ensure_ascii=False), fit_text_or_none(command), fit(status, WORD))
+            fit_text(action.reason), whole_letters(json.dumps(action.to_json(), ensure_ascii=False)), fit_text_or_none(command), fit(status, WORD))
 
 
 def request_values(server: str, steamid: str, name: str, minutes: int | None, rounds: int | None, lift: bool, reason: str,

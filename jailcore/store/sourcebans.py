@@ -47,6 +47,7 @@ import pymysql
 
 from jailcore.config.netsettings import SourceBansSettings
 from jailcore.log.events import account
+from jailcore.log.limits import INT_MAX
 from jailcore.log.logtime import is_time
 from jailcore.store.filter import Filter
 from jailcore.store.mariadb import VALUE_REFUSALS, _code, _lost, _why, connect, target
@@ -257,7 +258,8 @@ class SourceBans:
     def _give_one(self, row: Row, authid: str) -> None:
         created = unix(row["time"])
         minutes = json.loads(row["detail"] or "{}").get("minutes") or 0
-        length = int(minutes) * 60
+        # Its `ends` is an INT of seconds since 1970: a ban past 2038 ends there (0 would say permanent).
+        length = max(0, min(int(minutes) * 60, INT_MAX - created))
         with self._cursor() as cur:
             bid, ours = None, 1
             if self.settings.plugin:  # the plugin's own row for this BanClient

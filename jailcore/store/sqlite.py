@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.limits import KEY, STEAMID, TIME, TOPIC, WORD, fit, fit_text, fit_text_or_none
-from jailcore.log.logtime import plus_minutes
+from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
@@ -383,7 +383,7 @@ class Store(WritesRows, KeepsAccounts):
             return
         self._begin()
         self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", line_values(row.lines))
-        if clock.monotonic() >= self._prune_due:
+        if clock.monotonic() >= self._prune_due and is_time(row.lines[-1][2]):  # (a log time is parsed: always, but never trusted)
             self._prune_due = clock.monotonic() + PRUNE_EVERY
             self.prune_lines(plus_minutes(row.lines[-1][2], -row.keep_days * 1440))
 
