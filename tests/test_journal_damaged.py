@@ -20,21 +20,10 @@ from jailcore.store.journal import DAMAGED, Journal
 from jailcore.store.mariadb import MariaStore, target
 from tests.mariadb import mariadb, mariadb_server, started
 from tests.test_live import config_text, running, sent, settled, special_days, until
+from tests.test_sourcebans_own import query as rows
 from tests.test_store_values import act
 
 __all__ = ["mariadb", "mariadb_server"]
-
-
-def rows(url: str, sql: str) -> list[dict]:
-    t = target(url)
-    db = pymysql.connect(host=t.host, port=t.port, user=t.user, password=t.password, database=t.database,
-                         cursorclass=pymysql.cursors.DictCursor)
-    try:
-        with db.cursor() as cur:
-            cur.execute(sql)
-            return list(cur.fetchall())
-    finally:
-        db.close()
 
 
 def damage(path: os.PathLike | str) -> int:

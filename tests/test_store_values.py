@@ -12,8 +12,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-
-import pymysql
+from contextlib import asynccontextmanager
 
 from jailcore.config.config import load
 from jailcore.engine.actions import Action, Target
@@ -25,26 +24,32 @@ from jailcore.log.inbound import seal
 from jailcore.session import effects as fx
 from jailcore.sim.simserver import SimServer
 from jailcore.store.journal import Journal
-from jailcore.store.mariadb import MariaStore, target
+from jailcore.store.mariadb import MariaStore
 from jailcore.store.sqlite import Store
 from tests.mariadb import mariadb, mariadb_server
 from tests.test_live import ROOT, config_text, running, sent, settled, until
 from tests.test_mqtt import broker, needs_broker
 from tests.test_network_trust import KEY, ban, now_ms, publish
+from tests.test_sourcebans_own import query as sql
 
 __all__ = ["broker", "mariadb", "mariadb_server"]
 
 
-def sql(url: str, statement: str, params: tuple = ()) -> list[dict]:
-    t = target(url)
-    db = pymysql.connect(host=t.host, port=t.port, user=t.user, password=t.password, database=t.database, autocommit=True,
-                         cursorclass=pymysql.cursors.DictCursor)
+@asynccontextmanager
+async def keyed(tmp_path, broker, state: str = ""):
+    """A daemon on the network's key and broker (its config also in jail.toml), beside a simulated server."""
+    sim = SimServer(password="pw")
+    port = await sim.start()
+    rest = f'{state}[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n[network]\nkey = "{KEY}"\n'
+    text = config_text(port, tmp_path / "jail.sqlite3", rest=rest).replace('name = "t"', 'name = "jail"')
+    (tmp_path / "jail.toml").write_text(text, encoding="utf-8")
     try:
-        with db.cursor() as cur:
-            cur.execute(statement, params)
-            return list(cur.fetchall())
+        async with running(load(text, "<t>", {}), sim) as daemon:
+            await asyncio.wait_for(daemon.mqtt.connected.wait(), 10)
+            daemon.mqtt.backoff_min, daemon.mqtt.backoff_max = 0.1, 0.5
+            yield sim, daemon
     finally:
-        db.close()
+        await sim.stop()
 
 
 def jailcore(*args: str) -> subprocess.CompletedProcess:
@@ -60,19 +65,11 @@ async def test_a_long_ref_a_long_name_and_a_refused_row_never_stop_a_mariadb_dae
     `name`. Now the network takes what the column holds (191), the log refuses a name no game
     writes, and a row the database refuses for a reason of its own (a CHECK here) is set aside
     in the journal and said, while the daemon goes on enforcing."""
-    sim = SimServer(password="pw")
-    port = await sim.start()
-    rest = f'url = "{mariadb}"\n[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n[network]\nkey = "{KEY}"\n'
-    text = config_text(port, tmp_path / "jail.sqlite3", rest=rest).replace('name = "t"', 'name = "jail"')
-    (tmp_path / "jail.toml").write_text(text, encoding="utf-8")
-    config = load(text, "<t>", {})
     # A rule of the database's own that jailcore cannot know (a CHECK): the row it refuses is
     # set aside. Made before the daemon starts (an ALTER waits for every open transaction).
     MariaStore(mariadb).close()
     sql(mariadb, "ALTER TABLE audit ADD CONSTRAINT no_poison CHECK (ref <> 'Отрава')")
-    async with running(config, sim) as daemon:
-        await asyncio.wait_for(daemon.mqtt.connected.wait(), 10)
-        daemon.mqtt.backoff_min, daemon.mqtt.backoff_max = 0.1, 0.5
+    async with keyed(tmp_path, broker, state=f'url = "{mariadb}"\n') as (sim, daemon):
         warden, _ = await settled(sim, daemon, prisoners=12)  # room for three guards more (001 general 5: one guard a three)
         guards = [sim.add_player(f"Охранник{i}", "CT") for i in range(3)]
         sim.flush()
@@ -115,7 +112,6 @@ async def test_a_long_ref_a_long_name_and_a_refused_row_never_stop_a_mariadb_dae
     assert "no_poison" in why and "Отрава" in op and "INSERT INTO audit" in op
     status = await asyncio.to_thread(jailcore, "status", "--config", str(tmp_path / "jail.toml"))
     assert "1 row(s) the database refused are set aside in" in status.stdout, status.stdout + status.stderr
-    await sim.stop()
 
 
 def act(n: int, **more) -> Action:
@@ -163,17 +159,13 @@ def test_a_row_the_database_refuses_is_set_aside_and_the_rest_of_its_transaction
     assert [r["id"] for r in sql(mariadb, "SELECT id FROM audit ORDER BY id")] == [1, 3, 8]
 
 
+@needs_broker
 async def test_a_ban_with_a_date_past_the_calendar_is_refused_and_one_saved_before_is_left_out(tmp_path, broker):
     """`until "2026-13-45T25:61:61"` has the shape of a time: it was taken, crashed the session
     at every round end, was saved, and `status` and `ctban list` traced back on it. Now it is
     parsed at the door (refused, counted, the daemon goes on), and one saved by an older
     version is left out of the state, `status` and `ctban list` with a line, the rest kept."""
-    sim = SimServer(password="pw")
-    port = await sim.start()
-    rest = f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n[network]\nkey = "{KEY}"\n'
-    config = load(config_text(port, tmp_path / "jail.sqlite3", rest=rest), "<t>", {})
-    async with running(config, sim) as daemon:
-        await asyncio.wait_for(daemon.mqtt.connected.wait(), 10)
+    async with keyed(tmp_path, broker) as (sim, daemon):
         warden, ts = await settled(sim, daemon)
         await publish(broker.port, CTBANS, [
             seal(ban(warden.steamid, "bad-date", until="2026-13-45T25:61:61", rounds=None), KEY.encode(), "x", now_ms()),
@@ -214,24 +206,18 @@ async def test_a_ban_with_a_date_past_the_calendar_is_refused_and_one_saved_befo
         assert "STEAM_1:0:1" not in out.stdout
     listed = await asyncio.to_thread(jailcore, "ctban", "list", "--state-db", str(db))
     assert "STEAM_1:0:9" in listed.stdout and "STEAM_1:0:1" in listed.stderr
-    await sim.stop()
 
 
+@needs_broker
 async def test_a_network_ban_past_the_columns_from_an_older_peer_is_refused_not_stored(tmp_path, broker):
     """The network's schema reads its widths from log/limits.py: a name past NAME, an origin past KEY."""
-    sim = SimServer(password="pw")
-    port = await sim.start()
-    rest = f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n[network]\nkey = "{KEY}"\n'
-    config = load(config_text(port, tmp_path / "jail.sqlite3", rest=rest), "<t>", {})
-    async with running(config, sim) as daemon:
-        await asyncio.wait_for(daemon.mqtt.connected.wait(), 10)
+    async with keyed(tmp_path, broker) as (_, daemon):
         await publish(broker.port, CTBANS, [
             seal(ban("STEAM_1:0:11", "n", name="Н" * (limits.NAME + 1)), KEY.encode(), "x", now_ms()),
             seal(ban("STEAM_1:0:12", "ok", name="Н" * limits.NAME), KEY.encode(), "x", now_ms()),
         ])
         await until(lambda: "STEAM_1:0:12" in daemon.engine.state.ctbans, timeout=10)
         assert "STEAM_1:0:11" not in daemon.engine.state.ctbans and daemon.mqtt.refused.total == 1
-    await sim.stop()
 
 
 def test_a_config_with_a_ref_or_a_server_name_past_the_column_is_refused_with_its_line():

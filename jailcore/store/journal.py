@@ -53,7 +53,7 @@ class Journal:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         for k in range(1, 2 if exact else MOST + 1):
             candidate = _named(str(path), k)
-            held = _hold(candidate)
+            held = hold(candidate)
             if held is None:
                 continue
             self._held = held
@@ -68,7 +68,7 @@ class Journal:
             aside = _put_aside(self.path)
             self.damaged = (aside, str(exc))
             os.close(self._held)
-            held = _hold(self.path)
+            held = hold(self.path)
             if held is None:
                 raise Taken(f"journal {self.path} was taken by another jailcore process while its damaged file was put aside") from None
             self._held = held
@@ -109,15 +109,18 @@ class Journal:
         os.close(self._held)  # and its lock with it
 
 
-def _hold(candidate: str) -> int | None:
-    """The journal file at `candidate`, made if missing (owner only) and locked for this
-    process; None when another process holds it."""
-    if not os.path.exists(candidate):
+def hold(candidate: str, make: bool = True) -> int | None:
+    """The journal file at `candidate`, made if missing (owner only; with `make`) and locked
+    for this process; None when another process holds it (or, without `make`, it is gone)."""
+    if make and not os.path.exists(candidate):
         try:
             os.close(os.open(candidate, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))  # who was punished: owner only
         except FileExistsError:
             pass
-    fd = os.open(candidate, os.O_RDWR | os.O_NOFOLLOW)
+    try:
+        fd = os.open(candidate, os.O_RDWR | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

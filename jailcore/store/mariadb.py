@@ -22,7 +22,6 @@ a lock another process took meanwhile is the daemon's end (`Claim.lost`).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -47,7 +46,7 @@ from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import DatabaseFault
 from jailcore.store.hang import HangWatch
-from jailcore.store.journal import DAMAGED, Journal, Leftover, Op, damaged_beside, holds, left_beside
+from jailcore.store.journal import DAMAGED, Journal, Leftover, Op, damaged_beside, hold, holds, left_beside
 from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, link_values, request_values
@@ -893,7 +892,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         if self.journal is None:
             return
         for aside in damaged_beside(self._journal_at):
-            held = _hold_file(aside)
+            held = hold(aside, make=False)
             if held is None:
                 continue  # another process is replaying it
             try:
@@ -1260,20 +1259,6 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         cur = self._write("DELETE FROM loglines WHERE time < ?", (before,))
         self.commit()
         return int(cur.rowcount)
-
-
-def _hold_file(path: str) -> int | None:
-    """`path` opened and locked for this process (None: another holds it, or it is gone)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
 
 
 def replay_beside(url: str, queue_path: str) -> int:
