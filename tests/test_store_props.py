@@ -61,7 +61,7 @@ def write(store, server: str, rows: list[dict], first: int) -> None:
         action = Action(time=r["time"], round=r["round"], action="warn", target=Target(r["userid"], r["steamid"], r["name"]), rule=r["rule"],
                         ref=r["ref"], reason=r["reason"])
         out += [fx.Record(first + k, server, action, r["day"], r["command"], "pending"), fx.Mark(first + k, r["status"], r["reply"]),
-                fx.KeepLines(((server, r["round"], r["time"], r["line"], first + k),), 14),
+                fx.KeepLines(((server, r["round"], "2026-12-01T10:00:00", r["line"], first + k),), 14),  # (a line's time is the parser's)
                 fx.InGameCtBan(server, r["steamid"], r["name"], r["minutes"], r["round"], r["reason"], r["by"], False, r["time"])]
     store.write(out)
     store.commit()

@@ -16,14 +16,14 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 
 from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, paint, safe
 from jailcore.log.errors import ConfigError
-from jailcore.log.logtime import is_time, moment
-from jailcore.store.audit import DAYS, AuditError, ban_left, locate, open_proposals, open_reader
+from jailcore.log.logtime import moment
+from jailcore.store.audit import DAYS, AuditError, ban_left, locate, open_proposals, open_reader, readable_ban
 from jailcore.store.journal import aside_in, journal_path, waiting_in
 from jailcore.store.location import is_url, shown
 from jailcore.store.requests import refused_requests, requests_path, waiting_requests
@@ -105,23 +105,9 @@ def _standings(db: Reader, configs: Mapping[str, Config], only: set[str] | None)
             continue
         if isinstance(state, dict):
             if isinstance(state.get("ctbans"), list):
-                state["ctbans"] = [b for b in state["ctbans"] if _ban_readable(server, b)]
+                state["ctbans"] = [b for b in state["ctbans"] if readable_ban(server, b)]
             out[server] = state
     return out
-
-
-def _ban_readable(server: str, ban: Any) -> bool:
-    """A CT ban of a saved standing whose end is a time of the calendar (or a count of rounds):
-    one saved by a version that took a network message unparsed (`until "2026-13-45T25:61:61"`)
-    is left out with a line on stderr, never a traceback, and the rest are shown."""
-    if not isinstance(ban, dict):
-        return False
-    until, rounds = ban.get("until"), ban.get("rounds")
-    if (until is None or (isinstance(until, str) and is_time(until))) and (rounds is None or type(rounds) is int):
-        return True
-    print(f"jailcore: server {safe(server)}: its saved CT ban of {safe(str(ban.get('steamid')))} is left out: its end "
-          f"{safe(str(until if until is not None else rounds))!r} is no time", file=sys.stderr)
-    return False
 
 
 def from_database(path: str, configs: Mapping[str, Config], only: set[str] | None) -> list[dict]:

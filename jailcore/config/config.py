@@ -202,8 +202,7 @@ _ENV = {
 
 
 def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = None) -> Config:
-    if env is None:
-        env = os.environ
+    env = os.environ if env is None else env
     problems: list[str] = []
     data = parse_toml(text, source)
 
@@ -389,9 +388,8 @@ def _check(path: tuple[Any, ...], key: str, given: dict[str, Any], spec: tuple[A
         return fresh
     if kind == _RULEBOOKS:
         return ([value] if value else []) if isinstance(value, str) else value
-    if kind is str and (key == "ref" or (*path, key) == ("server", "name")) and len(value) > KEY:
-        fail((*path, key), f"at most {KEY} characters (the state database's column), got {len(value)}")  # log/limits.py
-        return fresh
+    if kind is str and (key == "ref" or (*path, key) == ("server", "name")) and len(value) > KEY:  # its column's width (log/limits.py)
+        fail((*path, key), f"at most {KEY} characters (the state database's column), got {len(value)}")
     if kind is int and value < 0:
         fail((*path, key), f"must not be negative, got {value}")
     return float(value) if kind is float else value

@@ -443,9 +443,7 @@ def _team(raw: str) -> str:
 
 
 def _player(m: re.Match[str]) -> ev.Player:
-    """An identity's player. A name or a SteamID longer than any game writes (CS:GO's names
-    are 128 bytes) is a forged line, refused here (Malformed, counted) rather than stored
-    cut or failing the state database's column (log/limits.py)."""
+    """An identity's player; a name or SteamID longer than any game writes is a forged line (log/limits.py)."""
     team = m.group(4)
     if len(m.group(1)) > NAME or len(m.group(3)) > STEAMID:
         raise Malformed(f"a player's name over {NAME} or SteamID over {STEAMID} characters: no game writes one")
