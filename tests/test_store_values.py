@@ -229,3 +229,31 @@ def test_a_config_with_a_ref_or_a_server_name_past_the_column_is_refused_with_it
     else:
         raise AssertionError("a config with a 192-character ref was taken")
     assert "jail.toml:2: server.name: at most 191 characters" in text and "jail.toml:5: conduct.grenade_spam.ref: at most 191" in text
+
+
+async def test_a_row_the_sqlite_file_refuses_is_skipped_and_said_and_the_daemon_goes_on(tmp_path):
+    """The same on the SQLite file: a row the file refuses (a trigger of an operator's; before,
+    a constraint stopped the writer and with it the daemon) is skipped, said and counted, and the
+    rows before and after it are written and their commands sent."""
+    state = tmp_path / "jail.sqlite3"
+    Store(str(state)).close()
+    db = sqlite3.connect(state)
+    db.execute("CREATE TRIGGER no_poison BEFORE INSERT ON audit WHEN NEW.name = 'Отрава' BEGIN SELECT RAISE(ABORT, 'no poison'); END")
+    db.commit()
+    db.close()
+    sim = SimServer(password="pw")
+    port = await sim.start()
+    async with running(load(config_text(port, state), "<t>", {}), sim) as daemon:
+        warden, _ = await settled(sim, daemon)
+        poison = sim.add_player("Отрава", "T")
+        sim.flush()
+        await until(lambda: any(s.name == "Отрава" for s in daemon.engine.state.players.values()), timeout=10)
+        for i in range(4):
+            sim.say(warden, f"!prohibit p{i}")
+        sim.say(poison, "заходите к нам: 212.129.25.133:27015")  # advertising, under the name the file refuses
+        sim.flush()
+        await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 2 and daemon.idle.is_set(), timeout=10)
+        await until(lambda: daemon.writer.idle, timeout=10)
+        assert daemon.writer.error is None and not daemon.stopping.is_set()
+        assert any("refused a row" in f for f in daemon.writer.failures)
+        assert len(daemon.store.entries("rule = 'prohibitions.max'")) == 4
