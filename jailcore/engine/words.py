@@ -32,8 +32,13 @@ def fold(text: str) -> str:
 
 @cache
 def _analyzer() -> Any:
+    import logging
+
     import pymorphy3  # (its dictionaries load in ~0.1 s: only where a word list is used)
 
+    # Its dictionaries' loading says two INFO lines on the daemon's stderr, where an operator
+    # reads one line for one thing (a refused port's line must be the only line).
+    logging.getLogger("pymorphy3").setLevel(logging.WARNING)
     return pymorphy3.MorphAnalyzer()
 
 
