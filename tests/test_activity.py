@@ -26,9 +26,10 @@ pytest.importorskip("starlette", reason="the web extra is not installed: pip ins
 from jailcore.config.config import Config, load
 from jailcore.sim.simserver import SimServer
 from jailcore.store.location import open_reader
+from jailcore.store.mariadb import SCHEMA_VERSION as MARIADB_VERSION
 from jailcore.store.mariadb import MariaStore, target
 from jailcore.store.requests import RequestQueue, refused_requests
-from jailcore.store.sqlite import Store
+from jailcore.store.sqlite import SCHEMA_VERSION, Store
 from jailcore.web.app import Web
 from jailcore.web.auth import hash_password
 from jailcore.web.data import Sources
@@ -114,7 +115,7 @@ async def test_every_account_change_is_an_activity_entry_with_who_and_the_role_a
 def test_a_sqlite_file_of_version_4_gets_the_accounts_activity_in_place(tmp_path):
     path = tmp_path / "old.sqlite3"
     store = Store(path)
-    store.put_account("boss", HASH, {"*": "owner"}, "config")
+    store.put_account("boss", HASH, {"*": "admin"}, "config")
     store.close()
     db = sqlite3.connect(path)
     db.executescript("DROP TABLE account_changes; PRAGMA user_version = 4;")  # as the jailcore before it left the file
@@ -125,7 +126,7 @@ def test_a_sqlite_file_of_version_4_gets_the_accounts_activity_in_place(tmp_path
     finally:
         old.close()
     done = jailcore("db", "upgrade", "--state-db", str(path))
-    assert done.returncode == 0 and "upgraded from schema version 4 to 5" in done.stdout, done.stderr + done.stdout
+    assert done.returncode == 0 and f"upgraded from schema version 4 to {SCHEMA_VERSION}" in done.stdout, done.stderr + done.stdout
     store = Store(path)
     try:
         assert [a.name for a in store.accounts()] == ["boss"]  # its accounts kept
@@ -141,7 +142,7 @@ def test_a_sqlite_file_of_version_4_gets_the_accounts_activity_in_place(tmp_path
 
 def test_a_mariadb_of_version_3_gets_the_accounts_activity_in_place(mariadb):
     store = MariaStore(mariadb)
-    store.put_account("boss", HASH, {"*": "owner"}, "config")
+    store.put_account("boss", HASH, {"*": "admin"}, "config")
     store.close()
     t = target(mariadb)
     db = pymysql.connect(host=t.host, port=t.port, user=t.user, password=t.password, database=t.database, autocommit=True)
@@ -155,19 +156,19 @@ def test_a_mariadb_of_version_3_gets_the_accounts_activity_in_place(mariadb):
     finally:
         old.close()
     done = jailcore("db", "upgrade", "--state-db", mariadb)
-    assert done.returncode == 0 and "upgraded from schema version 3 to 4" in done.stdout, done.stderr + done.stdout
+    assert done.returncode == 0 and f"upgraded from schema version 3 to {MARIADB_VERSION}" in done.stdout, done.stderr + done.stdout
     with db.cursor() as cur:
         cur.execute("SELECT version FROM jailcore_schema")
-        assert cur.fetchone() == (4,)
+        assert cur.fetchone() == (MARIADB_VERSION,)
     db.close()
     store = MariaStore(mariadb)
     try:
-        store.put_account("boss", None, {"*": "admin"}, "boss")
+        store.put_account("boss", None, {"*": "moderator"}, "boss")
     finally:
         store.close()
     reader = open_reader(mariadb)
     try:
-        assert [(r["by"], r["name"], r["what"], r["roles"]) for r in reader.account_changes()] == [("boss", "boss", "role", '{"*": "admin"}')]
+        assert [(r["by"], r["name"], r["what"], r["roles"]) for r in reader.account_changes()] == [("boss", "boss", "role", '{"*": "moderator"}')]
     finally:
         reader.close()
 

@@ -48,15 +48,25 @@ from jailcore.store.journal import Journal, Op, left_beside
 from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import WritesRows
-from jailcore.store.sqlite import PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError, check_answer, check_pardon
+from jailcore.store.sqlite import (
+    PRUNE_EVERY,
+    REQUEST_TABLES,
+    SENT,
+    PardonError,
+    ProposalError,
+    StoreError,
+    check_act,
+    check_answer,
+    check_pardon,
+)
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes
     from jailcore.session import effects as fx
     from jailcore.session import inputs as si
 
 # 0: before the schema was versioned; 1: without the web page's accounts; 2: without the names table and the indexes of _from_2;
-# 3: without the accounts' activity (`account_changes`)
-SCHEMA_VERSION = 4
+# 3: without the accounts' activity (`account_changes`); 4: without the admins' warnings and bans from the web page (`act_requests`)
+SCHEMA_VERSION = 5
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
 READ_TIMEOUT = 30.0  # a statement's answer, in seconds: the writer's group commit, the web page's and the command line's big reads
 # The daemon's store on its event loop (`on_loop`): its reads are small (is an admin's row
@@ -104,6 +114,10 @@ _TABLES = [
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, steamid VARCHAR(64) NOT NULL, name VARCHAR(255) NOT NULL DEFAULT '',
         minutes INT, rounds INT, lift INT NOT NULL DEFAULT 0, reason TEXT NOT NULL, `by` VARCHAR(191) NOT NULL,
         time VARCHAR(40) NOT NULL, applied_at VARCHAR(40))""",
+    """CREATE TABLE IF NOT EXISTS act_requests (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, steamid VARCHAR(64) NOT NULL, name VARCHAR(255) NOT NULL DEFAULT '',
+        act VARCHAR(16) NOT NULL, minutes INT, reason TEXT NOT NULL, `by` VARCHAR(191) NOT NULL, time VARCHAR(40) NOT NULL,
+        applied_at VARCHAR(40), KEY act_requests_waiting (server, applied_at))""",
     """CREATE TABLE IF NOT EXISTS answers (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, action_id BIGINT NOT NULL UNIQUE, answer VARCHAR(16) NOT NULL,
         `by` VARCHAR(191) NOT NULL, reason TEXT NOT NULL, time VARCHAR(40) NOT NULL, note TEXT, applied_at VARCHAR(40))""",
@@ -363,7 +377,11 @@ def _from_3(cur: Any) -> None:
     table is made above, empty; the changes from before it were never written anywhere."""
 
 
-_STEPS = [_from_0, _from_1, _from_2, _from_3]  # _STEPS[n] brings version n to n + 1
+def _from_4(cur: Any) -> None:
+    """Version 4 took no warnings or bans from the web page: `act_requests` is made above, empty."""
+
+
+_STEPS = [_from_0, _from_1, _from_2, _from_3, _from_4]  # _STEPS[n] brings version n to n + 1
 
 
 _LOST = (2003, 2006, 2013, 2055, 0)  # the server went away (0: PyMySQL's closed connection)
@@ -953,7 +971,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
             try:
                 self._waiting = {r["server"] for r in self._rows(
                     "SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
-                    "UNION SELECT server FROM answers WHERE applied_at IS NULL")}
+                    "UNION SELECT server FROM answers WHERE applied_at IS NULL UNION SELECT server FROM act_requests WHERE applied_at IS NULL")}
             except DatabaseFault:
                 if not self._went_away():
                     raise
@@ -1022,6 +1040,27 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (server, steamid, name, minutes, rounds, int(lift), reason, by, when))
         self.commit()
         return int(cur.lastrowid)
+
+    def request_act(self, server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str,
+                    when: str | None = None) -> int:
+        check_act(act, minutes)
+        self._here(Away)
+        when = when or datetime.now().isoformat(timespec="seconds")
+        cur = self._write("INSERT INTO act_requests (server, steamid, name, act, minutes, reason, `by`, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                          (server, steamid, name, act, minutes, reason, by, when))
+        self.commit()
+        return int(cur.lastrowid)
+
+    def acts(self, server: str) -> list[Row]:
+        """The admins' warnings and bans not yet applied; none while the server is away (they wait there)."""
+        if self._unreachable():
+            return []
+        try:
+            return self._rows("SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,))
+        except DatabaseFault:
+            if not self._went_away():
+                raise
+            return []
 
     def _unreachable(self) -> bool:
         """The server is away (or a read found it so less than `QUIET` s ago): the reads that poll wait."""
@@ -1095,8 +1134,8 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                           "ORDER BY id DESC LIMIT 1", (server, number))
         return int(rows[0]["id"]) if rows else None
 
-    def applied(self, table: Literal["pardons", "ctban_requests", "answers"], row_id: int, when: str) -> None:
-        if table not in ("pardons", "ctban_requests", "answers"):
+    def applied(self, table: Literal["pardons", "ctban_requests", "answers", "act_requests"], row_id: int, when: str) -> None:
+        if table not in REQUEST_TABLES:
             raise StoreError(f"no request table {table!r}")
         self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
 
