@@ -23,6 +23,7 @@ import attrs
 from jailcore.log import events as ev
 from jailcore.log.logtime import plus_seconds, seconds_between
 from jailcore.log.parse import LogParser
+from jailcore.web.i18n import TEAMS
 
 # What a line is, for the page: (category, minor). Minor lines are hidden unless asked for.
 _KIND: dict[type, tuple[str, bool]] = {
@@ -190,6 +191,9 @@ def tell(lines: Sequence, decisions: Sequence[dict], lang: str = "ru") -> Story:
             said = start.read(event)
             text, minor = said[say].format(freeze=start.freeze), said is _SAME_START
         else:
+            if isinstance(event, ev.JoinedTeam):  # the teams in the page's words: «Т → КТ», not "TERRORIST → CT"
+                event = attrs.evolve(event, old=TEAMS[lang if lang in TEAMS else "ru"].get(event.old, event.old),
+                                     new=TEAMS[lang if lang in TEAMS else "ru"].get(event.new, event.new))
             text = _sentence(_pattern(cast(ev.Event, event), say), cast(ev.Event, event)) if kind in _SAY else row["line"]
         made = tuple(placed.get(i, ()))
         moments.append(Moment(row["time"], category, text, row["line"], minor and not made, made))
