@@ -287,7 +287,13 @@ async def test_every_page_in_both_languages_reads_in_its_language(tmp_path):
         p.sim.say(ts[0], "заходите к нам: 212.129.25.133:27015")  # a proposal
         p.sim.add_player("Смотритель", "Spectator")
         p.sim.flush()
-        await until(lambda: p.daemon.store.entries("action = 'propose'") and p.daemon.idle.is_set(), timeout=6)
+        await until(lambda: p.daemon.store.entries("action = 'propose'") and p.daemon.store.entries("action = 'slay'"), timeout=6)
+        (slay,) = p.daemon.store.entries("action = 'slay'")
+        p.daemon.store.request_pardon(slay["id"], "boss", "начальник не знал о перерыве")  # a pardon, a ban and a CT ban by the page's road
+        p.daemon.store.request_act("t", ts[1].steamid, ts[1].name, "ban", 60, "читы", "boss")
+        p.daemon.store.request_ctban("t", ts[2].steamid, ts[2].name, None, 3, "абуз", "mod")
+        await until(lambda: sent(p.sim, f"jb_ban #{ts[1].userid} 60 ") and p.daemon.engine.state.ctbans.get(ts[2].steamid), timeout=6)
+        await until(lambda: p.daemon.idle.is_set())
         for lang in ("ru", "en"):
             for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
                 context, page = await log_in(p, "boss", viewport, lang)
@@ -301,6 +307,15 @@ async def test_every_page_in_both_languages_reads_in_its_language(tmp_path):
                         assert "2026-" not in text, path  # dates are ДД.ММ
                     else:
                         assert "Предложено" not in text and "Журнал" not in text, path
+                    if path == "/charts":  # every chart drawn, the rules that fire most among them
+                        assert await page.locator("svg.plot rect").count() >= 2 and await page.locator(".hbars li").count() >= 1
                     name = path.strip("/").split("?")[0].replace("/", "-")
                     await shoot(page, f"panel-{name}-{lang}-{size}")
                 await context.close()
+                anonymous = await p.browser.new_context(viewport=viewport)
+                await anonymous.add_cookies([{"name": "jc_lang", "value": lang, "url": p.base}])
+                page = await anonymous.new_page()
+                await page.goto(f"{p.base}/servers")  # pages need a login
+                assert "/login" in page.url and await page.locator("#health, .count").count() == 0  # nothing of the servers shown
+                await shoot(page, f"panel-login-{lang}-{size}")
+                await anonymous.close()

@@ -281,7 +281,7 @@ class Web(Manage):
         admin = session if session is not None and session.user is not None else None
         context.update(request=request, t=self.words(request), session=session, admin=admin.user if admin else None,
                        role=self.settings.role(admin.user) if admin else None, can=lambda level, server=None: self.may(admin, level, server),
-                       public=self.settings.public, path=request.url.path, top=self.at_top(admin), zone=zone())
+                       public=self.settings.public, path=request.url.path, masthead=self.at_top(admin), zone=zone())
         response = self.templates.TemplateResponse(request, template, context, status_code=status)
         return self.finish(request, response)
 

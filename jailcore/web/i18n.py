@@ -329,6 +329,11 @@ TEAMS = {  # a team as the HL log names it
     "ru": {"Unassigned": "без команды", "Spectator": "наблюдатели", "TERRORIST": "Т", "CT": "КТ"},
     "en": {"Unassigned": "no team", "Spectator": "spectators", "TERRORIST": "T", "CT": "CT"},
 }
+LOG_WORDS = {  # the words of a log line a round's story says in the page's language: a warden's end (protocol.md), the map's damage
+    "ru": {"died": "погиб", "resigned": "сложил полномочия", "left": "вышел с сервера", "admin": "снят администратором",
+           "world": "урон от карты"},
+    "en": {"died": "died", "resigned": "resigned", "left": "left the server", "admin": "removed by an admin", "world": "the map"},
+}
 
 
 def zone() -> str:

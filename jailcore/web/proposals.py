@@ -28,7 +28,7 @@ WORDS.update({
     "proposals.round_only": ("или с концом раунда", "or when the round ends"),
     "confirm": ("Подтвердить", "Confirm"),
     "dismiss": ("Отклонить", "Dismiss"),
-    "answer.note": ("Комментарий (необязательно)", "A note (optional)"),
+    "answer.note": ("Комментарий", "A note"),
     "answer.admin_only": ("Подтвердить бан может только администратор сервера.", "Only an admin of the server may confirm a ban."),
 })
 for lang, words in (("ru", {"proposed": "ждёт решения", "confirmed": "подтверждено", "dismissed": "отклонено"}),
