@@ -24,7 +24,8 @@ from jailcore.io.daemon import Daemon  # noqa: E402
 from jailcore.sim.simserver import SimServer  # noqa: E402
 from jailcore.web.serve import bound_port, build, server  # noqa: E402
 from tests.test_live import config_text, populate, sent, specialday_too_soon, until  # noqa: E402
-from tests.test_web import ARGS, CHROMIUM, DESKTOP, HASH, PASSWORD, PHONE  # noqa: E402
+from tests.test_web import ARGS, CHROMIUM, DESKTOP, HASH, PHONE  # noqa: E402
+from tests.test_web import log_in as web_log_in  # noqa: E402
 from tests.test_web import pytestmark as pytestmark  # noqa: E402  no Chromium: skipped with one line saying why, as test_web is
 
 SHOTS = Path(os.environ.get("JAILCORE_SHOTS") or Path(__file__).resolve().parents[1] / "build" / "screenshots")
@@ -91,15 +92,9 @@ async def panel(tmp_path, rest: str = ""):
 
 
 async def log_in(p: Panel, name: str, viewport: dict = DESKTOP, lang: str = "ru"):
-    context = await p.browser.new_context(viewport=viewport, locale="ru-RU")
+    context, page = await web_log_in(p.browser, p.base, viewport, name)
     if lang != "ru":
         await context.add_cookies([{"name": "jc_lang", "value": lang, "url": p.base}])
-    page = await context.new_page()
-    await page.goto(f"{p.base}/login?next=/live")
-    await page.fill("input[name=name]", name)
-    await page.fill("input[name=password]", PASSWORD)
-    await page.click("form.login button")
-    await page.wait_for_url(f"{p.base}/live")
     return context, page
 
 

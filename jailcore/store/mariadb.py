@@ -26,9 +26,9 @@ import json
 import logging
 import threading
 import time as clock
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import attrs
@@ -129,6 +129,7 @@ _TABLES = [
         retain INT NOT NULL DEFAULT 0)""",
     *ACCOUNT_TABLES,
 ]
+T = TypeVar("T")
 _OPTIONS = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
 
 
@@ -1053,14 +1054,19 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
 
     def acts(self, server: str) -> list[Row]:
         """The admins' warnings and bans not yet applied; none while the server is away (they wait there)."""
+        return self._polled(lambda: self._rows("SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)), [])
+
+    def _polled(self, read: Callable[[], T], away: T) -> T:
+        """A read the daemon polls for the admins' rows: `away` (nothing) while the server is away
+        or when it went away during the read, so that the rows wait there; any other fault is raised."""
         if self._unreachable():
-            return []
+            return away
         try:
-            return self._rows("SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,))
+            return read()
         except DatabaseFault:
             if not self._went_away():
                 raise
-            return []
+            return away
 
     def _unreachable(self) -> bool:
         """The server is away (or a read found it so less than `QUIET` s ago): the reads that poll wait."""
@@ -1075,14 +1081,8 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
 
     def requests(self, server: str) -> tuple[list[Row], list[Row]]:
         """Requests not yet applied; none while the server is away (they wait there)."""
-        if self._unreachable():
-            return [], []
-        try:
-            return self._requests(server)
-        except DatabaseFault:
-            if not self._went_away():
-                raise
-            return [], []
+        nothing: tuple[list[Row], list[Row]] = ([], [])
+        return self._polled(lambda: self._requests(server), nothing)
 
     def _requests(self, server: str) -> tuple[list[Row], list[Row]]:
         pardons = self._rows("SELECT p.id, p.action_id, p.`by`, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
@@ -1111,14 +1111,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         return int(cur.lastrowid)
 
     def answers(self, server: str) -> list[Row]:
-        if self._unreachable():
-            return []
-        try:
-            return self._answers(server)
-        except DatabaseFault:
-            if not self._went_away():
-                raise
-            return []
+        return self._polled(lambda: self._answers(server), [])
 
     def _answers(self, server: str) -> list[Row]:
         return self._rows("SELECT n.*, a.detail FROM answers n JOIN audit a ON a.id = n.action_id "
