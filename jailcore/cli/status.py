@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from jailcore.cli.notify import failing_sinks, sink_lines
 from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, paint, safe
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
+from jailcore.store.access import out_of_reach
 from jailcore.store.audit import DAYS, AuditError, ban_left, daemon_word, locate, open_proposals, open_reader, span
 from jailcore.store.journal import journal_path, waiting_in
 from jailcore.store.location import is_url, shown
@@ -127,9 +129,11 @@ def from_database(path: str, configs: Mapping[str, Config], only: set[str] | Non
                 ban["online"] = ban["key"] in online
             state["time"] = s.engine.state.time or None
             out.append(standing(s.server, state, s.config, _link(db, s.server), label))
+        sinks = failing_sinks(db)  # the notifications' sinks that keep failing: every server of the database says them
         for item in out:
             item["proposals"] = open_proposals(db, item["server"])
             item["owed"] = _owed(db, item["server"])
+            item.update(sinks)
         out.sort(key=lambda s: s["server"])
         missing = sorted((only or set()) - {s.server for s in saved} - set(ready))
         if missing:
@@ -290,6 +294,7 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     lines.append(_bans(s, colour))
     if s.get("proposals"):  # from the state database, or the retained state (its daemon's session keeps their ids)
         lines.append(_proposals([p for p in s["proposals"] if isinstance(p, dict)], colour))
+    lines += sink_lines(s, colour)
     if s.get("owed"):
         owed = s["owed"]
         lines.append(paint(f"  owed by players who left: {len(owed)} (carried out when they return)", "35", colour))
@@ -385,6 +390,8 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]
     if configs and not args.state_db:
         servers = []
         for where in dict.fromkeys(c.state_where for c in configs):
+            if not is_url(where) and (unread := out_of_reach(where)):
+                raise AuditError(unread)
             if not is_url(where) and not Path(where).is_file():
                 raise AuditError(f"no state database at {where} (has the daemon run? see [state] path in the config)")
             names = {c.server_name for c in configs if c.state_where == where}

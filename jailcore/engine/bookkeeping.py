@@ -19,7 +19,7 @@ from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.punish import autoslay_at_round_start, count_down_bans, on_return
 from jailcore.engine.rules.base import Rule
-from jailcore.engine.state import CT, PLAYING, GameRun, LastPrisoner, Prohibition, Seat, T
+from jailcore.engine.state import CT, PLAYING, VOLLEY_SECONDS, GameRun, HalfReached, LastPrisoner, Prohibition, Seat, T
 from jailcore.log import events as ev
 from jailcore.log.logtime import plus_seconds, seconds_between
 
@@ -64,6 +64,8 @@ class Bookkeeping:
             ev.SpecialDay: self._specialday,
             ev.FreedayGranted: self._freeday,
             ev.LastRequest: self._last_request,
+            ev.OrderGiven: self._something_else,
+            ev.OrdersCancelled: self._something_else,
         }
         self.after: dict[type, Callable[[Any], list[Action] | None]] = {
             ev.Killed: self._killed_after,
@@ -191,12 +193,18 @@ class Bookkeeping:
         game, killer, victim = s.game, s.players.get(e.killer.userid), s.players.get(e.victim.userid)
         if game is not None and victim is not None and victim.team == T:
             game.result = True  # 004 5.12 «Проигравшие … погибают»: a loser is a result
-        if game is not None and killer is not None and victim is not None and killer.team == CT and victim.team == T:
-            if victim.userid not in s.rebels:
-                game.died += 1
-            # 000 Морской бой ends «до уничтожения половины заключенных» (rounded down): what
-            # follows is no longer the game. Король is its host's until he ends it.
-            if "cells" in game.tags and game.playing >= 2 and game.died >= game.playing // 2 and not s.specialday_name:
+        guards_kill = killer is not None and victim is not None and killer.team == CT and victim.team == T and victim.userid not in s.rebels
+        if s.half is not None and guards_kill:
+            s.half.died += 1
+            if s.half.cells and seconds_between(s.half.at, e.time) <= VOLLEY_SECONDS:
+                s.half.at = e.time  # the last cell's volley goes on
+        if game is not None and guards_kill:
+            game.died += 1
+            # 000 Король «Игра завершается тогда, когда умрет половина заключенных (при обоих
+            # королях)», Морской бой «до уничтожения половины заключенных» (rounded down):
+            # the game is over; what a guard's kill past it is, `games.deaths` asks an admin.
+            if "half" in game.tags and game.playing >= 2 and game.died >= game.playing // 2 and not s.specialday_name:
+                s.half = HalfReached(game.name, game.host, game.started, game.playing, game.died, e.time, "cells" in game.tags)
                 s.game = None
         if e.victim.userid in (s.warden, s.dying):
             self.ctx.warden_gone(orders_end=True)
@@ -230,7 +238,7 @@ class Bookkeeping:
 
     def _clear_round(self) -> None:
         s = self.ctx.state
-        s.orders, s.prohibitions, s.game = [], [], None
+        s.orders, s.prohibitions, s.game, s.half = [], [], None, None
         s.warden, s.last_request, s.freeday, s.specialday_name, s.before_freeday, s.dying = None, False, False, None, 0, None
         s.first_order, s.slain, s.moved, s.last_prisoner, s.rebels, s.resigned = False, [], [], None, [], None
         for rule in self.rules:
@@ -314,6 +322,7 @@ class Bookkeeping:
     # -- the shim: warden, prohibitions, games, special days -----------------------------
 
     def _warden_set(self, e: ev.WardenSet) -> None:
+        self.ctx.state.half = None
         seat = self.ctx.seat(e.player)
         seat.team = CT
         self.ctx.state.warden = seat.userid
@@ -332,8 +341,14 @@ class Bookkeeping:
                 s.resigned, s.resigned_at = e.player.userid, e.time  # a hand-over, or a move off CT whose line is next
             self.ctx.warden_gone(orders_end=e.reason in ("died", "left"))
 
+    def _something_else(self, e: Any) -> None:
+        """Something new in the round (an order, a prohibition, a game, its end, a special day,
+        a freeday, a last request, a new warden): a game of half that is over is behind it."""
+        self.ctx.state.half = None
+
     def _prohibit(self, e: ev.ProhibitionSet) -> None:
         self.ctx.seat(e.player)
+        self.ctx.state.half = None
         self.ctx.state.prohibitions.append(Prohibition(e.text, e.time))
 
     def _prohibit_lift(self, e: ev.ProhibitionLifted) -> None:
@@ -344,6 +359,7 @@ class Bookkeeping:
                 s.before_freeday -= 1
 
     def _game_start(self, e: ev.GameStarted) -> None:
+        self.ctx.state.half = None
         seat = self.ctx.seat(e.player)
         game = self.ctx.offered_game(e.game)
         name, tags = (game.name, tuple(sorted(game.tags))) if game else (e.game, ())
@@ -352,6 +368,7 @@ class Bookkeeping:
         self.ctx.state.game = GameRun(name, seat.userid, self.ctx.state.time, tags, playing=len(self.ctx.alive(T)))
 
     def _game_end(self, e: ev.GameEnded) -> object:
+        self.ctx.state.half = None
         if self.ctx.state.game is None:
             return STOP
         self.ctx.state.game = None
@@ -359,11 +376,13 @@ class Bookkeeping:
 
     def _specialday(self, e: ev.SpecialDay) -> None:
         s = self.ctx.state
+        s.half = None
         self.ctx.seat(e.player)
         s.specialday = s.round
         s.specialday_name = e.day
 
     def _freeday(self, e: ev.FreedayGranted) -> None:
+        self.ctx.state.half = None
         self.ctx.seat(e.player)
         if self.ctx.state.game is not None:
             self.ctx.state.game.result = True  # a winner's reward
@@ -373,6 +392,7 @@ class Bookkeeping:
 
     def _last_request(self, e: ev.LastRequest) -> None:
         s = self.ctx.state
+        s.half = None
         s.last_request = True
         if s.game is not None and not s.specialday_name:
             s.game = None  # the last request is the round's game now

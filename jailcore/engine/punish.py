@@ -46,14 +46,16 @@ def next_step(ctx: Scene, key: str, seat: Seat) -> Step:
     return ladder[min(reached, len(ladder) - 1)]
 
 
-def punish(ctx: Scene, key: str, seat: Seat, text: str, ref: str | None = None) -> list[Action]:
+def punish(ctx: Scene, key: str, seat: Seat, text: str, ref: str | None = None, judgement: bool = False) -> list[Action]:
+    """`judgement`: a finding the log cannot settle (a volley's last shot or the next one,
+    whether rounds were «интересные»): put to an admin whatever the rule's `confirm`."""
     rule = ctx.config.rules[key]
     if not rule.enabled:
         return []
     ref = rule.ref if ref is None else ref
     step = next_step(ctx, key, seat)
     reason = ctx.quoting(ref, ctx.text("penalty", text=text, step=kind_name(ctx.lang, step.action)))
-    if rule.confirm == "admin":  # an admin's judgement: the ladder waits for his word
+    if rule.confirm == "admin" or judgement:  # an admin's judgement: the ladder waits for his word
         return propose(ctx, key, rule, seat, ref, step, reason)
     return carry_out(ctx, key, ref, step, seat, reason)
 

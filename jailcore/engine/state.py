@@ -70,6 +70,28 @@ class GameRun:
     result: bool = False  # a prisoner lost (a guard killed him) or the referee named a winner: 004 5.11's winners
 
 
+# Морской бой's last cell: kills within this many seconds of the one before them, from the
+# kill that reached the half, are one volley at the cell the admiral named.
+VOLLEY_SECONDS = 2
+
+
+@attrs.define(slots=True)
+class HalfReached:
+    """A game of half (000 Король, Морской бой) whose half died: the game is over («Игра
+    завершается тогда, когда умрет половина заключенных»). A guard's kill past it before
+    anything else happens in the round (an order, a prohibition, a game, its end, a special
+    day, a freeday, a last request, a new warden) is what the clause forbids, or the
+    volley's last shot: the log cannot tell, an admin judges (`games.deaths`)."""
+
+    game: str
+    host: int
+    started: str  # the game's start: one question a game
+    playing: int  # prisoners alive when it began
+    died: int  # the guards' kills of it (rebels apart), the half and what came after
+    at: str  # the kill that reached the half, then the last of its volley (Морской бой's last cell)
+    cells: bool = False  # Морской бой: the last cell named may hold more than the half needs
+
+
 @attrs.define(slots=True)
 class CtBan:
     """A ban from the guards' team: until a time, or for a number of rounds, or forever."""
@@ -169,6 +191,7 @@ class State:
     orders: list[Order] = attrs.Factory(list)
     prohibitions: list[Prohibition] = attrs.Factory(list)
     game: GameRun | None = None
+    half: HalfReached | None = None  # a game of half is over, and nothing has happened since
     freeday: bool = False  # the whole round is a freeday (Monday, or granted to all)
     before_freeday: int = 0  # prohibitions standing when it began (001 ФД 3 «добавить» counts the others)
     first_order: bool = False

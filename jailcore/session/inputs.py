@@ -177,6 +177,13 @@ class Refused:
 
 
 @attrs.frozen(slots=True)
+class TellAdmins:
+    """Something the admins online should hear of (an appeal filed on the web page): their feed."""
+
+    text: str
+
+
+@attrs.frozen(slots=True)
 class Stopping:
     """A clean stop: the session says so in its link row and saves what changed."""
 
@@ -184,4 +191,4 @@ class Stopping:
 
 
 Input = (LogRecord | Tick | LinkOpened | LinkLost | LinkState | Reply | Sent | PeerBan | ConfigRead | Resume | AdminRequests
-         | Refused | Stopping)
+         | Refused | TellAdmins | Stopping)

@@ -183,7 +183,7 @@ class Session:
             i.LogRecord: self._record, i.Tick: self._tick, i.Reply: self._reply, i.Sent: self._sent, i.LinkOpened: self._opened,
             i.LinkLost: self._lost, i.LinkState: self._link_state, i.PeerBan: self._peer_ban,
             i.ConfigRead: self._reread, i.Resume: self._resume, i.AdminRequests: self._requests,
-            i.Refused: self._refused, i.Stopping: self._stopping,
+            i.Refused: self._refused, i.Stopping: self._stopping, i.TellAdmins: self._tell,
         }
 
     # -- the one entry point ----------------------------------------------------------------
@@ -720,3 +720,12 @@ class Session:
     def _refused(self, refused: i.Refused) -> list[Effect]:
         self.say_to_admins(f"[jailcore] {refused.text}")
         return self.flush()
+
+    def _tell(self, told: i.TellAdmins) -> list[Effect]:
+        self.say_to_admins(told.text)
+        return self.flush()
+
+    @property
+    def line_at(self) -> float | None:
+        """When (the driver's clock) the last log line came, or the session first ticked; None before."""
+        return self._line_at

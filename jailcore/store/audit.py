@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from jailcore.log.errors import AuditError
 from jailcore.log.logtime import seconds_between
+from jailcore.store.access import DEFAULT_STATE, out_of_reach
 from jailcore.store.filter import USERID, since_time
 from jailcore.store.location import is_url, open_reader
 
@@ -28,18 +29,24 @@ DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["
 def locate(state_db: str | None = None, config: str | list[str] | None = None, env: Mapping[str, str] | None = None) -> str:
     """The state database asked for: `--state-db` (a file or a mysql:// URL), else
     JAILCORE_STATE_URL, else JAILCORE_STATE, else the config's `[state] url` or `path`, else
-    jailcore.sqlite3. A file that is not there is refused in one line."""
+    jailcore.sqlite3 of the current folder if there is one (a config's own default, relative
+    to where its daemon runs), else /var/lib/jailcore/jailcore.sqlite3 (where `jailcore init`
+    puts it). A file that is not there, or that this user may not read, is refused in one line."""
     env = os.environ if env is None else env
     where = state_db or env.get("JAILCORE_STATE_URL") or env.get("JAILCORE_STATE")
     if not where and config:
         from jailcore.config.config import Config
 
         where = Config.from_toml(config if isinstance(config, str) else config[0]).state_where
-    where = where or "jailcore.sqlite3"
+    where = where or ("jailcore.sqlite3" if os.path.isfile("jailcore.sqlite3") else DEFAULT_STATE)
     if is_url(where):
         return where
+    refused = out_of_reach(where)
+    if refused:
+        raise AuditError(refused)
     if not os.path.isfile(where):
-        raise AuditError(f"no state database at {where} (give --state-db, JAILCORE_STATE, JAILCORE_STATE_URL or --config)")
+        why = "where jailcore init puts it, nor jailcore.sqlite3 here; " if where == DEFAULT_STATE else ""
+        raise AuditError(f"no state database at {where} ({why}give --state-db, JAILCORE_STATE, JAILCORE_STATE_URL or --config)")
     return where
 
 

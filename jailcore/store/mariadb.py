@@ -40,6 +40,7 @@ from jailcore.log.errors import AuditError
 from jailcore.log.logtime import plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
+from jailcore.store import appeals, notices
 from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import DatabaseFault
@@ -65,8 +66,9 @@ if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resume
     from jailcore.session import inputs as si
 
 # 0: before the schema was versioned; 1: without the web page's accounts; 2: without the names table and the indexes of _from_2;
-# 3: without the accounts' activity (`account_changes`); 4: without the admins' warnings and bans from the web page (`act_requests`)
-SCHEMA_VERSION = 5
+# 3: without the accounts' activity (`account_changes`); 4: without the notifications' queue and the appeals;
+# 5: without the admins' warnings and bans from the web page (`act_requests`)
+SCHEMA_VERSION = 6
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
 READ_TIMEOUT = 30.0  # a statement's answer, in seconds: the writer's group commit, the web page's and the command line's big reads
 # The daemon's store on its event loop (`on_loop`): its reads are small (is an admin's row
@@ -304,6 +306,8 @@ def _upgrade(db: pymysql.connections.Connection, where: str, dry: bool) -> tuple
                     return found, found
                 for ddl in _TABLES:
                     cur.execute(ddl + _OPTIONS)
+                for ddl in notices.schema("mariadb") + appeals.schema("mariadb"):  # written once for both backends
+                    cur.execute(ddl)
                 for step in _STEPS[found:]:
                     step(cur)
                 cur.execute("INSERT INTO id_blocks (name, next) SELECT 'audit', COALESCE(MAX(id), 0) + 1 FROM audit "
@@ -379,10 +383,14 @@ def _from_3(cur: Any) -> None:
 
 
 def _from_4(cur: Any) -> None:
-    """Version 4 took no warnings or bans from the web page: `act_requests` is made above, empty."""
+    """Version 4 had no notifications' queue and no appeals: their tables are made above, empty."""
 
 
-_STEPS = [_from_0, _from_1, _from_2, _from_3, _from_4]  # _STEPS[n] brings version n to n + 1
+def _from_5(cur: Any) -> None:
+    """Version 5 took no warnings or bans from the web page: `act_requests` is made above, empty."""
+
+
+_STEPS = [_from_0, _from_1, _from_2, _from_3, _from_4, _from_5]  # _STEPS[n] brings version n to n + 1
 
 
 _LOST = (2003, 2006, 2013, 2055, 0)  # the server went away (0: PyMySQL's closed connection)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 from jailcore.log.errors import AuditError
+from jailcore.store.access import out_of_reach
 from jailcore.store.filter import Filter
 
 Row = dict[str, Any]
@@ -430,7 +431,13 @@ def open_sqlite(path: str) -> Reader:
         refuse_link(path)
     except StoreError as exc:
         raise AuditError(str(exc)) from None
-    plain = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    refused = out_of_reach(path)  # before SQLite's "unable to open database file", which names no file
+    if refused:
+        raise AuditError(refused)
+    try:
+        plain = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise AuditError(f"{path}: cannot open the state database: {exc}") from None
     try:
         check_ours(plain)
         upgrade(plain, path, dry=True)  # a newer file is refused: an older jailcore would misread it

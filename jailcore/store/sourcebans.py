@@ -110,6 +110,7 @@ class SourceBans:
             self._give()
             self._lift_there()
             self._lift_here()
+            self._protests()
         except pymysql.MySQLError as exc:
             raise ConnectionError(_why(exc)) from None
         self.passes += 1
@@ -198,6 +199,16 @@ class SourceBans:
                 cur.execute(f"UPDATE `{self.links}` SET removed = %s WHERE origin = %s AND audit_id = %s",
                             (row["RemovedOn"] or int(self.clock()), self.origin, link["audit_id"]))
             self.db.commit()
+
+    def _protests(self) -> None:
+        """The appeals of this server's bans are SourceBans++ protests, archived when answered (store/appeals.py)."""
+        from jailcore.store.appeals import Appeals, sync_protests
+
+        appeals = [a for a in Appeals(self.reader).listed("", 1000) if a["server"] == self.server]
+        if appeals:
+            links = {audit_id: int(link["bid"]) for audit_id, link in self._linked().items()}
+            sync_protests(self._cursor, lambda: self.db.commit(), self.settings.prefix, self.origin, self.server, self.settings.admin_id,
+                          appeals, links)
 
     # -- the web page's list ----------------------------------------------------------------------
 

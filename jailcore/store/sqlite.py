@@ -28,6 +28,7 @@ from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.logtime import plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
+from jailcore.store import appeals, notices
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.rows import WritesRows
@@ -563,11 +564,12 @@ class Store(WritesRows, KeepsAccounts):
 # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`,
 # 2 one without the web page's accounts (they were in the configs' [web.users]), 3 one without ACTION_SCHEMA,
 # 4 one without the accounts' activity (`account_changes`, made by ACCOUNTS_SCHEMA; its earlier changes were not kept),
-# 5 one without the admins' warnings and bans from the web page (`act_requests`, ACTS_SCHEMA)
-SCHEMA_VERSION = 6
+# 5 one without the notifications' queue and the appeals (store/notices.py, store/appeals.py: their tables made empty),
+# 6 one without the admins' warnings and bans from the web page (`act_requests`, ACTS_SCHEMA)
+SCHEMA_VERSION = 7
 
 # An admin's warning or server ban asked from the web page (a player's page): the running daemon
-# of that server carries it out as the engine's admin act and sets `applied_at`. Version 6.
+# of that server carries it out as the engine's admin act and sets `applied_at`. Version 7.
 ACTS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS act_requests (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -612,6 +614,8 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         _run(db, ACCOUNTS_SCHEMA)
         _run(db, ACTION_SCHEMA)
         _run(db, ACTS_SCHEMA)
+        for ddl in notices.schema("sqlite") + appeals.schema("sqlite"):
+            db.execute(ddl)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return found, SCHEMA_VERSION
 

@@ -47,7 +47,7 @@ from jailcore.log.invisible import visible
 from jailcore.store.audit import AuditError
 from jailcore.store.errors import errors_or
 from jailcore.store.requests import Queued
-from jailcore.web import data, proposals, steamids
+from jailcore.web import appeals, data, proposals, steamids
 from jailcore.web.access import ADMIN, MODERATOR, OPEN, OWNER, VIEWER, WATCH, Forbidden, NotAllowed, TooLarge, local_path, number, shown_text
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
 from jailcore.web.charts import colours, hbars, stacked
@@ -123,6 +123,7 @@ class Web(Manage):
         self.waiting = dict(data.WAITING)  # what waits for an admin, by the page that lists it (the menu counts it)
         self.glance: dict = {"waiting": {}, "problems": {}}  # read at most every GLANCE_FRESH seconds, for every page
         self._glance_at = float("-inf")
+        self.appeal_desk = appeals.Desk()  # the players' appeals: their limits per address and their writes (web/appeals.py)
         self.import_accounts(settings)
         self.load_accounts()
 
@@ -155,6 +156,11 @@ class Web(Manage):
             Route("/accounts", page(OWNER, self.accounts_change), methods=["POST"]),
             Route("/proposals", page(VIEWER, partial(proposals.page, self))),
             Route("/answer", page(MODERATOR, partial(proposals.answer, self)), methods=["POST"]),
+            Route("/appeal", page(OPEN, partial(appeals.lookup, self, self.appeal_desk)), methods=["GET"]),
+            Route("/appeal", page(OPEN, partial(appeals.file, self, self.appeal_desk)), methods=["POST"]),
+            Route("/appeal/{token}", page(OPEN, partial(appeals.follow, self, self.appeal_desk))),
+            Route("/appeals", page(VIEWER, partial(appeals.page, self, self.appeal_desk))),
+            Route("/appeals/answer", page(MODERATOR, partial(appeals.answer, self, self.appeal_desk)), methods=["POST"]),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
         app = Starlette(routes=routes, exception_handlers={Forbidden: self.forbidden, TooLarge: self.too_large, NotAllowed: self.not_allowed})

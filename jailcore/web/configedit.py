@@ -193,16 +193,69 @@ def save(path: str, old: str, new: str, by: str, now: datetime | None = None) ->
     """Keeps the version being replaced, then writes the new one in one rename; refuses if
     the file changed since `old` was read. Returns the kept version's name.
 
-    Under a lock (`FILE.lock`, flock): the check that the file is still `old` and the rename
+    Under a lock (`lock_path`, flock): the check that the file is still `old` and the rename
     are one step, so of admins saving at once one wins and the others are told their edit
-    conflicts. A kept version has the file's own permissions (it holds the RCON password)."""
+    conflicts. A kept version has the file's own permissions (it holds the RCON password).
+    A folder this process may not write is refused before anything is written, in one line
+    that names it and what to change (docs/install.md keeps the configs read-only to the
+    services until an owner allows the page to save)."""
+    writable(path)
     with _locked(path):
         return _save(path, old, new, by, now)
 
 
+def lock_folder() -> Path:
+    """Where the page's locks live: a folder this service may write, never the configs'
+    (docs/install.md makes that one read-only to it). Under systemd the unit's
+    RuntimeDirectory= or StateDirectory= (/var/lib/jailcore), else the login session's
+    runtime folder, else one of this user's own in the temporary folder. Pages that save
+    the same file share a lock when they run with the same environment (the service does)."""
+    for name in ("RUNTIME_DIRECTORY", "STATE_DIRECTORY"):
+        if os.environ.get(name):
+            return Path(os.environ[name].split(":")[0])
+    if os.environ.get("XDG_RUNTIME_DIR") and os.path.isdir(os.environ["XDG_RUNTIME_DIR"]):
+        return Path(os.environ["XDG_RUNTIME_DIR"]) / "jailcore"
+    return Path(tempfile.gettempdir()) / f"jailcore-{os.geteuid()}"
+
+
+def lock_path(path: str) -> Path:
+    """The lock of one config file: named by its real path, so two names of one file share it."""
+    real = os.path.realpath(path)
+    return lock_folder() / f"config-{hashlib.sha256(real.encode()).hexdigest()[:16]}-{os.path.basename(real)[:64]}.lock"
+
+
+def _user() -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return f"uid {os.geteuid()}"
+
+
+def writable(path: str) -> None:
+    """Refuses, in one line, a save this process could not finish: the new file is written
+    beside the old one and renamed over it, and the old one kept in FILE.versions/."""
+    folder = os.path.dirname(os.path.abspath(path))
+    keep = versions_dir(path)
+    for where in (folder, *([str(keep)] if keep.is_dir() else [])):
+        if not os.access(where, os.W_OK):
+            raise EditError([f"cannot save {path}: this page runs as {_user()}, who may not write in {where} (nothing was written). "
+                             f"To let the page save configs: chmod 0770 {where} (its group is the service's, as docs/install.md sets it "
+                             "up), or edit the file there as its owner"])
+
+
 @contextlib.contextmanager
 def _locked(path: str) -> Iterator[None]:
-    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    lock = lock_path(path)
+    try:
+        lock.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if lock.parent.stat().st_uid != os.geteuid():  # a shared temporary folder: another user's folder is not ours to lock in
+            raise PermissionError(0, f"{lock.parent} belongs to another user")
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise EditError([f"cannot save {path}: its lock {lock} cannot be made ({exc.strerror or exc}; nothing was written). "
+                         "Give the service a folder of its own to write: StateDirectory= or RuntimeDirectory= in its unit"]) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -219,8 +272,15 @@ def _save(path: str, old: str, new: str, by: str, now: datetime | None) -> str:
     target = Path(path)
     if fingerprint(read(path)) != fingerprint(old):
         raise EditError([f"{path}: {CONFLICT}"])
+    try:
+        return _write(target, old, new, by, now)
+    except OSError as exc:  # a disk full, a folder changed under us: one line, never the page's 500
+        raise EditError([f"cannot save {path}: {exc.filename or path}: {exc.strerror or exc}"]) from None
+
+
+def _write(target: Path, old: str, new: str, by: str, now: datetime | None) -> str:
     mode = stat.S_IMODE(target.stat().st_mode)
-    keep = versions_dir(path)
+    keep = versions_dir(str(target))
     keep.mkdir(mode=0o700 if not mode & 0o077 else 0o750, exist_ok=True)
     name = f"{(now or datetime.now()).strftime('%Y%m%dT%H%M%S.%f')}-{re.sub(r'[^A-Za-z0-9_-]', '_', by)[:64] or '_'}.toml"
     fd = os.open(keep / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode & 0o666)

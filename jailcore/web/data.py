@@ -31,6 +31,7 @@ from jailcore.log.accounts import same_account
 from jailcore.log.errors import ConfigError, StateError
 from jailcore.log.events import player_key
 from jailcore.log.logtime import moment
+from jailcore.store.appeals import Appeals
 from jailcore.store.audit import USERID, daemon_word, open_reader, standing
 from jailcore.store.filter import Filter, personal
 from jailcore.store.interface import StateStore
@@ -647,6 +648,8 @@ def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict]:
             out.append({"kind": "ctban.lift" if r["lift"] else "ctban.give", **r})
         for r in source.reader.act_requests(by, limit):  # warnings and bans from a player's page
             out.append({"kind": "act.ban" if r["act"] == "ban" else "act.warn", **r})
+        for r in Appeals(source.reader).answered(by, limit):  # who granted or upheld an appeal, and when
+            out.append({**r, "kind": f"appeal.{r['status']}", "time": r["answered"]})
         for refused in refused_requests(source.requests, limit * 5)[1]:  # only this machine's queue: the others' are theirs
             args = refused.args
             if by and args.get("by") != by:

@@ -59,7 +59,14 @@ WAITING["/proposals"] = counts
 
 
 async def page(web: Web, request: Request) -> Response:
-    return web.render(request, "proposals.html", proposals=await web.read(waiting, web.sources))  # the route's guard lets only admins in
+    from jailcore.web.appeals import waiting_count  # the players' appeals wait beside the proposals
+
+    try:
+        appeals = await web.read(waiting_count, web)
+    except errors_or(StateError, AuditError):
+        appeals = 0
+    return web.render(request, "proposals.html", proposals=await web.read(waiting, web.sources),  # the route's guard lets only admins in
+                      appeals_waiting=appeals)
 
 
 async def answer(web: Web, request: Request) -> Response:
