@@ -25,7 +25,7 @@ from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, pai
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
 from jailcore.store.access import out_of_reach
-from jailcore.store.audit import DAYS, AuditError, ban_left, locate, open_proposals, open_reader
+from jailcore.store.audit import DAYS, AuditError, ban_left, daemon_word, locate, open_proposals, open_reader, span
 from jailcore.store.journal import journal_path, waiting_in
 from jailcore.store.location import is_url, shown
 from jailcore.store.requests import refused_requests, requests_path, waiting_requests
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
 STALE = 120.0  # seconds without a log line before the age is shown as a warning
-SILENT = 30.0  # seconds without a link row (a running daemon writes one every 5 s) before it is called stale
 REFUSED_DAYS = 7  # queued requests refused at replay are counted this far back: an old refusal is not news every day
 
 
@@ -235,25 +234,6 @@ def standing(server: str, state: dict, config: Config | None, link: dict | None,
     return out
 
 
-def daemon_word(link: dict | None, now: datetime, aged: bool = True) -> dict:
-    """Whether the daemon behind a link row still runs: `stopped` (it said so at its stop),
-    `stale` (no row for SILENT seconds: it died or hangs), else `running`."""
-    if not link or not link.get("updated"):
-        return {"word": "unknown", "why": "no link row yet (has its daemon run?)"}
-    if link.get("daemon") == "stopped":
-        return {"word": "stopped", "why": f"stopped at {str(link['updated']).replace('T', ' ')}"}
-    if not aged:
-        return {"word": "running", "why": ""}
-    try:
-        age = (now - datetime.fromisoformat(str(link["updated"]))).total_seconds()
-    except ValueError:
-        return {"word": "unknown", "why": "its link row has no readable time"}
-    if age > SILENT:
-        return {"word": "stale", "why": f"no word from its daemon for {_ago(age).removesuffix(' ago')} (crashed or hung?): "
-                                        "the link below is as it last said"}
-    return {"word": "running", "why": ""}
-
-
 # -- showing ---------------------------------------------------------------------------------
 
 
@@ -341,12 +321,7 @@ def _proposals(items: list[dict], colour: bool) -> str:
 
 
 def _ago(seconds: float) -> str:
-    seconds = int(max(0, seconds))
-    if seconds < 120:
-        return f"{seconds} s ago"
-    if seconds < 7200:
-        return f"{seconds // 60} min ago"
-    return f"{seconds // 3600} h ago"
+    return f"{span(seconds)} ago"
 
 
 def _cooldown(s: dict) -> str:

@@ -220,6 +220,27 @@ class CtBanRequest:
     lift: bool = False
 
 
+@attrs.frozen
+class ActRequest:
+    """A row of `act_requests`: an admin's warning or server ban from the web page."""
+
+    id: int
+    steamid: str = attrs.field(validator=_steamid)
+    act: str = attrs.field(validator=v.in_(("warn", "ban")))
+    name: str = attrs.field(default="", validator=_text)
+    minutes: int | None = attrs.field(default=None, validator=_count(MAX_MINUTES))
+    reason: str = attrs.field(default="", validator=_text)
+    by: str = attrs.field(default="", validator=_short)
+
+
+def act_row(row: Any, refused: Refusals) -> ActRequest | None:
+    """An `act_requests` row typed; None (refused) when a tool or a hand wrote it wrong."""
+    given = dict(row)
+    fields = {k: given[k] for k in ("id", "steamid", "act", "name", "minutes", "reason", "by") if k in given}
+    fields["name"], fields["reason"], fields["by"] = fields.get("name") or "", fields.get("reason") or "", fields.get("by") or ""
+    return typed(ActRequest, fields, refused, f"request {given.get('id', '?')}")
+
+
 def ctban_row(row: Any, refused: Refusals) -> CtBanRequest | None:
     """A row (a mapping or an sqlite3.Row) typed; None (refused) when a tool or a hand wrote it wrong."""
     given = dict(row)

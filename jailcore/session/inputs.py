@@ -145,6 +145,20 @@ class AnswerRow:
 
 
 @attrs.frozen(slots=True)
+class ActRow:
+    """An admin's warning or server ban (the web page), as the store holds it: checked by the
+    session (`log.shapes.act_row`) before it is applied."""
+
+    id: int
+    steamid: str
+    name: str
+    act: str  # warn | ban
+    minutes: int | None  # a ban's length; 0 is permanent
+    reason: str
+    by: str
+
+
+@attrs.frozen(slots=True)
 class AdminRequests:
     """The admins' rows not yet applied (web page, command line, MQTT, `!jc...` in game), as
     the store holds them; the session applies each once, in order."""
@@ -152,6 +166,7 @@ class AdminRequests:
     pardons: tuple[PardonRow, ...] = ()
     ctbans: tuple[CtBanRow, ...] = ()
     answers: tuple[AnswerRow, ...] = ()
+    acts: tuple[ActRow, ...] = ()
 
 
 @attrs.frozen(slots=True)

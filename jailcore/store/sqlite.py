@@ -429,7 +429,7 @@ class Store(WritesRows, KeepsAccounts):
             self._waiting_at = now
             self._waiting = {r[0] for r in self.db.execute(
                 "SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
-                "UNION SELECT server FROM answers WHERE applied_at IS NULL")}
+                "UNION SELECT server FROM answers WHERE applied_at IS NULL UNION SELECT server FROM act_requests WHERE applied_at IS NULL")}
         return server in self._waiting
 
 
@@ -466,6 +466,21 @@ class Store(WritesRows, KeepsAccounts):
         )
         self.commit()
         return _inserted(cur)
+
+    def request_act(self, server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str,
+                    when: str | None = None) -> int:
+        """An admin's warning or server ban from the web page; the running daemon of that server
+        carries it out within a second."""
+        check_act(act, minutes)
+        when = when or datetime.now().isoformat(timespec="seconds")
+        cur = self._write("INSERT INTO act_requests (server, steamid, name, act, minutes, reason, by, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                          (server, steamid, name, act, minutes, reason, by, when))
+        self.commit()
+        return _inserted(cur)
+
+    def acts(self, server: str) -> list[sqlite3.Row]:
+        """The admins' warnings and bans not yet applied, oldest first."""
+        return list(self.db.execute("SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)))
 
     def requests(self, server: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
         """The pardons (with the enforcement they undo) and the CT-ban requests not yet applied."""
@@ -510,8 +525,8 @@ class Store(WritesRows, KeepsAccounts):
             "ORDER BY id DESC LIMIT 1", (server, number)).fetchone()
         return int(row["id"]) if row else None
 
-    def applied(self, table: Literal["pardons", "ctban_requests", "answers"], row_id: int, when: str) -> None:
-        if table not in ("pardons", "ctban_requests", "answers"):  # the name goes into the SQL: never trust a caller with it
+    def applied(self, table: Literal["pardons", "ctban_requests", "answers", "act_requests"], row_id: int, when: str) -> None:
+        if table not in REQUEST_TABLES:  # the name goes into the SQL: never trust a caller with it
             raise StoreError(f"no request table {table!r}")
         self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
 
@@ -549,8 +564,27 @@ class Store(WritesRows, KeepsAccounts):
 # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`,
 # 2 one without the web page's accounts (they were in the configs' [web.users]), 3 one without ACTION_SCHEMA,
 # 4 one without the accounts' activity (`account_changes`, made by ACCOUNTS_SCHEMA; its earlier changes were not kept),
-# 5 one without the notifications' queue and the appeals (store/notices.py, store/appeals.py: their tables made empty)
-SCHEMA_VERSION = 6
+# 5 one without the notifications' queue and the appeals (store/notices.py, store/appeals.py: their tables made empty),
+# 6 one without the admins' warnings and bans from the web page (`act_requests`, ACTS_SCHEMA)
+SCHEMA_VERSION = 7
+
+# An admin's warning or server ban asked from the web page (a player's page): the running daemon
+# of that server carries it out as the engine's admin act and sets `applied_at`. Version 7.
+ACTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS act_requests (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    steamid TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    act TEXT NOT NULL,
+    minutes INTEGER,
+    reason TEXT NOT NULL DEFAULT '',
+    by TEXT NOT NULL,
+    time TEXT NOT NULL,
+    applied_at TEXT
+);
+CREATE INDEX IF NOT EXISTS act_requests_waiting ON act_requests (server, applied_at);
+"""
 
 # The audit log by action, in the order of its places, the time beside: the bans in force
 # and a page of one action (`?action=ctban&since=1d`) read what there is of it, the time
@@ -579,6 +613,7 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         _run(db, SEQ_SCHEMA)
         _run(db, ACCOUNTS_SCHEMA)
         _run(db, ACTION_SCHEMA)
+        _run(db, ACTS_SCHEMA)
         for ddl in notices.schema("sqlite") + appeals.schema("sqlite"):
             db.execute(ddl)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -691,6 +726,18 @@ def check_ours(db: sqlite3.Connection) -> None:
 
 class PardonError(AdminRequestError, ValueError):
     pass
+
+
+REQUEST_TABLES = ("pardons", "ctban_requests", "answers", "act_requests")
+ACTS = ("warn", "ban")  # what an admin asks of a player from the web page (`act_requests`)
+
+
+def check_act(act: str, minutes: int | None) -> None:
+    """An admin's act as a tool may write it: a warning, or a ban of 0 (permanent) or more minutes."""
+    if act not in ACTS:
+        raise AdminRequestError(f"no admin act {act!r}: give one of {', '.join(ACTS)}")
+    if act == "ban" and (minutes is None or minutes < 0):
+        raise AdminRequestError("a ban needs its length in minutes (0 is permanent)")
 
 
 class ProposalError(AdminRequestError, ValueError):
