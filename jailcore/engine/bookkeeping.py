@@ -257,7 +257,7 @@ class Bookkeeping:
             seat.alive = seat.team in PLAYING
         if self.ctx.day == 1 and s.round > 1:
             if self.ctx.config.ladder_reset == "week":
-                s.ladders = {}
+                s.ladders, s.observed = {}, {}
             for rule in self.rules:
                 rule.week_started(self.ctx)
         return None
@@ -308,7 +308,7 @@ class Bookkeeping:
             for rule in self.rules:
                 rule.calendar_reset(self.ctx)
         if self.ctx.config.ladder_reset == "map":
-            s.ladders = {}
+            s.ladders, s.observed = {}, {}
         return None
 
     # -- the shim: warden, prohibitions, games, special days -----------------------------

@@ -62,8 +62,8 @@ class Engine:
 
     def reconfigure(self, config: ServerRules) -> None:
         """A new rule set for the same server; the state (calendar, ladders, bans) stays."""
-        self.config = self.ctx.config = config
-        self.ctx.lang = config.language
+        self.config = config
+        self.ctx.take(config)
         self.rules = [rule(config.rules[rule.key], self.state.rules.get(rule.key)) for rule in ORDER]
         self.books = Bookkeeping(self.ctx, self.rules)
         enabled = [rule for rule in self.rules if rule.settings.enabled]

@@ -31,6 +31,17 @@ class Scene:
         self.state = state
         self._map_games: tuple[tuple[str, ...], Catalogue | None] = ((), None)
 
+    def take(self, config: ServerRules) -> None:
+        """The config in force from now on (a reload, or a restart under a new one)."""
+        self.config, self.lang = config, config.language
+        if config.mode != "observe":
+            self.state.observed = {}  # what observe mode decided was never done: no ladder of the new mode counts it
+
+    @property
+    def observing(self) -> bool:
+        """`observe` mode: every decision is said and written, none is kept (`punish.py`)."""
+        return self.config.mode == "observe"
+
     # -- players -------------------------------------------------------------------------
 
     def seat(self, p: ev.Player) -> Seat:

@@ -257,6 +257,8 @@ class Session:
             t = action.target
             if t is None or action.action != ("unctban" if lift else "ctban"):
                 continue
+            if not lift and self.config.mode == "observe":
+                continue  # observed, not given: no admin's CT ban to list among the requests
             if lift:
                 out.append(self.network_lift(t.steamid, event.player.name, f"game {event.time} {event.seq}"))
                 length: tuple[int | None, int | None, str] = (None, None, "")

@@ -36,7 +36,7 @@ from jailcore.store.interface import StateStore
 from jailcore.store.location import is_url, open_store, shown
 from jailcore.store.reader import Reader, Row
 from jailcore.store.requests import refused_requests, requests_path
-from jailcore.store.sqlite import PARDONABLE
+from jailcore.store.sqlite import PARDONABLE, done
 
 T = TypeVar("T")
 SCAN = 20_000  # audit ids one page of a list looks at, per database
@@ -158,7 +158,7 @@ def entry(source: Source, row: Row, pardon: Row | None) -> dict:
     out["src"] = source.index
     out["dom"] = f"e{source.index}-{row['id']}"
     out["pardon"] = dict(pardon) if pardon else None
-    out["pardonable"] = row["action"] in PARDONABLE and pardon is None
+    out["pardonable"] = row["action"] in PARDONABLE and pardon is None and done(row)
     return out
 
 
