@@ -24,6 +24,13 @@ from jailcore.log import events as ev
 from jailcore.log.logtime import plus_seconds, seconds_between
 
 STOP = object()
+# Seconds between two lines of one round restart (the shim's, srcds's with no freeze, CS:GO's
+# freeze line): they come in the same frame, in any order.
+SAME_RESTART = 2
+# A round begun by CS:GO's freeze line alone is taken to be frozen until its Round_Start, or
+# for this long if that line is lost (the freeze's length is the shim's to say, and mp_freezetime
+# is rarely past 20 s): no one is judged on play time in a freeze the log has not ended.
+FREEZE_AT_MOST = 60
 
 
 class Bookkeeping:
@@ -31,6 +38,7 @@ class Bookkeeping:
         self.ctx = ctx
         self.rules = list(rules)
         self._shim_round: ev.RoundBegins | None = None  # the shim's round line being read as a round start
+        self._freeze_round: ev.FreezeStarted | None = None  # or CS:GO's freeze line, without the shim's
         self.before: dict[type, Callable[[Any], Any]] = {
             ev.Connected: self._connected,
             ev.Validated: self._seen,
@@ -48,6 +56,7 @@ class Bookkeeping:
             ev.RoundStart: self._round_start,
             ev.FreezeEnded: self._freeze_ended,
             ev.RoundBegins: self._ignored,
+            ev.FreezeStarted: self._ignored,
             ev.RoundEnd: self._round_end,
             ev.RestartRound: self._restart,
             ev.GameCommencing: self._restart,
@@ -76,21 +85,32 @@ class Bookkeeping:
 
     # -- what a round line means -----------------------------------------------------------
 
-    def round_line(self, e: ev.RoundBegins | ev.RoundStart) -> ev.Event | None:
+    def round_line(self, e: ev.RoundBegins | ev.RoundStart | ev.FreezeStarted) -> ev.Event | None:
         """The event a round line stands for, in the game's order of events. The shim's
         `jb_round_start` is the round's start (the freeze period's); srcds's Round_Start in a
         round the shim began is the freeze's end; Round_Start alone (no shim, old logs, or
         the shim's line lost) is both. With `mp_freezetime 0` the two lines come together, in
-        either order: one round. None: nothing new."""
+        either order: one round. CS:GO's `Starting Freeze period`, written at the same
+        restart, is the round's start where the shim's line did not come (a plugin older
+        than it, or the line lost), and nothing new beside it, in either order. None:
+        nothing new."""
         s = self.ctx.state
+        same = s.round_open and seconds_between(s.round_started, e.time) <= SAME_RESTART
         if isinstance(e, ev.RoundBegins):
-            if (s.round_open and not s.round_by_shim and s.round_line_seen and e.freeze == 0
-                    and seconds_between(s.round_started, e.time) <= 2):
-                s.round_by_shim = True  # no freeze: srcds's line came first, this is the same round
+            if same and not s.round_by_shim and (s.round_by_freeze or (s.round_line_seen and e.freeze == 0)):
+                s.round_by_shim = True  # the game's own line of this restart came first: the same round
+                if not s.round_line_seen:
+                    s.play_from = plus_seconds(s.round_started, e.freeze)  # the shim knows the freeze's length
                 return None
             self._shim_round = e
             return ev.RoundStart(e.time)
-        if s.round_open and s.round_by_shim and not s.round_line_seen and not s.warmup:
+        if isinstance(e, ev.FreezeStarted):
+            if same and not s.round_by_freeze and (s.round_by_shim or s.round_line_seen):
+                s.round_by_freeze = True  # the shim's line, or with no freeze srcds's, of this restart came first
+                return None
+            self._freeze_round = e
+            return ev.RoundStart(e.time)
+        if s.round_open and (s.round_by_shim or s.round_by_freeze) and not s.round_line_seen and not s.warmup:
             s.round_line_seen = True
             return ev.FreezeEnded(e.time)
         return e
@@ -239,6 +259,7 @@ class Bookkeeping:
     def _round_start(self, e: ev.RoundStart) -> object:
         s = self.ctx.state
         shim, self._shim_round = self._shim_round, None
+        freeze, self._freeze_round = self._freeze_round, None
         if s.warmup:
             return STOP
         if s.round_open:
@@ -249,10 +270,13 @@ class Bookkeeping:
         s.owed = {k: r for k, r in s.owed.items() if r >= s.round - 1}
         self._clear_round()
         s.round_started = s.play_from = e.time
-        s.round_by_shim, s.round_line_seen = False, True
+        s.round_by_shim, s.round_by_freeze, s.round_line_seen = False, False, True
         if shim is not None:  # begun by the shim's line: play begins when the freeze ends
             s.round_by_shim, s.round_line_seen = True, False
             s.play_from = plus_seconds(e.time, shim.freeze)
+        elif freeze is not None:  # by the game's freeze line: its end is srcds's Round_Start, its length unsaid
+            s.round_by_freeze, s.round_line_seen = True, False
+            s.play_from = plus_seconds(e.time, FREEZE_AT_MOST)
         for seat in s.players.values():
             seat.alive = seat.team in PLAYING
         if self.ctx.day == 1 and s.round > 1:

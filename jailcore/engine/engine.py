@@ -38,7 +38,7 @@ SEQ_WINDOW = 256  # shim lines remembered to recognise one that arrives twice
 # Events that never change what the HUD shows unless a rule acted on them.
 QUIET = frozenset({ev.Attacked, ev.Chat, ev.Threw, ev.Validated, ev.Entered, ev.Connected, ev.GagChanged})
 
-ROUND_LINES = (ev.RoundBegins, ev.RoundStart)
+ROUND_LINES = (ev.RoundBegins, ev.RoundStart, ev.FreezeStarted)
 
 Handler = Callable[[Context, Any], list[Action]]
 Veto = Callable[[Context, Any], "list[Action] | None"]

@@ -154,6 +154,7 @@ class State:
     # the shim (old logs) Round_Start is both.
     play_from: str = ""
     round_by_shim: bool = False  # this round began with the shim's line
+    round_by_freeze: bool = False  # CS:GO's `Starting Freeze period` of this round has been read
     round_line_seen: bool = False  # and srcds's Round_Start of it has been read
     warmup: bool = False
     time: str = ""
