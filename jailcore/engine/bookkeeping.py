@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from jailcore.engine import admin
+from jailcore.engine import admin, sequence
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.punish import autoslay_at_round_start, count_down_bans, on_return
@@ -99,6 +99,7 @@ class Bookkeeping:
         if isinstance(e, ev.RoundBegins):
             if same and not s.round_by_shim and (s.round_by_freeze or (s.round_line_seen and e.freeze == 0)):
                 s.round_by_shim = True  # the game's own line of this restart came first: the same round
+                sequence.round_begins(self.ctx, by_shim=True, shim_expected=True)  # begun in order after all
                 if not s.round_line_seen:
                     s.play_from = plus_seconds(s.round_started, e.freeze)  # the shim knows the freeze's length
                 return None
@@ -264,6 +265,7 @@ class Bookkeeping:
             return STOP
         if s.round_open:
             count_down_bans(self.ctx)  # a Round_End line was lost: close the day before opening one
+        sequence.round_begins(self.ctx, by_shim=shim is not None, shim_expected=s.round_by_shim)
         s.round += 1
         s.round_open = True
         s.left = {}
@@ -415,8 +417,10 @@ class Bookkeeping:
             seat.team, seat.alive, seat.gagged = team, bool(p.get("alive")), bool(p.get("gagged"))
             seen[uid] = seat
         s.players = seen
-        warden = status.get("warden")
+        warden, known = status.get("warden"), s.warden
         s.warden = int(warden) if warden is not None and int(warden) in seen else None
+        if s.warden is not None and s.warden != known and s.round_open:
+            s.doubt = True  # his `jb_warden` was lost and no later line showed it (the last before a silence)
         if status.get("map"):
             s.map = str(status["map"])
 

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from jailcore.engine.scene import Scene
 
 _WARN = (Step("warn"),)
+# The rules that read nothing the shim says (the warden, orders, prohibitions, the game, the
+# day, a last request): a lost shim line leaves what they see sure (`engine/sequence.py`).
+SURE = frozenset({"conduct.advertising", "conduct.names", "conduct.language", "ctban", "ctban.return_block"})
 
 
 class _ReturnBlock(Protocol):
@@ -64,6 +67,8 @@ def punish(ctx: Scene, key: str, seat: Seat, text: str, ref: str | None = None) 
     reason = ctx.quoting(ref, ctx.text("penalty", text=text, step=kind_name(ctx.lang, step.action)))
     if rule.confirm == "admin":  # an admin's judgement: the ladder waits for his word
         return propose(ctx, key, rule, seat, ref, step, reason)
+    if ctx.state.doubt and key not in SURE:  # lines of this round were lost: what it read may be a guess
+        return propose(ctx, key, rule, seat, ref, step, f"{reason} {ctx.text('doubt', lost=ctx.state.lost)}")
     return carry_out(ctx, key, ref, step, seat, reason)
 
 

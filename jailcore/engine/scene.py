@@ -29,6 +29,8 @@ class Scene:
         self.config = config
         self.lang = config.language
         self.state = state
+        # The daemon is to ask the shim for the players, teams and warden (`jb_status`).
+        self.resync_wanted = False
         self._map_games: tuple[tuple[str, ...], Catalogue | None] = ((), None)
 
     def take(self, config: ServerRules) -> None:
@@ -36,6 +38,10 @@ class Scene:
         self.config, self.lang = config, config.language
         if config.mode != "observe":
             self.state.observed = {}  # what observe mode decided was never done: no ladder of the new mode counts it
+
+    def ask_state(self) -> None:
+        """Ask the game for its state (`jb_status`) before going on from what the log said."""
+        self.resync_wanted = True
 
     @property
     def observing(self) -> bool:

@@ -159,6 +159,12 @@ class State:
     warmup: bool = False
     time: str = ""
     seq: int | None = None
+    plugin: str | None = None  # the version the shim's last jb_hello said
+    lost: int = 0  # shim lines lost (gaps in their seq), ever: `status` counts them
+    lost_at: str = ""  # the log time of the last gap
+    # Lines of this round may be missing (lost, or a reload whose hello did not come): no
+    # punishment that reads the shim's facts is decided from a guess (`engine/sequence.py`).
+    doubt: bool = False
     players: dict[int, Seat] = attrs.Factory(dict)
     joins: int = 0
     warden: int | None = None

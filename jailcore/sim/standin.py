@@ -30,7 +30,7 @@ from jailcore.sim.smcore import (
 )
 from jailcore.sim.world import Client, World
 
-VERSION = "1.1.0"  # the plugin's JB_VERSION
+VERSION = "1.2.0"  # the plugin's JB_VERSION
 TRANSLATIONS = Path(__file__).resolve().parents[2] / "sourcemod_bridge" / "translations"
 T, CT = 2, 3
 ID_RING, ID_DIGITS = 512, 15

@@ -401,7 +401,7 @@ def servers(sources: Sources, now: datetime) -> list[dict]:
             config = sources.config(server)
             snapshot = json.loads(row["snapshot"])
             engine = Engine(config, snapshot)
-            state = engine.public_state()
+            state = {**engine.public_state(), **engine.shim_state()}
             pending = source.reader.pending(server)
             last = snapshot.get("time") or row["updated"]
             cooldown = config.settings_of(SpecialDayCooldown).rounds
