@@ -224,3 +224,21 @@ async def test_the_web_page_offers_no_pardon_for_an_observed_row_and_refuses_one
         assert refused.status == 409 and "only observed" in refused.text
     finally:
         page.sources.close()
+
+
+def test_advise_mode_warns_of_each_step_and_holds_no_ban_at_the_door():
+    """`advise` punishes nothing: it warns the player of what would have been done. A CT ban
+    it advised was still held at the shim's door (`jb_ctban_set`), a real punishment; now it
+    keeps none, and the switch to enforce starts every ladder clean."""
+    s = session(f'[server]\nmode = "advise"\n{LADDER}')
+    s.handle(i.LinkOpened(), 1.0)
+    out = feed(s, two_special_days_late())
+    rows = [(r.action.action, r.status) for r in recorded(out) if r.action.rule == "specialday.cooldown"]
+    assert rows == [("teamswap", "advised"), ("warn", "pending"), ("ctban", "advised"), ("warn", "pending"),
+                    ("teamswap", "advised"), ("warn", "pending")]
+    sent = answered(s, out)
+    assert [t.split()[0] for t in (e.text for e in sent)].count("jb_warn") == 3
+    assert not [e for e in sent if e.text.startswith(("jb_ctban_set", "jb_teamswap"))] and s.engine.state.ctbans == {}
+    out = s.handle(i.ConfigRead(None, config=config(f"[rcon]\ntimeout = 1.0\n{ENFORCE}")), 3.0)
+    assert [e.text.split()[0] for e in answered(s, out)] == ["jb_status", "jb_hud"]
+    assert s.engine.state.ladders == {} and s.engine.state.observed == {}

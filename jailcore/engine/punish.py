@@ -6,9 +6,9 @@ rule and turns the step he reached into actions; `STEPS` says what each step doe
 are kept here, in the shared state, because several rules give them and the door to CT
 (`rules/ctban.py`), pardons and the network all read the same records.
 
-In `observe` mode (`Scene.observing`) every step is decided and its actions said, and
-nothing is kept: the offence counts on a ladder of its own (`State.observed`, dropped when
-the server leaves observe mode), no CT ban, autoslay, return block or punishment owed
+In `observe` and `advise` modes (`Scene.observing`) every step is decided and its actions
+said (advise warns the player of them), and nothing is kept: the offence counts on a ladder of
+its own (`State.observed`, dropped when the server enforces), no CT ban, autoslay, return block or punishment owed
 is stored, and no one is taken for slain or moved. The game was never told, so what the
 engine knows of it stays what the log says; and nothing of it is there to be sent later.
 """

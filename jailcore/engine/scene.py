@@ -36,8 +36,8 @@ class Scene:
     def take(self, config: ServerRules) -> None:
         """The config in force from now on (a reload, or a restart under a new one)."""
         self.config, self.lang = config, config.language
-        if config.mode != "observe":
-            self.state.observed = {}  # what observe mode decided was never done: no ladder of the new mode counts it
+        if config.mode == "enforce":
+            self.state.observed = {}  # what observe or advise mode decided was never done: no ladder counts it
 
     def ask_state(self) -> None:
         """Ask the game for its state (`jb_status`) before going on from what the log said."""
@@ -45,8 +45,9 @@ class Scene:
 
     @property
     def observing(self) -> bool:
-        """`observe` mode: every decision is said and written, none is kept (`punish.py`)."""
-        return self.config.mode == "observe"
+        """`observe` and `advise` modes: every decision is said and written (advise warns the
+        player of it), none is kept (`punish.py`): no ladder climbed, no ban held at the door."""
+        return self.config.mode != "enforce"
 
     # -- players -------------------------------------------------------------------------
 

@@ -188,8 +188,8 @@ class State:
     slain: list[int] = attrs.Factory(list)  # our own slays, so their suicide lines are not a guard's
     moved: list[int] = attrs.Factory(list)  # our own moves, so their team lines do not make a living player dead
     ladders: dict[str, int] = attrs.Factory(dict)  # "rule|player key" -> offences so far
-    # The same, for what `observe` mode decided: it climbs only here, for the step the audit
-    # row says it would have reached, and is dropped when the server leaves observe mode.
+    # The same, for what `observe` or `advise` mode decided: it climbs only here, for the step the
+    # audit row says it would have reached, and is dropped when the server enforces.
     observed: dict[str, int] = attrs.Factory(dict)
     ctbans: dict[str, CtBan] = attrs.Factory(dict)
     autoslay: dict[str, Autoslay] = attrs.Factory(dict)

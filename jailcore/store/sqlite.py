@@ -160,9 +160,10 @@ def _inserted(cur: sqlite3.Cursor) -> int:
 
 
 def done(row: Any) -> bool:
-    """Whether an audit row's decision was done at all: one `observe` mode decided was only
-    written (no ladder counts it, no ban stands), so no pardon is offered or taken for it."""
-    return bool(row["status"] != "observed")
+    """Whether an audit row's decision was done at all: one `observe` or `advise` mode decided
+    was only written (advise warned the player of it, a row of its own): no ladder counts it,
+    no ban stands, so no pardon is offered or taken for it."""
+    return row["status"] not in ("observed", "advised")
 
 
 def check_pardon(row: Any, given: Callable[[], Any], action_id: int, where: str, server: str | None, may_ban: bool) -> Any:
@@ -176,7 +177,8 @@ def check_pardon(row: Any, given: Callable[[], Any], action_id: int, where: str,
     if row["action"] not in PARDONABLE:
         raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
     if not done(row):
-        raise PardonError(f"enforcement {action_id} was only observed (its server was in observe mode): nothing was done to "
+        mode = "observe" if row["status"] == "observed" else "advise"
+        raise PardonError(f"enforcement {action_id} was only {row['status']} (its server was in {mode} mode): nothing was done to "
                           "the player and nothing counts against him, so there is nothing to pardon")
     if (had := given()) is not None:
         raise PardonError(f"enforcement {action_id} was already pardoned by {had['by']} at {had['time']}: {had['reason']}")
