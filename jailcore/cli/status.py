@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from jailcore.cli.notify import failing_sinks, sink_lines
+from jailcore.cli.shim import shim_notes, shim_said
 from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, paint, safe
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
@@ -123,7 +124,7 @@ def from_database(path: str, configs: Mapping[str, Config], only: set[str] | Non
             if s.engine is None:
                 out.append({"server": s.server, "error": s.error})
                 continue
-            state = s.engine.public_state()
+            state = {**s.engine.public_state(), **s.engine.shim_state()}
             online = {seat.key for seat in s.engine.state.players.values()}
             for ban in state["ctbans"]:
                 ban["online"] = ban["key"] in online
@@ -210,6 +211,7 @@ def standing(server: str, state: dict, config: Config | None, link: dict | None,
     log line."""
     now = now or datetime.now()
     out = {**state, "server": server, "source": source, "link": link}
+    out.update(shim_said(state))
     rnd, special = state.get("round"), state.get("specialday")
     saved_rounds = out.pop("cooldown_rounds", None)
     out.pop("ladder_steps", None)  # for `history`
@@ -275,6 +277,7 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     lines = [f"{head}  " + " · ".join(parts)]
     if refusals:
         lines.append(refusals)
+    lines += shim_notes(s, colour)
     day = s.get("day")
     dayname = DAYS[lang][(day - 1) % 7] if isinstance(day, int) and day > 0 else "-"
     online = s.get("online")

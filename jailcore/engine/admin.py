@@ -101,10 +101,12 @@ def give_ctban(ctx: Context, seat: Seat, minutes: int | None, rounds: int | None
     rounds = None if rounds is None else max(1, min(int(rounds), MAX_ROUNDS))
     text = ctx.text("ctban.admin", by=by, reason=reason or "-")
     ref = ctx.config.rules["ctban"].ref  # the server's own number for CT bans ([ctban] ref)
-    for other in same_account(seat.key):  # one account, one ban: a new one replaces any form of the old
-        ctx.state.ctbans.pop(other, None)
+    if not ctx.observing:  # observed, it is written and kept nowhere (`punish.py`)
+        for other in same_account(seat.key):  # one account, one ban: a new one replaces any form of the old
+            ctx.state.ctbans.pop(other, None)
     out = ban_from_ct(ctx, seat, ADMIN, ref, text, minutes=minutes, rounds=rounds)
-    ctx.state.ctbans[seat.key].by = by
+    if not ctx.observing:
+        ctx.state.ctbans[seat.key].by = by
     return [attrs.evolve(a, by=by) if a.action == "ctban" else a for a in out]
 
 

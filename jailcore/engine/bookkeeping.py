@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from jailcore.engine import admin
+from jailcore.engine import admin, sequence
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.punish import autoslay_at_round_start, count_down_bans, on_return
@@ -24,6 +24,13 @@ from jailcore.log import events as ev
 from jailcore.log.logtime import plus_seconds, seconds_between
 
 STOP = object()
+# Seconds between two lines of one round restart (the shim's, srcds's with no freeze, CS:GO's
+# freeze line): they come in the same frame, in any order.
+SAME_RESTART = 2
+# A round begun by CS:GO's freeze line alone is taken to be frozen until its Round_Start, or
+# for this long if that line is lost (the freeze's length is the shim's to say, and mp_freezetime
+# is rarely past 20 s): no one is judged on play time in a freeze the log has not ended.
+FREEZE_AT_MOST = 60
 
 
 class Bookkeeping:
@@ -31,6 +38,7 @@ class Bookkeeping:
         self.ctx = ctx
         self.rules = list(rules)
         self._shim_round: ev.RoundBegins | None = None  # the shim's round line being read as a round start
+        self._freeze_round: ev.FreezeStarted | None = None  # or CS:GO's freeze line, without the shim's
         self.before: dict[type, Callable[[Any], Any]] = {
             ev.Connected: self._connected,
             ev.Validated: self._seen,
@@ -48,6 +56,7 @@ class Bookkeeping:
             ev.RoundStart: self._round_start,
             ev.FreezeEnded: self._freeze_ended,
             ev.RoundBegins: self._ignored,
+            ev.FreezeStarted: self._ignored,
             ev.RoundEnd: self._round_end,
             ev.RestartRound: self._restart,
             ev.GameCommencing: self._restart,
@@ -78,21 +87,33 @@ class Bookkeeping:
 
     # -- what a round line means -----------------------------------------------------------
 
-    def round_line(self, e: ev.RoundBegins | ev.RoundStart) -> ev.Event | None:
+    def round_line(self, e: ev.RoundBegins | ev.RoundStart | ev.FreezeStarted) -> ev.Event | None:
         """The event a round line stands for, in the game's order of events. The shim's
         `jb_round_start` is the round's start (the freeze period's); srcds's Round_Start in a
         round the shim began is the freeze's end; Round_Start alone (no shim, old logs, or
         the shim's line lost) is both. With `mp_freezetime 0` the two lines come together, in
-        either order: one round. None: nothing new."""
+        either order: one round. CS:GO's `Starting Freeze period`, written at the same
+        restart, is the round's start where the shim's line did not come (a plugin older
+        than it, or the line lost), and nothing new beside it, in either order. None:
+        nothing new."""
         s = self.ctx.state
+        same = s.round_open and seconds_between(s.round_started, e.time) <= SAME_RESTART
         if isinstance(e, ev.RoundBegins):
-            if (s.round_open and not s.round_by_shim and s.round_line_seen and e.freeze == 0
-                    and seconds_between(s.round_started, e.time) <= 2):
-                s.round_by_shim = True  # no freeze: srcds's line came first, this is the same round
+            if same and not s.round_by_shim and (s.round_by_freeze or (s.round_line_seen and e.freeze == 0)):
+                s.round_by_shim = True  # the game's own line of this restart came first: the same round
+                sequence.round_begins(self.ctx, by_shim=True, shim_expected=True)  # begun in order after all
+                if not s.round_line_seen:
+                    s.play_from = plus_seconds(s.round_started, e.freeze)  # the shim knows the freeze's length
                 return None
             self._shim_round = e
             return ev.RoundStart(e.time)
-        if s.round_open and s.round_by_shim and not s.round_line_seen and not s.warmup:
+        if isinstance(e, ev.FreezeStarted):
+            if same and not s.round_by_freeze and (s.round_by_shim or s.round_line_seen):
+                s.round_by_freeze = True  # the shim's line, or with no freeze srcds's, of this restart came first
+                return None
+            self._freeze_round = e
+            return ev.RoundStart(e.time)
+        if s.round_open and (s.round_by_shim or s.round_by_freeze) and not s.round_line_seen and not s.warmup:
             s.round_line_seen = True
             return ev.FreezeEnded(e.time)
         return e
@@ -247,25 +268,30 @@ class Bookkeeping:
     def _round_start(self, e: ev.RoundStart) -> object:
         s = self.ctx.state
         shim, self._shim_round = self._shim_round, None
+        freeze, self._freeze_round = self._freeze_round, None
         if s.warmup:
             return STOP
         if s.round_open:
             count_down_bans(self.ctx)  # a Round_End line was lost: close the day before opening one
+        sequence.round_begins(self.ctx, by_shim=shim is not None, shim_expected=s.round_by_shim)
         s.round += 1
         s.round_open = True
         s.left = {}
         s.owed = {k: r for k, r in s.owed.items() if r >= s.round - 1}
         self._clear_round()
         s.round_started = s.play_from = e.time
-        s.round_by_shim, s.round_line_seen = False, True
+        s.round_by_shim, s.round_by_freeze, s.round_line_seen = False, False, True
         if shim is not None:  # begun by the shim's line: play begins when the freeze ends
             s.round_by_shim, s.round_line_seen = True, False
             s.play_from = plus_seconds(e.time, shim.freeze)
+        elif freeze is not None:  # by the game's freeze line: its end is srcds's Round_Start, its length unsaid
+            s.round_by_freeze, s.round_line_seen = True, False
+            s.play_from = plus_seconds(e.time, FREEZE_AT_MOST)
         for seat in s.players.values():
             seat.alive = seat.team in PLAYING
         if self.ctx.day == 1 and s.round > 1:
             if self.ctx.config.ladder_reset == "week":
-                s.ladders = {}
+                s.ladders, s.observed = {}, {}
             for rule in self.rules:
                 rule.week_started(self.ctx)
         return None
@@ -316,7 +342,7 @@ class Bookkeeping:
             for rule in self.rules:
                 rule.calendar_reset(self.ctx)
         if self.ctx.config.ladder_reset == "map":
-            s.ladders = {}
+            s.ladders, s.observed = {}, {}
         return None
 
     # -- the shim: warden, prohibitions, games, special days -----------------------------
@@ -411,8 +437,10 @@ class Bookkeeping:
             seat.team, seat.alive, seat.gagged = team, bool(p.get("alive")), bool(p.get("gagged"))
             seen[uid] = seat
         s.players = seen
-        warden = status.get("warden")
+        warden, known = status.get("warden"), s.warden
         s.warden = int(warden) if warden is not None and int(warden) in seen else None
+        if s.warden is not None and s.warden != known and s.round_open:
+            s.doubt = True  # his `jb_warden` was lost and no later line showed it (the last before a silence)
         if status.get("map"):
             s.map = str(status["map"])
 

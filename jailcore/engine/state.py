@@ -176,10 +176,17 @@ class State:
     # the shim (old logs) Round_Start is both.
     play_from: str = ""
     round_by_shim: bool = False  # this round began with the shim's line
+    round_by_freeze: bool = False  # CS:GO's `Starting Freeze period` of this round has been read
     round_line_seen: bool = False  # and srcds's Round_Start of it has been read
     warmup: bool = False
     time: str = ""
     seq: int | None = None
+    plugin: str | None = None  # the version the shim's last jb_hello said
+    lost: int = 0  # shim lines lost (gaps in their seq), ever: `status` counts them
+    lost_at: str = ""  # the log time of the last gap
+    # Lines of this round may be missing (lost, or a reload whose hello did not come): no
+    # punishment that reads the shim's facts is decided from a guess (`engine/sequence.py`).
+    doubt: bool = False
     players: dict[int, Seat] = attrs.Factory(dict)
     joins: int = 0
     warden: int | None = None
@@ -204,6 +211,9 @@ class State:
     slain: list[int] = attrs.Factory(list)  # our own slays, so their suicide lines are not a guard's
     moved: list[int] = attrs.Factory(list)  # our own moves, so their team lines do not make a living player dead
     ladders: dict[str, int] = attrs.Factory(dict)  # "rule|player key" -> offences so far
+    # The same, for what `observe` or `advise` mode decided: it climbs only here, for the step the
+    # audit row says it would have reached, and is dropped when the server enforces.
+    observed: dict[str, int] = attrs.Factory(dict)
     ctbans: dict[str, CtBan] = attrs.Factory(dict)
     autoslay: dict[str, Autoslay] = attrs.Factory(dict)
     owing: dict[str, list[Owed]] = attrs.Factory(dict)  # player key -> punishments waiting for his return

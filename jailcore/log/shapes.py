@@ -48,6 +48,15 @@ class BanShown:
 
 
 @attrs.frozen
+class PluginShown:
+    """The plugin's version as its `jb_hello` said it, and whether it is older than the daemon expects."""
+
+    version: str = attrs.field(default="", validator=_short)
+    expected: str = attrs.field(default="", validator=_short)
+    old: bool = False
+
+
+@attrs.frozen
 class LinkShown:
     rcon: str | None = attrs.field(default=None, validator=v.optional(_short))
     outbox: int | None = None
@@ -97,6 +106,10 @@ class StateMessage:
     ctbans: list[BanShown] = attrs.Factory(list)
     link: LinkShown | None = None
     proposals: list[ProposalShown] = attrs.Factory(list)
+    plugin: PluginShown | None = None
+    lost_lines: int | None = None
+    lost_at: str | None = attrs.field(default=None, validator=v.optional(_short))
+    doubt: bool = False
 
 
 def state_message(data: Any, refused: Refusals, where: str = "") -> dict[str, Any] | None:

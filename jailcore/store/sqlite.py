@@ -160,6 +160,13 @@ def _inserted(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
+def done(row: Any) -> bool:
+    """Whether an audit row's decision was done at all: one `observe` or `advise` mode decided
+    was only written (advise warned the player of it, a row of its own): no ladder counts it,
+    no ban stands, so no pardon is offered or taken for it."""
+    return row["status"] not in ("observed", "advised")
+
+
 def check_pardon(row: Any, given: Callable[[], Any], action_id: int, where: str, server: str | None, may_ban: bool) -> Any:
     """The row if it may be pardoned, else why not (PardonError), for both backends: an unknown
     id or another server's, a server ban unless `may_ban`, what is no punishment, one already
@@ -170,6 +177,10 @@ def check_pardon(row: Any, given: Callable[[], Any], action_id: int, where: str,
         raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
     if row["action"] not in PARDONABLE:
         raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
+    if not done(row):
+        mode = "observe" if row["status"] == "observed" else "advise"
+        raise PardonError(f"enforcement {action_id} was only {row['status']} (its server was in {mode} mode): nothing was done to "
+                          "the player and nothing counts against him, so there is nothing to pardon")
     if (had := given()) is not None:
         raise PardonError(f"enforcement {action_id} was already pardoned by {had['by']} at {had['time']}: {had['reason']}")
     return row
@@ -442,7 +453,7 @@ class Store(WritesRows, KeepsAccounts):
         `server`, the one the admin was judged on) another server's entry, and a server ban
         unless `may_ban` (lifting one is an admin's)."""
         fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
-        row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
+        row = self.db.execute("SELECT id, server, action, status FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
         row = check_pardon(row, lambda: pardons_for(self.db, [action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write(

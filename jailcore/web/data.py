@@ -38,7 +38,7 @@ from jailcore.store.interface import StateStore
 from jailcore.store.location import is_url, open_store, shown
 from jailcore.store.reader import Reader, Row
 from jailcore.store.requests import refused_requests, requests_path
-from jailcore.store.sqlite import PARDONABLE
+from jailcore.store.sqlite import PARDONABLE, done
 
 T = TypeVar("T")
 SCAN = 20_000  # audit ids one page of a list looks at, per database
@@ -165,7 +165,7 @@ def entry(source: Source, row: Row, pardon: Row | None) -> dict:
     out["src"] = source.index
     out["dom"] = f"e{source.index}-{row['id']}"
     out["pardon"] = dict(pardon) if pardon else None
-    out["pardonable"] = row["action"] in PARDONABLE and pardon is None
+    out["pardonable"] = row["action"] in PARDONABLE and pardon is None and done(row)
     if row["action"] == "propose":  # what it proposes, for its badge and for who may confirm it
         out["step"] = proposed_step(row["detail"])
     return out
@@ -433,7 +433,7 @@ def servers(sources: Sources, now: datetime) -> list[dict]:
             config = sources.config(server)
             snapshot = json.loads(row["snapshot"])
             engine = Engine(config, snapshot)
-            state = engine.public_state()
+            state = {**engine.public_state(), **engine.shim_state()}
             pending = source.reader.pending(server)
             last = snapshot.get("time") or row["updated"]
             cooldown = config.settings_of(SpecialDayCooldown).rounds

@@ -106,6 +106,14 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "act.no_minutes": ("Укажите срок в минутах (0 — навсегда).", "Give a length in minutes (0: permanent)."),
     "dead": ("мёртв", "dead"),
     "outbox": ("Очередь команд", "Outbox"),
+    "plugin": ("Плагин", "Plugin"),
+    "plugin.old": ("версия {version} старше ожидаемой {expected}: обновите плагин", "version {version}, older than the {expected} expected: update the plugin"),
+    "plugin.update": ("соберите sourcemod_bridge/plugins/jailcore_bridge.smx командой make plugin (или возьмите готовый jailcore_bridge.smx), "
+                      "положите его в addons/sourcemod/plugins/ игрового сервера и выполните sm plugins reload jailcore_bridge (или смените карту)",
+                      "build sourcemod_bridge/plugins/jailcore_bridge.smx with make plugin (or take the shipped jailcore_bridge.smx), copy it "
+                      "to addons/sourcemod/plugins/ on the game server and run sm plugins reload jailcore_bridge (or change the map)"),
+    "lost_lines": ("Потеряно строк плагина", "Lost plugin lines"),
+    "doubt": ("состояние раунда под сомнением: решает админ", "the round's state is in doubt: an admin decides"),
     "last_line": ("Последняя строка", "Last line"),
     "ago": ("{n} назад", "{n} ago"),
     "online": ("Онлайн", "Online"),
