@@ -102,7 +102,7 @@ class Engine:
             sequence.hello(self.ctx, event)
             return out
         if type(event) in ROUND_LINES:  # read in the game's order: the round, or its freeze's end
-            event = self.books.round_line(event)  # type: ignore[arg-type,assignment]
+            event = self.books.lines.read(event)  # type: ignore[arg-type,assignment]
             if event is None:
                 return out
             route = self._routes[type(event)]
