@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import attrs
 
-from jailcore.config import rulebooks
+from jailcore.config import advice, notifyconfig, rulebooks
 from jailcore.config.netsettings import Fail, SourceBansSettings, check_settings
 from jailcore.config.owngames import own_games
 from jailcore.config.tomllines import line_of, locate, parse_toml
@@ -65,6 +65,7 @@ class Config:
     sourcebans: SourceBansSettings | None = attrs.field(default=None, repr=False)  # [sourcebans]: its bans beside ours
     network_key: str = attrs.field(default="", repr=False)  # signs the messages between daemons (io/mqtt.py)
     network_max_age: float = 86_400.0  # seconds a signed network message stays good
+    notify: notifyconfig.NotifySettings = attrs.field(factory=notifyconfig.NotifySettings, repr=False)  # [notify...]: Discord, Telegram, a webhook
 
     @property
     def state_where(self) -> str:  # the state database: the MariaDB URL when one is given, else the SQLite file
@@ -124,7 +125,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
     "sourcebans": {"url": (str, ""), "prefix": (str, "sb"), "server_id": (int, 0), "admin_id": (int, 0), "plugin": (bool, False)},
     "mqtt": {"url": (str, ""), "ca_file": (str, ""), "cert_file": (str, ""), "key_file": (str, ""), "insecure": (bool, False)},
     "network": {"key": (str, ""), "max_age": (int, 86_400)},
-    "calendar": {"week": (int, 7), "reset_on_map_change": (bool, False)},
+    "calendar": {"week": (int, 7), "reset_on_map_change": (bool, False)}, **notifyconfig.TABLES,
 }
 
 
@@ -197,7 +198,7 @@ _ENV = {
     "JAILCORE_STATE_URL": ("state", "url", str),
     "JAILCORE_SOURCEBANS_URL": ("sourcebans", "url", str),
     "JAILCORE_MQTT_URL": ("mqtt", "url", str),
-    "JAILCORE_NETWORK_KEY": ("network", "key", str),
+    "JAILCORE_NETWORK_KEY": ("network", "key", str), **notifyconfig.ENV,
 }
 
 
@@ -239,6 +240,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
                 values[section][key] = raw
             from_env[(section, key)] = var
     check_settings(values, from_env, fail, problems)
+    notify = notifyconfig.check(values, from_env, fail, problems, values["server"]["language"], web.public_url)
 
     for section in (name for name, keys in SCHEMA.items() if "patterns" in keys):
         for i, pattern in enumerate(values[section]["patterns"]):
@@ -323,7 +325,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
         source=source,
         web=web,
         network_key=values["network"]["key"],
-        network_max_age=float(values["network"]["max_age"]),
+        network_max_age=float(values["network"]["max_age"]), notify=notify,
     )
 
 
@@ -345,7 +347,7 @@ def _walk(node: dict[str, Any], path: tuple[Any, ...], sections: dict[str, Any],
         elif name in SCHEMA and key in SCHEMA[name]:
             sections[name][key] = value
         else:
-            fail(sub, "unknown key" + (f" in [{name}]" if name else ""))
+            fail(sub, "unknown key" + (f" in [{name}]" if name else "") + advice.did_you_mean(key, advice.known_under(name, SCHEMA, _ARRAYS)))
 
 
 def _type_error(spec: Any, value: Any) -> str | None:
@@ -397,7 +399,7 @@ def _check(path: tuple[Any, ...], key: str, given: dict[str, Any], spec: tuple[A
 
 def _check_table(path: tuple[Any, ...], item: dict[str, Any], schema: dict[str, Any], fail: Fail) -> dict[str, Any]:
     for extra in sorted(set(item) - set(schema)):
-        fail((*path, extra), "unknown key")
+        fail((*path, extra), "unknown key" + advice.did_you_mean(extra, schema))
     return {k: _check(path, k, item, spec, fail) for k, spec in schema.items()}
 
 
@@ -406,7 +408,7 @@ _WEB = {
     "public": (bool, False),
     "language": (("ru", "en"), "ru"),
     "story_days": (int, 14),
-    "trusted_proxies": (_STR_LIST, []),
+    "trusted_proxies": (_STR_LIST, []), "public_url": (str, ""),
 }
 
 
@@ -447,4 +449,4 @@ def _web(given: Any, fail: Fail) -> WebConfig:
             fail(("web", "trusted_proxies", str(i)), f"expected an address or network (10.0.0.5, 10.0.0.0/8), got {net!r}")
     return WebConfig(v["listen"], v["public"], v["language"], v["story_days"],
                      {k: x for k, x in users.items() if isinstance(x, str)}, tuple(proxies),
-                     dict(roles))
+                     dict(roles), v["public_url"].rstrip("/"))

@@ -25,6 +25,7 @@ class WebConfig:
     # name: a role (ROLES) on every server, or a table of them per server ("*": the others);
     # a user not named is an admin everywhere
     roles: Mapping[str, str | Mapping[str, str]] = attrs.field(factory=dict)
+    public_url: str = ""  # where admins and players reach the page (https://jail.example.ru): the links in messages
 
     def role(self, user: str | None, server: str | None = None) -> str | None:
         """The user's role on this server; with no server, his highest on any."""

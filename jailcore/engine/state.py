@@ -72,6 +72,28 @@ class GameRun:
     result: bool = False  # a prisoner lost (a guard killed him) or the referee named a winner: 004 5.11's winners
 
 
+# Морской бой's last cell: kills within this many seconds of the one before them, from the
+# kill that reached the half, are one volley at the cell the admiral named.
+VOLLEY_SECONDS = 2
+
+
+@attrs.define(slots=True)
+class HalfReached:
+    """A game of half (000 Король, Морской бой) whose half died: the game is over («Игра
+    завершается тогда, когда умрет половина заключенных»). A guard's kill past it before
+    anything else happens in the round (an order, a prohibition, a game, its end, a special
+    day, a freeday, a last request, a new warden) is what the clause forbids, or the
+    volley's last shot: the log cannot tell, an admin judges (`games.deaths`)."""
+
+    game: str
+    host: int
+    started: str  # the game's start: one question a game
+    playing: int  # prisoners alive when it began
+    died: int  # the guards' kills of it (rebels apart), the half and what came after
+    at: str  # the kill that reached the half, then the last of its volley (Морской бой's last cell)
+    cells: bool = False  # Морской бой: the last cell named may hold more than the half needs
+
+
 @attrs.define(slots=True)
 class CtBan:
     """A ban from the guards' team: until a time, or for a number of rounds, or forever."""
@@ -156,10 +178,17 @@ class State:
     # the shim (old logs) Round_Start is both.
     play_from: str = ""
     round_by_shim: bool = False  # this round began with the shim's line
+    round_by_freeze: bool = False  # CS:GO's `Starting Freeze period` of this round has been read
     round_line_seen: bool = False  # and srcds's Round_Start of it has been read
     warmup: bool = False
     time: str = ""
     seq: int | None = None
+    plugin: str | None = None  # the version the shim's last jb_hello said
+    lost: int = 0  # shim lines lost (gaps in their seq), ever: `status` counts them
+    lost_at: str = ""  # the log time of the last gap
+    # Lines of this round may be missing (lost, or a reload whose hello did not come): no
+    # punishment that reads the shim's facts is decided from a guess (`engine/sequence.py`).
+    doubt: bool = False
     players: dict[int, Seat] = attrs.Factory(dict)
     joins: int = 0
     warden: int | None = None
@@ -171,6 +200,7 @@ class State:
     orders: list[Order] = attrs.Factory(list)
     prohibitions: list[Prohibition] = attrs.Factory(list)
     game: GameRun | None = None
+    half: HalfReached | None = None  # a game of half is over, and nothing has happened since
     freeday: bool = False  # the whole round is a freeday (Monday, or granted to all)
     before_freeday: int = 0  # prohibitions standing when it began (001 ФД 3 «добавить» counts the others)
     first_order: bool = False
@@ -183,6 +213,9 @@ class State:
     slain: list[int] = attrs.Factory(list)  # our own slays, so their suicide lines are not a guard's
     moved: list[int] = attrs.Factory(list)  # our own moves, so their team lines do not make a living player dead
     ladders: dict[str, int] = attrs.Factory(dict)  # "rule|player key" -> offences so far
+    # The same, for what `observe` or `advise` mode decided: it climbs only here, for the step the
+    # audit row says it would have reached, and is dropped when the server enforces.
+    observed: dict[str, int] = attrs.Factory(dict)
     ctbans: dict[str, CtBan] = attrs.Factory(dict)
     autoslay: dict[str, Autoslay] = attrs.Factory(dict)
     owing: dict[str, list[Owed]] = attrs.Factory(dict)  # player key -> punishments waiting for his return

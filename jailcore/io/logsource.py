@@ -24,6 +24,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from jailcore.io import ports
+
 log = logging.getLogger("jailcore")
 
 HEADER = b"\xff\xff\xff\xff"
@@ -187,8 +189,10 @@ class SharedLog(asyncio.DatagramProtocol):
 
 async def listen_udp(listen: str, proto: asyncio.DatagramProtocol, buffer: int = RECEIVE_BUFFER) -> tuple[asyncio.DatagramTransport, int]:
     host, _, port = listen.rpartition(":")
+    # bound here rather than by asyncio, whose refusal loses the errno (`ports.refusal` names the port's holder from it)
+    bound = ports.bind(f"{host.strip('[]') or '127.0.0.1'}:{port}", socket.SOCK_DGRAM)
     loop = asyncio.get_running_loop()
-    transport, _ = await loop.create_datagram_endpoint(lambda: proto, local_addr=(host.strip("[]") or "127.0.0.1", int(port)))
+    transport, _ = await loop.create_datagram_endpoint(lambda: proto, sock=bound)
     sock = transport.get_extra_info("socket")
     # Room for a burst (a round end writes dozens of lines at once) and for the loop's
     # longest stall; the kernel caps it at net.core.rmem_max, except for root (FORCE).

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
+from jailcore.io import ports
 from jailcore.io.lock import PARENT_HOLDS, LockedError, StateLock
 from jailcore.io.logsource import RECEIVE_BUFFER, SharedLog, UdpLog, listen_udp
 from jailcore.io.process import process_hooks, run_loop, signature, until
@@ -137,7 +138,7 @@ class Parent:
             except (LockedError, OSError) as exc:
                 print(f"jailcore run: {exc}", file=sys.stderr)
                 return 1
-            transports = []
+            transports: list[asyncio.DatagramTransport] = []
             groups: dict[str, list[str]] = {}
             for path, config in self.configs.items():
                 if not config.log_file:
@@ -146,7 +147,15 @@ class Parent:
                 members = [self._member(p, self.configs[p]) for p in paths]
                 self.members.update(zip(paths, members, strict=True))
                 shared = SharedLog(members)
-                transport, _ = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
+                try:
+                    transport, _ = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
+                except OSError as exc:  # before any worker starts: one line, and the locks let go
+                    print(f"jailcore run: the log: {ports.refusal(listen, 'udp', exc, '[log] listen of ' + ', '.join(paths))}", file=sys.stderr)
+                    for transport in transports:
+                        transport.close()
+                    for lock in self.locks:
+                        lock.release()
+                    return 1
                 transports.append(transport)
                 self.shared[listen] = shared
             try:
@@ -166,6 +175,8 @@ class Parent:
     async def _all_up(self) -> None:
         for worker in self.workers:
             await worker.up.wait()
+        log.info("jailcore: %d server(s) over %d worker process(es), %d refused", len(self.configs), len(self.workers),
+                 len(self.owner) - len(self.configs))
         self.ready.set()
 
     async def _stop_workers(self) -> None:
@@ -308,7 +319,9 @@ def worker_main(argv: list[str]) -> int:
     async def main() -> int:
         loop = asyncio.get_running_loop()
         loop.add_reader(sock.fileno(), heard)
-        task = asyncio.create_task(fleet.run())
+        from jailcore.io.notify.notifier import alongside
+
+        task = asyncio.create_task(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused))
         watch = asyncio.create_task(orphaned())
         try:
             ready = asyncio.create_task(fleet.ready.wait())
@@ -334,8 +347,6 @@ def _joined(fleet: Any, by_name: dict[str, Any], name: str) -> Any:
 def main_workers(paths: list[str], workers: int) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     parent = Parent(paths, workers)
-    log.info("jailcore: %d server(s) over %d worker process(es), %d refused", len(parent.configs), len(parent.workers),
-             len(paths) - len(parent.configs))
     code: int = run_loop(parent.run())
     return code
 

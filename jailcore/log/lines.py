@@ -44,7 +44,7 @@ _BODIES = (
     ("server cvars start", "cvars", None),
     ("server cvars end", "cvars", None),
     ("server_cvar: ", "cvar", None),
-    ("Starting Freeze period", "freeze_period", None),
+    ("Starting Freeze period", "freeze_period", "_freeze_period"),
     ("Molotov projectile", "molotov", None),
     ("Game Over:", "game_over", None),
     ("[META]", "metamod", None),
@@ -183,6 +183,9 @@ class LineReader:
             if body.startswith(prefix):
                 return NOTED[kind] if read is None else getattr(self, read)(time, body[len(prefix) :])
         return None
+
+    def _freeze_period(self, time: str, rest: str) -> ev.FreezeStarted:
+        return ev.FreezeStarted(time)
 
     # -- world, rcon -----------------------------------------------------------------------
 

@@ -49,6 +49,15 @@ class BanShown:
 
 
 @attrs.frozen
+class PluginShown:
+    """The plugin's version as its `jb_hello` said it, and whether it is older than the daemon expects."""
+
+    version: str = attrs.field(default="", validator=_short)
+    expected: str = attrs.field(default="", validator=_short)
+    old: bool = False
+
+
+@attrs.frozen
 class LinkShown:
     rcon: str | None = attrs.field(default=None, validator=v.optional(_short))
     outbox: int | None = None
@@ -98,6 +107,10 @@ class StateMessage:
     ctbans: list[BanShown] = attrs.Factory(list)
     link: LinkShown | None = None
     proposals: list[ProposalShown] = attrs.Factory(list)
+    plugin: PluginShown | None = None
+    lost_lines: int | None = None
+    lost_at: str | None = attrs.field(default=None, validator=v.optional(_short))
+    doubt: bool = False
 
 
 def state_message(data: Any, refused: Refusals, where: str = "") -> dict[str, Any] | None:
@@ -219,6 +232,27 @@ class CtBanRequest:
     reason: str = attrs.field(default="", validator=_text)
     by: str = attrs.field(default="", validator=_short)
     lift: bool = False
+
+
+@attrs.frozen
+class ActRequest:
+    """A row of `act_requests`: an admin's warning or server ban from the web page."""
+
+    id: int
+    steamid: str = attrs.field(validator=_steamid)
+    act: str = attrs.field(validator=v.in_(("warn", "ban")))
+    name: str = attrs.field(default="", validator=_text)
+    minutes: int | None = attrs.field(default=None, validator=_count(MAX_MINUTES))
+    reason: str = attrs.field(default="", validator=_text)
+    by: str = attrs.field(default="", validator=_short)
+
+
+def act_row(row: Any, refused: Refusals) -> ActRequest | None:
+    """An `act_requests` row typed; None (refused) when a tool or a hand wrote it wrong."""
+    given = dict(row)
+    fields = {k: given[k] for k in ("id", "steamid", "act", "name", "minutes", "reason", "by") if k in given}
+    fields["name"], fields["reason"], fields["by"] = fields.get("name") or "", fields.get("reason") or "", fields.get("by") or ""
+    return typed(ActRequest, fields, refused, f"request {given.get('id', '?')}")
 
 
 def ctban_row(row: Any, refused: Refusals) -> CtBanRequest | None:

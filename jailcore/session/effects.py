@@ -20,7 +20,7 @@ import attrs
 
 from jailcore.engine.actions import Action, AuditStatus
 
-RequestTable = Literal["pardons", "ctban_requests", "answers"]
+RequestTable = Literal["pardons", "ctban_requests", "answers", "act_requests"]
 
 # -- rows the store writes -------------------------------------------------------------------
 

@@ -105,6 +105,11 @@ def _check(name: str, roles: Mapping[str, str] | None) -> None:
         raise AccountError(f"an account's role: one of {', '.join(ROLES)}")
 
 
+def _owner(account: Account) -> bool:
+    """An owner of every server: the one who may add and remove admins on the page."""
+    return account.roles.get("*") == "owner"
+
+
 def _what(password: bool, roles: bool, imported: bool) -> str:
     """What a change to an existing account was ('' when nothing changed: no activity row)."""
     if not (password or roles):
@@ -137,6 +142,8 @@ class KeepsAccounts:
             me._write("INSERT INTO accounts (name, password, roles, password_changed, changed_by, updated) VALUES (?, ?, ?, ?, ?, ?)",
                       (name, password, json.dumps(dict(roles), ensure_ascii=False), when, by, when))
         else:
+            if roles is not None and _owner(had) and roles.get("*") != "owner" and not any(_owner(a) for a in self.accounts() if a.name != name):
+                raise AccountError(f"{name} is the last owner: make another admin an owner first, then change {name}'s role")
             me._write("UPDATE accounts SET password = ?, roles = ?, password_changed = ?, changed_by = ?, updated = ? WHERE name = ?",
                       (password or had.password, json.dumps(dict(roles if roles is not None else had.roles), ensure_ascii=False),
                        when if password and password != had.password else had.changed, by, when, name))
@@ -154,8 +161,13 @@ class KeepsAccounts:
                        when if had is None or (password and password != had.password) else had.changed)
 
     def remove_account(self, name: str, by: str = "") -> bool:
+        """Removes an account (its sessions end on every page within seconds); never the last owner
+        of every server: nobody could add or remove an admin on the page after him."""
         me: Any = self
-        had = {a.name: a for a in self.accounts()}.get(name)
+        every = {a.name: a for a in self.accounts()}
+        had = every.get(name)
+        if had is not None and _owner(had) and not any(_owner(a) for a in every.values() if a.name != name):
+            raise AccountError(f"{name} is the last owner: make another admin an owner first, then remove {name}")
         cur = me._write("DELETE FROM accounts WHERE name = ?", (name,))
         gone = bool(cur is not None and cur.rowcount)
         if gone and had is not None:

@@ -27,9 +27,9 @@ import logging
 import os
 import threading
 import time as clock
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import attrs
@@ -42,6 +42,7 @@ from jailcore.log.limits import KEY, NAME, SHORT_WORD, STEAMID, TIME, TOPIC, WOR
 from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
+from jailcore.store import appeals, notices
 from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import DatabaseFault
@@ -51,14 +52,26 @@ from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, link_values, request_values
 from jailcore.store.sqlite import PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError, check_answer, check_pardon
+from jailcore.store.sqlite import (
+    PRUNE_EVERY,
+    REQUEST_TABLES,
+    SENT,
+    PardonError,
+    ProposalError,
+    StoreError,
+    check_act,
+    check_answer,
+    check_pardon,
+)
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes
     from jailcore.session import effects as fx
     from jailcore.session import inputs as si
 
 # 0: before the schema was versioned; 1: without the web page's accounts; 2: without the names table and the indexes of _from_2;
-# 3: without the accounts' activity (`account_changes`); 4: without the pardoning admin's SteamID (`pardons.steamid`)
-SCHEMA_VERSION = 5
+# 3: without the accounts' activity (`account_changes`); 4: without the notifications' queue and the appeals;
+# 5: without the admins' warnings and bans from the web page (`act_requests`); 6: without the pardoning admin's SteamID (`pardons.steamid`)
+SCHEMA_VERSION = 7
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
 READ_TIMEOUT = 30.0  # a statement's answer, in seconds: the writer's group commit, the web page's and the command line's big reads
 # The daemon's store on its event loop (`on_loop`): its reads are small (is an admin's row
@@ -107,6 +120,10 @@ _TABLES = [
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, steamid VARCHAR({STEAMID}) NOT NULL, name VARCHAR({NAME}) NOT NULL DEFAULT '',
         minutes INT, rounds INT, lift INT NOT NULL DEFAULT 0, reason TEXT NOT NULL, `by` VARCHAR({KEY}) NOT NULL,
         time VARCHAR({TIME}) NOT NULL, applied_at VARCHAR({TIME}))""",
+    f"""CREATE TABLE IF NOT EXISTS act_requests (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, steamid VARCHAR({STEAMID}) NOT NULL, name VARCHAR({NAME}) NOT NULL DEFAULT '',
+        act VARCHAR({SHORT_WORD}) NOT NULL, minutes INT, reason TEXT NOT NULL, `by` VARCHAR({KEY}) NOT NULL, time VARCHAR({TIME}) NOT NULL,
+        applied_at VARCHAR({TIME}), KEY act_requests_waiting (server, applied_at))""",
     f"""CREATE TABLE IF NOT EXISTS answers (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, action_id BIGINT NOT NULL UNIQUE, answer VARCHAR({SHORT_WORD}) NOT NULL,
         `by` VARCHAR({KEY}) NOT NULL, reason TEXT NOT NULL, time VARCHAR({TIME}) NOT NULL, note TEXT, applied_at VARCHAR({TIME}))""",
@@ -118,6 +135,7 @@ _TABLES = [
         retain INT NOT NULL DEFAULT 0)""",
     *ACCOUNT_TABLES,
 ]
+T = TypeVar("T")
 _OPTIONS = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
 
 
@@ -292,6 +310,8 @@ def _upgrade(db: pymysql.connections.Connection, where: str, dry: bool) -> tuple
                     return found, found
                 for ddl in _TABLES:
                     cur.execute(ddl + _OPTIONS)
+                for ddl in notices.schema("mariadb") + appeals.schema("mariadb"):  # written once for both backends
+                    cur.execute(ddl)
                 for step in _STEPS[found:]:
                     step(cur)
                 cur.execute("INSERT INTO id_blocks (name, next) SELECT 'audit', COALESCE(MAX(id), 0) + 1 FROM audit "
@@ -367,7 +387,15 @@ def _from_3(cur: Any) -> None:
 
 
 def _from_4(cur: Any) -> None:
-    """Version 4's pardons did not keep the SteamID of an admin who pardoned in game (the game
+    """Version 4 had no notifications' queue and no appeals: their tables are made above, empty."""
+
+
+def _from_5(cur: Any) -> None:
+    """Version 5 took no warnings or bans from the web page: `act_requests` is made above, empty."""
+
+
+def _from_6(cur: Any) -> None:
+    """Version 6's pardons did not keep the SteamID of an admin who pardoned in game (the game
     authenticated it): SourceBans++ credits an admin by his SteamID, never by a name. Its
     pardons keep NULL, as the command line's and the page's do."""
     cur.execute("SHOW COLUMNS FROM pardons")
@@ -375,7 +403,7 @@ def _from_4(cur: Any) -> None:
         cur.execute(f"ALTER TABLE pardons ADD COLUMN steamid VARCHAR({STEAMID}) NULL")
 
 
-_STEPS = [_from_0, _from_1, _from_2, _from_3, _from_4]  # _STEPS[n] brings version n to n + 1
+_STEPS = [_from_0, _from_1, _from_2, _from_3, _from_4, _from_5, _from_6]  # _STEPS[n] brings version n to n + 1
 
 
 _LOST = (2003, 2006, 2013, 2055, 0)  # the server went away (0: PyMySQL's closed connection)
@@ -1086,7 +1114,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
             try:
                 self._waiting = {r["server"] for r in self._rows(
                     "SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
-                    "UNION SELECT server FROM answers WHERE applied_at IS NULL")}
+                    "UNION SELECT server FROM answers WHERE applied_at IS NULL UNION SELECT server FROM act_requests WHERE applied_at IS NULL")}
             except DatabaseFault:
                 if not self._went_away():
                     raise
@@ -1157,6 +1185,32 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         self.commit()
         return int(cur.lastrowid)
 
+    def request_act(self, server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str,
+                    when: str | None = None) -> int:
+        check_act(act, minutes)
+        self._here(Away)
+        when = when or datetime.now().isoformat(timespec="seconds")
+        cur = self._write("INSERT INTO act_requests (server, steamid, name, act, minutes, reason, `by`, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                          (server, steamid, name, act, minutes, reason, by, when))
+        self.commit()
+        return int(cur.lastrowid)
+
+    def acts(self, server: str) -> list[Row]:
+        """The admins' warnings and bans not yet applied; none while the server is away (they wait there)."""
+        return self._polled(lambda: self._rows("SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)), [])
+
+    def _polled(self, read: Callable[[], T], away: T) -> T:
+        """A read the daemon polls for the admins' rows: `away` (nothing) while the server is away
+        or when it went away during the read, so that the rows wait there; any other fault is raised."""
+        if self._unreachable():
+            return away
+        try:
+            return read()
+        except DatabaseFault:
+            if not self._went_away():
+                raise
+            return away
+
     def _unreachable(self) -> bool:
         """The server is away (or a read found it so less than `QUIET` s ago): the reads that poll wait."""
         return self.away is not None or clock.monotonic() < self._quiet_until
@@ -1170,14 +1224,8 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
 
     def requests(self, server: str) -> tuple[list[Row], list[Row]]:
         """Requests not yet applied; none while the server is away (they wait there)."""
-        if self._unreachable():
-            return [], []
-        try:
-            return self._requests(server)
-        except DatabaseFault:
-            if not self._went_away():
-                raise
-            return [], []
+        nothing: tuple[list[Row], list[Row]] = ([], [])
+        return self._polled(lambda: self._requests(server), nothing)
 
     def _requests(self, server: str) -> tuple[list[Row], list[Row]]:
         pardons = self._rows("SELECT p.id, p.action_id, p.`by`, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
@@ -1206,14 +1254,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         return int(cur.lastrowid)
 
     def answers(self, server: str) -> list[Row]:
-        if self._unreachable():
-            return []
-        try:
-            return self._answers(server)
-        except DatabaseFault:
-            if not self._went_away():
-                raise
-            return []
+        return self._polled(lambda: self._answers(server), [])
 
     def _answers(self, server: str) -> list[Row]:
         return self._rows("SELECT n.*, a.detail FROM answers n JOIN audit a ON a.id = n.action_id "
@@ -1229,8 +1270,8 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                           "ORDER BY id DESC LIMIT 1", (server, number))
         return int(rows[0]["id"]) if rows else None
 
-    def applied(self, table: Literal["pardons", "ctban_requests", "answers"], row_id: int, when: str) -> None:
-        if table not in ("pardons", "ctban_requests", "answers"):
+    def applied(self, table: Literal["pardons", "ctban_requests", "answers", "act_requests"], row_id: int, when: str) -> None:
+        if table not in REQUEST_TABLES:
             raise StoreError(f"no request table {table!r}")
         self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (fit(when, TIME), row_id))
 

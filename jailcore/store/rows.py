@@ -72,6 +72,7 @@ class WritesRows:
                   for r in bans),
             tuple(si.AnswerRow(r["id"], r["action_id"], r["answer"], r["by"], r["reason"], r["note"], r["detail"])
                   for r in me.answers(server)),
+            tuple(si.ActRow(r["id"], r["steamid"], r["name"], r["act"], r["minutes"], r["reason"], r["by"]) for r in me.acts(server)),
         )
 
     def save_state(self, server: str, snapshot: dict[str, Any] | str, when: str) -> None:

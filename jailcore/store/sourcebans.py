@@ -231,6 +231,7 @@ class SourceBans:
             self._give()
             self._lift_there()
             self._lift_here()
+            self._protests()
         except pymysql.MySQLError as exc:
             raise ConnectionError(_why(exc)) from None
         self.passes += 1
@@ -356,6 +357,16 @@ class SourceBans:
             self.pardon(int(link["audit_id"]), who, reason)
         except Exception as exc:  # already pardoned here (the same pardon both ways), or gone: nothing more to do
             log.info("SourceBans++ ban %s lifted: %s", bid, exc)
+
+    def _protests(self) -> None:
+        """The appeals of this server's bans are SourceBans++ protests, archived when answered (store/appeals.py)."""
+        from jailcore.store.appeals import Appeals, sync_protests
+
+        appeals = [a for a in Appeals(self.reader).listed("", 1000) if a["server"] == self.server]
+        if appeals:
+            links = {audit_id: int(link["bid"]) for audit_id, link in self._linked().items()}
+            sync_protests(self._cursor, lambda: self.db.commit(), self.settings.prefix, self.origin, self.server, self.settings.admin_id,
+                          appeals, links)
 
     # -- the web page's list ----------------------------------------------------------------------
 

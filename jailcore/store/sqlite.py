@@ -29,6 +29,7 @@ from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.limits import KEY, STEAMID, TIME, TOPIC, WORD, fit, fit_text, fit_text_or_none
 from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
+from jailcore.store import appeals, notices
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, link_values, request_values
@@ -160,6 +161,13 @@ def _inserted(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
+def done(row: Any) -> bool:
+    """Whether an audit row's decision was done at all: one `observe` or `advise` mode decided
+    was only written (advise warned the player of it, a row of its own): no ladder counts it,
+    no ban stands, so no pardon is offered or taken for it."""
+    return row["status"] not in ("observed", "advised")
+
+
 def check_pardon(row: Any, given: Callable[[], Any], action_id: int, where: str, server: str | None, may_ban: bool) -> Any:
     """The row if it may be pardoned, else why not (PardonError), for both backends: an unknown
     id or another server's, a server ban unless `may_ban`, what is no punishment, one already
@@ -170,6 +178,10 @@ def check_pardon(row: Any, given: Callable[[], Any], action_id: int, where: str,
         raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
     if row["action"] not in PARDONABLE:
         raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
+    if not done(row):
+        mode = "observe" if row["status"] == "observed" else "advise"
+        raise PardonError(f"enforcement {action_id} was only {row['status']} (its server was in {mode} mode): nothing was done to "
+                          "the player and nothing counts against him, so there is nothing to pardon")
     if (had := given()) is not None:
         raise PardonError(f"enforcement {action_id} was already pardoned by {had['by']} at {had['time']}: {had['reason']}")
     return row
@@ -420,7 +432,7 @@ class Store(WritesRows, KeepsAccounts):
             self._waiting_at = now
             self._waiting = {r[0] for r in self.db.execute(
                 "SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
-                "UNION SELECT server FROM answers WHERE applied_at IS NULL")}
+                "UNION SELECT server FROM answers WHERE applied_at IS NULL UNION SELECT server FROM act_requests WHERE applied_at IS NULL")}
         return server in self._waiting
 
 
@@ -434,7 +446,7 @@ class Store(WritesRows, KeepsAccounts):
         one the admin was judged on) another server's entry, and a server ban unless `may_ban`
         (lifting one is an admin's)."""
         fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
-        row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
+        row = self.db.execute("SELECT id, server, action, status FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
         row = check_pardon(row, lambda: pardons_for(self.db, [action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write(
@@ -458,6 +470,21 @@ class Store(WritesRows, KeepsAccounts):
         )
         self.commit()
         return _inserted(cur)
+
+    def request_act(self, server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str,
+                    when: str | None = None) -> int:
+        """An admin's warning or server ban from the web page; the running daemon of that server
+        carries it out within a second."""
+        check_act(act, minutes)
+        when = when or datetime.now().isoformat(timespec="seconds")
+        cur = self._write("INSERT INTO act_requests (server, steamid, name, act, minutes, reason, by, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                          (server, steamid, name, act, minutes, reason, by, when))
+        self.commit()
+        return _inserted(cur)
+
+    def acts(self, server: str) -> list[sqlite3.Row]:
+        """The admins' warnings and bans not yet applied, oldest first."""
+        return list(self.db.execute("SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)))
 
     def requests(self, server: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
         """The pardons (with the enforcement they undo) and the CT-ban requests not yet applied."""
@@ -502,8 +529,8 @@ class Store(WritesRows, KeepsAccounts):
             "ORDER BY id DESC LIMIT 1", (server, number)).fetchone()
         return int(row["id"]) if row else None
 
-    def applied(self, table: Literal["pardons", "ctban_requests", "answers"], row_id: int, when: str) -> None:
-        if table not in ("pardons", "ctban_requests", "answers"):  # the name goes into the SQL: never trust a caller with it
+    def applied(self, table: Literal["pardons", "ctban_requests", "answers", "act_requests"], row_id: int, when: str) -> None:
+        if table not in REQUEST_TABLES:  # the name goes into the SQL: never trust a caller with it
             raise StoreError(f"no request table {table!r}")
         self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (fit(when, TIME), row_id))
 
@@ -541,8 +568,28 @@ class Store(WritesRows, KeepsAccounts):
 # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`,
 # 2 one without the web page's accounts (they were in the configs' [web.users]), 3 one without ACTION_SCHEMA,
 # 4 one without the accounts' activity (`account_changes`, made by ACCOUNTS_SCHEMA; its earlier changes were not kept),
-# 5 one whose pardons lack the pardoning admin's SteamID (`pardons.steamid`: SourceBans++ credits him by it)
-SCHEMA_VERSION = 6
+# 5 one without the notifications' queue and the appeals (store/notices.py, store/appeals.py: their tables made empty),
+# 6 one without the admins' warnings and bans from the web page (`act_requests`, ACTS_SCHEMA),
+# 7 one whose pardons lack the pardoning admin's SteamID (`pardons.steamid`: SourceBans++ credits him by it)
+SCHEMA_VERSION = 8
+
+# An admin's warning or server ban asked from the web page (a player's page): the running daemon
+# of that server carries it out as the engine's admin act and sets `applied_at`. Version 7.
+ACTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS act_requests (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    steamid TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    act TEXT NOT NULL,
+    minutes INTEGER,
+    reason TEXT NOT NULL DEFAULT '',
+    by TEXT NOT NULL,
+    time TEXT NOT NULL,
+    applied_at TEXT
+);
+CREATE INDEX IF NOT EXISTS act_requests_waiting ON act_requests (server, applied_at);
+"""
 
 # The audit log by action, in the order of its places, the time beside: the bans in force
 # and a page of one action (`?action=ctban&since=1d`) read what there is of it, the time
@@ -567,11 +614,14 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         _add_column(db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")  # version 0's link lacked who runs it
         _add_column(db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
         _add_column(db, "audit", "seq", "INTEGER")  # version 1's audit had no place of its own: its rows take their id
-        _add_column(db, "pardons", "steamid", "TEXT")  # version 5's pardons: NULL, as the command line's and the page's are
+        _add_column(db, "pardons", "steamid", "TEXT")  # version 7's pardons: NULL, as the command line's and the page's are
         db.execute("UPDATE audit SET seq = id WHERE seq IS NULL")
         _run(db, SEQ_SCHEMA)
         _run(db, ACCOUNTS_SCHEMA)
         _run(db, ACTION_SCHEMA)
+        _run(db, ACTS_SCHEMA)
+        for ddl in notices.schema("sqlite") + appeals.schema("sqlite"):
+            db.execute(ddl)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return found, SCHEMA_VERSION
 
@@ -682,6 +732,18 @@ def check_ours(db: sqlite3.Connection) -> None:
 
 class PardonError(AdminRequestError, ValueError):
     pass
+
+
+REQUEST_TABLES = ("pardons", "ctban_requests", "answers", "act_requests")
+ACTS = ("warn", "ban")  # what an admin asks of a player from the web page (`act_requests`)
+
+
+def check_act(act: str, minutes: int | None) -> None:
+    """An admin's act as a tool may write it: a warning, or a ban of 0 (permanent) or more minutes."""
+    if act not in ACTS:
+        raise AdminRequestError(f"no admin act {act!r}: give one of {', '.join(ACTS)}")
+    if act == "ban" and (minutes is None or minutes < 0):
+        raise AdminRequestError("a ban needs its length in minutes (0 is permanent)")
 
 
 class ProposalError(AdminRequestError, ValueError):
