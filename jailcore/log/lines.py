@@ -17,7 +17,6 @@ from jailcore.log.shimlines import WORLD_LINES, Malformed, number, shim_event
 
 _V = TypeVar("_V")
 
-
 _PREFIX = re.compile(r"(\d\d)/(\d\d)/(\d{4}) - (\d\d):(\d\d):(\d\d)(?:\.\d+)?(?:: | - |:$)")
 # A whole identity read from the right (the longest name that leaves `<uid><steamid><team>`),
 # and the first identity of a player line read from the left (the shortest such name).
@@ -446,8 +445,6 @@ def _team(raw: str) -> str:
 
 
 def _player(m: re.Match[str]) -> ev.Player:
-    """An identity's player; a name or SteamID longer than any game writes is a forged line (log/limits.py)."""
-    team = m.group(4)
-    if len(m.group(1)) > NAME or len(m.group(3)) > STEAMID:
+    if len(m.group(1)) > NAME or len(m.group(3)) > STEAMID:  # longer than any game writes: a forged line (log/limits.py)
         raise Malformed(f"a player's name over {NAME} or SteamID over {STEAMID} characters: no game writes one")
-    return ev.Player(m.group(1), int(m.group(2)), m.group(3), _TEAMS.get(team, team) if team else None)
+    return ev.Player(m.group(1), int(m.group(2)), m.group(3), _TEAMS.get(m.group(4), m.group(4)) if m.group(4) else None)

@@ -51,7 +51,6 @@ from jailcore.store.journal import DAMAGED, Journal, Leftover, Op, damaged_besid
 from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
 from jailcore.store.reader import Dialect, Reader, Row
 from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, link_values, request_values
-from jailcore.store.sqlite import PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError, check_answer, check_pardon
 from jailcore.store.sqlite import (
     PRUNE_EVERY,
     REQUEST_TABLES,
