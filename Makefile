@@ -16,6 +16,7 @@ bench:
 	@if [ -f bench/live_bench.py ]; then $(PYTHON) bench/live_bench.py; fi
 	$(PYTHON) bench/web_bench.py
 	$(PYTHON) bench/web_bench.py --mariadb
+	$(PYTHON) bench/notify_bench.py
 	$(PYTHON) bench/net_bench.py 100 --mariadb --bans 10
 
 # The network on one box: 200 simulated servers in one jailcore process at 50 lines/s each (one

@@ -334,7 +334,7 @@ def test_an_admins_word_in_game_travels_the_engine_like_any_shim_line():
     pardon = log.text().splitlines()[-1]
     log.specialday(WARDEN)
     out = feed(s, log)
-    assert AskPardon(12, WARDEN.name, "ошибка") in out
+    assert AskPardon(12, WARDEN.name, "ошибка", WARDEN.steamid)  # his SteamID with it: SourceBans++ credits him by it in out
     assert not [e for e in sends(out) if e.text.startswith("jb_status")]
     again = s.handle(i.LogRecord(next(iter(records([pardon]))).encode()), 2.0)
     assert not [e for e in again if isinstance(e, AskPardon)]
@@ -471,3 +471,26 @@ def test_the_relays_place_is_saved_with_the_state_and_skipped_only_under_the_sam
     assert again.relayed_by("run-1") == place and again.place == place
     assert Session(s.config, snapshot, Ids()).relayed_by("run-2") == 0  # another parent numbers afresh
     assert "relay" not in json.loads(session().save().row.snapshot)  # straight from a socket: nothing to follow
+
+
+def test_an_admins_warning_and_ban_from_the_web_page_are_carried_out_and_audited_by_name():
+    s = session()
+    opened(s)
+    feed(s, setup()[0])
+    warn = i.ActRow(1, WARDEN.steamid, WARDEN.name, "warn", None, "мат в чате", "vasya")
+    gone = i.ActRow(2, "STEAM_1:0:99", "Ушёл", "ban", 0, "читы", "vasya")
+    here = i.ActRow(3, WARDEN.steamid, WARDEN.name, "ban", 30, "обман", "petya")
+    bad = i.ActRow(4, "not a steamid", "?", "ban", 30, "x", "vasya")
+    out = s.handle(i.AdminRequests(acts=(warn, gone, here, bad)), 2.0)
+    assert sorted(r.id for r in rows(out, Applied) if r.table == "act_requests") == [1, 2, 3, 4]  # each once, the bad one too
+    written = {r.action.action + ("" if r.action.target is None else f" {r.action.target.steamid}"): r for r in rows(out, Record)}
+    said = [e.text for e in sends(out)]
+    assert any(t.startswith(f"jb_warn #{WARDEN.userid} ") and "vasya" in t and "мат в чате" in t for t in said)
+    assert any(t.startswith('jb_addban "STEAM_1:0:99" 0 ') for t in said)  # he has left: by his SteamID, for ever
+    assert any(t.startswith(f"jb_ban #{WARDEN.userid} 30 ") and "petya" in t for t in said)
+    assert written[f"ban {WARDEN.steamid}"].action.by == "petya" and written[f"ban {WARDEN.steamid}"].action.rule == "admin"
+    assert not [t for t in said if "not a steamid" in t]  # a row no tool of ours wrote is refused, never carried out
+    again = s.handle(i.AdminRequests(acts=(warn,)), 2.1)
+    assert not rows(again, Record)  # seen again before its `applied` is durable: once
+    away = s.handle(i.AdminRequests(acts=(i.ActRow(5, "STEAM_1:0:98", "Нет", "warn", None, "x", "vasya"),)), 2.2)
+    assert not rows(away, Record) and any("not on the server" in e.text or "не на сервере" in e.text for e in sends(away))

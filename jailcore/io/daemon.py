@@ -21,7 +21,7 @@ from typing import Any
 
 from jailcore.config.config import Config
 from jailcore.engine.actions import Action, AuditStatus
-from jailcore.io import tasks, wake
+from jailcore.io import ports, tasks, wake
 from jailcore.io.logsource import AllowList, listen_udp
 from jailcore.io.mqtt import CTBANS, keep_unsent
 from jailcore.io.parts import ID_BLOCK, Inbox, Parts
@@ -32,6 +32,7 @@ from jailcore.session import inputs as si
 from jailcore.session.session import Ids
 from jailcore.store.errors import DATABASE_ERRORS
 from jailcore.store.interface import StateStore
+from jailcore.store.location import shown
 from jailcore.store.writer import Reader, Writer
 
 log = logging.getLogger("jailcore")
@@ -222,7 +223,7 @@ class Daemon(Parts):
                     try:
                         transport, self.log_port = await listen_udp(config.log_listen, self.udp)
                     except OSError as exc:
-                        self.fail(f"cannot listen for the log on {config.log_listen}: {exc.strerror or exc}")
+                        self.fail(f"the log: {ports.refusal(config.log_listen, 'udp', exc, self.log_setting)}")
                         return
                     stack.callback(transport.close)
                 woken = await wake.listen(self.store.path, self.server, self.requests.woken.set)
@@ -233,6 +234,10 @@ class Daemon(Parts):
                 supervisor.keep("session", self._consume)
                 tasks.start(supervisor, self, self.inbox.put, self._held, self.config_path, self.watch_interval)
                 self.ready.set()
+                if self.stop_reason is None:  # said once the log's port is held, never before a line saying why not
+                    log.info("jailcore %s: up: log %s, RCON %s:%s, state %s, mode %s", self.server, config.log_file or
+                             f"{config.log_listen.rpartition(':')[0]}:{self.log_port}", config.rcon_host, config.rcon_port,
+                             shown(config.state_where), config.mode)
                 await self.stopping.wait()
         finally:
             self.ready.set()
@@ -256,6 +261,11 @@ class Daemon(Parts):
 
     def stop(self) -> None:
         self.stopping.set()
+
+    @property
+    def log_setting(self) -> str:
+        """Where an admin changes this server's log address, for a line that says it cannot be used."""
+        return f"[log] listen of {self.config_path}" if self.config_path else "[log] listen"
 
     def fail(self, reason: str) -> None:  # stop the daemon with exit status 1; `reason` is the one line an admin reads
         self.session.fail()

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
+from jailcore.io import ports
 from jailcore.io.daemon import Daemon
 from jailcore.io.logsource import RECEIVE_BUFFER, Claim, SharedLog, listen_udp, log_clash
 from jailcore.io.parts import ID_BLOCK
@@ -40,7 +41,7 @@ from jailcore.session.inputs import PeerBan
 from jailcore.session.session import Ids
 from jailcore.store.errors import DATABASE_ERRORS, errors_or
 from jailcore.store.interface import StateStore
-from jailcore.store.location import daemon_store, daemon_writer, is_url, shown
+from jailcore.store.location import daemon_store, daemon_writer, is_url
 from jailcore.store.sqlite import StoreError
 from jailcore.store.writer import Writer
 
@@ -114,7 +115,10 @@ class Fleet:
             return self._refuse(path, str(exc))
         self.stores[key] = store
         if key not in self.writers:
-            self.writers[key] = daemon_writer(config.state_url, config.state_path, options.get("checkpoint_interval", 1.0))
+            try:
+                self.writers[key] = daemon_writer(config.state_url, config.state_path, options.get("checkpoint_interval", 1.0))
+            except StoreError as exc:
+                return self._refuse(path, str(exc))
             self.ids[key] = Ids(ID_BLOCK // 2)
         try:
             daemon = Daemon(config, store, config_path=path, writer=self.writers[key], ids=self.ids[key], **options)
@@ -174,7 +178,7 @@ class Fleet:
                     transport, port = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
                 except OSError as exc:
                     for d in members:
-                        d.fail(f"cannot listen for the log on {listen}: {exc.strerror or exc}")
+                        d.fail(f"the log: {ports.refusal(listen, 'udp', exc, d.log_setting)}")
                     continue
                 stack.callback(transport.close)
                 self.shared[listen] = shared
@@ -245,6 +249,9 @@ class Fleet:
         # second (inputs, effects, parsed events), and each collection that promotes some makes
         # the next full one walk every server's state, a stall in which datagrams pile up.
         gc.set_threshold(GC_YOUNG, 50, 100)
+        up = sum(1 for d in self.daemons if d.stop_reason is None)  # said once the ports are held: never "up" before a port's refusal
+        log.info("jailcore: %d server(s) in one process, %d refused%s", up, len(self.refused),
+                 f", {len(self.daemons) - up} stopped at start" if up < len(self.daemons) else "")
         self.ready.set()
 
     def stop(self) -> None:
@@ -284,11 +291,8 @@ def main_fleet(paths: list[str]) -> int:
     if not fleet.daemons:
         print(f"jailcore run: no server could start ({len(fleet.refused)} refused)", file=sys.stderr)
         return 1
-    for d in fleet.daemons:
-        c = d.config
-        log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", c.server_name, c.log_file or c.log_listen,
-                 c.rcon_host, c.rcon_port, shown(c.state_where), c.mode)
-    log.info("jailcore: %d server(s) in one process, %d refused", len(fleet.daemons), len(fleet.refused))
-    code: int = run_loop(fleet.run())
+    from jailcore.io.notify.notifier import alongside
+
+    code: int = run_loop(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused))
     last_word(stopped_servers(fleet.failed))
     return code

@@ -26,6 +26,8 @@ from typing import Any, Protocol
 
 import attrs
 
+from jailcore.io import ports
+
 log = logging.getLogger("jailcore")
 
 HEADER = b"\xff\xff\xff\xff"
@@ -384,10 +386,8 @@ class Intake:
 
 async def listen_udp(listen: str, router: Router, buffer: int = RECEIVE_BUFFER) -> tuple[Intake, int]:
     host, _, port = listen.rpartition(":")
-    loop = asyncio.get_running_loop()
-    infos = await loop.getaddrinfo(host.strip("[]") or "127.0.0.1", int(port), type=socket.SOCK_DGRAM, flags=socket.AI_PASSIVE)
-    family, kind, proto, _, address = infos[0]
-    sock = socket.socket(family, kind, proto)
+    # bound here rather than by asyncio, whose refusal loses the errno (`ports.refusal` names the port's holder from it)
+    sock = ports.bind(f"{host.strip('[]') or '127.0.0.1'}:{port}", socket.SOCK_DGRAM)
     try:
         sock.setblocking(False)
         # Room for a burst (a round end writes dozens of lines at once) and for the loop's
@@ -401,7 +401,6 @@ async def listen_udp(listen: str, router: Router, buffer: int = RECEIVE_BUFFER) 
                 break
             except OSError:
                 continue
-        sock.bind(address)
     except BaseException:
         sock.close()
         raise

@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
+from jailcore.io import ports
 from jailcore.io.lock import PARENT_HOLDS, LockedError, StateLock
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, Claim, Intake, SharedLog, UdpLog, listen_udp, log_clash
 from jailcore.io.process import process_hooks, run_loop
@@ -232,7 +233,16 @@ class Parent:
                 members = [self._member(*self.claims[server]) for server in servers]
                 self.members.update(zip(servers, members, strict=True))
                 shared = SharedLog(members)
-                transport, _ = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
+                try:
+                    transport, _ = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
+                except OSError as exc:  # before any worker starts: one line, and the locks let go
+                    where = "[log] listen of " + ", ".join(p for p, c in self.configs.items() if c.server_name in servers)
+                    print(f"jailcore run: the log: {ports.refusal(listen, 'udp', exc, where)}", file=sys.stderr)
+                    for transport in transports:
+                        transport.close()
+                    for lock in self.locks:
+                        lock.release()
+                    return 1
                 transports.append(transport)
                 self.shared[listen] = shared
             try:
@@ -252,6 +262,8 @@ class Parent:
     async def _all_up(self) -> None:
         for worker in self.workers:
             await worker.up.wait()
+        log.info("jailcore: %d server(s) over %d worker process(es), %d refused", len(self.configs), len(self.workers),
+                 len(self.owner) - len(self.configs))
         self.ready.set()
 
     async def _stop_workers(self) -> None:
@@ -502,7 +514,9 @@ def worker_main(argv: list[str]) -> int:
         if args.lifeline >= 0:
             os.set_blocking(args.lifeline, False)
             loop.add_reader(args.lifeline, orphaned)
-        task = asyncio.create_task(fleet.run())
+        from jailcore.io.notify.notifier import alongside
+
+        task = asyncio.create_task(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused))
         kept = asyncio.create_task(tell_kept())
         task.add_done_callback(lambda _: kept.cancel())
         ready = asyncio.create_task(fleet.ready.wait())
@@ -586,8 +600,6 @@ class Relay:
 def main_workers(paths: list[str], workers: int) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     parent = Parent(paths, workers)
-    log.info("jailcore: %d server(s) over %d worker process(es), %d refused", len(parent.configs), len(parent.workers),
-             len(paths) - len(parent.configs))
     code: int = run_loop(parent.run())
     return code
 

@@ -148,6 +148,20 @@ class AnswerRow:
 
 
 @attrs.frozen(slots=True)
+class ActRow:
+    """An admin's warning or server ban (the web page), as the store holds it: checked by the
+    session (`log.shapes.act_row`) before it is applied."""
+
+    id: int
+    steamid: str
+    name: str
+    act: str  # warn | ban
+    minutes: int | None  # a ban's length; 0 is permanent
+    reason: str
+    by: str
+
+
+@attrs.frozen(slots=True)
 class AdminRequests:
     """The admins' rows not yet applied (web page, command line, MQTT, `!jc...` in game), as
     the store holds them; the session applies each once, in order."""
@@ -155,11 +169,19 @@ class AdminRequests:
     pardons: tuple[PardonRow, ...] = ()
     ctbans: tuple[CtBanRow, ...] = ()
     answers: tuple[AnswerRow, ...] = ()
+    acts: tuple[ActRow, ...] = ()
 
 
 @attrs.frozen(slots=True)
 class Refused:
     """A request an admin made in game that the store refused (unknown id, answered twice)."""
+
+    text: str
+
+
+@attrs.frozen(slots=True)
+class TellAdmins:
+    """Something the admins online should hear of (an appeal filed on the web page): their feed."""
 
     text: str
 
@@ -172,4 +194,4 @@ class Stopping:
 
 
 Input = (LogRecord | Tick | LinkOpened | LinkLost | LinkState | Reply | Sent | PeerBan | ConfigRead | Resume | AdminRequests
-         | Refused | Stopping)
+         | Refused | TellAdmins | Stopping)

@@ -5,10 +5,13 @@ import circle, so the natives see their host through this Protocol and `SourceMo
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol, TypeVar, overload
 
 from jailcore.sim.smcore import SourceModCore
 from jailcore.sim.smvm import Machine
+from jailcore.sim.world import EventFields
+
+T = TypeVar("T")
 
 
 class VmHost(Protocol):
@@ -23,15 +26,19 @@ class VmHost(Protocol):
     trans_target: int
     autoexec: list[str]
     natives_known: set[str]
-    _native_args: list[Any]
+    _native_args: tuple[int | bytes, ...]  # of the native another plugin is calling (call_native)
 
     def call(self, funcid: int, *args: int | bytes) -> int: ...
 
     def new_handle(self, obj: object) -> int: ...
 
-    def handle(self, value: int, kind: type | None = None) -> Any: ...
+    @overload
+    def handle(self, value: int) -> object: ...
 
-    def event_call(self, funcid: int, mode: int, name: str, fields: dict[str, Any]) -> None: ...
+    @overload
+    def handle(self, value: int, kind: type[T]) -> T: ...
+
+    def event_call(self, funcid: int, mode: int, name: str, fields: EventFields) -> None: ...
 
 
 class Host(SourceModCore, VmHost):

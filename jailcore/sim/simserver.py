@@ -22,14 +22,34 @@ import struct
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TypedDict
 
+from jailcore.config import shipped
 from jailcore.io.rconproto import AUTH, AUTH_RESPONSE, EXECCOMMAND, MAX_BODY, MAX_INCOMING, RESPONSE_VALUE, encode
 from jailcore.sim import smbuild
 from jailcore.sim.console import split_commands, tokenize
 from jailcore.sim.logwriter import LogWriter
 from jailcore.sim.world import Client, Shim, World
 
-__all__ = ["SimServer", "make_shim", "split_commands", "tokenize"]
+__all__ = ["SimServer", "Status", "make_shim", "split_commands", "tokenize"]
+
+
+class StatusPlayer(TypedDict):
+    userid: int
+    steamid: str
+    name: str
+    team: str  # TERRORIST, CT, Spectator, Unassigned
+    alive: bool
+    gagged: bool
+
+
+class Status(TypedDict):
+    """The shim's answer to `jb_status` (protocol.md section 2)."""
+
+    round: int
+    map: str
+    warden: int | None  # userid
+    players: list[StatusPlayer]
 
 
 def make_shim(kind: str, world: World) -> tuple[Shim, str]:
@@ -39,7 +59,8 @@ def make_shim(kind: str, world: World) -> tuple[Shim, str]:
         try:
             from jailcore.sim.smhost import PluginHost
 
-            smx = Path(os.environ["JAILCORE_SMX"]) if os.environ.get("JAILCORE_SMX") else smbuild.cached_plugin()
+            # JAILCORE_SMX, else the .smx an installed wheel was built with, else one compiled from the checkout's sources
+            smx = Path(os.environ["JAILCORE_SMX"]) if os.environ.get("JAILCORE_SMX") else shipped.compiled() or smbuild.cached_plugin()
             return PluginHost(world, smx, smbuild.TRANSLATIONS), f"the real plugin ({smx.name}) in a SourcePawn VM"
         except ImportError:
             if kind == "plugin":
@@ -90,7 +111,7 @@ class SimServer:
         self._held: list[tuple[asyncio.StreamWriter, bytes]] = []
         self._server: asyncio.base_events.Server | None = None
         self._clients: set[asyncio.StreamWriter] = set()
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
         self._udp: asyncio.DatagramTransport | None = None
         self._sent = 0
         self.port = 0
@@ -165,8 +186,9 @@ class SimServer:
         """The shim's warden (userid), as its jb_status says."""
         return self.status()["warden"]
 
-    def status(self) -> dict:
-        return json.loads(self.shim.server_command("jb_status") or "{}")
+    def status(self) -> Status:
+        status: Status = json.loads(self.shim.server_command("jb_status") or "{}")
+        return status
 
     def add_player(self, name: str, team: str, steamid: str | None = None, admin: str = "", lang: str = "ru") -> Client:
         """A player connects and picks a team (through the team menu: the shim may refuse CT)."""

@@ -12,7 +12,7 @@ as Python callables (the host's run the plugin's bytecode) and answers the forwa
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,7 +20,7 @@ import attrs
 
 from jailcore.sim import smtext
 from jailcore.sim.console import Command, parse
-from jailcore.sim.world import Client, World
+from jailcore.sim.world import Client, EventFields, World
 
 CONSOLE, CHAT = 0, 1  # ReplySource
 CONTINUE, HANDLED = 0, 3  # Action
@@ -38,7 +38,7 @@ TARGET_NONE, TARGET_NOT_ALIVE, TARGET_NOT_DEAD, TARGET_NOT_IN_GAME, TARGET_IMMUN
 
 ServerCallback = Callable[[Command], object]
 ClientCallback = Callable[[Client | None, Command], int | None]
-EventCallback = Callable[[str, dict], object]
+EventCallback = Callable[[str, EventFields], object]
 
 
 def read_flags(letters: str) -> tuple[int, int]:
@@ -141,7 +141,7 @@ class SourceModCore:
     # -- commands ------------------------------------------------------------------------------
 
     @contextmanager
-    def running(self, command: Command, reply_to: int | None = None):
+    def running(self, command: Command, reply_to: int | None = None) -> Iterator[None]:
         old_command, old_reply = self.command, self.reply_to
         self.command = command
         if reply_to is not None:
@@ -235,7 +235,7 @@ class SourceModCore:
 
     # -- events, forwards, frames ----------------------------------------------------------------
 
-    def event(self, name: str, fields: dict) -> None:
+    def event(self, name: str, fields: EventFields) -> None:
         for callback in list(self.hooks.get(name, [])):
             callback(name, fields)
 
@@ -309,7 +309,7 @@ class SourceModCore:
             raise KeyError(f'Language phrase "{key}" not found')
         return found
 
-    def tr(self, key: str, to: Client | None, *values) -> str:
+    def tr(self, key: str, to: Client | None, *values: Client | str | int) -> str:
         """The phrase in `to`'s language (the server's for None) with these values: a client
         for {n:N}, text for {n:s}, numbers for the rest."""
         phrase = self.phrase(key, to)
@@ -357,7 +357,7 @@ class SourceModCore:
         elif pattern == "@me" and admin is not None:
             picked = admin
         elif pattern.startswith("@") and not flags & FILTER_NO_MULTI:
-            groups = {"@all": lambda c: True, "@alive": lambda c: c.alive, "@dead": lambda c: not c.alive,
+            groups: dict[str, Callable[[Client], bool]] = {"@all": lambda c: True, "@alive": lambda c: c.alive, "@dead": lambda c: not c.alive,
                       "@bots": lambda c: c.bot, "@humans": lambda c: not c.bot, "@!me": lambda c: c is not admin,
                       "@t": lambda c: c.team_index == 2, "@ct": lambda c: c.team_index == 3}
             if pattern in groups:

@@ -10,14 +10,18 @@ lines, the client commands and the game events, and the plugin's bytecode answer
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar, overload
 
 from jailcore.sim import smvm
 from jailcore.sim.smcore import SourceModCore
-from jailcore.sim.smnatives import EventData, NativeError, Natives
-from jailcore.sim.world import Client, World
+from jailcore.sim.smnatives import EventData, NativeError, Natives, Params
+from jailcore.sim.world import Client, EventFields, World
 
 APL_SUCCESS = 0
+T = TypeVar("T")
+NativeCall = Callable[[Params], int | None]  # a bound `n_` method: its cell, or None for 0
 
 
 class PluginHost(Natives, SourceModCore):
@@ -36,16 +40,16 @@ class PluginHost(Natives, SourceModCore):
         self.plugin_natives: dict[str, int] = {}  # natives the plugin made (CreateNative)
         self.trans_target = 0
         self.autoexec: list[str] = []
-        self._native_args: list = [0]
+        self._native_args: tuple[int | bytes, ...] = ()
         table = self.native_table()
         self.natives_known = set(table)
-        self._bound = [getattr(self, table[n.name]) if n.name in table else None for n in self.plugin.natives]
+        self._bound: list[NativeCall | None] = [getattr(self, table[n.name]) if n.name in table else None for n in self.plugin.natives]
 
     # -- the natives ------------------------------------------------------------------------------
 
     @classmethod
-    def native_table(cls) -> dict:
-        """Every native this host implements, by SourceMod's name (`ArrayList.PushArray`)."""
+    def native_table(cls) -> dict[str, str]:
+        """Every native this host implements, by SourceMod's name (`ArrayList.PushArray`): its method's name."""
         table = {}
         for attr in dir(cls):
             if attr.startswith("n_"):
@@ -88,7 +92,7 @@ class PluginHost(Natives, SourceModCore):
     def call_native(self, name: str, *args: int | bytes) -> int:
         """Another plugin calls one of this plugin's natives (CreateNative), e.g. a VIP plugin
         calling JailCore_ReportPrivilege(client, "kind")."""
-        saved, self._native_args = self._native_args, [len(args), *args]
+        saved, self._native_args = self._native_args, args
         try:
             return self.call(self.plugin_natives[name], 1, len(args))
         finally:
@@ -137,13 +141,19 @@ class PluginHost(Natives, SourceModCore):
         self.handles[self._next_handle] = obj
         return self._next_handle
 
-    def handle(self, value: int, kind: type | None = None):
+    @overload
+    def handle(self, value: int) -> object: ...
+
+    @overload
+    def handle(self, value: int, kind: type[T]) -> T: ...
+
+    def handle(self, value: int, kind: type[T] | None = None) -> object:
         obj = self.handles.get(value)
         if obj is None or (kind is not None and not isinstance(obj, kind)):
             raise NativeError(f"Invalid Handle {value:x} (error 4)")
         return obj
 
-    def event_call(self, funcid: int, mode: int, name: str, fields: dict) -> None:
+    def event_call(self, funcid: int, mode: int, name: str, fields: EventFields) -> None:
         handle = self.new_handle(EventData(name, fields)) if mode != 2 else 0  # PostNoCopy: no handle
         try:
             self.call(funcid, handle, name.encode(), 0)

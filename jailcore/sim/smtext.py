@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import attrs
@@ -17,6 +18,9 @@ from jailcore.log.errors import PluginError
 
 LADJUST, ZEROPAD, UPPER = 1, 2, 4
 ENGLISH = "en"
+
+# A directive's argument, already read: a cell for numbers, bytes for strings (see `render`).
+Value = int | float | bytes
 
 
 @attrs.frozen
@@ -81,7 +85,7 @@ def _float(value: float, d: Directive) -> bytes:
     return (sign + text).rjust(d.width).encode()
 
 
-def render(d: Directive, value: int | float | bytes) -> bytes:
+def render(d: Directive, value: Value) -> bytes:
     """One directive's output for a value already read: a cell for numbers, bytes for
     strings (a name for %N, the %L identity, the key's translation for %t)."""
     conv = d.conv
@@ -197,7 +201,7 @@ _TOKEN = re.compile(rb'\s+|//[^\n]*|/\*.*?\*/|"((?:\\.|[^"\\])*)"|([{}])|([^\s{}
 _ESCAPES = {b"n": b"\n", b"t": b"\t", b"r": b"\r", b"\\": b"\\", b'"': b'"'}
 
 
-def _tokens(data: bytes):
+def _tokens(data: bytes) -> Iterator[tuple[str, bytes]]:
     pos = 0
     while pos < len(data):
         m = _TOKEN.match(data, pos)
@@ -212,9 +216,13 @@ def _tokens(data: bytes):
             yield "str", m.group(3)
 
 
-def read_keyvalues(data: bytes) -> dict:
+# A KeyValues section: each key's value, or its section.
+KeyValues = dict[str, "bytes | KeyValues"]
+
+
+def read_keyvalues(data: bytes) -> KeyValues:
     """A SourceMod KeyValues (SMC) text as nested dicts; a repeated key keeps the first."""
-    root: dict = {}
+    root: KeyValues = {}
     stack = [root]
     key: bytes | None = None
     for kind, value in _tokens(data):
@@ -228,7 +236,7 @@ def read_keyvalues(data: bytes) -> dict:
             if key is None:
                 raise PhraseError("a section without a name")
             section = stack[-1].setdefault(key.decode("utf-8", "replace"), {})
-            stack.append(section)
+            stack.append(section if isinstance(section, dict) else {})  # a value of that name came first: it is kept
             key = None
         else:
             if len(stack) == 1:
@@ -273,11 +281,14 @@ class Phrases:
         self._phrases: dict[str, dict[str, Phrase]] = {}
 
     def load_text(self, data: bytes) -> None:
-        tree = read_keyvalues(data)
-        for key, entry in tree.get("Phrases", {}).items():
+        phrases = read_keyvalues(data).get("Phrases")
+        if not isinstance(phrases, dict):
+            return
+        for key, entry in phrases.items():
             if not isinstance(entry, dict):
                 continue
             fmt = entry.get("#format")
+            fmt = fmt if isinstance(fmt, bytes) else None
             langs = self._phrases.setdefault(key, {})
             for lang, text in entry.items():
                 if lang != "#format" and isinstance(text, bytes):
@@ -301,7 +312,7 @@ class Phrases:
         return set(self._phrases.get(key, {}))
 
 
-def fill(phrase: Phrase, values: list) -> bytes:
+def fill(phrase: Phrase, values: Sequence[Value]) -> bytes:
     """The phrase with its parameters' values (already read: see `render`)."""
     out = b""
     for part in phrase.parts:

@@ -21,15 +21,20 @@ tested in tests/test_shim_vm.py (`test_vm_patches`):
    count and that many function types stand, as if it were a type id; whether a plugin then
    loads depends on where its typesets happen to fall (an assertion fails for some builds).
    The signature is read as what it is.
+
+pysmx ships no type information, so to the type checker its classes are `Any`: what this
+package reads of them is written down here (`Plugin`, `Public`..., and the registers and
+state declared on `Machine`), and the rest of `sim` sees pysmx only through this module.
 """
 
 from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from ctypes import c_byte
 from pathlib import Path
+from typing import NoReturn, Protocol
 
 import smx.plugin
 from smx import reader
@@ -57,35 +62,80 @@ _BROKEN = {
 }
 
 
+# -- what this package reads of pysmx's plugin (`smx.plugin.SourcePawnPlugin` and its records)
+
+
+class Native(Protocol):
+    name: str
+
+
+class Public(Protocol):
+    name: str
+    funcid: int
+    code_offs: int
+
+
+class Pubvar(Protocol):
+    name: str
+    offs: int
+
+
+class PCode(Protocol):
+    pcode: int  # where the code section starts in `base`
+    size: int
+
+
+class Plugin(Protocol):
+    base: bytes  # the whole file image, unpacked
+    pcode: PCode
+    data: int  # where the data section starts in `base`
+    datasize: int
+    memsize: int
+    natives: Sequence[Native]  # by index, as the plugin's code calls them
+    publics_by_id: Mapping[int, Public]
+    publics_by_name: Mapping[str, Public]
+    pubvars: Sequence[Pubvar]
+
+
+class Frame(Protocol):
+    """A frame of pysmx's call stack (`smx.vm.Frame`)."""
+
+    addr: int | None
+
+
 def wrap32(value: int) -> int:
     return (value - MIN32) % SPAN32 + MIN32
 
 
-class Instructions(SMXInstructions):
+# An instruction's handler: the machine, then the instruction's operands.
+Handler = Callable[..., None]
+
+
+class Instructions(SMXInstructions):  # type: ignore[misc]  # pysmx is untyped (see the module's notes)
     """pysmx's handlers with the fixes of patch 5."""
 
-    def lidx(self, amx, *_):
+    def lidx(self, amx: Machine, *_: int) -> None:
         amx.PRI = amx._getheapcell(amx.PRI * 4 + amx.ALT)
 
-    def not_(self, amx, *_):
+    def not_(self, amx: Machine, *_: int) -> None:
         amx.PRI = 0 if amx.PRI else 1
 
-    def movs(self, amx, num_bytes):
+    def movs(self, amx: Machine, num_bytes: int) -> None:
         dst, src = amx.ALT, amx.PRI
         amx.check_range(dst, num_bytes)
         amx.check_range(src, num_bytes)
         amx.memory[dst : dst + num_bytes] = amx.memory[src : src + num_bytes]
 
-    def fill(self, amx, num_bytes):
+    def fill(self, amx: Machine, num_bytes: int) -> None:
         dst = amx.ALT
         count = num_bytes // 4
         amx.check_range(dst, count * 4)
         amx.memory[dst : dst + count * 4] = _CELL.pack(wrap32(amx.PRI)) * count
 
 
-def working_handlers(instructions: SMXInstructions) -> dict[int, tuple[Callable, tuple[bool, ...]]]:
+def working_handlers(instructions: Instructions) -> dict[int, tuple[Handler, tuple[bool, ...]]]:
     """opcode -> (handler, for each operand whether it is frame-relative)."""
-    table = {}
+    table: dict[int, tuple[Handler, tuple[bool, ...]]] = {}
     for op, ins in enumerate(sp_opcodes_list):
         handler = getattr(instructions, ins.method, None)
         if handler is None or ins.method in _BROKEN or ins.name.startswith("trk."):
@@ -94,11 +144,12 @@ def working_handlers(instructions: SMXInstructions) -> dict[int, tuple[Callable,
     return table
 
 
-def opcodes_used(plugin: SourcePawnPlugin) -> set[str]:
+def opcodes_used(plugin: Plugin) -> set[str]:
     """Every instruction in the plugin's code, by a linear walk (case tables skipped)."""
     code = plugin.base[plugin.pcode.pcode :][: plugin.pcode.size]
     cells = array("i", code[: len(code) // 4 * 4])
-    used, i = set(), 0
+    used: set[str] = set()
+    i = 0
     while i < len(cells):
         ins = sp_opcodes_list[cells[i] & 0xFFFF]
         used.add(ins.name)
@@ -106,10 +157,17 @@ def opcodes_used(plugin: SourcePawnPlugin) -> set[str]:
     return used
 
 
-class Machine(SourcePawnAbstractMachine):
+class Machine(SourcePawnAbstractMachine):  # type: ignore[misc]  # pysmx is untyped: what is used of it is declared here
     native_call: Callable[[int, list[int]], int]  # set by the host: (native index, params) -> cell
+    # pysmx's (SourcePawnAbstractMachine.__init__): the plugin, and the registers as cells
+    plugin: Plugin
+    PRI: int  # primary register
+    ALT: int  # alternate register
+    FRM: int  # the frame pointer
+    CIP: int  # code instruction pointer
+    _frames: list[Frame]
 
-    def init(self):
+    def init(self) -> None:
         plugin = self.plugin
         self.COD = plugin.pcode.pcode
         self.DAT = plugin.data
@@ -126,23 +184,24 @@ class Machine(SourcePawnAbstractMachine):
         self.instructions = Instructions()
         self._cells = array("i", self.code[: len(self.code) // 4 * 4])
         self._table = working_handlers(self.instructions)
-        self._stack = []
-        self._executed = []
+        self._stack: list[object] = []
+        self._executed: list[object] = []
         self.instr = 0
         self.instr_addr = 0
         self.instr_line = None
         self.halted = False
-        self.exception = None
+        self.exception: SourcePawnRuntimeError | None = None
         self.budget = BUDGET
         self.initialized = True
 
-    def report_error(self, code_or_msg, msg=None):
+    def report_error(self, code_or_msg: SourcePawnErrorCode | str, msg: str | None = None) -> NoReturn:
         # pysmx asserts that no error is pending; one raised outside a call would then block
         # every later report. A call restores the state anyway (invoke).
         code = code_or_msg if isinstance(code_or_msg, SourcePawnErrorCode) else SourcePawnErrorCode.USER
         message = msg if msg is not None else code_or_msg if isinstance(code_or_msg, str) else code.msg
-        self.exception = SourcePawnRuntimeError(message, amx=self, code=code)
-        raise self.exception
+        error = SourcePawnRuntimeError(message, amx=self, code=code)
+        self.exception = error
+        raise error
 
     # -- memory (patch 4) ----------------------------------------------------------------------
 
@@ -153,7 +212,8 @@ class Machine(SourcePawnAbstractMachine):
     def _getheapcell(self, offset: int) -> int:
         if not 0 <= offset <= self.STP - 4:
             self.report_error(SourcePawnErrorCode.MEMACCESS, f"Invalid memory access at {offset}")
-        return _CELL.unpack_from(self.memory, offset)[0]
+        value: int = _CELL.unpack_from(self.memory, offset)[0]
+        return value
 
     def _getheapchar(self, offset: int) -> int:
         if not 0 <= offset < self.STP:
@@ -167,9 +227,10 @@ class Machine(SourcePawnAbstractMachine):
     def _getheapshort(self, offset: int) -> int:
         if not 0 <= offset <= self.STP - 2:
             self.report_error(SourcePawnErrorCode.MEMACCESS, f"Invalid memory access at {offset}")
-        return _SHORT.unpack_from(self.memory, offset)[0]
+        value: int = _SHORT.unpack_from(self.memory, offset)[0]
+        return value
 
-    def _getheapstring(self, offset) -> str:
+    def _getheapstring(self, offset: int) -> str:
         return self.string(offset).decode("utf-8", "replace")
 
     def string(self, addr: int) -> bytes:
@@ -184,33 +245,33 @@ class Machine(SourcePawnAbstractMachine):
 
     # -- the stack without its Python mirror (patch 1) ---------------------------------------------
 
-    def _push(self, value):
+    def _push(self, value: int) -> None:
         self.STK -= 4
         if self.STK < self.HEA:
             self.report_error(SourcePawnErrorCode.STACKLOW)
         _CELL.pack_into(self.memory, self.STK, wrap32(int(value)))
 
-    def _pop(self):
-        value = _CELL.unpack_from(self.memory, self.STK)[0]
+    def _pop(self) -> int:
+        value: int = _CELL.unpack_from(self.memory, self.STK)[0]
         self.STK += 4
         return value
 
-    def _filter_stack(self, new_stk):
+    def _filter_stack(self, new_stk: int) -> None:
         pass
 
-    def _stack_set(self, set_addr, set_val):
+    def _stack_set(self, set_addr: int, set_val: int) -> None:
         pass
 
     # -- natives (patch 7) ---------------------------------------------------------------------
 
-    def _nativecall(self, index: int, paramoffs: int):
+    def _nativecall(self, index: int, paramoffs: int) -> int:
         count = self._getheapcell(paramoffs)
         params = [count, *(_CELL.unpack_from(self.memory, paramoffs + 4 * i)[0] for i in range(1, count + 1))]
         return self.native_call(index, params)
 
     # -- the interpreter (patches 1, 2, 3, 6) -----------------------------------------------------
 
-    def _execute(self, code_offs):
+    def _execute(self, code_offs: int) -> int:
         self.halted = False
         self.CIP = code_offs
         cells, table, frames = self._cells, self._table, self._frames
@@ -255,7 +316,7 @@ class Machine(SourcePawnAbstractMachine):
         if outer:
             self.budget = BUDGET
         try:
-            cells = []
+            cells: list[int] = []
             for arg in args:
                 if isinstance(arg, bytes):
                     size = (len(arg) + 4) // 4 * 4
@@ -279,7 +340,7 @@ class Machine(SourcePawnAbstractMachine):
             self.exception = None
 
 
-class Typeset(reader.RTTITypeset):
+class Typeset(reader.RTTITypeset):  # type: ignore[misc]  # pysmx is untyped
     """A typeset with its function types read from its signature (patch 8)."""
 
     def __init__(self, plugin: SourcePawnPlugin, name: int, signature: int):
@@ -290,7 +351,7 @@ class Typeset(reader.RTTITypeset):
         self.types = [parser.decode_new() for _ in range(parser.decode_uint32())]
 
 
-def load(path: Path | str) -> tuple[SourcePawnPlugin, Machine]:
+def load(path: Path | str) -> tuple[Plugin, Machine]:
     """The compiled plugin and a machine ready to run it."""
     saved, smx.plugin.RTTITypeset = smx.plugin.RTTITypeset, Typeset
     try:
@@ -307,11 +368,11 @@ def load(path: Path | str) -> tuple[SourcePawnPlugin, Machine]:
     return plugin, machine
 
 
-def pubvar_address(plugin: SourcePawnPlugin, name: str) -> int:
+def pubvar_address(plugin: Plugin, name: str) -> int:
     for var in plugin.pubvars:
         if var.name == name:
             return var.offs - plugin.data
     raise KeyError(name)
 
 
-__all__ = ["BUDGET", "Machine", "SourcePawnRuntimeError", "cell", "load", "opcodes_used", "pubvar_address", "working_handlers"]
+__all__ = ["BUDGET", "Machine", "Plugin", "Public", "SourcePawnRuntimeError", "cell", "load", "opcodes_used", "pubvar_address", "working_handlers"]

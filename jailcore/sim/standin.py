@@ -11,11 +11,13 @@ SourceMod's own behaviour (chat triggers, admin access, targets, replies, transl
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeGuard
 
 import attrs
 
+from jailcore.config import shipped
 from jailcore.sim import smtext
 from jailcore.sim.console import Command
 from jailcore.sim.smcore import (
@@ -28,10 +30,10 @@ from jailcore.sim.smcore import (
     describe,
     read_flags,
 )
-from jailcore.sim.world import Client, World
+from jailcore.sim.world import Client, EventFields, World
 
-VERSION = "1.1.0"  # the plugin's JB_VERSION
-TRANSLATIONS = Path(__file__).resolve().parents[2] / "sourcemod_bridge" / "translations"
+VERSION = "1.2.0"  # the plugin's JB_VERSION
+TRANSLATIONS = shipped.translations()  # the plugin's phrases: the package's copy in a wheel, else the checkout's
 T, CT = 2, 3
 ID_RING, ID_DIGITS = 512, 15
 GENERIC = 1 << 1
@@ -151,12 +153,12 @@ class StandIn(SourceModCore):
     def tell(self, client: Client, text: str) -> None:
         client.chat.append(smtext.fit(text, 254, utf8=False))
 
-    def tell_all(self, make) -> None:
+    def tell_all(self, make: Callable[[Client], str]) -> None:
         """PrintToChatAll: each player in the game, the text made in his language."""
         for client in self.world.clients():
             self.tell(client, make(client))
 
-    def reply_tr(self, client: Client | None, key: str, *values) -> None:
+    def reply_tr(self, client: Client | None, key: str, *values: Client | str | int) -> None:
         self.reply(client, "[jailcore] " + self.tr(key, client, *values))
 
     # -- emit.sp --------------------------------------------------------------------------------------
@@ -198,20 +200,20 @@ class StandIn(SourceModCore):
         self.emit_text(client, "jb_warden_removed", "reason", reason)
         self.tell_all(lambda to: "\x04[jailcore]\x01 " + self.tr("JB_WardenGone", to))
 
-    def _by_userid(self, fields: dict) -> Client | None:
+    def _by_userid(self, fields: EventFields) -> Client | None:
         return self.world.players.get(int(fields.get("userid", 0)))
 
-    def _warden_round_start(self, name: str, fields: dict) -> None:
+    def _warden_round_start(self, name: str, fields: EventFields) -> None:
         self.round += 1
         self.warden = None
         freeze = self.cvars.get("mp_freezetime")
         self.emit(None, "jb_round_start", f' (freeze "{max(0, int(float(freeze))) if freeze else 0}")')
 
-    def _warden_death(self, name: str, fields: dict) -> None:
+    def _warden_death(self, name: str, fields: EventFields) -> None:
         if self.warden is not None and self._by_userid(fields) is self.warden:
             self.warden_remove("died")
 
-    def _warden_team(self, name: str, fields: dict) -> None:
+    def _warden_team(self, name: str, fields: EventFields) -> None:
         if self.warden is not None and self._by_userid(fields) is self.warden and fields.get("team") != CT:
             self.warden_remove("resigned")
 
@@ -226,7 +228,7 @@ class StandIn(SourceModCore):
 
     # -- chat.sp --------------------------------------------------------------------------------------
 
-    def _chat_round_start(self, name: str, fields: dict) -> None:
+    def _chat_round_start(self, name: str, fields: EventFields) -> None:
         self.prohibitions = 0
 
     def on_say(self, client: Client, command: str, text: str) -> int:

@@ -22,6 +22,9 @@ TEAM_INDEX = {name: index for index, name in TEAMS.items()}
 TEAM_WORDS = {"T": 2, "CT": 3, "SPEC": 1, "SPECTATOR": 1, "AUTO": 0, **{name.upper(): index for name, index in TEAM_INDEX.items()}}
 START_MONEY = 800
 
+# A game event's fields as SourceMod's IGameEvent holds them (GetInt, GetString, GetBool).
+EventFields = dict[str, int | str]
+
 
 @attrs.define(eq=False)
 class Client(Who):
@@ -63,7 +66,7 @@ class Shim(Protocol):
     def client_command(self, client: Client, line: str) -> bool: ...
     def say_pre(self, client: Client, text: str, command: str) -> bool: ...
     def say_post(self, client: Client, text: str, command: str) -> None: ...
-    def event(self, name: str, fields: dict) -> None: ...
+    def event(self, name: str, fields: EventFields) -> None: ...
     def client_connected(self, client: Client) -> None: ...
     def client_disconnect(self, client: Client) -> None: ...
     def gag_changed(self, client: Client) -> None: ...
@@ -245,6 +248,6 @@ class World:
         self._fire("round_end", winner=0, reason=0, message="")
         self.tick()
 
-    def _fire(self, event: str, **fields) -> None:
+    def _fire(self, event: str, **fields: int | str) -> None:
         if self.shim is not None:
             self.shim.event(event, fields)
