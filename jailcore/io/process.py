@@ -95,10 +95,27 @@ def loop_errors(failures: list[str], database_failed: Callable[[BaseException], 
     return handler
 
 
+class _LastLine(logging.Handler):
+    """The newest line jailcore logged (a handler of its logger: one on the root logger would keep
+    `logging.basicConfig` from setting up the daemon's own)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.said = record.getMessage()
+
+
+_LAST = _LastLine()
+log.addHandler(_LAST)
+
+
 def last_word(reason: str | None) -> None:
     """Why the process stops, as its very last line (the one `systemctl status` and an alert show): it was
-    said when it happened, and the way out (RCON closed, the writer settled, the lock let go) wrote after it."""
-    if reason is not None:
+    said when it happened, and the way out (RCON closed, the writer settled, the lock let go) wrote after it;
+    not twice when nothing came after it (a refused port at start: its one line)."""
+    if reason is not None and _LAST.said != f"jailcore stops: {reason}":
         log.critical("jailcore stopped: %s", reason)
 
 
