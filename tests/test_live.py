@@ -13,6 +13,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
+import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -351,22 +352,28 @@ def test_jailcore_run_stops_cleanly_on_sigterm_and_keeps_state(tmp_path):
     cfg.write_text('[server]\nname = "run"\n[rcon]\nport = 1\n[log]\nlisten = "127.0.0.1:0"\n', encoding="utf-8")
     env = {**os.environ, "JAILCORE_STATE": str(state), "JAILCORE_LOG_LISTEN": "127.0.0.1:0"}
     proc = subprocess.Popen([sys.executable, "-m", "jailcore", "run", "--config", str(cfg)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    said: list[str] = []
+    up = threading.Event()
+
+    def read() -> None:  # its "up" line is logged once its signal handlers are in place: SIGTERM before it would kill it
+        for line in proc.stderr:
+            said.append(line)
+            if ": up: " in line:
+                up.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     try:
-        for _ in range(100):
-            if state.exists():
-                break
-            import time
-
-            time.sleep(0.05)
-        import time
-
-        time.sleep(0.5)
+        assert up.wait(60), "".join(said)
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=10)
+        proc.wait(timeout=60)
+        reader.join(10)
     finally:
         proc.kill()
-    assert proc.returncode == 0, err
+        proc.wait()
+        proc.stderr.close()
+    assert proc.returncode == 0, "".join(said)
     rows = sqlite3.connect(state).execute("SELECT server FROM state").fetchall()
     assert rows == [("run",)]
 
