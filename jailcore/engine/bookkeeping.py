@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from jailcore.engine import admin
+from jailcore.engine import admin, sequence
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.punish import autoslay_at_round_start, count_down_bans, on_return
+from jailcore.engine.roundlines import FREEZE_AT_MOST, SAME_RESTART, RoundLines
 from jailcore.engine.rules.base import Rule
 from jailcore.engine.state import CT, PLAYING, VOLLEY_SECONDS, GameRun, HalfReached, LastPrisoner, Prohibition, Seat, T
 from jailcore.log import events as ev
@@ -30,7 +31,7 @@ class Bookkeeping:
     def __init__(self, ctx: Context, rules: Iterable[Rule[Any, Any]]):
         self.ctx = ctx
         self.rules = list(rules)
-        self._shim_round: ev.RoundBegins | None = None  # the shim's round line being read as a round start
+        self.lines = RoundLines(ctx)  # what each round line means, in the game's order
         self.before: dict[type, Callable[[Any], Any]] = {
             ev.Connected: self._connected,
             ev.Validated: self._seen,
@@ -48,6 +49,7 @@ class Bookkeeping:
             ev.RoundStart: self._round_start,
             ev.FreezeEnded: self._freeze_ended,
             ev.RoundBegins: self._ignored,
+            ev.FreezeStarted: self._ignored,
             ev.RoundEnd: self._round_end,
             ev.RestartRound: self._restart,
             ev.GameCommencing: self._restart,
@@ -76,27 +78,6 @@ class Bookkeeping:
             ev.CtBanGiven: self._ctban_given,
             ev.CtBanLifted: self._ctban_lifted,
         }
-
-    # -- what a round line means -----------------------------------------------------------
-
-    def round_line(self, e: ev.RoundBegins | ev.RoundStart) -> ev.Event | None:
-        """The event a round line stands for, in the game's order of events. The shim's
-        `jb_round_start` is the round's start (the freeze period's); srcds's Round_Start in a
-        round the shim began is the freeze's end; Round_Start alone (no shim, old logs, or
-        the shim's line lost) is both. With `mp_freezetime 0` the two lines come together, in
-        either order: one round. None: nothing new."""
-        s = self.ctx.state
-        if isinstance(e, ev.RoundBegins):
-            if (s.round_open and not s.round_by_shim and s.round_line_seen and e.freeze == 0
-                    and seconds_between(s.round_started, e.time) <= 2):
-                s.round_by_shim = True  # no freeze: srcds's line came first, this is the same round
-                return None
-            self._shim_round = e
-            return ev.RoundStart(e.time)
-        if s.round_open and s.round_by_shim and not s.round_line_seen and not s.warmup:
-            s.round_line_seen = True
-            return ev.FreezeEnded(e.time)
-        return e
 
     def _ignored(self, e: Any) -> object:
         return STOP
@@ -247,26 +228,31 @@ class Bookkeeping:
 
     def _round_start(self, e: ev.RoundStart) -> object:
         s = self.ctx.state
-        shim, self._shim_round = self._shim_round, None
+        shim, freeze = self.lines.taken()
         if s.warmup:
             return STOP
         if s.round_open:
             count_down_bans(self.ctx)  # a Round_End line was lost: close the day before opening one
+        s.cut_short = s.round_open
+        sequence.round_begins(self.ctx, by_shim=shim is not None, shim_expected=s.round_by_shim)
         s.round += 1
         s.round_open = True
         s.left = {}
         s.owed = {k: r for k, r in s.owed.items() if r >= s.round - 1}
         self._clear_round()
         s.round_started = s.play_from = e.time
-        s.round_by_shim, s.round_line_seen = False, True
+        s.round_by_shim, s.round_by_freeze, s.round_line_seen = False, False, True
         if shim is not None:  # begun by the shim's line: play begins when the freeze ends
             s.round_by_shim, s.round_line_seen = True, False
             s.play_from = plus_seconds(e.time, shim.freeze)
+        elif freeze is not None:  # by the game's freeze line: its end is srcds's Round_Start, its length unsaid
+            s.round_by_freeze, s.round_line_seen = True, False
+            s.play_from = plus_seconds(e.time, FREEZE_AT_MOST)
         for seat in s.players.values():
             seat.alive = seat.team in PLAYING
         if self.ctx.day == 1 and s.round > 1:
             if self.ctx.config.ladder_reset == "week":
-                s.ladders = {}
+                s.ladders, s.observed = {}, {}
             for rule in self.rules:
                 rule.week_started(self.ctx)
         return None
@@ -298,11 +284,18 @@ class Bookkeeping:
         self._clear_round()
 
     def _world(self, e: ev.WorldTriggered) -> None:
-        """CS:GO's `Match_Start`, at the restart that ends the warm-up and before its round line:
-        the round still open was warm-up, no day (one begun in the same second stays)."""
+        """CS:GO's `Match_Start`, at the restart that ends the warm-up: the round still open was
+        warm-up, no day; where a line of this restart (CS:GO's freeze line, the shim's) began a
+        round first, the round it cut short was the warm-up, and the new one takes its number."""
         s = self.ctx.state
-        if e.trigger == "Match_Start" and s.round_open and s.round_started < e.time:
+        if e.trigger != "Match_Start" or not s.round_open:
+            return
+        if seconds_between(s.round_started, e.time) > SAME_RESTART:
             self._restart(e)
+        elif s.cut_short and s.round > 1:
+            s.round, s.cut_short = s.round - 1, False
+            if s.specialday is not None and s.specialday > s.round:
+                s.specialday = None
 
     def _warmup(self, e: Any) -> None:
         if isinstance(e, ev.WarmupStart):
@@ -324,7 +317,7 @@ class Bookkeeping:
             for rule in self.rules:
                 rule.calendar_reset(self.ctx)
         if self.ctx.config.ladder_reset == "map":
-            s.ladders = {}
+            s.ladders, s.observed = {}, {}
         return None
 
     # -- the shim: warden, prohibitions, games, special days -----------------------------
@@ -432,8 +425,10 @@ class Bookkeeping:
             seat.team, seat.alive, seat.gagged = team, bool(p.get("alive")), bool(p.get("gagged"))
             seen[uid] = seat
         s.players = seen
-        warden = status.get("warden")
+        warden, known = status.get("warden"), s.warden
         s.warden = int(warden) if warden is not None and int(warden) in seen else None
+        if s.warden is not None and s.warden != known and s.round_open:
+            s.doubt = True  # his `jb_warden` was lost and no later line showed it (the last before a silence)
         if status.get("map"):
             s.map = str(status["map"])
 

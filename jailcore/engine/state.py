@@ -16,8 +16,10 @@ import attrs
 import cattrs
 
 from jailcore.log import events as ev
+from jailcore.log import limits
 from jailcore.log.errors import StateError
 from jailcore.log.inbound import NetworkBan, Refusals, typed
+from jailcore.log.limits import fit
 
 CT, T = ev.CT, ev.T
 PLAYING = (CT, T)
@@ -179,10 +181,19 @@ class State:
     # the shim (old logs) Round_Start is both.
     play_from: str = ""
     round_by_shim: bool = False  # this round began with the shim's line
+    round_by_freeze: bool = False  # CS:GO's `Starting Freeze period` of this round has been read
     round_line_seen: bool = False  # and srcds's Round_Start of it has been read
+    shim_rounds: bool = False  # the plugin writes the round's line (jb_round_start): CS:GO's freeze line then begins none
+    cut_short: bool = False  # the round before this one was still open when it began (no Round_End: warm-up's, or a line lost)
     warmup: bool = False
     time: str = ""
     seq: int | None = None
+    plugin: str | None = None  # the version the shim's last jb_hello said
+    lost: int = 0  # shim lines lost (gaps in their seq), ever: `status` counts them
+    lost_at: str = ""  # the log time of the last gap
+    # Lines of this round may be missing (lost, or a reload whose hello did not come): no
+    # punishment that reads the shim's facts is decided from a guess (`engine/sequence.py`).
+    doubt: bool = False
     players: dict[int, Seat] = attrs.Factory(dict)
     joins: int = 0
     warden: int | None = None
@@ -207,6 +218,9 @@ class State:
     slain: list[int] = attrs.Factory(list)  # our own slays, so their suicide lines are not a guard's
     moved: list[int] = attrs.Factory(list)  # our own moves, so their team lines do not make a living player dead
     ladders: dict[str, int] = attrs.Factory(dict)  # "rule|player key" -> offences so far
+    # The same, for what `observe` or `advise` mode decided: it climbs only here, for the step the
+    # audit row says it would have reached, and is dropped when the server enforces.
+    observed: dict[str, int] = attrs.Factory(dict)
     ctbans: dict[str, CtBan] = attrs.Factory(dict)
     autoslay: dict[str, Autoslay] = attrs.Factory(dict)
     owing: dict[str, list[Owed]] = attrs.Factory(dict)  # player key -> punishments waiting for his return
@@ -267,6 +281,9 @@ def _restore(data: dict[str, Any], rule_states: dict[str, type], refused: Refusa
     return state
 
 
+_SAVED_TEXT = {"name": limits.NAME, "ref": limits.KEY, "origin": limits.KEY, "by": limits.KEY, "reason": limits.TEXT}
+
+
 def _ban_fits(key: Any, ban: Any, refused: Refusals) -> bool:
     """One saved CT ban read as the network's schema reads a ban: a bad one is refused alone."""
     if not isinstance(ban, dict):
@@ -278,6 +295,10 @@ def _ban_fits(key: Any, ban: Any, refused: Refusals) -> bool:
     # A ban of ours may name a player without a SteamID (a bot, a LAN player: `#userid`);
     # every other field is read as the network's schema reads it.
     fields = {k: ban[k] for k in ("name", "until", "rounds", "ref", "reason", "origin", "by") if k in ban}
+    # Its texts are measured as they were when it was saved (a ref of an older config may be
+    # longer than the network now takes: the ban is kept, its row's copy is cut by the store);
+    # its time and numbers are read as any other (a `until` past the calendar is refused).
+    fields = {k: fit(v, _SAVED_TEXT[k]) if k in _SAVED_TEXT and isinstance(v, str) else v for k, v in fields.items()}
     if typed(NetworkBan, {**fields, "steamid": "STEAM_0:0:0"}, refused, ban["steamid"][:60]) is None:
         return False
     if type(ban.get("since", 0)) is not int or type(ban.get("fresh", True)) is not bool or type(ban.get("row")) not in (int, type(None)):

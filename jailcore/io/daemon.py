@@ -54,19 +54,23 @@ class Daemon(Parts):
         self._held: deque[tuple[int, fx.Send]] = deque()  # commands waiting for their rows to be durable
         self._telling: deque[tuple[int, fx.TellPeers]] = deque()  # CT bans for the network, the same (not dropped with the link)
         self._seq = 0  # the writer's sequence of this daemon's last rows
+        self.relayed = False  # fed by a `run --workers` parent: its states' places are followed (`kept`)
+        self._saves: deque[tuple[int, int]] = deque()  # (the writer's sequence, the relay's place) of each state saved
+        self._kept = 0
         self._failures_seen = len(self.writer.failures)
         self._perform(self.session.handle(self.store.resume(self.server), 0.0))
 
     # -- inputs in, effects out -------------------------------------------------------------
 
-    def record(self, data: bytes) -> None:
+    def record(self, data: bytes, place: int = 0) -> None:
         """A log line, at once when nothing waits before it (a task woken for each of 10,000 lines a second was a
-        tenth of a 200-server process); what it raises goes to the task (`failed`), whose supervisor judges it."""
+        tenth of a 200-server process); what it raises goes to the task (`failed`), whose supervisor judges it.
+        `place`: its number in a `run --workers` parent's relay (`kept`)."""
         inbox = self.inbox
         if not inbox.serving or inbox.items or inbox.ready.is_set():
-            return inbox.put(si.LogRecord(data))
+            return inbox.put(si.LogRecord(data, place))
         try:
-            self.feed(si.LogRecord(data))
+            self.feed(si.LogRecord(data, place))
         except Exception as exc:
             inbox.failed = exc
             inbox.ready.set()
@@ -84,7 +88,8 @@ class Daemon(Parts):
                 rows.append(e.row)
                 continue
             if rows and isinstance(e, fx.Send | fx.TellPeers):  # the rows before what waits for them: one batch, one commit
-                self._seq, rows = self.writer.submit(rows), []
+                self._submit(rows)
+                rows = []
             if isinstance(e, fx.Send):  # after its own row; one with no row (the display, a ban at the door) waits for none
                 self._held.append((self._seq if e.audit is not None else 0, e))
             elif isinstance(e, fx.Publish) and self.mqtt is not None:
@@ -102,8 +107,24 @@ class Daemon(Parts):
             elif isinstance(e, fx.Told) and self.on_action is not None:
                 self.on_action(e.action, e.command, e.status)
         if rows:
-            self._seq = self.writer.submit(rows)
+            self._submit(rows)
         self._release()
+
+    def _submit(self, rows: list[fx.Row]) -> None:
+        self._seq = self.writer.submit(rows)
+        if self.relayed and any(type(row) is fx.SaveState for row in rows):
+            self._saves.append((self._seq, self.session.place))
+
+    def kept(self) -> int:
+        """The last place of a `run --workers` relay whose line this server's state database holds for good:
+        a state saved after it is durable, or nothing changed since the last one that is (what came up to it
+        need not come again after a crash; what came after it must)."""
+        durable = self.writer.durable
+        while self._saves and self._saves[0][0] <= durable:
+            self._kept = self._saves.popleft()[1]
+        if not self._saves and not self.session.unsaved:
+            self._kept = self.session.place
+        return self._kept
 
     def _release(self) -> None:  # the commands whose rows are durable, to RCON in one write; their rows then say `sent`
         durable = self._tell_peers()

@@ -32,7 +32,7 @@ from jailcore.sim.smcore import (
 )
 from jailcore.sim.world import Client, EventFields, World
 
-VERSION = "1.1.0"  # the plugin's JB_VERSION
+VERSION = "1.2.0"  # the plugin's JB_VERSION
 TRANSLATIONS = shipped.translations()  # the plugin's phrases: the package's copy in a wheel, else the checkout's
 T, CT = 2, 3
 ID_RING, ID_DIGITS = 512, 15

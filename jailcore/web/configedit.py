@@ -27,6 +27,7 @@ from pathlib import Path
 import attrs
 
 from jailcore.config.config import RULES, Config, ConfigError, load
+from jailcore.engine.settings import RuleSettings
 
 _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-]+)\s*\]\s*(#.*)?$")
 _VERSION = re.compile(r"(\d{8}T\d{6})\.\d{6}-([A-Za-z0-9_\-]{1,64})\.toml")
@@ -55,14 +56,23 @@ def rules(config: Config) -> list[dict]:
         values = attrs.asdict(settings, recurse=False)
         ladder = [str(step) for step in values.pop("ladder", ())]
         enabled, ref = values.pop("enabled"), values.pop("ref")
+        # Every rule's own settings are shown as the file writes them; the ones every rule has are said
+        # in words, and only where they do something: the wait for an admin, a return wait not the default.
+        confirm, confirm_minutes, return_minutes = (values.pop(k, d) for k, d in (("confirm", "none"), ("confirm_minutes", 30),
+                                                                                 ("return_minutes", 60)))
         out.append({"key": key, "ref": ref, "enabled": enabled, "ladder": ladder, "settings": {k: _shown(v) for k, v in values.items()},
-                    # only a rule whose punishments an admin confirms waits (`confirm = "admin"`); its
-                    # other settings, confirm_minutes among them, wait for no one
-                    "waits": values.get("confirm") == "admin"})
+                    # only a rule whose punishments an admin confirms waits (`confirm = "admin"`)
+                    "waits": confirm == "admin", "confirm_minutes": confirm_minutes,
+                    "return_minutes": return_minutes if return_minutes != _RETURN_DEFAULT else None})
     return out
 
 
+_RETURN_DEFAULT = attrs.fields_dict(RuleSettings)["return_minutes"].default
+
+
 def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return ", ".join(map(str, value)) if isinstance(value, tuple | list) else str(value)
 
 
@@ -139,11 +149,19 @@ def owners_part(text: str) -> dict:
     data = tomllib.loads(text)
     for key in RULE_TABLES:
         *parents, last = key.split(".")
-        node = data
+        path = [data]  # the tables from the top down to the rule's own
         for part in parents:
-            node = node.get(part) if isinstance(node, dict) else None  # type: ignore[assignment]
-        if isinstance(node, dict):
-            node.pop(last, None)
+            node = path[-1].get(part)
+            if not isinstance(node, dict):
+                break
+            path.append(node)
+        else:
+            path[-1].pop(last, None)
+            # A table that held nothing but rule tables goes with them: `[specialday.cooldown]` makes
+            # `specialday` appear, and the rule's own table, not the parent it implies, is what is judged.
+            for parent, part in zip(reversed(path[:-1]), reversed(parents), strict=True):
+                if parent.get(part) == {}:
+                    del parent[part]
     for table, keys in _RULE_SETTINGS.items():
         for key in keys:
             if isinstance(data.get(table), dict):
@@ -253,11 +271,15 @@ def _locked(path: str) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
+# Another admin saved the file since this one's diff was shown: said the same whether it is seen
+# before the file's lock is taken or under it.
+CONFLICT = "your edit conflicts with another saved since you opened it (nothing of yours was written): open it again and redo your change on top of theirs"
+
+
 def _save(path: str, old: str, new: str, by: str, now: datetime | None) -> str:
     target = Path(path)
     if fingerprint(read(path)) != fingerprint(old):
-        raise EditError([f"{path}: your edit conflicts with another saved since you opened it (nothing of yours was written): "
-                         "open it again and redo your change on top of theirs"])
+        raise EditError([f"{path}: {CONFLICT}"])
     try:
         return _write(target, old, new, by, now)
     except OSError as exc:  # a disk full, a folder changed under us: one line, never the page's 500
