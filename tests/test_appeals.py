@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -234,5 +235,77 @@ async def test_the_public_page_refuses_what_it_must_and_answers_every_request_be
     codes = [(await flood.get("/appeal?steamid=STEAM_1:1:4242")).status for _ in range(31)]
     assert codes[:30] == [200] * 30 and codes[30] == 429  # lookups limited per address
     assert (await player.get("/appeal?steamid=STEAM_1:1:4242")).status == 200  # another address is not
+    page.sources.close()
+    page.appeal_desk.close()
+
+
+PASTED = ["STEAM_0:1:4242", "steam_1:1:4242", "STEAM_1:1: 4242", "[U:1:8485]", "[u:1:8485]", "U:1:8485", "76561197960274213",
+          "https://steamcommunity.com/profiles/76561197960274213", "https://www.steamcommunity.com/profiles/76561197960274213/",
+          "https://steamcommunity.com/profiles/76561197960274213/?l=russian", "HTTPS://STEAMCOMMUNITY.COM/profiles/76561197960274213/home",
+          "m.steamcommunity.com/profiles/76561197960274213#top", "  steamcommunity.com/profiles/76561197960274213  "]
+
+
+async def test_every_form_of_his_steamid_a_player_pastes_finds_his_ban_and_no_account_out_of_range_does(tmp_path):
+    from jailcore.web.steamids import account
+    from tests.webkit import Browser, web
+
+    path = tmp_path / "s.sqlite3"
+    _banned(path)
+    page = web(path)
+    player = Browser(page.app())
+    for pasted in PASTED:
+        assert account(pasted) == 8485, pasted
+        found = await player.get("/appeal?" + urlencode({"steamid": pasted}))
+        assert found.status == 200 and "Общие 19" in found.text, pasted
+    for junk in ("STEAM_0:0:0", "[U:1:0]", "[U:1:4294967296]", "STEAM_0:1:9999999999", "76561197960265728", "76561202255233024",
+                 "steamcommunity.com/profiles/123", "STEAM_2:1:4242", "x" * 10_000):
+        assert account(junk) is None, junk
+        assert (await player.get("/appeal?" + urlencode({"steamid": junk}))).status == 400
+    vanity = await player.get("/appeal?" + urlencode({"steamid": "https://steamcommunity.com/id/nick/?l=russian"}))
+    assert vanity.status == 400 and "без Steam" in vanity.text
+    page.sources.close()
+    page.appeal_desk.close()
+
+
+def _many_banned(path: Path, players: int) -> list[int]:
+    from jailcore.engine.actions import Action, Target
+    from jailcore.store.sqlite import Store
+
+    store = Store(path)
+    rows = [store.record("jail-a", Action(time="2026-11-30T21:00:05", round=7, action="ban", rule="conduct.advertising", ref="Общие 19",
+                                          reason="реклама", target=Target(userid=6 + i, steamid=f"STEAM_1:1:{5000 + i}", name=f"Игрок {i}"),
+                                          minutes=0), 2, f"jb_ban #{6 + i} 0", "delivered") for i in range(players)]
+    store.commit()
+    store.save_state("jail-a", {}, "2026-11-30T21:00:05")
+    store.close()
+    return rows
+
+
+async def test_filings_sent_at_once_from_one_address_are_still_five_an_hour_and_a_post_is_a_look(tmp_path):
+    from tests.webkit import Browser, web
+
+    path = tmp_path / "s.sqlite3"
+    rows = _many_banned(path, 12)
+    page = web(path)
+    app = page.app()
+    flood = Browser(app, client=("203.0.113.7", 40000))
+    token = await flood.csrf()
+    answers = await asyncio.gather(*[flood.post("/appeal", {"steamid": f"STEAM_1:1:{5000 + i}", "server": "jail-a", "id": str(row), "text": "не я"},
+                                                token=token) for i, row in enumerate(rows)])
+    assert sorted(a.status for a in answers) == [303] * 5 + [429] * 7  # five an hour, however many arrive together
+    with sqlite3.connect(path) as con:
+        assert con.execute("SELECT COUNT(*) FROM appeals").fetchone()[0] == 5
+
+    prober = Browser(app, client=("203.0.113.8", 40000))  # posts that file nothing still read what stands: counted as looks
+    token = await prober.csrf()
+    codes = [(await prober.post("/appeal", {"steamid": f"STEAM_1:1:{5000 + i % 12}", "server": "jail-a", "id": "1", "text": "x"}, token=token)).status
+             for i in range(31)]
+    assert codes[:30] == [409] * 30 and codes[30] == 429
+    assert (await prober.get("/appeal?steamid=STEAM_1:1:5000")).status == 429
+
+    for k in range(30):  # one IPv6 /64 is one visitor: a home or a server is given a whole /64
+        assert (await Browser(app, client=(f"2001:db8:1:2::{k + 1:x}", 40000)).get("/appeal?steamid=STEAM_1:1:5000")).status == 200
+    assert (await Browser(app, client=("2001:db8:1:2:ffff::1", 40000)).get("/appeal?steamid=STEAM_1:1:5000")).status == 429
+    assert (await Browser(app, client=("2001:db8:1:3::1", 40000)).get("/appeal?steamid=STEAM_1:1:5000")).status == 200
     page.sources.close()
     page.appeal_desk.close()
