@@ -31,7 +31,7 @@ import os
 import signal
 import socket
 import sys
-from collections import deque
+from collections import Counter, deque
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ PARENT_CHECK = 0.5  # seconds between a worker's looks at whether its parent sti
 BACKLOG = 100_000
 READ_AT_ONCE = 256  # messages from the parent a worker takes before it lets the loop run the rest
 LINE, BAN = b"L", b"B"  # parent -> worker: a log record for a server, a CT ban; worker -> parent: a CT ban
+DROPS = b"D"  # parent -> worker: a shared port's datagrams that no server took, by cause (its notifier says a burst)
 
 
 def cores() -> int:
@@ -105,6 +106,7 @@ class Parent:
         self.ready = asyncio.Event()
         self.shared: dict[str, SharedLog] = {}
         self.members: dict[str, UdpLog] = {}  # config path -> its routing member on a shared port
+        self.told_drops: dict[str, Counter[str]] = {}  # listen address -> the refused datagrams told to its worker so far
         self.configs: dict[str, Config] = {}
         self.seen: dict[str, tuple[int, int, int] | None] = {}
         self.locks: list[StateLock] = []
@@ -217,9 +219,21 @@ class Parent:
                     if other is not worker:
                         other.send(message)
 
+    def _tell_drops(self) -> None:
+        """Each shared port's datagrams refused since the last time, to the worker of its first
+        server: the parent counts them, that worker's notifier says a burst."""
+        for listen, shared in self.shared.items():
+            told = self.told_drops.setdefault(listen, Counter())
+            new = shared.dropped - told
+            paths = sorted(p for p, m in self.members.items() if m in shared.members)
+            if new and paths:
+                told.update(new)
+                self.owner[paths[0]].send(DROPS + json.dumps({"listen": listen, "dropped": dict(new)}).encode())
+
     async def _watch(self) -> None:
         """A config edited (or fixed) is read again, so its datagrams follow its new secret."""
         while not await until(self.stopping, self.watch_interval):
+            self._tell_drops()
             for path in self.owner:
                 if signature(Path(path)) == self.seen.get(path):
                     continue
@@ -289,6 +303,9 @@ def worker_main(argv: list[str]) -> int:
                 if daemon is not None:
                     daemon.udp.received += 1
                     daemon.record(record)
+            elif kind == DROPS:
+                told = json.loads(message[1:])  # the parent's refusals since it last told: counted from this worker's start
+                fleet.relayed_drops.setdefault(str(told["listen"]), Counter()).update({str(k): int(v) for k, v in told["dropped"].items()})
             elif kind == BAN:
                 ban = ctban_message(json.loads(message[1:]), fleet.relay_refused, "a CT ban of another worker")
                 if ban is not None:  # typed once for all of them
@@ -310,7 +327,7 @@ def worker_main(argv: list[str]) -> int:
         loop.add_reader(sock.fileno(), heard)
         from jailcore.io.notify.notifier import alongside
 
-        task = asyncio.create_task(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused))
+        task = asyncio.create_task(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused, fleet.port_drops))
         watch = asyncio.create_task(orphaned())
         try:
             ready = asyncio.create_task(fleet.ready.wait())

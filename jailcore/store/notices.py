@@ -84,6 +84,29 @@ class Notices:
             self.db.execute(f"UPDATE notices SET sent = ?, answer = ?, lease = NULL WHERE id IN ({marks(len(ids))}) AND holder = ?",
                             (now(), answer[:1000], *ids, holder))
 
+    def hold(self, ids: Sequence[int], holder: str, lease_seconds: float) -> int:
+        """The lease on these messages, taken afresh before each request (a 429 may be waited
+        out for minutes): how many the holder still holds (fewer: another took them, as its
+        lease ran out)."""
+        if not ids:
+            return 0
+        until = (datetime.now() + timedelta(seconds=lease_seconds)).isoformat(timespec="seconds")
+        with self.db.transaction():  # counted by a read: MariaDB's count of an UPDATE leaves out the rows it found unchanged
+            self.db.execute(f"UPDATE notices SET lease = ? WHERE id IN ({marks(len(ids))}) AND holder = ? AND sent IS NULL", (until, *ids, holder))
+            got = self.db.rows(f"SELECT COUNT(*) AS n FROM notices WHERE id IN ({marks(len(ids))}) AND holder = ? AND sent IS NULL", (*ids, holder))
+        return int(got[0]["n"]) if got else 0
+
+    def holders(self) -> list[str]:
+        """Who holds messages not yet sent (the senders now, or ones that died holding them)."""
+        return [str(r["holder"]) for r in self.db.rows("SELECT DISTINCT holder FROM notices WHERE sent IS NULL AND lease IS NOT NULL "
+                                                       "AND holder IS NOT NULL")]
+
+    def let_go(self, holder: str) -> int:
+        """Every message this holder holds waits again, for anyone (a sender that stopped, or
+        one found dead): not after its lease, minutes later."""
+        touched, _ = self.db.execute("UPDATE notices SET lease = NULL WHERE holder = ? AND sent IS NULL AND lease IS NOT NULL", (holder,))
+        return touched  # the rows let go (each had a lease: a change MariaDB counts too)
+
     def release(self, ids: Sequence[int], holder: str) -> None:
         """These wait again (the sink failed): the next try takes them at once, not after the lease."""
         if ids:
