@@ -309,3 +309,28 @@ async def test_filings_sent_at_once_from_one_address_are_still_five_an_hour_and_
     assert (await Browser(app, client=("2001:db8:1:3::1", 40000)).get("/appeal?steamid=STEAM_1:1:5000")).status == 200
     page.sources.close()
     page.appeal_desk.close()
+
+
+def test_a_protest_sourcebans_archived_itself_keeps_its_mark_when_the_appeal_is_answered(mariadb_server):
+    from jailcore.store.appeals import sync_protests
+
+    sb = sourcebans_db(mariadb_server)
+    db = sql(sb)
+    try:
+        with db.cursor() as cur:
+            cur.execute(PROTESTS)
+        appeal = {"id": 1, "action_id": 10, "time": "2026-12-01T10:00:00", "text": "не я", "contact": "me@example.ru", "address": "198.51.100.4",
+                  "status": "open", "by": None}
+        assert sync_protests(db.cursor, lambda: None, "sb", "origin", "a", 7, [appeal], {10: 5}) == 1
+        (protest,) = sb_rows(sb, "sb_protests")
+        assert (protest["bid"], protest["archiv"], protest["email"], protest["pip"]) == (5, 0, "me@example.ru", "198.51.100.4")
+        with db.cursor() as cur:  # an admin unbans it in SourceBans++'s panel, which archives its protests as 4 (page.banlist.php)
+            cur.execute("UPDATE sb_protests SET archiv = 4 WHERE bid = 5")
+        assert sync_protests(db.cursor, lambda: None, "sb", "origin", "a", 7, [{**appeal, "status": "upheld", "by": "admin"}], {10: 5}) == 1
+        assert sb_rows(sb, "sb_protests")[0]["archiv"] == 4  # not 1: the panel says the ban was unbanned, as it was
+        second = {**appeal, "id": 2, "action_id": 11}
+        sync_protests(db.cursor, lambda: None, "sb", "origin", "a", 7, [second], {11: 6})
+        sync_protests(db.cursor, lambda: None, "sb", "origin", "a", 7, [{**second, "status": "upheld", "by": "admin"}], {11: 6})
+        assert [r["archiv"] for r in sb_rows(sb, "sb_protests")] == [4, 1]  # one still open there: archived as upheld
+    finally:
+        db.close()

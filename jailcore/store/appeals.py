@@ -176,7 +176,9 @@ def sync_protests(cursor: Any, commit: Any, prefix: str, origin: str, server: st
             with cursor() as cur:
                 cur.execute(f"SELECT aid FROM {admins} WHERE user = %s OR authid = %s LIMIT 1", (appeal["by"] or "", appeal["by"] or ""))
                 admin = cur.fetchone()
-                cur.execute(f"UPDATE {table} SET archiv = %s, archivedby = %s WHERE pid = %s",
+                # Only a protest still open there: one SourceBans++ archived itself (its ban unbanned, 4, or
+                # deleted, 2, in its panel) keeps what its panel says.
+                cur.execute(f"UPDATE {table} SET archiv = %s, archivedby = %s WHERE pid = %s AND archiv = 0",
                             (4 if appeal["status"] == "granted" else 1, int(admin["aid"]) if admin else admin_id, link["pid"]))
                 cur.execute(f"UPDATE {ours} SET archived = 1 WHERE origin = %s AND appeal_id = %s", (origin, appeal["id"]))
             commit()
