@@ -21,12 +21,22 @@ EVENTS = ("proposal", "ban", "ctban", "appeal", "stopped", "link", "drops")
 KINDS = ("discord", "telegram", "webhook")
 TELEGRAM_API = "https://api.telegram.org"
 
+
+
+def chat_id(value: Any) -> str | None:
+    """Telegram's chat: its id, which TOML may give as a number (-1001234567890) or a string, or
+    "@channel"; None when it is one."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return None
+    return 'expected the chat\'s id (-1001234567890) or "@channel"'
+
+
 # The tables and their keys, as config.py's SCHEMA reads them (type, default).
 STR_LIST = "list of strings"
 TABLES: dict[str, dict[str, tuple[Any, Any]]] = {
     "notify": {"language": (("", "ru", "en"), ""), "silence": (int, 120), "drops": (int, 100)},
     "notify.discord": {"url": (str, ""), "events": (STR_LIST, list(EVENTS)), "servers": (STR_LIST, [])},
-    "notify.telegram": {"token": (str, ""), "chat": (str, ""), "api": (str, TELEGRAM_API), "events": (STR_LIST, list(EVENTS)),
+    "notify.telegram": {"token": (str, ""), "chat": (chat_id, ""), "api": (str, TELEGRAM_API), "events": (STR_LIST, list(EVENTS)),
                         "servers": (STR_LIST, [])},
     "notify.webhook": {"url": (str, ""), "events": (STR_LIST, list(EVENTS)), "servers": (STR_LIST, [])},
 }
@@ -118,6 +128,7 @@ def check(values: dict[str, dict[str, Any]], from_env: dict[tuple[str, str], str
                 if unknown:
                     bad(section, key, f"unknown event(s) {unknown}; known: {', '.join(EVENTS)}")
         if kind == "telegram":
+            v["chat"] = str(v["chat"])  # an id given as a number is the same id
             if not v["token"]:
                 if v["chat"]:
                     bad(section, "token", "a chat without a bot token (JAILCORE_TELEGRAM_TOKEN or token = ...)")
