@@ -167,22 +167,30 @@ async def test_a_player_appeals_a_ban_in_chromium_an_admin_grants_it_and_it_is_l
 # -- the public page's edges, over the ASGI application (no browser, no daemon) ----------------------
 
 
-def _banned(path: Path) -> int:
-    """A state file with one server ban in force, of STEAM_1:1:4242, and its round's lines."""
+def _bans(path: Path, players: list[tuple[int, str, str]], lines: tuple[str, ...] = ()) -> list[int]:
+    """A state file with a server ban in force of each player (userid, steamid, name) on jail-a
+    in round 7, and these lines of that round (kept with the first ban)."""
     from jailcore.engine.actions import Action, Target
     from jailcore.store.sqlite import Store
 
     store = Store(path)
-    action = Action(time="2026-11-30T21:00:05", round=7, action="ban", rule="conduct.advertising", ref="Общие 19", reason="реклама",
-                    target=Target(userid=6, steamid="STEAM_1:1:4242", name="Рекламщик"), minutes=0)
-    row = store.record("jail-a", action, 2, "jb_ban #6 0", "delivered")
-    store.db.execute("INSERT INTO loglines (server, round, time, line, audit) VALUES ('jail-a', 7, '2026-11-30T21:00:05', ?, ?)",
-                     ('L 11/30/2026 - 21:00:05: "Рекламщик<6><STEAM_1:1:4242><TERRORIST>" say "заходите на www.cheap-skins.ru"', row))
+    rows = [store.record("jail-a", Action(time="2026-11-30T21:00:05", round=7, action="ban", rule="conduct.advertising", ref="Общие 19",
+                                          reason="реклама", target=Target(userid=userid, steamid=steamid, name=name), minutes=0),
+                         2, f"jb_ban #{userid} 0", "delivered") for userid, steamid, name in players]
+    for line in lines:
+        store.db.execute("INSERT INTO loglines (server, round, time, line, audit) VALUES ('jail-a', 7, '2026-11-30T21:00:05', ?, ?)",
+                         (line, rows[0]))
     store.commit()
     store.save_standing("jail-a", '{"round": 7, "day": 2}', "2026-11-30T21:00:05")  # what `status` reads of a server without its config
     store.save_state("jail-a", {}, "2026-11-30T21:00:05")
     store.close()
-    return row
+    return rows
+
+
+def _banned(path: Path) -> int:
+    """A state file with one server ban in force, of STEAM_1:1:4242, and its round's lines."""
+    return _bans(path, [(6, "STEAM_1:1:4242", "Рекламщик")],
+                 ('L 11/30/2026 - 21:00:05: "Рекламщик<6><STEAM_1:1:4242><TERRORIST>" say "заходите на www.cheap-skins.ru"',))[0]
 
 
 async def test_the_public_page_refuses_what_it_must_and_answers_every_request_below_500(tmp_path):
@@ -267,25 +275,11 @@ async def test_every_form_of_his_steamid_a_player_pastes_finds_his_ban_and_no_ac
     page.appeal_desk.close()
 
 
-def _many_banned(path: Path, players: int) -> list[int]:
-    from jailcore.engine.actions import Action, Target
-    from jailcore.store.sqlite import Store
-
-    store = Store(path)
-    rows = [store.record("jail-a", Action(time="2026-11-30T21:00:05", round=7, action="ban", rule="conduct.advertising", ref="Общие 19",
-                                          reason="реклама", target=Target(userid=6 + i, steamid=f"STEAM_1:1:{5000 + i}", name=f"Игрок {i}"),
-                                          minutes=0), 2, f"jb_ban #{6 + i} 0", "delivered") for i in range(players)]
-    store.commit()
-    store.save_state("jail-a", {}, "2026-11-30T21:00:05")
-    store.close()
-    return rows
-
-
 async def test_filings_sent_at_once_from_one_address_are_still_five_an_hour_and_a_post_is_a_look(tmp_path):
     from tests.webkit import Browser, web
 
     path = tmp_path / "s.sqlite3"
-    rows = _many_banned(path, 12)
+    rows = _bans(path, [(6 + i, f"STEAM_1:1:{5000 + i}", f"Игрок {i}") for i in range(12)])
     page = web(path)
     app = page.app()
     flood = Browser(app, client=("203.0.113.7", 40000))

@@ -203,6 +203,7 @@ def test_a_stop_and_a_silent_link_say_no_clause_a_shared_port_says_itself_and_si
         text = "\n".join("".join(p.text for p in line) for line in block(e, "ru"))
         assert "Пункт" not in text, text
     assert "Причина: refused" in "\n".join("".join(p.text for p in line) for line in block(link, "ru"))
+    assert "Последнее предупреждение jailcore: x" in "\n".join("".join(p.text for p in line) for line in block(stopped, "ru"))
     assert "Порт лога: 0.0.0.0:27500" in "\n".join("".join(p.text for p in line) for line in block(port, "ru"))
 
     discord = Sink("discord", "http://127.0.0.1:1/api/webhooks/1/x")

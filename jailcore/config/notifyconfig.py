@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 
 import attrs
 
+from jailcore.config.netsettings import refuser
+
 # What a sink may hear: a proposal waiting for an admin; a server ban or a CT ban given or
 # lifted; an appeal filed; a daemon stopped or unable to start; the game's RCON or log silent
 # too long, and back; datagrams or network messages refused in a burst.
@@ -107,12 +109,7 @@ def check(values: dict[str, dict[str, Any]], from_env: dict[tuple[str, str], str
     """The `[notify...]` tables as settings, each refusal with its key (a URL or a token never
     repeated), and `[web] public_url`, the address the messages link to."""
 
-    def bad(section: str, key: str, why: str) -> None:
-        var = from_env.get((section, key))
-        if var:
-            problems.append(f"environment: {var}: {why}")
-        else:
-            fail((*section.split("."), key), why)
+    bad = refuser(from_env, fail, problems)
 
     why = _url_error(public_url) if public_url else None
     if why:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from jailcore.store.spelling import Database, Row, marks, spell
+from jailcore.store.spelling import Database, Row, marks, missing_table, spell
 
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS notices (id {id}, sink VARCHAR(64) NOT NULL, server {key} NOT NULL, kind VARCHAR(16) NOT NULL, "
@@ -186,7 +186,7 @@ def sink_health(rows: Callable[[str, Sequence[Any]], list[Row]]) -> list[Row]:
         found = rows("SELECT * FROM notice_sinks ORDER BY sink", ())
         counts = {r["sink"]: int(r["n"]) for r in rows("SELECT sink, COUNT(*) AS n FROM notices WHERE sent IS NULL GROUP BY sink", ())}
     except Exception as exc:
-        if "no such table" in str(exc) or "doesn't exist" in str(exc):
+        if missing_table(exc):
             return []
         raise
     return [{**r, "waiting": counts.get(r["sink"], 0)} for r in found]

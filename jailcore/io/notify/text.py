@@ -77,7 +77,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "round": ("раунд", "round"),
     "by": ("Кто", "By"),
     "appeal": ("Текст", "Text"),
-    "last": ("Последняя строка лога", "Last log line"),
+    "last": ("Последнее предупреждение jailcore", "jailcore's last warning"),  # what it logged last (not the game's log)
     "answer": ("Ответить", "Answer"),
     "forever": ("навсегда", "for ever"),
     "rounds": ("раундов", "rounds"),
