@@ -328,3 +328,27 @@ def test_a_protest_sourcebans_archived_itself_keeps_its_mark_when_the_appeal_is_
         assert [r["archiv"] for r in sb_rows(sb, "sb_protests")] == [4, 1]  # one still open there: archived as upheld
     finally:
         db.close()
+
+
+async def test_a_broken_database_is_a_page_that_says_so_on_every_appeal_route_and_beside_the_proposals(tmp_path):
+    from tests.webkit import Browser, web
+
+    path = tmp_path / "s.sqlite3"
+    row = _banned(path)
+    page = web(path, users={"admin": HASH}, roles={"admin": "admin"})
+    app = page.app()
+    player = Browser(app)
+    link = (await player.post("/appeal", {"steamid": "STEAM_1:1:4242", "server": "jail-a", "id": str(row), "text": "не я"})).header("location")
+    admin = Browser(app, client=("127.0.0.1", 50001))
+    assert (await admin.login("admin", "correct horse battery")).status == 303
+    token = await admin.csrf("/appeals")
+    for leftover in tmp_path.glob("s.sqlite3-*"):
+        leftover.unlink()
+    path.write_bytes(b"not a database " * 1000)  # a disk that failed, a file written over
+    for who, target in ((admin, "/proposals"), (admin, "/appeals"), (player, "/appeal?steamid=STEAM_1:1:4242"), (player, link)):
+        answer = await who.get(target)  # a connection may still read what it had cached; none answers a 500
+        assert answer.status in (200, 409), (target, answer.status)
+    assert (await player.post("/appeal", {"steamid": "STEAM_1:1:4242", "server": "jail-a", "id": str(row), "text": "x"})).status == 409
+    assert (await admin.post("/appeals/answer", {"src": "0", "id": "1", "do": "uphold", "reason": "r"}, token=token)).status in (303, 409)
+    page.sources.close()
+    page.appeal_desk.close()
