@@ -311,3 +311,17 @@ async def test_a_hanging_sink_holds_back_no_punishment_and_a_restart_sends_what_
     finally:
         await sim.stop()
         await discord.stop()
+
+
+async def test_messages_sent_two_weeks_ago_are_pruned_and_the_rest_kept(state):
+    cfg = config('[notify.webhook]\nurl = "http://127.0.0.1:1/hook"\n')
+    sink = cfg.notify.sinks[0]
+    queued(state, sink, [ban(1), ban(2), ban(3)])
+    with sqlite3.connect(state) as con:
+        con.execute("UPDATE notices SET sent = '2026-01-01T10:00:00', answer = '204' WHERE id IN (1, 2)")
+        con.execute("UPDATE notices SET sent = datetime('now', '-13 days') WHERE id = 2")
+    notifier = await sending(state, cfg)
+    try:
+        await until(lambda: [r["id"] for r in rows(state)] == [2, 3], timeout=15)  # a sent one of 14 days and more: gone; the rest kept
+    finally:
+        await notifier.close(flush=0)

@@ -66,6 +66,7 @@ BACKOFF = (1.0, 60.0)  # a failing sink is tried again after 1, 2, 4... seconds,
 TAKE = 100  # messages taken at a time
 DROPS_WINDOW = 60.0
 STOP_FLUSH = 5.0  # seconds the last messages (the stop itself) are given at a clean stop
+PRUNE_EVERY = 3600.0  # seconds between two prunings of the messages sent more than KEEP_DAYS ago
 WATCHED = ("propose", "ban", "ctban", "unban", "unctban")
 NOT_GIVEN = ("observed", "advised", "dropped")  # a decision the game never got: no one is told of it
 KINDS = {"propose": "proposal", "ban": "ban", "unban": "ban", "ctban": "ctban", "unctban": "ctban"}
@@ -426,8 +427,14 @@ class Notifier:
                     daemon.inbox.put(si.TellAdmins(text))
 
     async def _watch_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        pruned: dict[str, float] = {}
         while True:
             await self.look()
+            for where, watch in list(self.watches.items()):  # at its first look, then hourly: the sent kept two weeks, not for ever
+                if loop.time() - pruned.get(where, float("-inf")) >= PRUNE_EVERY:
+                    pruned[where] = loop.time()
+                    await self._db(watch.notices.prune)
             await asyncio.sleep(WATCH)
 
     async def _probe_loop(self) -> None:
