@@ -20,13 +20,17 @@ bench:
 	$(PYTHON) bench/net_bench.py 100 --mariadb --bans 10
 
 # The network on one box: 200 simulated servers in one jailcore process at 50 lines/s each (one
-# mosquitto), then 1,000 at 10 lines/s over `jailcore run --workers 2`; N=... runs N servers alone.
+# mosquitto), then 1,000 at 10 lines/s over `jailcore run --workers 2`, then a flood on a shared
+# port (one process, then two); N=... runs N servers alone.
 bench-net:
 ifdef N
 	$(PYTHON) bench/net_bench.py $(N)
 else
 	$(PYTHON) bench/net_bench.py 200 --seconds 20 --bans 8
 	$(PYTHON) bench/net_bench.py 1000 --workers 2 --rate 10 --no-mqtt --seconds 20 --bans 4
+	$(PYTHON) bench/flood_bench.py --cost
+	$(PYTHON) bench/flood_bench.py
+	$(PYTHON) bench/flood_bench.py --workers 2
 endif
 
 # How long each admin command takes to its first output.

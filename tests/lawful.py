@@ -19,6 +19,13 @@ changes, ordinary Russian chat, several game weeks.
 `Season(server, seed, rounds).play()` gives every action with the generator's round.
 `inject` names rounds in which one violation is made instead of a lawful round
 (`tests/violations.py`): the season then says, per injected round, whom it must reach.
+
+Since issue 31: the routine orders of every round («строимся», «все в клетку»: 001
+«Правила Начальника: … 5. Приказ. 6. Отсчёт») beside the day's own, never the same whole
+programme three rounds running; Король and Морской бой end at their half, and the guards
+kill order-breakers after a new order or the game's end; and `old_plugin`, a plugin older
+than the round line (no `jb_round_start`: CS:GO's `Starting Freeze period` alone marks the
+restart).
 """
 
 from __future__ import annotations
@@ -48,7 +55,12 @@ NAMES = (
 )
 CHAT = ("привет всем", "кто начальник?", "го в клетку", "ок", "я тут", "понял", "ахах", "давайте играть",
         "сколько до ФД?", "где оружейка?", "ну что, играем?", "гг", "начальник, повтори", "спасибо", "лол",
-        "кто со мной в дуэль?", "опять светофор", "норм раунд", "можно выйти?", "я сижу")
+        "кто со мной в дуэль?", "опять светофор", "норм раунд", "можно выйти?", "я сижу",
+        # words that begin as the word list's do, and are none of them (001 Общие 18)
+        "лохматый опять в клетке", "чмоки всем", "хороший дебют", "уродливый скин у тебя", "еду в херсон", "Сукачёв лучший")
+# Every round's routine (001 «Правила Начальника: … 4. Открыть клетки. 5. Приказ. 6.
+# Отсчёт»): no monotony, whatever 004 5.5 says of orders (issue 31).
+ROUTINE = ("строимся", "все в клетку", "стоим у стены", "всем построиться у стены", "открываю клетки", "выходим из клеток")
 ORDERS = ("все в клетку", "встать у стены", "присесть", "идём в столовую", "стоять на месте", "лицом к стене",
           "идём на футбольное поле", "построиться в линию", "не двигаться", "все в бассейн")
 PROHIBITIONS = ("не прыгать", "не бегать", "не подходить к оружейке", "не садиться", "запрет на нычки")
@@ -94,8 +106,10 @@ class Writer(LogWriter):
 
 
 class Season:
-    def __init__(self, server: str, seed: int, rounds: int, inject: dict[int, tuple[str, Injector]] | None = None):
+    def __init__(self, server: str, seed: int, rounds: int, inject: dict[int, tuple[str, Injector]] | None = None,
+                 old_plugin: bool = False):
         self.cfg = Config.from_toml(ROOT / "configs" / f"{server}.toml", env={})
+        self.old_plugin = old_plugin  # a plugin older than the round line: no jb_round_start
         self.rnd = random.Random(seed)
         self.rounds = rounds
         self.engine = Engine(self.cfg)
@@ -252,6 +266,8 @@ class Season:
         for _ in range(4):
             self.new_player("CT")
         self.log.add('Loading map "jb_lego_v3"').add('Started map "jb_lego_v3" (CRC "1")')
+        if self.old_plugin:
+            self.log.hello("0.9.0")  # a plugin from before the round line
         self.freeze = self.pick_freeze()
         while self.played < self.rounds:
             self.between_rounds()
@@ -267,7 +283,8 @@ class Season:
             self.freeze = self.pick_freeze()
             # a warm-up round is no day of the week
             self.log.add('World triggered "Game_Commencing"').add('World triggered "Warmup_Start"')
-            self.log.wait(30).round_begins(0).round_start().wait(30).round_end().add('World triggered "Warmup_End"')
+            self.shim_round(0)
+            self.log.round_start().wait(30).round_end().add('World triggered "Warmup_End"')
             if self.cfg.reset_on_map_change:
                 self.round, self.last_special = 0, -99
         for steamid, (who, back) in list(self.away.items()):
@@ -336,11 +353,14 @@ class Season:
         self.warden = None
         if not self.freeze:
             if rnd.random() < 0.5:
-                log.round_begins(0).round_start()
+                self.shim_round(0)
+                log.round_start()
             else:
-                log.round_start().round_begins(0)
+                log.round_start()
+                self.shim_round(0)
             return
-        log.round_begins(self.freeze).add("Starting Freeze period")
+        self.shim_round(self.freeze)
+        log.add("Starting Freeze period")
         left = self.freeze - 1
         guards = self.team("CT", True)
         if guards and rnd.random() < 0.5:
@@ -352,6 +372,11 @@ class Season:
                 log.say(self.warden, "всем стоять, сейчас открою")
                 left -= 1
         log.wait(max(0, left)).round_start()
+
+    def shim_round(self, freeze: int) -> None:
+        """The plugin's round line (`jb_round_start`), which an old plugin does not write."""
+        if not self.old_plugin:
+            self.log.round_begins(freeze)
 
     def play_round(self) -> None:
         rnd, log = self.rnd, self.log
@@ -459,6 +484,8 @@ class Season:
         if self.monday:
             self.freeday_monday()
             return
+        for order in rnd.sample(ROUTINE, rnd.randint(0, 3)):  # every round's routine
+            log.wait(rnd.randint(1, 5)).order(w, rnd.choice((order, order.capitalize(), order + "!")))
         for _ in range(rnd.randint(1, 3)):
             log.wait(rnd.randint(2, 10)).order(w, self.varied_order(w))
         self.first_order = True
@@ -501,7 +528,9 @@ class Season:
                     self.game()
 
     def varied_order(self, w: Who) -> str:
-        """004 5.5 / 001 Начальник обязан 5: not his same order in each of his last rounds."""
+        """004 5.5 / 001 Начальник обязан 5: an order of the day not given in each of his last
+        rounds, so his round's whole programme is never the same three rounds running (the
+        routine beside it is no monotony)."""
         given = self.ordered.setdefault(w.steamid, [])
         n = self.cfg.rules["games.repeat"].in_a_row if self.cfg.on("games.repeat") else 99
         fresh = [o for o in ORDERS if not all((self.round - k, o) in given for k in range(1, n + 1))]
@@ -715,7 +744,9 @@ class Season:
 
     def half_game(self, game) -> bool:
         """000 Король: at most half of those who began (rounded down); Морской бой: to half,
-        the last cell may take more. Either ends when half are dead."""
+        the last cell may take more (its volley). Either ends when half are dead («Игра
+        завершается тогда, когда умрет половина заключенных»); then the warden ends it, or
+        gives a new order, or sets a prohibition, and the guards kill those who break it."""
         rnd, log = self.rnd, self.log
         playing = len(self.team("TERRORIST", True))
         half = playing // 2
@@ -725,16 +756,30 @@ class Season:
         rebels = [t for t in self.team("TERRORIST", True) if self.rebelled.get(t.steamid) == self.round]
         if rebels and deaths < half:
             log.wait(2).kill(rnd.choice(self.team("CT", True)), rebels[0])  # a rebel: not one of the game's dead
-        for _ in range(deaths):
-            log.wait(rnd.randint(1, 4)).kill(rnd.choice(self.team("CT", True)), rnd.choice(self.team("TERRORIST", True)))
-        if deaths == half:
-            if "cells" in game.tags and rnd.random() < 0.5 and len(self.team("TERRORIST", True)) > 2:
-                log.wait(0).kill(rnd.choice(self.team("CT", True)), rnd.choice(self.team("TERRORIST", True)))
-            if "cells" not in game.tags:  # Король is the host's until he ends it
-                log.wait(rnd.randint(2, 6)).trig(self.warden, "jb_game_end")
-            log.wait(8)  # the game is over; what follows is not the game's
-            return True
-        return False
+        for _ in range(deaths):  # (a rebel's death is not the game's: never one of its count)
+            plain = [t for t in self.team("TERRORIST", True) if self.rebelled.get(t.steamid) != self.round]
+            if not plain:
+                return False
+            log.wait(rnd.randint(1, 4)).kill(rnd.choice(self.team("CT", True)), rnd.choice(plain))
+        if deaths < half:
+            return False
+        if "cells" in game.tags and rnd.random() < 0.5 and len(self.team("TERRORIST", True)) > 2:
+            log.wait(0).kill(rnd.choice(self.team("CT", True)), rnd.choice(self.team("TERRORIST", True)))  # the last cell
+        w = self.warden
+        log.wait(rnd.randint(3, 40))
+        if w is None or not w.alive:
+            return True  # (the round goes on without commands: nothing more is killed here)
+        then = rnd.random()
+        if then < 0.35:
+            log.trig(w, "jb_game_end")
+        elif then < 0.85 or self.monday:
+            log.order(w, rnd.choice(ROUTINE) if rnd.random() < 0.6 else self.varied_order(w))
+        else:
+            self.prohibitions = 0
+            self.prohibit()
+        if then >= 0.35 or rnd.random() < 0.5:
+            self.kill_some(rnd.randint(1, 2))  # order-breakers, long after the half: not the game's
+        return True
 
     def chat_game(self, game) -> None:
         rnd, log, w = self.rnd, self.log, self.warden

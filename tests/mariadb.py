@@ -44,18 +44,22 @@ class MariaServer:
         self.data = root / "data"
         self.sock = root / "mariadb.sock"
         self.pidfile = root / "mariadb.pid"
+        self.tmp = root / "tmp"
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
 
     def install(self) -> None:
         assert INSTALL is not None
-        subprocess.run([INSTALL, "--no-defaults", f"--datadir={self.data}", "--auth-root-authentication-method=socket",
+        # A temporary folder of its own: two installs at once in /tmp (the tests of several
+        # checkouts on one machine) collided on its temporary tables and one failed.
+        self.tmp.mkdir(parents=True, exist_ok=True)
+        subprocess.run([INSTALL, "--no-defaults", f"--datadir={self.data}", f"--tmpdir={self.tmp}", "--auth-root-authentication-method=socket",
                         "--skip-test-db", f"--user={_me()}"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
 
     def start(self) -> None:
         assert MARIADBD is not None
         self.proc = subprocess.Popen(
-            [MARIADBD, "--no-defaults", f"--datadir={self.data}", f"--socket={self.sock}", f"--port={self.port}",
+            [MARIADBD, "--no-defaults", f"--datadir={self.data}", f"--tmpdir={self.tmp}", f"--socket={self.sock}", f"--port={self.port}",
              "--bind-address=127.0.0.1", f"--pid-file={self.pidfile}", f"--user={_me()}", "--skip-log-bin",
              "--innodb-buffer-pool-size=128M", "--innodb-flush-log-at-trx-commit=2", "--max-connections=500",
              f"--log-error={self.root / 'error.log'}", "--skip-name-resolve"],

@@ -88,7 +88,6 @@ _NOTED_BODIES = (
     ("server cvars start", "cvars"),
     ("server cvars end", "cvars"),
     ("server_cvar: ", "cvar"),
-    ("Starting Freeze period", "freeze_period"),
     ("Molotov projectile", "molotov"),
     ("Game Over:", "game_over"),
     ("[META]", "metamod"),
@@ -213,6 +212,8 @@ class LogParser:
         if body.startswith("Started map "):
             name = body[12:]
             return ev.MapStarted(time, _quoted(name.split(" (", 1)[0]))
+        if body.startswith("Starting Freeze period"):  # CS:GO's round restart (issue 31)
+            return ev.FreezeStarted(time)
         for prefix, kind in _NOTED_BODIES:
             if body.startswith(prefix):
                 return self._noted(kind)

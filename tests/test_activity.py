@@ -21,16 +21,15 @@ from datetime import datetime
 import pymysql
 import pytest
 
-from jailcore.store.mariadb import SCHEMA_VERSION as MARIADB_VERSION
-from jailcore.store.sqlite import SCHEMA_VERSION as SQLITE_VERSION
-
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 
 from jailcore.config.config import Config, load
 from jailcore.sim.simserver import SimServer
 from jailcore.store.location import open_reader
+from jailcore.store.mariadb import SCHEMA_VERSION as MARIADB_VERSION
 from jailcore.store.mariadb import MariaStore, target
 from jailcore.store.requests import RequestQueue, refused_requests
+from jailcore.store.sqlite import SCHEMA_VERSION as SQLITE_VERSION
 from jailcore.store.sqlite import Store
 from jailcore.web.app import Web
 from jailcore.web.auth import hash_password
@@ -73,7 +72,7 @@ async def test_every_account_change_is_an_activity_entry_with_who_and_the_role_a
                      {"name": "petya", "role": "admin", "password": ""},  # the role alone
                      {"name": "petya", "role": "admin", "password": "petya's second password"},  # the password alone
                      {"name": "petya", "role": "admin", "password": ""},  # nothing changed: no entry
-                     {"name": "petya", "do": "remove"}):
+                     {"name": "petya", "do": "remove", "sure": "yes"}):
             assert (await boss.post("/accounts", form, token)).status == 303, form
         console = f"console ({getpass.getuser()})"
         made = jailcore("web", "adduser", "kolya", "--role", "viewer", "--role", "jail-a=moderator", "--config", path, "--password-stdin",
@@ -95,12 +94,12 @@ async def test_every_account_change_is_an_activity_entry_with_who_and_the_role_a
         assert all("scrypt" not in str(v) for r in rows for v in r.values())  # never a hash in the log
 
         shown = (await boss.get("/activity")).text
-        for said in ("<b>config</b> взял из [web.users] администратора <b class=\"who\">boss</b> · владелец",
-                     "<b>boss</b> добавил администратора <b class=\"who\">petya</b> · модератор",
-                     "<b>boss</b> сменил роль администратора <b class=\"who\">petya</b> · администратор",
+        for said in ("учётная запись <b class=\"who\">boss</b> перенесена из [web.users] конфига · роль: владелец",
+                     "<b>boss</b> добавил администратора <b class=\"who\">petya</b> · роль: модератор",
+                     "<b>boss</b> сменил роль администратора <b class=\"who\">petya</b> · роль: администратор",
                      "<b>boss</b> сменил пароль администратора <b class=\"who\">petya</b>",
                      "<b>boss</b> удалил администратора <b class=\"who\">petya</b>",
-                     f"<b>{console}</b> добавил администратора <b class=\"who\">kolya</b> · наблюдатель, jail-a: модератор"):
+                     f"<b>{console}</b> добавил администратора <b class=\"who\">kolya</b> · роль: наблюдатель, jail-a: модератор"):
             assert said in shown, said
         assert "scrypt" not in shown and "petya's" not in shown and "kolya's" not in shown
         assert shown.index("kolya") < shown.index("petya")  # newest first
@@ -109,7 +108,7 @@ async def test_every_account_change_is_an_activity_entry_with_who_and_the_role_a
         boss.jar["jc_lang"] = "en"
         english = (await boss.get("/activity")).text
         assert "<b>boss</b> changed the password of the admin <b class=\"who\">petya</b>" in english
-        assert "took from [web.users] the admin <b class=\"who\">boss</b> · owner" in english
+        assert "the account <b class=\"who\">boss</b> taken from [web.users] in the config · role: owner" in english
     finally:
         web.sources.close()
 
@@ -117,7 +116,7 @@ async def test_every_account_change_is_an_activity_entry_with_who_and_the_role_a
 def test_a_sqlite_file_of_version_4_gets_the_accounts_activity_in_place(tmp_path):
     path = tmp_path / "old.sqlite3"
     store = Store(path)
-    store.put_account("boss", HASH, {"*": "owner"}, "config")
+    store.put_account("boss", HASH, {"*": "admin"}, "config")
     store.close()
     db = sqlite3.connect(path)
     db.executescript("DROP TABLE account_changes; PRAGMA user_version = 4;")  # as the jailcore before it left the file
@@ -144,7 +143,7 @@ def test_a_sqlite_file_of_version_4_gets_the_accounts_activity_in_place(tmp_path
 
 def test_a_mariadb_of_version_3_gets_the_accounts_activity_in_place(mariadb):
     store = MariaStore(mariadb)
-    store.put_account("boss", HASH, {"*": "owner"}, "config")
+    store.put_account("boss", HASH, {"*": "admin"}, "config")
     store.close()
     t = target(mariadb)
     db = pymysql.connect(host=t.host, port=t.port, user=t.user, password=t.password, database=t.database, autocommit=True)
@@ -165,12 +164,12 @@ def test_a_mariadb_of_version_3_gets_the_accounts_activity_in_place(mariadb):
     db.close()
     store = MariaStore(mariadb)
     try:
-        store.put_account("boss", None, {"*": "admin"}, "boss")
+        store.put_account("boss", None, {"*": "moderator"}, "boss")
     finally:
         store.close()
     reader = open_reader(mariadb)
     try:
-        assert [(r["by"], r["name"], r["what"], r["roles"]) for r in reader.account_changes()] == [("boss", "boss", "role", '{"*": "admin"}')]
+        assert [(r["by"], r["name"], r["what"], r["roles"]) for r in reader.account_changes()] == [("boss", "boss", "role", '{"*": "moderator"}')]
     finally:
         reader.close()
 

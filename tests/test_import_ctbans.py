@@ -88,3 +88,44 @@ def test_from_mariadb_into_mariadb_once(tmp_path, mariadb_server, mariadb):
     listed = jailcore("ctban", "list", "--state-db", mariadb)
     assert "STEAM_0:1:111" in listed.stdout and "not applied yet" in listed.stdout  # waiting for the server's daemon
     assert t.password not in listed.stdout
+
+
+def test_each_row_is_judged_alone(tmp_path):
+    """Before: a running ban with -30 minutes left (over: CT Bans keeps the row until the
+    player's next spawn) became a PERMANENT CT ban, and a log row stamped in the year 3,000,000
+    ended the import with a traceback and nothing imported. Now each row is judged alone: one
+    over is skipped and counted, one that cannot be is refused and named, the rest are taken."""
+    source = tmp_path / "ctban.sqlite"
+    db = sqlite3.connect(source)
+    for statement in TABLES:
+        db.execute(statement.replace("VARCHAR(22)", "TEXT").replace(" INT,", ","))  # SQLite holds whatever is put in
+    db.executemany("INSERT INTO jb_CTBan_Times VALUES (?, ?)", [*TIMES, ("STEAM_0:1:333", -30), ("BOT", 10), ("STEAM_0:0:444", "abc"),
+                                                                ("STEAM_0:0:555", 10**12)])
+    far = (3_000_000 - 1970) * 31_556_952  # the year 3,000,000
+    db.executemany("INSERT INTO jb_CTBan_Log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        *LOG, (4, far, "STEAM_0:1:666", "Из будущего", "STEAM_0:1:9", "Старший", 10, 10, "x"),
+        (5, NOW - 60, "nobody", "Никто", "STEAM_0:1:9", "Старший", 10, 10, "x"),
+        (6, NOW - 60, "STEAM_0:1:777", "Минус", "STEAM_0:1:9", "Старший", -5, 0, "x"),
+        (7, NOW - 120, "STEAM_0:0:888", "Хороший", "STEAM_0:1:9", "Старший", 20, -1, "мат")])
+    db.commit()
+    db.close()
+    state = tmp_path / "state.sqlite3"
+    Store(state).close()
+    cfg = config(tmp_path, f'path = "{state}"')
+    done = jailcore("import", "ctbans", str(source), "--prefix", "jb_", "--config", cfg)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    out = done.stdout
+    assert "2 running CT ban(s) taken (1 permanent), 4 history" in out, out
+    assert "1 ban(s) already over (minutes left below 0) skipped: STEAM_0:1:333" in out
+    assert "6 row(s) refused, each named:" in out
+    for named in ("jb_CTBan_Times 'BOT': not a SteamID", "jb_CTBan_Times 'STEAM_0:0:444': ctbantime 'abc' is not a whole number",
+                  "jb_CTBan_Times 'STEAM_0:0:555': ctbantime 1000000000000 is more than 100 years",
+                  "jb_CTBan_Log #4: timestamp", "the year 3000000", "jb_CTBan_Log #5: perp_steamid 'nobody' is not a SteamID",
+                  "jb_CTBan_Log #6: bantime -5 is not a length in minutes"):
+        assert named in out, (named, out)
+    db = sqlite3.connect(state)
+    requests = db.execute("SELECT steamid, minutes FROM ctban_requests ORDER BY steamid").fetchall()
+    assert requests == [("STEAM_0:0:222", 0), ("STEAM_0:1:111", 45)]  # no permanent ban for the one over
+    history = sorted(r[0] for r in db.execute("SELECT reply FROM audit WHERE rule = 'import.ctbans'"))
+    assert history == ["CT Bans #1", "CT Bans #2", "CT Bans #3", "CT Bans #7"]
+    db.close()

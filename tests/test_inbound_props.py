@@ -84,7 +84,7 @@ def test_a_network_ban_into_the_engine_never_raises_and_never_stores_a_misfit(me
     engine.import_ctban(message if isinstance(message, dict) else {"steamid": message})
     for ban in engine.state.ctbans.values():
         assert ban.rounds is None or type(ban.rounds) is int
-        assert ban.until is None or inbound.LOG_TIME.fullmatch(ban.until)
+        assert ban.until is None or inbound.is_time(ban.until)
     count_down_bans(engine.ctx)  # at every Round_End: a numeric `until` made it raise
 
 

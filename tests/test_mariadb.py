@@ -480,3 +480,33 @@ def test_version_1_gets_the_names_and_the_indexes_and_is_read_before_it(mariadb_
         plan = cur.fetchone()
         assert plan[5] == "audit_seq_name" and "Using index" in plan[9]  # the name's part tested in the narrow index alone
     db.close()
+
+
+def test_version_4_gets_the_admins_warnings_and_bans(mariadb_server):
+    """Version 5 added `act_requests` (an admin's warning or ban from the web page): a version 4
+    database is read as it is, then upgraded at the next open and takes them."""
+    url = mariadb_server.database()
+    MariaStore(url).close()
+    db = pymysql.connect(**_args(url), autocommit=True)
+    with db.cursor() as cur:
+        cur.execute("DROP TABLE act_requests")
+        cur.execute("UPDATE jailcore_schema SET version = 4")
+    old = open_reader(url)
+    try:
+        assert old.act_requests() == []  # read before the upgrade: nothing, no error
+    finally:
+        old.close()
+    store = MariaStore(url)  # upgraded as it opens
+    try:
+        row = store.request_act("a", "STEAM_1:0:3", "Вася", "warn", None, "мат", "boss")
+        assert [(r["id"], r["act"], r["reason"]) for r in store.acts("a")] == [(row, "warn", "мат")]
+        assert store.waiting("a", fresh=0)
+        store.applied("act_requests", row, "2026-12-01T10:00:00")
+        store.commit()
+        assert store.acts("a") == []
+    finally:
+        store.close()
+    with db.cursor() as cur:
+        cur.execute("SELECT version FROM jailcore_schema")
+        assert cur.fetchall() == ((SCHEMA_VERSION,),)
+    db.close()

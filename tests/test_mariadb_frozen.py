@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from contextlib import asynccontextmanager
 
 from jailcore.config.config import load
 from jailcore.sim.simserver import SimServer
@@ -17,7 +18,7 @@ from jailcore.store.errors import DatabaseFault
 from jailcore.store.filter import Filter
 from jailcore.store.location import open_reader
 from tests.mariadb import started
-from tests.test_live import config_text, populate, running, sent, until
+from tests.test_live import config_text, populate, running, sent, settled, special_days, until
 
 FREEZE = 8.0  # seconds mariadbd is stopped: longer than the loop's timeout and quiet, and the writer's hang watch; shorter than 30 s
 
@@ -60,18 +61,29 @@ def answers(store) -> bool:
     return True
 
 
-async def test_a_frozen_database_never_stalls_the_loop_and_loses_nothing(tmp_path):
+@asynccontextmanager
+async def jail_on_mariadb(tmp_path):
+    """A MariaDB server of the test's own, a simulated game server, and the config of server `jail`
+    on both (`[rcon] timeout = 1.0`, config_text's); mariadbd is never left stopped."""
     server = started(tmp_path / "db")
     try:
         url = server.database()
         sim = SimServer(password="pw")
         port = await sim.start()
-        # A command waits for its rows to be durable: here until the writer's hang watch takes the frozen
-        # server for away (HANG, then a probe of LOOP_TIMEOUT) and journals them. The session's RCON timeout
-        # counts from when the command left (`Sent`), but the loop's own stalls (up to LOOP_TIMEOUT, while the
-        # store gives up on the frozen server) still count: it is 5 s here, as 3 tries of 1 s would not do.
-        text = (config_text(port, tmp_path / "jail.sqlite3", rest=f'url = "{url}"\n').replace('name = "t"', 'name = "jail"')
-                .replace("timeout = 1.0", "timeout = 5.0"))
+        text = config_text(port, tmp_path / "jail.sqlite3", rest=f'url = "{url}"\n').replace('name = "t"', 'name = "jail"')
+        assert "timeout = 1.0" in text
+        yield server, url, sim, text
+    finally:
+        if server.proc is not None:
+            os.kill(server.proc.pid, signal.SIGCONT)  # never leave it stopped: a stopped mariadbd ignores SIGTERM
+        server.stop()
+
+
+async def test_a_frozen_database_never_stalls_the_loop_and_loses_nothing(tmp_path):
+    # A command waits for its rows to be durable: here until the writer's hang watch takes the frozen
+    # server for away (HANG, then a probe of LOOP_TIMEOUT) and journals them. The session's RCON timeout
+    # (1 s) counts from when the command left (`Sent`), and not while the loop was held.
+    async with jail_on_mariadb(tmp_path) as (server, url, sim, text):
         async with running(load(text, "<t>", {}), sim) as daemon:
             warden, _ = populate(sim)
             sim.flush()
@@ -138,7 +150,41 @@ async def test_a_frozen_database_never_stalls_the_loop_and_loses_nothing(tmp_pat
         assert len(rows) == 8 and len({r["id"] for r in rows}) == 8  # a warning and a cancel for each of 4, none doubled
         assert {r["status"] for r in rows if r["id"] != warned} == {"delivered"}, [(r["id"], r["action"], r["status"]) for r in rows]
         assert not [text for text in admin.chat if "already" in text]  # the pardon refused in the freeze was never written
-    finally:
-        if server.proc is not None:
-            os.kill(server.proc.pid, signal.SIGCONT)  # never leave it stopped: a stopped mariadbd ignores SIGTERM
-        server.stop()
+
+
+async def test_a_ct_ban_given_while_the_database_is_frozen_is_sent_with_a_one_second_timeout(tmp_path):
+    """`[rcon] timeout = 1.0` with MariaDB frozen: the CT ban waited 3.5 s for its rows (the writer's
+    hang watch, then the journal), and the clock counted that wait as the game's silence: 3 tries,
+    `failed`, and the command never left (docs/guarantees.md: the timeout counts from the moment it
+    left for the game)."""
+    async with jail_on_mariadb(tmp_path) as (server, url, sim, text):
+        async with running(load(text, "<t>", {}), sim) as daemon:
+            warden, _ = await settled(sim, daemon)
+            special_days(sim, warden, 2)  # allowed, then a slay: the next one is the CT ban
+            sim.flush()
+            await until(lambda: sent(sim, f"jb_slay #{warden.userid}") and daemon.idle.is_set(), timeout=10)
+            assert server.proc is not None
+            os.kill(server.proc.pid, signal.SIGSTOP)
+            try:
+                sim.round_end()
+                sim.round_start()
+                sim.make_warden(warden)
+                sim.say(warden, "!sd Прятки")
+                sim.flush()
+                await until(lambda: sent(sim, f"jb_ctban_set #{warden.userid}"), timeout=20)
+                await until(lambda: daemon.idle.is_set(), timeout=10)
+                journalled = daemon.writer.backend.journalled()
+            finally:
+                os.kill(server.proc.pid, signal.SIGCONT)
+            assert journalled > 0  # it went out while the database was still frozen, on the journal's word
+            await until(lambda: daemon.writer.backend.away is None and daemon.writer.backend.journalled() == 0, timeout=40)
+            await until(lambda: daemon.idle.is_set() and not daemon.store.pending("jail"), timeout=20)
+            assert daemon.stop_reason is None
+        assert len(sent(sim, f"jb_ctban_set #{warden.userid}")) == 1
+        reader = open_reader(url)
+        try:
+            rows = [r for r in reader.entries(Filter(server="jail")) if r["rule"] == "specialday.cooldown"]
+        finally:
+            reader.close()
+        assert [(r["action"], r["status"]) for r in rows if r["action"] == "ctban"] == [("ctban", "delivered")]
+        assert "failed" not in {r["status"] for r in rows}, [(r["action"], r["status"], r["reply"]) for r in rows]

@@ -36,7 +36,8 @@ def rows(daemon: Daemon, where: str = "1") -> list[tuple]:
 
 def third_prohibition(sim: SimServer, warden) -> None:
     """An offence with two commands: the warning, then the cancelled prohibition."""
-    sim.log.prohibit(warden, "a").prohibit(warden, "b").prohibit(warden, "c")
+    for text in "abc":  # through the plugin's command: its count of lines (seq) stays whole
+        sim.say(warden, f"!prohibit {text}")
     sim.flush()
 
 
@@ -58,7 +59,7 @@ async def test_a_failure_while_recording_an_answer_is_logged_and_delivery_goes_o
         backend.mark = mark_once_broken
         third_prohibition(sim, warden)
         await until(lambda: len(calls) >= 2)
-        sim.log.prohibit(warden, "d")
+        sim.say(warden, "!prohibit d")
         sim.flush()
         await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 2 and daemon.idle.is_set())
         assert any("mark broke" in f for f in daemon.task_failures)
@@ -93,7 +94,7 @@ async def test_a_full_disk_stops_the_daemon_with_one_line(tmp_path):
 
         daemon.writer.call(fill)
         for i in range(40):  # offences until the audit log needs a page the "disk" does not have
-            sim.log.prohibit(warden, f"p{i}")
+            sim.say(warden, f"!prohibit p{i}")
             sim.flush()
             if daemon.stopping.is_set():
                 break
@@ -146,6 +147,51 @@ def test_run_with_an_unwritable_state_database_exits_with_one_line(tmp_path, wha
     with immutable(folder if what == "directory" else state):
         result = run_cli("run", "--config", str(cfg))
     one_clear_line(result, "jailcore run: state database", str(state))
+
+
+@pytest.mark.parametrize("servers", [1, 2])
+async def test_a_state_file_made_unwritable_while_running_stops_with_the_reason_as_the_last_line(tmp_path, servers):
+    """systemd shows a unit's last lines: the reason must be the last, not the way out's `RCON
+    session ... closed: jailcore is stopping` (one server alone, and a fleet in one process on one state file)."""
+    if os.geteuid() != 0 or not shutil.which("chattr"):
+        pytest.skip("needs root and chattr")
+    sim = SimServer(password="pw")
+    port = await sim.start()
+    state = tmp_path / "state.sqlite3"
+    configs = []
+    for k in range(servers):
+        cfg = tmp_path / f"s{k}.toml"
+        cfg.write_text(config_text(port, state).replace('name = "t"', f'name = "s{k}"'), encoding="utf-8")
+        configs += ["--config", str(cfg)]
+    if servers > 1:
+        configs += ["--workers", "1"]
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", *configs, cwd=ROOT,
+                                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert proc.stderr is not None
+    lines: list[str] = []
+    frozen: list[Path] = []
+    try:
+        while sum("RCON session open" in line for line in lines) < servers:
+            line = await asyncio.wait_for(proc.stderr.readline(), 60)
+            assert line, lines
+            lines.append(line.decode().rstrip())
+        for path in (state, Path(f"{state}-wal")):  # not -shm: SQLite maps it, and a mapped page it cannot write is SIGBUS
+            if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode:
+                pytest.skip("chattr +i does not work on this filesystem")
+            frozen.append(path)
+        rest = await asyncio.wait_for(proc.stderr.read(), 60)  # the link rows are written every 2 s: the next fails
+        code = await asyncio.wait_for(proc.wait(), 60)
+    finally:
+        for path in frozen:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        await sim.stop()
+    lines += [line for line in rest.decode().splitlines() if line.strip()]
+    assert code == 1, lines
+    assert "cannot be written" in lines[-1] and str(state) in lines[-1] and "jailcore stopped" in lines[-1], lines[-3:]
+    assert "Traceback" not in "\n".join(lines)
 
 
 def test_state_file_is_created_private(tmp_path):

@@ -66,6 +66,13 @@ def opened(s: Session) -> list:
     return s.handle(i.LinkOpened(), 1.0)
 
 
+def left(s: Session, effects: list, now: float = 1.0) -> list:
+    """As the driver does once their rows are durable: these commands left for the game now."""
+    out = sends(effects)
+    s.handle(i.Sent(tuple(e.ticket for e in out)), now)
+    return effects
+
+
 def test_a_command_follows_the_write_of_its_pending_row_and_carries_its_id():
     s = session()
     opened(s)
@@ -130,7 +137,7 @@ def test_a_reply_marks_the_row_and_a_lost_session_sends_it_again_then_fails_it()
     assert rows(s.handle(i.Reply(send.ticket, "ok\n"), 2.0), Mark) == [Mark(send.audit, "delivered", "ok")]
     s2 = session()
     opened(s2)
-    out = sends(feed(s2, slay_log()))
+    out = sends(left(s2, feed(s2, slay_log())))
     (send,) = [e for e in out if e.text.startswith("jb_slay")]
     for other in out:  # all answered but the slay: it is the oldest in flight
         if other is not send:
@@ -139,7 +146,7 @@ def test_a_reply_marks_the_row_and_a_lost_session_sends_it_again_then_fails_it()
         lost = s2.handle(i.LinkLost("lost"), 2.0)
         if attempt < 2:
             assert not rows(lost, Mark)
-            again = [e for e in sends(opened(s2)) if e.audit == send.audit]
+            again = [e for e in sends(left(s2, opened(s2))) if e.audit == send.audit]
             assert again and again[0].text == send.text  # the same id: the shim runs it once
     assert Mark(send.audit, "failed", "no answer after 3 tries") in rows(lost, Mark)
 
@@ -147,7 +154,7 @@ def test_a_reply_marks_the_row_and_a_lost_session_sends_it_again_then_fails_it()
 def test_an_unanswered_command_past_the_timeout_drops_the_link_once():
     s = session()
     opened(s)
-    feed(s, slay_log(), now=1.0)
+    left(s, feed(s, slay_log(), now=1.0))
     assert not [e for e in s.handle(i.Tick(1.5, "w"), 1.5) if isinstance(e, DropLink)]
     late = [e for e in s.handle(i.Tick(2.1, "w"), 2.1) if isinstance(e, DropLink)]
     assert len(late) == 1 and "no answer to 'jb_" in late[0].reason
@@ -327,7 +334,7 @@ def test_an_admins_word_in_game_travels_the_engine_like_any_shim_line():
     pardon = log.text().splitlines()[-1]
     log.specialday(WARDEN)
     out = feed(s, log)
-    assert AskPardon(12, WARDEN.name, "ошибка") in out
+    assert AskPardon(12, WARDEN.name, "ошибка", WARDEN.steamid)  # his SteamID with it: SourceBans++ credits him by it in out
     assert not [e for e in sends(out) if e.text.startswith("jb_status")]
     again = s.handle(i.LogRecord(next(iter(records([pardon]))).encode()), 2.0)
     assert not [e for e in again if isinstance(e, AskPardon)]
@@ -426,3 +433,64 @@ def test_a_command_held_for_its_rows_is_timed_from_when_it_left_not_from_its_flu
     assert not [e for e in quiet if isinstance(e, DropLink)]  # the game has had it for half a timeout: no silence yet
     late = s.handle(i.Tick(1.0 + 5.1 * TIMEOUT, "2026-12-01T10:00:06"), 1.0 + 5.1 * TIMEOUT)
     assert [e for e in late if isinstance(e, DropLink)]  # a whole timeout since it left: the link is dropped
+
+
+def test_a_command_still_held_for_its_rows_is_never_timed_out_nor_spends_a_try():
+    """A database away holds a command for its rows for seconds (the writer's hang watch); the clock
+    ticking meanwhile must not take the game's silence for it, nor a lost session count it as a try:
+    with `[rcon] timeout = 1.0` it was marked failed after 3 such ticks, never having been sent."""
+    s = session()
+    opened(s)
+    out = feed(s, slay_log())
+    (slay,) = [e for e in sends(out) if e.text.startswith("jb_slay")]
+    for k in range(1, 6):
+        now = 1.0 + k * 2 * TIMEOUT  # held all the while: no DropLink, no deadline
+        assert not [e for e in s.handle(i.Tick(now, "w"), now) if isinstance(e, DropLink)]
+    for _ in range(5):  # sessions lost while it was held: none of them asked the game anything
+        assert not rows(s.handle(i.LinkLost("lost"), 12.0), Mark)
+        flushed = sends(opened(s))
+        assert [e.text for e in flushed if e.audit == slay.audit] == [slay.text]
+    s.handle(i.Sent(tuple(e.ticket for e in flushed)), 20.0)
+    (head,) = [item for item in s.outbox if item.tag == slay.audit]
+    assert head.attempts == 0 and head.left and s.outbox.deadline(TIMEOUT) is not None
+
+
+def test_the_relays_place_is_saved_with_the_state_and_skipped_only_under_the_same_run():
+    """`run --workers`: a worker started again skips what the saved state already holds of its parent's
+    relay (the parent sends again all it did not hear kept), and only under the run that numbered it."""
+    s = session()
+    assert s.relayed_by("run-1") == 0
+    log, _ = setup()
+    for place, rec in enumerate(records(log.text().splitlines()), start=1):
+        s.handle(i.LogRecord(rec.encode(), place), 1.0)
+    saved = s.save().row
+    assert isinstance(saved, SaveState)
+    snapshot = json.loads(saved.snapshot)
+    assert snapshot["relay"] == ["run-1", place]
+    again = Session(s.config, snapshot, Ids())
+    assert again.relayed_by("run-1") == place and again.place == place
+    assert Session(s.config, snapshot, Ids()).relayed_by("run-2") == 0  # another parent numbers afresh
+    assert "relay" not in json.loads(session().save().row.snapshot)  # straight from a socket: nothing to follow
+
+
+def test_an_admins_warning_and_ban_from_the_web_page_are_carried_out_and_audited_by_name():
+    s = session()
+    opened(s)
+    feed(s, setup()[0])
+    warn = i.ActRow(1, WARDEN.steamid, WARDEN.name, "warn", None, "мат в чате", "vasya")
+    gone = i.ActRow(2, "STEAM_1:0:99", "Ушёл", "ban", 0, "читы", "vasya")
+    here = i.ActRow(3, WARDEN.steamid, WARDEN.name, "ban", 30, "обман", "petya")
+    bad = i.ActRow(4, "not a steamid", "?", "ban", 30, "x", "vasya")
+    out = s.handle(i.AdminRequests(acts=(warn, gone, here, bad)), 2.0)
+    assert sorted(r.id for r in rows(out, Applied) if r.table == "act_requests") == [1, 2, 3, 4]  # each once, the bad one too
+    written = {r.action.action + ("" if r.action.target is None else f" {r.action.target.steamid}"): r for r in rows(out, Record)}
+    said = [e.text for e in sends(out)]
+    assert any(t.startswith(f"jb_warn #{WARDEN.userid} ") and "vasya" in t and "мат в чате" in t for t in said)
+    assert any(t.startswith('jb_addban "STEAM_1:0:99" 0 ') for t in said)  # he has left: by his SteamID, for ever
+    assert any(t.startswith(f"jb_ban #{WARDEN.userid} 30 ") and "petya" in t for t in said)
+    assert written[f"ban {WARDEN.steamid}"].action.by == "petya" and written[f"ban {WARDEN.steamid}"].action.rule == "admin"
+    assert not [t for t in said if "not a steamid" in t]  # a row no tool of ours wrote is refused, never carried out
+    again = s.handle(i.AdminRequests(acts=(warn,)), 2.1)
+    assert not rows(again, Record)  # seen again before its `applied` is durable: once
+    away = s.handle(i.AdminRequests(acts=(i.ActRow(5, "STEAM_1:0:98", "Нет", "warn", None, "x", "vasya"),)), 2.2)
+    assert not rows(away, Record) and any("not on the server" in e.text or "не на сервере" in e.text for e in sends(away))

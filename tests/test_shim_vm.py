@@ -234,7 +234,7 @@ def test_every_opcode_the_plugin_uses_has_a_working_handler():
 
 def test_hello_on_load_and_seq_rising_by_one_per_line(jail):
     sim = jail.sim
-    assert sim.log.lines[0][25:] == 'World triggered "jb_hello" (version "1.1.0") (seq "0")'
+    assert sim.log.lines[0][25:] == 'World triggered "jb_hello" (version "1.2.0") (seq "0")'
     for said in ("!order стоять", "!prohibit a", "!prohibit b", "!lift 1", "!cancel", "!game Футбол", "!endgame", "!sd Прятки",
                  f"!fd #{jail.zek.userid}", "!fd all"):
         sim.say(jail.warden, said)
@@ -251,7 +251,7 @@ def test_hello_on_load_and_seq_rising_by_one_per_line(jail):
     # reloaded, the plugin says hello and counts from 1 again
     sim.reload_shim()
     lines = after(sim, lambda: sim.make_warden(jail.guard))
-    assert sim.log.lines[-3][25:] == 'World triggered "jb_hello" (version "1.1.0") (seq "0")'
+    assert sim.log.lines[-3][25:] == 'World triggered "jb_hello" (version "1.2.0") (seq "0")'
     assert shim_lines(lines) == [f'"Охранник<{jail.guard.userid}><{jail.guard.steamid}><>" triggered "jb_warden" (seq "1")']
 
 

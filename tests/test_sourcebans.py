@@ -92,8 +92,8 @@ def test_each_ban_is_one_row_a_pardon_lifts_it_and_a_lift_there_is_a_pardon_here
         assert first["ends"] == first["created"] + 3600 and first["name"] == "Рекламщик 1" and first["RemoveType"] is None
         assert "Общие 19" in first["reason"] and f"jailcore #{timed}" in first["reason"]
         assert (second["authid"], second["length"]) == ("STEAM_0:1:1002", 0)  # 0: permanent
-        # A pardon in jailcore lifts the row there, by the admin SourceBans++ knows by his steamid.
-        store.request_pardon(timed, "STEAM_0:1:555", "ошибка")
+        # A pardon in jailcore lifts the row there, by the admin SourceBans++ knows by his steamid (given in game, either form).
+        store.request_pardon(timed, "Смотритель", "ошибка", steamid="STEAM_1:1:555")
         bridge.sync()
         lifted = rows(sb, f"bid = {first['bid']}")[0]
         assert lifted["RemoveType"] == "U" and lifted["RemovedBy"] == 12 and lifted["RemovedOn"] and "ошибка" in lifted["ureason"]
@@ -147,7 +147,7 @@ def test_the_plugins_own_row_is_linked_not_doubled(mariadb_server, mariadb):
         store.mark(other, "delivered", "ok")
         store.commit()
         bridge.sync()  # no plugin row after PLUGIN_WAIT: the bridge writes one
-        assert [r["authid"] for r in rows(sb)] == ["STEAM_0:0:2005", "STEAM_1:0:2006"]
+        assert [r["authid"] for r in rows(sb)] == ["STEAM_0:0:2005", "STEAM_0:0:2006"]  # SourceBans++'s own form (its panel compares exactly)
     finally:
         bridge.close()
         reader.close()
@@ -170,7 +170,7 @@ async def test_a_ban_lifted_in_sourcebans_is_unbanned_in_the_game(tmp_path, mari
         await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 60"), timeout=5)
         await until(lambda: len(rows(sb)) == 1, timeout=10)
         (row,) = rows(sb)
-        assert row["authid"] == ts[0].steamid and row["length"] == 3600 and row["sid"] == 3
+        assert row["authid"] == "STEAM_0" + ts[0].steamid[7:] and row["length"] == 3600 and row["sid"] == 3  # its panel's form
         db = sql(sb)
         with db.cursor() as cur:
             cur.execute("UPDATE sb_bans SET RemoveType = 'U', RemovedBy = 12, RemovedOn = UNIX_TIMESTAMP(), ureason = 'ошибка' WHERE bid = %s",

@@ -89,7 +89,7 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
         await page.locator("#live-state.on").wait_for(timeout=3000)  # the live stream is open
         warden, _ = populate(sim)
         hostile = sim.add_player(HOSTILE, "T")
-        sim.log.specialday(warden)  # allowed
+        sim.say(warden, "!sd Прятки")  # allowed
         sim.flush()
         await until(lambda: daemon.engine.state.specialday == 2)
 
@@ -97,7 +97,7 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
         sim.round_start()
         sim.make_warden(warden)
         sim.log.say(hostile, '<img src=x onerror="window.pwned=2">')
-        sim.log.specialday(warden)  # a second special day the round after: CT ban 30 min (6.5)
+        sim.say(warden, "!sd Прятки")  # a second special day the round after: CT ban 30 min (6.5)
         sent_at = time.monotonic()
         sim.flush()
         row = page.locator("#live .entry.act-ctban")
@@ -122,7 +122,7 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
         summary = await page.locator(".summary").inner_text()
         assert "Начальник #2" in summary and "Прятки" in summary
         await page.check("#all-lines")
-        chat = page.locator(".moment.cat-chat .text").last  # the warden claimed his role by chat (!w) before
+        chat = page.locator(".moment.cat-chat .text", has_text="onerror")  # the warden's !w and !sd are chat lines too
         shown = HOSTILE.replace("\x1b", "")  # control bytes are dropped on every page
         assert await chat.inner_text() == f'{shown} #{hostile.userid}: <img src=x onerror="window.pwned=2">'
         assert await page.evaluate("window.pwned") is None and await page.locator(".timeline img").count() == 0

@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 
 from jailcore.config.config import Config, WebConfig, load
+from jailcore.log.errors import AdminRequestError
 from jailcore.store.location import open_store
 from jailcore.web import app as web_app
 from jailcore.web.app import Web
@@ -72,7 +73,7 @@ async def test_two_pages_on_one_database_share_the_accounts_and_a_changed_passwo
         assert (await petya.get("/servers")).status == 303  # his session on the other page ended with his password
         assert (await Browser(b).login("petya", "petya's first password")).status == 401
         petya, _ = await logged_in(b, "petya", "petya's second password")
-        assert (await boss.post("/accounts", {"name": "petya", "do": "remove"}, token)).status == 303
+        assert (await boss.post("/accounts", {"name": "petya", "do": "remove", "sure": "yes"}, token)).status == 303
         assert (await petya.get("/servers")).status == 303  # and with his account
         assert (await Browser(b).login("petya", "petya's second password")).status == 401
     finally:
@@ -86,7 +87,7 @@ async def test_the_configs_accounts_are_taken_once_and_a_removed_one_does_not_co
     try:
         assert web.settings.role("vasya", "jail-a") == "moderator" and web.settings.role("vasya", "jail-b") == "viewer"
         boss, token = await logged_in(web.app(), "boss")
-        assert (await boss.post("/accounts", {"name": "vasya", "do": "remove"}, token)).status == 303
+        assert (await boss.post("/accounts", {"name": "vasya", "do": "remove", "sure": "yes"}, token)).status == 303
     finally:
         web.sources.close()
     again = page(c)  # the page started again on the same config: the table is the source
@@ -126,3 +127,33 @@ def test_jailcore_web_adduser_writes_the_first_owner_into_the_database(tmp_path,
         web.sources.close()
     assert jc("deluser", "kolya", "--config", str(path)).returncode == 0
     assert "kolya" not in jc("users", "--config", str(path)).stdout
+
+
+async def test_an_owner_removes_an_account_only_once_he_confirms_and_never_the_last_owner(tmp_path, where):
+    c = config(tmp_path, where, f'boss = "{HASH}"\npetya = "{HASH}"\nkolya = "{HASH}"\n[web.roles]\nboss = "owner"\nkolya = "owner"\n')
+    web = page(c)
+    try:
+        app = web.app()
+        boss, token = await logged_in(app, "boss")
+        asked = await boss.post("/accounts", {"name": "petya", "do": "remove"}, token)
+        assert asked.status == 200 and "Удалить администратора petya?" in asked.text and 'name="sure" value="yes"' in asked.text
+        assert "petya" in web.settings.users  # asked, not done
+        petya, petya_token = await logged_in(app, "petya")
+        refused = await petya.post("/accounts", {"name": "kolya", "do": "remove", "sure": "yes"}, petya_token)
+        assert refused.status == 403 and "kolya" in web.settings.users  # an admin is no owner: accounts are not his
+        assert (await boss.post("/accounts", {"name": "petya", "do": "remove", "sure": "yes"}, token)).status == 303
+        assert "petya" not in web.settings.users
+        assert (await boss.post("/accounts", {"name": "kolya", "do": "remove", "sure": "yes"}, token)).status == 303  # one owner of two
+        shown = (await boss.get("/accounts")).text
+        assert "последний владелец" in shown and 'class="account-remove"' not in shown  # boss: the last, and himself
+        assert web.sources.accounts is not None
+        store = web.sources.accounts.store
+        with pytest.raises(AdminRequestError, match="last owner"):
+            store.remove_account("boss", "console (root)")
+        with pytest.raises(AdminRequestError, match="last owner"):
+            store.put_account("boss", None, {"*": "admin"}, "console (root)")
+        activity = (await boss.get("/activity")).text
+        assert '<b>boss</b> удалил администратора <b class="who">petya</b>' in activity
+        assert '<b>boss</b> удалил администратора <b class="who">kolya</b>' in activity
+    finally:
+        web.sources.close()

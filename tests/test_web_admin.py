@@ -220,7 +220,12 @@ async def test_the_owner_adds_an_admin_who_logs_in_with_his_role_and_removes_him
         assert (await his.goto(f"{base}/accounts")).status == 403  # accounts are the owner's
 
         await page.locator('.account[data-name="Петя"] form.account-remove button').click()
+        confirm = page.locator("form.confirm-remove")  # asked once more before it is done
+        assert "Удалить администратора Петя?" in await confirm.inner_text()
+        assert await page.locator('.account[data-name="Петя"]').count() == 1
+        await confirm.locator("button").click()
         await page.wait_for_url(f"{base}/accounts")
+        await page.locator("form.confirm-remove").wait_for(state="detached")
         assert await page.locator('.account[data-name="Петя"]').count() == 0
         assert (await his.goto(f"{base}/servers")).url.startswith(f"{base}/login")  # his session went with his account
         assert "Петя" not in path.read_text(encoding="utf-8")

@@ -18,7 +18,9 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 
-from tests.webkit import login_over_http
+from urllib.parse import urlencode
+
+from tests.webkit import http, login_over_http
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,8 +43,10 @@ async def test_the_demo_with_the_page_shows_its_login_last_and_stops_on_sigterm(
         assert more == b""  # ...and the login last: nothing scrolls it away
         m = re.search(r"http://127\.0\.0\.1:(\d+)/\s+log in as admin, password (\S+)", lines[-1])
         assert m, lines[-1]
-        status, _ = await login_over_http(int(m.group(1)), "admin", m.group(2))
+        port = int(m.group(1))
+        status, jar = await login_over_http(port, "admin", m.group(2))
         assert status == 303  # the password printed is the page's
+        await the_demos_config_can_be_edited(port, "; ".join(f"{k}={v}" for k, v in jar.items()))
         started = time.monotonic()
         demo.send_signal(signal.SIGTERM)
         code = await asyncio.wait_for(demo.wait(), 10)
@@ -51,6 +55,23 @@ async def test_the_demo_with_the_page_shows_its_login_last_and_stops_on_sigterm(
         if demo.returncode is None:
             demo.kill()
             await demo.wait()
+
+
+async def the_demos_config_can_be_edited(port: int, cookie: str) -> None:
+    """The demo's config page is usable: its own config is a file (in the demo's temp folder), an
+    edit is previewed as a diff and saved, and the daemon takes it."""
+    page = await http(port, "GET", "/config?server=demo", {"cookie": cookie})
+    assert page.status == 200 and 'action="/config/preview"' in page.text and "jailcore web --config" not in page.text  # not view-only
+    token = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    form = {"csrf": token, "server": "demo", "rule": "orders", "body": 'ref = "3.9"'}
+    headers = {"cookie": cookie, "content-type": "application/x-www-form-urlencoded"}
+    preview = await http(port, "POST", "/config/preview", headers, urlencode(form).encode())
+    assert preview.status == 200 and "3.9" in preview.text
+    base = preview.text.split('name="base" value="', 1)[1].split('"', 1)[0]
+    saved = await http(port, "POST", "/config/save", headers, urlencode({**form, "base": base}).encode())
+    assert saved.status == 303 and "saved=" in (saved.header("location") or "")
+    after = await http(port, "GET", "/config?server=demo", {"cookie": cookie})
+    assert "3.9" in after.text
 
 
 def test_adduser_without_a_terminal_says_so_in_one_line():

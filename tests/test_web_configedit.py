@@ -64,3 +64,9 @@ def test_versions_are_kept_named_by_when_and_who_and_a_stale_save_is_refused(tmp
         configedit.save(str(path), TEXT, TEXT, "vasya")  # the file moved on since TEXT was read
     with pytest.raises(configedit.EditError):
         configedit.version(str(path), "../a.toml")
+
+
+def test_a_rule_table_that_brings_its_parent_table_is_the_rules_and_the_parents_own_keys_the_owners():
+    bare = '[server]\nname = "a"\n'
+    assert configedit.owner_only(bare, bare + "[specialday.cooldown]\nrounds = 4\n") == []
+    assert configedit.owner_only(bare, bare + "[specialday]\nnote = 1\n[specialday.cooldown]\nrounds = 4\n") == ["specialday"]

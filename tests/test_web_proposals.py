@@ -46,7 +46,7 @@ async def test_an_admin_confirms_a_proposal_on_the_web_page(tmp_path):
                 (row,) = daemon.store.entries("action = 'propose'")
                 await page.goto(f"{base}/proposals")
                 item = page.locator(f"#p0-{row['id']}")
-                assert "ban 0" in await item.inner_text() and ts[0].name in await item.inner_text()
+                assert "Предложено: бан навсегда" in await item.inner_text() and ts[0].name in await item.inner_text()  # in words, as the chat says it
                 assert not sent(sim, "jb_ban")
                 await item.locator("button[value=confirm]").click()
                 await page.wait_for_url(f"{base}/proposals")

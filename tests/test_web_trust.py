@@ -105,6 +105,22 @@ async def test_the_rule_editor_edits_rule_tables_only(site):
     assert preview.status == 200 and "1.2" in preview.text
 
 
+async def test_an_admins_first_edit_of_a_rule_whose_parent_table_the_file_lacks_is_his(site):
+    """jail-a's file has no [specialday.*] table: the admin's first edit adds `[specialday.cooldown]`,
+    which makes a `specialday` table appear in the parsed file; that table is the rule's, not an owner's."""
+    tmp_path, _, web = site
+    app = web.app()
+    adm, token = await logged_in(app, "adm")
+    path = tmp_path / "jail-a.toml"
+    assert "specialday" not in path.read_text(encoding="utf-8")
+    fields = {"server": "jail-a", "rule": "specialday.cooldown", "body": 'ref = "6.5"\nrounds = 4'}
+    preview = await adm.post("/config/preview", fields, token)
+    assert preview.status == 200 and "only an owner" not in preview.text, preview.text[:400]
+    base = preview.text.split('name="base" value="', 1)[1].split('"', 1)[0]
+    assert (await adm.post("/config/save", {**fields, "base": base}, token)).status == 303
+    assert Config.from_toml(path, {}).rules["specialday.cooldown"].rounds == 4
+
+
 async def rollback_to_version_with(adm: Browser, token: str, web: Web, path, change) -> tuple:
     """An owner-only change kept as a version: the file written by hand, then an admin's edit keeps it."""
     text = path.read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from jailcore.config.config import Config
 from jailcore.engine.admin import ADMIN as ADMIN_RULE
 from jailcore.sim.logwriter import Who
-from tests.lawful import ATTACK, ORDERS, PROHIBITIONS, ROOT, Injected, Season
+from tests.lawful import ATTACK, ORDERS, PROHIBITIONS, ROOT, ROUTINE, Injected, Season
 
 
 def _warden_first(s: Season, steamid: str = "") -> Who | None:
@@ -77,16 +77,27 @@ def _king_ready(s: Season) -> None:
             s.spectators[t.userid] = s.round + 1
 
 
-def i_deaths(s: Season, inj: Injected) -> None:
+def _past_the_half(s: Season, inj: Injected, game: str, after: tuple[int, int]) -> None:
+    """000 Король «запрещено убивать больше половины»; Морской бой «до уничтожения половины»:
+    a guard's kill past the half before anything else happens in the round: put to an admin
+    (issue 31), on the host's ladder."""
     w = _warden_first(s)
     _king_ready(s)
-    s.log.order(w, s.varied_order(w)).game(w, "Король")
+    s.log.order(w, s.varied_order(w)).game(w, game)
     playing = len(s.team("TERRORIST", True))
     for _ in range(playing // 2):
         s.log.kill(s.team("CT", True)[-1], s.team("TERRORIST", True)[0])
-    # 000 Король «запрещено убивать больше половины»: the game is his until he ends it
-    s.log.wait(s.rnd.randint(0, 40)).kill(s.team("CT", True)[-1], s.team("TERRORIST", True)[0])
+    s.log.wait(s.rnd.randint(*after)).kill(s.team("CT", True)[-1], s.team("TERRORIST", True)[0])
     inj.expected = [("games.deaths", w.userid)]
+
+
+def i_deaths(s: Season, inj: Injected) -> None:
+    _past_the_half(s, inj, "Король", (0, 100))
+
+
+def i_deaths_cells(s: Season, inj: Injected) -> None:
+    """Морской бой: past its last cell's volley (2 s), nothing else between."""
+    _past_the_half(s, inj, "Морской бой", (2, 100))
 
 
 def i_online_limit(s: Season, inj: Injected) -> None:
@@ -203,26 +214,33 @@ def p_repeat_kind(s: Season, round_: int) -> None:
     s.forced[round_ - 1] = one("Злой Саймон говорит")
 
 
-def i_repeat_order(s: Season, inj: Injected) -> None:
-    """004 5.5 «…и приказами»: his same order a third round running."""
-    text = s.picked.pop("order.text", "")
+def _programme(s: Season, w: Who) -> None:
+    """The prepared programme: routine orders and one of the day, no game."""
+    text = s.picked["order.text"]
+    s.ordered.setdefault(w.steamid, []).append((s.round, text))  # (a fourth round of it would be another)
+    s.log.order(w, ROUTINE[0]).order(w, ROUTINE[1]).wait(5).order(w, text)
+
+
+def i_repeat_programme(s: Season, inj: Injected) -> None:
+    """004 5.5 «разнообразные раунды, не злоупотребляя однотипными играми и приказами»: his
+    round's whole programme a third round running, put to an admin at the round's end."""
     w = _streak_end(s, "order.warden")
     if w is not None:
-        s.ordered.setdefault(w.steamid, []).append((s.round, text))  # a fourth round of it would be another offence
-        s.log.order(w, text)
+        _programme(s, w)
+        s.picked.pop("order.text")
         inj.expected = [("games.repeat", w.userid)]
 
 
-def p_repeat_order(s: Season, round_: int) -> None:
+def p_repeat_programme(s: Season, round_: int) -> None:
     def one() -> None:
         w = _streak_warden(s, "order.warden")
         if w is None:
             return
         if "order.text" not in s.picked:
-            given = {t for r, t in s.ordered.get(w.steamid, []) if r == s.round - 1}
+            given = {t for r, t in s.ordered.get(w.steamid, []) if r >= s.round - 2}
             s.picked["order.text"] = next(o for o in ORDERS if o not in given)
-        s.ordered.setdefault(w.steamid, []).append((s.round, s.picked["order.text"]))
-        s.log.order(w, s.picked["order.text"]).wait(20).round_end()
+        _programme(s, w)
+        s.log.wait(20).round_end()
     s.forced[round_ - 2] = one
     s.forced[round_ - 1] = one
 
@@ -436,7 +454,9 @@ def i_one_wish(s: Season, inj: Injected) -> None:
 
 def i_duel_stakes(s: Season, inj: Injected) -> None:
     """001 Дуэли 4 «Дуэль можно играть только на одиночное Фд, Голос, деньги»."""
-    last = _last_prisoner_asks(s, s.rnd.choice(("дуэль на общий ФД", "дуэль на дробовиках на ФД", "дуэль за КТ")))
+    last = _last_prisoner_asks(s, s.rnd.choice(("дуэль на общий ФД", "дуэль на дробовиках на ФД", "дуэль за КТ",
+                                                 # «только»: a stake the list does not name (issue 31)
+                                                 "дуэль на респ", "дуэль на ножах на дигл", "дуэль за awp", "дуэль на диглах на скин")))
     inj.expected = [("lastrequest.duel_stakes", last.userid)]
 
 
@@ -444,7 +464,8 @@ def i_language(s: Season, inj: Injected) -> None:
     """001 Общие 18 «Маты, оскорбления»: put to an admin."""
     w = _warden_first(s)
     t = _unasked(s, "conduct.language", s.team("TERRORIST"))[0]
-    s.log.order(w, s.varied_order(w)).say(t, s.rnd.choice(("начальник ты мудак", "сука опять", "да пошёл ты нахуй")))
+    s.log.order(w, s.varied_order(w)).say(t, s.rnd.choice(("начальник ты мудак", "сука опять", "да пошёл ты нахуй",
+                                                           "эти лохи опять", "охрана одни дебилы", "ну ты и чмо")))
     inj.expected = [("conduct.language", t.userid)]
 
 
@@ -455,6 +476,39 @@ def i_guard_freekill(s: Season, inj: Injected) -> None:
     t = s.team("TERRORIST", True)[0]
     s.log.order(w, s.varied_order(w)).kill(g, t).wait(10).trig(s.admin, "jb_freekill", f' (victim "#{t.userid}") (kind "kill")')
     inj.expected = [("fairness.guard_freekill", g.userid)]
+
+
+def i_guard_freekill_late(s: Season, inj: Injected) -> None:
+    """001 Охрана 11: the admin confirms early in this round a kill of the round before."""
+    guard, victim = s.picked.pop("fk.guard"), s.picked.pop("fk.victim")
+    g = next(p for p in s.players.values() if p.steamid == guard)
+    t = next(p for p in s.players.values() if p.steamid == victim)
+    s.protected -= {guard, victim}
+    s.log.wait(3).trig(s.admin, "jb_freekill", f' (victim "#{t.userid}") (kind "kill")')
+    inj.expected = [("fairness.guard_freekill", g.userid)]
+
+
+def p_guard_freekill_late(s: Season, round_: int) -> None:
+    def one() -> None:
+        w = _warden_first(s)
+        g = _others(s)[0] if _others(s) else w
+        t = s.team("TERRORIST", True)[0]
+        s.picked["fk.guard"], s.picked["fk.victim"] = g.steamid, t.steamid
+        s.protected |= {g.steamid, t.steamid}
+        s.log.order(w, s.varied_order(w)).wait(5).kill(g, t).wait(20).round_end()
+    s.forced[round_ - 1] = one
+
+
+def i_explain_left(s: Season, inj: Injected) -> None:
+    """004 4.8: asked why, the guard leaves the server without a word: decided all the same."""
+    w = _warden_first(s)
+    g = _unasked(s, "killing.explain", _others(s) or [w])[0]
+    t = s.team("TERRORIST", True)[0]
+    s.log.order(w, s.varied_order(w)).kill(g, t).wait(4).say(t, "за что?").wait(10)
+    s.leave(g, "Disconnect")
+    s.away[g.steamid] = (g, s.round + 2)
+    s.log.wait(65)
+    inj.expected = [("killing.explain", g.userid)]
 
 
 def i_explain(s: Season, inj: Injected) -> None:
@@ -505,6 +559,7 @@ INJECTORS: dict[str, tuple[str, Callable[[Season, Injected], None], int, Callabl
     "games.host": ("games.host", i_host, 0, None),
     "games.only_warden_kills": ("games.only_warden_kills", i_only_warden_kills, 0, None),
     "games.deaths": ("games.deaths", i_deaths, 0, None),
+    "games.deaths.cells": ("games.deaths", i_deaths_cells, 0, None),
     "games.online_limit": ("games.online_limit", i_online_limit, 0, None),
     "games.min_players": ("games.min_players", i_min_players, 0, None),
     "games.gagged": ("games.gagged", i_gagged, 0, None),
@@ -514,7 +569,7 @@ INJECTORS: dict[str, tuple[str, Callable[[Season, Injected], None], int, Callabl
     # (day 4: the two rounds before are no Monday either, where a freeday forbids the games)
     "games.repeat": ("games.repeat", i_repeat, 4, p_repeat),
     "games.repeat.kind": ("games.repeat", i_repeat_kind, 4, p_repeat_kind),
-    "games.repeat.order": ("games.repeat", i_repeat_order, 4, p_repeat_order),
+    "games.repeat.programme": ("games.repeat", i_repeat_programme, 4, p_repeat_programme),
     "prohibitions.max": ("prohibitions.max", i_prohibitions, 1, None),
     "specialday.cooldown": ("specialday.cooldown", i_specialday, 0, p_specialday),
     "teams.no_warden": ("teams.no_warden", i_no_warden, 0, None),
@@ -537,7 +592,9 @@ INJECTORS: dict[str, tuple[str, Callable[[Season, Injected], None], int, Callabl
     "lastrequest.duel_stakes": ("lastrequest.duel_stakes", i_duel_stakes, 0, None),
     "conduct.language": ("conduct.language", i_language, 0, None),
     "fairness.guard_freekill": ("fairness.guard_freekill", i_guard_freekill, 0, None),
+    "fairness.guard_freekill.late": ("fairness.guard_freekill", i_guard_freekill_late, 3, p_guard_freekill_late),
     "killing.explain": ("killing.explain", i_explain, 0, None),
+    "killing.explain.left": ("killing.explain", i_explain_left, 0, None),
     "killing.explain_abuse": ("killing.explain_abuse", i_explain_abuse, 0, None),
     "games.online_limit.5_18": ("games.online_limit", i_online_limit_5_18, 0, None),
 }
@@ -572,11 +629,12 @@ def schedule(cfg: Config, kinds: list[str], start: int = 30, gap: int = 12) -> d
     return out
 
 
-def season(server: str, seed: int, rounds: int, kinds: list[str] | None = None) -> Season:
-    """Plays a season; with `kinds`, one injected violation of each."""
+def season(server: str, seed: int, rounds: int, kinds: list[str] | None = None, old_plugin: bool = False) -> Season:
+    """Plays a season; with `kinds`, one injected violation of each; `old_plugin`, with a
+    plugin older than the round line (no `jb_round_start`)."""
     cfg = Config.from_toml(ROOT / "configs" / f"{server}.toml", env={})
     inject = schedule(cfg, kinds) if kinds else {}
-    s = Season(server, seed, rounds, {r: (kind, INJECTORS[kind][1]) for r, kind in inject.items()})
+    s = Season(server, seed, rounds, {r: (kind, INJECTORS[kind][1]) for r, kind in inject.items()}, old_plugin=old_plugin)
     for r, kind in inject.items():
         prepare = INJECTORS[kind][3]
         if prepare is not None:

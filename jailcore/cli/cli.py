@@ -25,6 +25,7 @@ def _config(path: str | None) -> Config:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
+    from jailcore.config.advice import warnings
     from jailcore.config.config import Config
 
     try:
@@ -37,6 +38,8 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
         return 1
+    for warning in warnings(config):  # what the daemon's environment may still give: said, not refused
+        print(warning, file=sys.stderr)
     on = [(k, r) for k, r in config.rules.items() if r.enabled]
     print(f"{args.file}: ok ({config.server_name}, {config.language}, mode {config.mode}; {len(on)} rules on)")
     print(rule_table(on))
@@ -173,8 +176,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} -h)\n")
 
 
+class _Version(argparse.Action):
+    """`--version`, worked out only when asked (the package's metadata and the plugin's source are read then)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from jailcore.config import shipped
+
+        try:
+            plugin = shipped.plugin_version()
+        except (OSError, ValueError):  # an install that lost its files says so, not a traceback
+            plugin = "missing"
+        print(f"jailcore {shipped.version()} (plugin jailcore_bridge {plugin})")
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="jailcore", description="Live rule enforcement for CS:S/CS:GO jail servers.")
+    parser.add_argument("--version", action=_Version, nargs=0, help="jailcore's version and its plugin's, then stop")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="the daemon: listen for the log, enforce, send commands; one process for many servers")
@@ -199,6 +217,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     init_parser(sub)
 
+    from jailcore.cli.plugin import add_parser as plugin_parser
+
+    plugin_parser(sub)
+
     p = sub.add_parser("tail", help="the enforcement audit log; -f keeps following")
     p.add_argument("-f", "--follow", action="store_true", help="keep printing new entries as they happen")
     p.add_argument("--json", action="store_true", help="one JSON object per entry, for scripts")
@@ -213,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("player", help="name (part of it), steamid or userid")
     p.add_argument("--json", action="store_true")
     p.add_argument("--config", help="the server's config, to name each ladder's next step")
-    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, jailcore.sqlite3)")
+    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, ./jailcore.sqlite3, /var/lib/jailcore/jailcore.sqlite3)")
     p.add_argument("--server", help="only this server's entries")
     p.add_argument("--lang", choices=("ru", "en"), default="ru")
     p.set_defaults(func=cmd_history)
@@ -252,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", help="per server: day, warden, orders, prohibitions, game, CT bans; RCON, outbox, last line")
     p.add_argument("--config", action="append", help="a server's config (its state database and rule settings); once per server")
-    p.add_argument("--state-db", help="every server of this state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    p.add_argument("--state-db", help="every server of this state database (default: JAILCORE_STATE, ./jailcore.sqlite3, /var/lib/jailcore/jailcore.sqlite3)")
     _mqtt(p, "every server's retained state on the broker (jailcore/+/state)")
     p.add_argument("--server", help="only this server")
     p.add_argument("--json", action="store_true", help="one JSON object per server")
@@ -295,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _where(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, ./jailcore.sqlite3, /var/lib/jailcore/jailcore.sqlite3)")
     where.add_argument("--config", help="the server's config (its state database, its server name)")
 
 
@@ -313,7 +335,7 @@ def _mqtt(p: argparse.ArgumentParser, what: str) -> None:
 
 def _audit_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="the server's config (for its state database)")
-    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, jailcore.sqlite3)")
+    p.add_argument("--state-db", help="state database (default: JAILCORE_STATE, the config's, ./jailcore.sqlite3, /var/lib/jailcore/jailcore.sqlite3)")
     p.add_argument("--player", help="name (part of it), steamid or userid")
     p.add_argument("--rule", help="a rule key, or its first part (games)")
     p.add_argument("--action", help="warn, slay, teamswap, ctban, ...")

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from jailcore.cli.tail import COLOURS, paint
-from jailcore.config.config import load
+from jailcore.config.config import Config
 from jailcore.engine.actions import Action
 from jailcore.io.daemon import Daemon
 from jailcore.sim.simserver import SimServer
@@ -37,16 +37,20 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
     print(_paint(f"* simulated server: {sim.shim_note}", "2"))
     port = await sim.start()
     with tempfile.TemporaryDirectory(prefix="jailcore-demo-") as tmp:
-        config = load(
+        # The demo's own config, as a file the daemon watches (as `jailcore run --config` does): the
+        # web page's config editor saves to it, and the daemon takes the change within a second.
+        path = Path(tmp) / "demo.toml"
+        path.write_text(
             f'[server]\nname = "demo"\nrulebook = "all"\nlanguage = "{lang}"\n[rcon]\nport = {port}\npassword = "demo-password"\n'
             f'[log]\nlisten = "127.0.0.1:0"\n[state]\npath = "{Path(tmp) / "demo.sqlite3"}"\n'
             # a warden moved for his games has commanded badly: 001 guards 11 blocks his return
             '[ctban.return_block]\nafter = ["teams.balance", "games.online_limit"]\n'
             # as 001 has it: a ban for ever is a judgement an admin confirms
             '[conduct.advertising]\nref = "Общие 19"\nconfirm = "admin"\n',
-            "<demo>",
-            {},
+            encoding="utf-8",
         )
+        path.chmod(0o600)  # it holds the RCON password
+        config = Config.from_toml(path, {})
 
         def show(action: Action, command: str | None, status: str) -> None:
             who = f"{action.target.name} #{action.target.userid}" if action.target else "всем" if lang == "ru" else "everyone"
@@ -61,7 +65,7 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
                 print(_paint(f"            server got: {command}", "2"))
 
         sim.on_command = received
-        daemon = Daemon(config, on_action=show, rcon_backoff=(0.1, 1.0))
+        daemon = Daemon(config, on_action=show, rcon_backoff=(0.1, 1.0), config_path=str(path))
         task = asyncio.create_task(daemon.run())
         await daemon.ready.wait()
         await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
@@ -156,7 +160,8 @@ async def _start_web(config, lang: str, listen: str):
     from jailcore.web.serve import bound_port, build, server
 
     password = secrets.token_urlsafe(9)
-    web = build([config], WebConfig(listen=listen, language=lang, users={"admin": hash_password(password)}))
+    # The demo's admin owns it: every page can be tried, the config's editor and the accounts too.
+    web = build([config], WebConfig(listen=listen, language=lang, users={"admin": hash_password(password)}, roles={"admin": "owner"}))
     srv = server(web, listen)
     task = asyncio.create_task(srv.serve())
     while not srv.started:

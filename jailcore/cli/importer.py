@@ -10,6 +10,7 @@ import sys
 
 
 def main_import(args: argparse.Namespace) -> int:
+    from jailcore.cli.tail import safe
     from jailcore.config.config import Config
     from jailcore.log.errors import ConfigError, StateError
     from jailcore.store.ctbans_import import bring_over, read
@@ -17,12 +18,12 @@ def main_import(args: argparse.Namespace) -> int:
 
     try:
         config = Config.from_toml(args.config)
-        running, logged = read(args.url, args.prefix)
+        found = read(args.url, args.prefix)
         where = config.state_where
         store = open_store(where)
         reader = open_reader(where)
         try:
-            taken = bring_over(store, reader, config.server_name, running, logged)
+            taken = bring_over(store, reader, config.server_name, found.running, found.logged)
         finally:
             reader.close()
             store.close()
@@ -32,6 +33,15 @@ def main_import(args: argparse.Namespace) -> int:
     print(f"from {shown(args.url)} (tables {args.prefix}CTBan_Times, {args.prefix}CTBan_Log) into {shown(where)}, server {config.server_name}:")
     print(f"  {taken.bans} running CT ban(s) taken ({taken.permanent} permanent), {taken.history} history entr(y/ies); "
           f"{taken.skipped} already brought over by an earlier run")
+    if found.expired:  # CT Bans leaves a ban whose minutes ran out in its table until the player's next spawn
+        print(f"  {len(found.expired)} ban(s) already over (minutes left below 0) skipped: {', '.join(found.expired[:10])}"
+              + (f" and {len(found.expired) - 10} more" if len(found.expired) > 10 else ""))
+    if found.refused:  # each row judged alone: the others are taken
+        print(f"  {len(found.refused)} row(s) refused, each named:")
+        for why in found.refused[:50]:
+            print(f"    {safe(why)}")
+        if len(found.refused) > 50:
+            print(f"    and {len(found.refused) - 50} more")
     print("  minutes: CT Bans counted a ban's minutes down only while the player was alive on the server; jailcore counts "
           "them on the clock from the moment the server's daemon applies the ban, online or not (a ban with 60 minutes left "
           "there ends 60 minutes after it is applied here). Permanent stays permanent.")

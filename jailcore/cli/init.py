@@ -3,8 +3,8 @@ configs (the rulebook presets server-a, server-b and example), with its name, RC
 log port, a fresh `sv_logsecret` and its state file filled in, checked by the same loader as
 `check-config`, and the lines to paste into the game server's `server.cfg` printed after.
 
-The shipped configs are `configs/` of a checkout, or `share/jailcore/configs/` of the
-environment a wheel was installed into (pyproject's data-files put them there)."""
+The shipped configs are `configs/` of a checkout, or the copy an installed wheel carries in
+the package (`jailcore.config.shipped`)."""
 
 from __future__ import annotations
 
@@ -16,31 +16,20 @@ from pathlib import Path
 
 from jailcore.log.errors import ConfigError
 from jailcore.log.numbers import is_digits
+from jailcore.store.access import DEFAULT_STATE
 
 CELL_MAX = 2_147_483_647  # sv_logsecret is a 32-bit cell; the engine ignores 0
 PRESETS = ("server-a", "server-b", "example")
 
 
-def preset_folders() -> list[Path]:
-    """Where the shipped configs may be, the checkout's first."""
-    import sysconfig
-
-    here = Path(__file__).resolve().parents[2] / "configs"
-    data = [Path(sysconfig.get_path("data")), Path(sys.prefix)]
-    try:
-        data.append(Path(sysconfig.get_path("data", f"{os.name}_user")))
-    except KeyError:
-        pass
-    return [here] + [d / "share" / "jailcore" / "configs" for d in data]
-
-
 def preset_text(name: str) -> tuple[Path, str]:
-    for folder in preset_folders():
-        path = folder / f"{name}.toml"
-        if path.is_file():
-            return path, path.read_text(encoding="utf-8")
-    looked = ", ".join(str(f) for f in preset_folders())
-    raise FileNotFoundError(f"the shipped config {name}.toml is in none of {looked}")
+    from jailcore.config import shipped  # here, not above: every command builds init's parser
+
+    path = shipped.configs() / f"{name}.toml"
+    try:
+        return path, path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FileNotFoundError(f"cannot read the shipped config {path}: {exc.strerror or exc}") from None
 
 
 def toml_string(text: str) -> str:
@@ -165,8 +154,8 @@ def add_parser(sub) -> None:
                    help="where jailcore listens for the log (default 127.0.0.1:27500; 0.0.0.0:27500 from another machine)")
     p.add_argument("--address", help="the address the game server reaches jailcore at, for logaddress_add (default: the listen host)")
     p.add_argument("--secret", type=secret_number, help="sv_logsecret (default: a fresh random one)")
-    p.add_argument("--state", default="/var/lib/jailcore/jailcore.sqlite3",
-                   help="the state database; servers of one process share one (default /var/lib/jailcore/jailcore.sqlite3)")
+    p.add_argument("--state", default=DEFAULT_STATE,
+                   help=f"the state database; servers of one process share one (default {DEFAULT_STATE}, where status and tail look)")
     p.add_argument("--mode", choices=("observe", "advise", "enforce"), default="observe", help="default observe: send nothing until you trust it")
     p.add_argument("--force", action="store_true", help="replace a config of that name")
     p.set_defaults(func=main_init)

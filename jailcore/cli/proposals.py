@@ -91,7 +91,7 @@ def add_word_arguments(p: argparse.ArgumentParser, id_type: Callable[[str], int]
     p.add_argument("--reason", default="", help="why, for the log")
     p.add_argument("--by", help=f"who {who} (default: your login name)")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, jailcore.sqlite3)")
+    where.add_argument("--state-db", help="state database (default: JAILCORE_STATE, ./jailcore.sqlite3, /var/lib/jailcore/jailcore.sqlite3)")
     where.add_argument("--config", help="the server's config (for its state database)")
 
 

@@ -10,6 +10,8 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
+import attrs
+
 from jailcore.cli.logfiles import open_log
 from jailcore.config.config import Config
 from jailcore.engine.actions import Action, kinds_that
@@ -30,7 +32,9 @@ def replay_records(engine: Engine, parser: LogParser, recs: Iterable[bytes | str
 
 
 def replay_files(config: Config, paths: list[str], out: TextIO, state: bool, stats: bool, hud: bool = False) -> int:
-    engine = Engine(config)
+    # What the rules decide on these lines, as a server that enforces them would: the mode is
+    # the daemon's (what it sends); in observe mode its engine keeps none of its steps.
+    engine = Engine(attrs.evolve(config, mode="enforce"))
     parser = LogParser(engine.needed_kinds())  # lines no rule reads are only counted
     dumps = json.dumps
     for path in paths:

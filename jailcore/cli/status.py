@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING
 import attrs
 
 from jailcore.cli.notify import failing_sinks, sink_lines
+from jailcore.cli.shim import shim_notes, shim_said
 from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, paint, safe
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
-from jailcore.store.audit import DAYS, AuditError, ban_left, locate, open_proposals, open_reader
-from jailcore.store.journal import journal_path, waiting_in
+from jailcore.store.access import out_of_reach
+from jailcore.store.audit import DAYS, AuditError, ban_left, daemon_word, locate, open_proposals, open_reader, readable_ban, span
+from jailcore.store.journal import aside_in, journal_path, waiting_in
 from jailcore.store.location import is_url, shown
 from jailcore.store.requests import refused_requests, requests_path, waiting_requests
 
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
 STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
 STALE = 120.0  # seconds without a log line before the age is shown as a warning
-SILENT = 30.0  # seconds without a link row (a running daemon writes one every 5 s) before it is called stale
 REFUSED_DAYS = 7  # queued requests refused at replay are counted this far back: an old refusal is not news every day
 
 
@@ -105,6 +106,8 @@ def _standings(db: Reader, configs: Mapping[str, Config], only: set[str] | None)
         except ValueError:
             continue
         if isinstance(state, dict):
+            if isinstance(state.get("ctbans"), list):
+                state["ctbans"] = [b for b in state["ctbans"] if readable_ban(server, b)]
             out[server] = state
     return out
 
@@ -123,7 +126,7 @@ def from_database(path: str, configs: Mapping[str, Config], only: set[str] | Non
             if s.engine is None:
                 out.append({"server": s.server, "error": s.error})
                 continue
-            state = s.engine.public_state()
+            state = {**s.engine.public_state(), **s.engine.shim_state()}
             online = {seat.key for seat in s.engine.state.players.values()}
             for ban in state["ctbans"]:
                 ban["online"] = ban["key"] in online
@@ -210,6 +213,7 @@ def standing(server: str, state: dict, config: Config | None, link: dict | None,
     log line."""
     now = now or datetime.now()
     out = {**state, "server": server, "source": source, "link": link}
+    out.update(shim_said(state))
     rnd, special = state.get("round"), state.get("specialday")
     saved_rounds = out.pop("cooldown_rounds", None)
     out.pop("ladder_steps", None)  # for `history`
@@ -232,25 +236,6 @@ def standing(server: str, state: dict, config: Config | None, link: dict | None,
     except (TypeError, ValueError):
         out["age"] = None
     return out
-
-
-def daemon_word(link: dict | None, now: datetime, aged: bool = True) -> dict:
-    """Whether the daemon behind a link row still runs: `stopped` (it said so at its stop),
-    `stale` (no row for SILENT seconds: it died or hangs), else `running`."""
-    if not link or not link.get("updated"):
-        return {"word": "unknown", "why": "no link row yet (has its daemon run?)"}
-    if link.get("daemon") == "stopped":
-        return {"word": "stopped", "why": f"stopped at {str(link['updated']).replace('T', ' ')}"}
-    if not aged:
-        return {"word": "running", "why": ""}
-    try:
-        age = (now - datetime.fromisoformat(str(link["updated"]))).total_seconds()
-    except ValueError:
-        return {"word": "unknown", "why": "its link row has no readable time"}
-    if age > SILENT:
-        return {"word": "stale", "why": f"no word from its daemon for {_ago(age).removesuffix(' ago')} (crashed or hung?): "
-                                        "the link below is as it last said"}
-    return {"word": "running", "why": ""}
 
 
 # -- showing ---------------------------------------------------------------------------------
@@ -289,11 +274,15 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     journal = s.get("journal")
     if isinstance(journal, dict) and journal.get("waiting"):  # the database was away: replayed within a second of its return
         parts.append(paint(safe(f"{journal['waiting']} write(s) wait in the journal for the database"), "33", colour))
+    if isinstance(journal, dict) and journal.get("aside"):  # rows the database refused for their values (store.mariadb `_set_aside`)
+        parts.append(paint(safe(f"{journal['aside']} row(s) the database refused are set aside in {journal['path']} (table aside)"),
+                           "31;1", colour))
     if s.get("queued_requests"):  # applied within a second of the database's return, by the daemon
         parts.append(paint(safe(f"{s['queued_requests']} admin request(s) queued for the database"), "33", colour))
     lines = [f"{head}  " + " · ".join(parts)]
     if refusals:
         lines.append(refusals)
+    lines += shim_notes(s, colour)
     day = s.get("day")
     dayname = DAYS[lang][(day - 1) % 7] if isinstance(day, int) and day > 0 else "-"
     online = s.get("online")
@@ -340,12 +329,7 @@ def _proposals(items: list[dict], colour: bool) -> str:
 
 
 def _ago(seconds: float) -> str:
-    seconds = int(max(0, seconds))
-    if seconds < 120:
-        return f"{seconds} s ago"
-    if seconds < 7200:
-        return f"{seconds // 60} min ago"
-    return f"{seconds // 3600} h ago"
+    return f"{span(seconds)} ago"
 
 
 def _cooldown(s: dict) -> str:
@@ -414,6 +398,8 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]
     if configs and not args.state_db:
         servers = []
         for where in dict.fromkeys(c.state_where for c in configs):
+            if not is_url(where) and (unread := out_of_reach(where)):
+                raise AuditError(unread)
             if not is_url(where) and not Path(where).is_file():
                 raise AuditError(f"no state database at {where} (has the daemon run? see [state] path in the config)")
             names = {c.server_name for c in configs if c.state_where == where}
@@ -437,9 +423,10 @@ def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]
                 refused = _refused(queue) if queue else None
                 if refused:  # refused at replay: the admin who asked is told nowhere else but the daemon's log
                     item["refused_requests"] = refused
-                if waiting:
-                    item["journal"] = {"path": journal, "waiting": waiting}
-                    if item.get("error"):
+                aside = aside_in(journal) if journal else 0
+                if waiting or aside:
+                    item["journal"] = {"path": journal, "waiting": waiting, "aside": aside}
+                    if item.get("error") and waiting:
                         item["error"] += f"; {waiting} write(s) wait in the journal {journal}"
             servers += got
         return servers, "the configs' state databases", None

@@ -9,7 +9,6 @@ config in one pass. Secrets and per-machine settings can come from the environme
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import re
 import tomllib
@@ -19,13 +18,15 @@ from typing import Any, cast
 
 import attrs
 
-from jailcore.config import notifyconfig, rulebooks
+from jailcore.config import advice, notifyconfig, rulebooks
 from jailcore.config.netsettings import Fail, SourceBansSettings, check_settings
 from jailcore.config.owngames import own_games
 from jailcore.config.tomllines import line_of, locate, parse_toml
+from jailcore.config.values import LADDER, RULEBOOKS, STR_LIST, check, check_table
 from jailcore.config.webconfig import PASSWORD_HASH as PASSWORD_HASH  # re-exported: the web page reads these from the config
 from jailcore.config.webconfig import ROLES as ROLES
 from jailcore.config.webconfig import WebConfig as WebConfig
+from jailcore.config.webconfig import web_from
 from jailcore.engine.actions import Mode
 from jailcore.engine.catalogue import DEFAULT_CATALOGUE, Catalogue, OnlineLimit
 from jailcore.engine.ladder import LadderError, parse_ladder
@@ -101,23 +102,20 @@ class Config:
         return load("", "<defaults>", {})
 
 
-# (type, default) per key; a tuple of strings as type means one of those values.
-_LADDER = "ladder"
-_STR_LIST = "list of strings"
-_RULEBOOKS = "rulebooks"
+# (type, default) per key; a tuple of strings as type means one of those values (config/values.py).
 SCHEMA: dict[str, dict[str, tuple[Any, Any]]] = {
     "server": {
         "name": (str, "jail"),
         "language": (("ru", "en"), "ru"),
         "mode": (("enforce", "advise", "observe"), "enforce"),
         "ladder_reset": (("map", "week", "never"), "week"),
-        "rulebook": (_RULEBOOKS, []),
+        "rulebook": (RULEBOOKS, []),
     },
     "rcon": {"host": (str, "127.0.0.1"), "port": (int, 27015), "password": (str, ""), "timeout": (float, 3.0)},
     "log": {
         "listen": (str, "127.0.0.1:27500"),
         "secret": (str, ""),
-        "allow": (_STR_LIST, ["127.0.0.1", "::1"]),
+        "allow": (STR_LIST, ["127.0.0.1", "::1"]),
         "file": (str, ""),
     },
     "state": {"path": (str, "jailcore.sqlite3"), "url": (str, "")},
@@ -137,9 +135,9 @@ def _settings_schema(settings: type[RuleSettings]) -> dict[str, tuple[Any, Any]]
         if "choices" in field.metadata:
             out[field.name] = (field.metadata["choices"], default)
         elif field.type == Ladder:
-            out[field.name] = (_LADDER, [str(step) for step in default])
+            out[field.name] = (LADDER, [str(step) for step in default])
         elif field.type == tuple[str, ...]:
-            out[field.name] = (_STR_LIST, list(default))
+            out[field.name] = (STR_LIST, list(default))
         elif field.type in (bool, int, float, str):
             out[field.name] = (field.type, default)
         else:
@@ -154,13 +152,13 @@ _ARRAYS: dict[str, dict[str, tuple[Any, Any]]] = {
     "games.online_limit.limits": {
         "more_than": (int, None),
         "ref": (str, ""),
-        "games": (_STR_LIST, []),
+        "games": (STR_LIST, []),
         "tag": (str, ""),
     },
     "games.catalogue": {
         "name": (str, None),
-        "aliases": (_STR_LIST, []),
-        "tags": (_STR_LIST, []),
+        "aliases": (STR_LIST, []),
+        "tags": (STR_LIST, []),
         "min_players": (int, 0),
         "family": (str, ""),
     },
@@ -202,27 +200,26 @@ _ENV = {
 
 
 def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = None) -> Config:
-    if env is None:
-        env = os.environ
+    env = os.environ if env is None else env
     problems: list[str] = []
     data = parse_toml(text, source)
 
     def fail(path: tuple[Any, ...], why: str) -> None:
         problems.append(f"{source}:{locate(text, path)}: {'.'.join(map(str, path))}: {why}")
 
-    web = _web(data.pop("web", {}), fail)
+    web = web_from(data.pop("web", {}), fail)
     sections: dict[str, dict[str, Any]] = {}
     arrays: dict[str, list[dict[str, Any]]] = {}
     _walk(data, (), sections, arrays, fail)
 
     # A rule runs only where the server's rulebook has it: its table is in the file, or
     # a rulebook named in [server] rulebook lists it (rulebooks.py). Nothing else is on.
-    books = _check(("server",), "rulebook", sections.get("server", {}), SCHEMA["server"]["rulebook"], lambda *_: None)
+    books = check(("server",), "rulebook", sections.get("server", {}), SCHEMA["server"]["rulebook"], lambda *_: None)
     preset = rulebooks.preset(books, list(RULES))
     values: dict[str, dict[str, Any]] = {}
     for name, keys in SCHEMA.items():
         given = {**preset.get(name, {}), **sections.get(name, {})} if name in RULES else sections.get(name, {})
-        values[name] = {k: _check(tuple(name.split(".")), k, given, spec, fail) for k, spec in keys.items()}
+        values[name] = {k: check(tuple(name.split(".")), k, given, spec, fail) for k, spec in keys.items()}
         if name in RULES and name not in sections and name not in preset:
             values[name]["enabled"] = False
 
@@ -265,7 +262,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     limits: list[OnlineLimit] = []
     for i, item in enumerate(limits_raw if limits_raw is not None else DEFAULT_LIMITS):
         base: tuple[Any, ...] = ("games", "online_limit", "limits", i)
-        v = _check_table(base, item, _ARRAYS["games.online_limit.limits"], fail)
+        v = check_table(base, item, _ARRAYS["games.online_limit.limits"], fail)
         if v["tag"] and v["tag"] not in KNOWN_TAGS:
             fail((*base, "tag"), f"unknown tag {v['tag']!r}; known: {', '.join(sorted(KNOWN_TAGS))}")
         if v["more_than"] is not None:
@@ -274,7 +271,7 @@ def load(text: str, source: str = "<config>", env: Mapping[str, str] | None = No
     own: list[tuple[int, dict[str, Any]]] = []
     for i, item in enumerate(arrays.get("games.catalogue", [])):
         base = ("games", "catalogue", i)
-        v = _check_table(base, item, _ARRAYS["games.catalogue"], fail)
+        v = check_table(base, item, _ARRAYS["games.catalogue"], fail)
         bad = set(v["tags"]) - KNOWN_TAGS
         if bad:
             fail((*base, "tags"), f"unknown tag(s) {sorted(bad)}; known: {', '.join(sorted(KNOWN_TAGS))}")
@@ -347,104 +344,4 @@ def _walk(node: dict[str, Any], path: tuple[Any, ...], sections: dict[str, Any],
         elif name in SCHEMA and key in SCHEMA[name]:
             sections[name][key] = value
         else:
-            fail(sub, "unknown key" + (f" in [{name}]" if name else ""))
-
-
-def _type_error(spec: Any, value: Any) -> str | None:
-    if spec is bool:
-        return None if isinstance(value, bool) else "expected true or false"
-    if spec is int:
-        return None if isinstance(value, int) and not isinstance(value, bool) else "expected a whole number"
-    if spec is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        return None if ok else "expected a number"
-    if spec is str:
-        return None if isinstance(value, str) else "expected a string"
-    if spec == _RULEBOOKS:
-        names = ([value] if value else []) if isinstance(value, str) else value
-        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
-            return "expected a rulebook name or a list of them"
-        unknown = [x for x in names if x not in (*rulebooks.PRESETS, "all")]
-        return f"unknown rulebook(s) {unknown}; known: {', '.join([*rulebooks.PRESETS, 'all'])}" if unknown else None
-    if spec in (_STR_LIST, _LADDER):
-        ok = isinstance(value, list) and all(isinstance(x, str) for x in value)
-        return None if ok else "expected a list of strings"
-    if isinstance(spec, tuple):
-        return None if value in spec else f"expected one of {', '.join(map(repr, spec))}"
-    return spec(value)  # type: ignore[no-any-return]  # a key with a check of its own (notifyconfig.chat_id)
-
-
-def _check(path: tuple[Any, ...], key: str, given: dict[str, Any], spec: tuple[Any, ...], fail: Fail) -> Any:
-    """One key of a table (or of one table of an array): its value, or its default after
-    reporting why the given one is refused. A default of None means the key is required."""
-    kind, default = spec
-    fresh = list(default) if isinstance(default, list) else default
-    if key not in given:
-        if default is None:
-            fail((*path, key), "required")
-        return fresh
-    value = given[key]
-    why = _type_error(kind, value)
-    if why:
-        fail((*path, key), f"{why}, got {value!r}")
-        return fresh
-    if kind == _RULEBOOKS:
-        return ([value] if value else []) if isinstance(value, str) else value
-    if kind is int and value < 0:
-        fail((*path, key), f"must not be negative, got {value}")
-    return float(value) if kind is float else value
-
-
-def _check_table(path: tuple[Any, ...], item: dict[str, Any], schema: dict[str, Any], fail: Fail) -> dict[str, Any]:
-    for extra in sorted(set(item) - set(schema)):
-        fail((*path, extra), "unknown key")
-    return {k: _check(path, k, item, spec, fail) for k, spec in schema.items()}
-
-
-_WEB = {
-    "listen": (str, "127.0.0.1:8080"),
-    "public": (bool, False),
-    "language": (("ru", "en"), "ru"),
-    "story_days": (int, 14),
-    "trusted_proxies": (_STR_LIST, []), "public_url": (str, ""),
-}
-
-
-def _web(given: Any, fail: Fail) -> WebConfig:
-    if not isinstance(given, dict):
-        fail(("web",), "expected a table ([web])")
-        return WebConfig()
-    given = dict(given)
-    users = given.pop("users", {})
-    roles = given.pop("roles", {})
-    if not isinstance(roles, dict):
-        fail(("web", "roles"), 'expected a table ([web.roles]: name = "moderator")')
-        roles = {}
-    for name, role in list(roles.items()):
-        per_server = role if isinstance(role, dict) else {"*": role}
-        for where, one in per_server.items():
-            if one not in ROLES:
-                fail(("web", "roles", name, *([where] if isinstance(role, dict) else [])),
-                     f"expected one of {', '.join(ROLES)} (or a table of them per server), got {one!r}")
-                roles.pop(name, None)
-        if name not in (users if isinstance(users, dict) else {}):
-            fail(("web", "roles", name), "no such user in [web.users]")
-    v = _check_table(("web",), given, _WEB, fail)
-    host, _, port = v["listen"].rpartition(":")
-    if not host or whole(port, 0, 65535) is None:
-        fail(("web", "listen"), f"expected host:port, got {v['listen']!r}")
-    if not isinstance(users, dict):
-        fail(("web", "users"), "expected a table ([web.users]: name = \"hash\")")
-        users = {}
-    for name, hashed in users.items():
-        if not isinstance(hashed, str) or not PASSWORD_HASH.fullmatch(hashed):
-            fail(("web", "users", name), "expected a password hash from `jailcore web adduser`, never the password itself")
-    proxies = []
-    for i, net in enumerate(v["trusted_proxies"]):
-        try:
-            proxies.append(str(ipaddress.ip_network(net, strict=False)))
-        except (TypeError, ValueError):
-            fail(("web", "trusted_proxies", str(i)), f"expected an address or network (10.0.0.5, 10.0.0.0/8), got {net!r}")
-    return WebConfig(v["listen"], v["public"], v["language"], v["story_days"],
-                     {k: x for k, x in users.items() if isinstance(x, str)}, tuple(proxies),
-                     dict(roles), v["public_url"].rstrip("/"))
+            fail(sub, "unknown key" + (f" in [{name}]" if name else "") + advice.did_you_mean(key, advice.known_under(name, SCHEMA, _ARRAYS)))

@@ -30,7 +30,7 @@ def locate(text: str, path: tuple[Any, ...]) -> int | str:
                 table = (*keys, counts[keys])
             else:
                 table = keys
-            if table == want[: len(table)] and best == "?" and len(table) == len(want):
+            if best == "?" and table[: len(want)] == want:  # the table, or the first one inside it ([a.b] for a)
                 best = number
             continue
         k = _KEYLINE.match(line)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from jailcore.engine import proposals
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Target
 from jailcore.engine.ladder import parse_step
 from jailcore.engine.punish import active_ban, ban_from_ct, carry_out, door_action
 from jailcore.engine.state import Seat
@@ -69,7 +69,9 @@ def asked(ctx: Context, e: ev.PardonAsked | ev.ConfirmAsked | ev.DismissAsked) -
     """An admin's word in game (`!jcpardon ID`, `!jcconfirm ID`, `!jcdismiss ID`), routed as
     every shim line is (its seq counted, a line that came twice dropped) and handed on as an
     `ask`: the session writes it as the row the command line writes, and applies that row."""
-    return [ctx.action("ask", None, ADMIN, "", e.reason, index=e.id, by=e.player.name, step=ASKED[type(e)])]
+    # The admin as his target: his SteamID (the game authenticated it) goes with a pardon, by which SourceBans++ credits him.
+    admin = Target(e.player.userid, e.player.steamid, e.player.name)
+    return [attrs.evolve(ctx.action("ask", None, ADMIN, "", e.reason, index=e.id, by=e.player.name, step=ASKED[type(e)]), target=admin)]
 
 
 def confirm(ctx: Context, number: int, by: str) -> tuple[list[Action], str | None]:
@@ -101,11 +103,30 @@ def give_ctban(ctx: Context, seat: Seat, minutes: int | None, rounds: int | None
     rounds = None if rounds is None else max(1, min(int(rounds), MAX_ROUNDS))
     text = ctx.text("ctban.admin", by=by, reason=reason or "-")
     ref = ctx.config.rules["ctban"].ref  # the server's own number for CT bans ([ctban] ref)
-    for other in same_account(seat.key):  # one account, one ban: a new one replaces any form of the old
-        ctx.state.ctbans.pop(other, None)
+    if not ctx.observing:  # observed, it is written and kept nowhere (`punish.py`)
+        for other in same_account(seat.key):  # one account, one ban: a new one replaces any form of the old
+            ctx.state.ctbans.pop(other, None)
     out = ban_from_ct(ctx, seat, ADMIN, ref, text, minutes=minutes, rounds=rounds)
-    ctx.state.ctbans[seat.key].by = by
+    if not ctx.observing:
+        ctx.state.ctbans[seat.key].by = by
     return [attrs.evolve(a, by=by) if a.action == "ctban" else a for a in out]
+
+
+def act(ctx: Context, steamid: str, name: str, kind: str, minutes: int | None, reason: str, by: str) -> list[Action]:
+    """An admin's warning or server ban from outside the game (the web page): the same action
+    a rule's step gives, under the rule `admin` with no clause (an admin's word is its own
+    reason), his name on it. A warning is for a player on the server (none if he is away); a
+    ban reaches one who has left by his SteamID. He is found under any form of his SteamID."""
+    key = player_key(steamid, 0)
+    seat = next((s for k in (key, *same_account(key)) if (s := ctx.online(k)) is not None), None) or Seat(0, steamid, name)
+    text = ctx.text(f"{kind}.admin", by=by, reason=reason or "-")
+    if kind == "warn":
+        return [attrs.evolve(ctx.action("warn", seat, ADMIN, "", text), by=by)] if seat.userid else []
+    if kind != "ban":
+        return []
+    minutes = max(0, min(int(minutes or 0), MAX_MINUTES))
+    ban = attrs.evolve(ctx.action("ban", seat, ADMIN, "", text, minutes=minutes), by=by)
+    return [ban if seat.userid else attrs.evolve(ban, absent=True)]
 
 
 def lift_ctban(ctx: Context, key: str, by: str, reason: str = "") -> list[Action]:

@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from jailcore.engine import admin
+from jailcore.engine import admin, sequence
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.punish import autoslay_at_round_start, count_down_bans, on_return
+from jailcore.engine.roundlines import FREEZE_AT_MOST, RoundLines
 from jailcore.engine.rules.base import Rule
-from jailcore.engine.state import CT, PLAYING, GameRun, LastPrisoner, Prohibition, Seat, T
+from jailcore.engine.state import CT, PLAYING, VOLLEY_SECONDS, GameRun, HalfReached, LastPrisoner, Prohibition, Seat, T
 from jailcore.log import events as ev
 from jailcore.log.logtime import plus_seconds, seconds_between
 
@@ -30,7 +31,7 @@ class Bookkeeping:
     def __init__(self, ctx: Context, rules: Iterable[Rule[Any, Any]]):
         self.ctx = ctx
         self.rules = list(rules)
-        self._shim_round: ev.RoundBegins | None = None  # the shim's round line being read as a round start
+        self.lines = RoundLines(ctx)  # what each round line means, in the game's order
         self.before: dict[type, Callable[[Any], Any]] = {
             ev.Connected: self._connected,
             ev.Validated: self._seen,
@@ -48,6 +49,7 @@ class Bookkeeping:
             ev.RoundStart: self._round_start,
             ev.FreezeEnded: self._freeze_ended,
             ev.RoundBegins: self._ignored,
+            ev.FreezeStarted: self._ignored,
             ev.RoundEnd: self._round_end,
             ev.RestartRound: self._restart,
             ev.GameCommencing: self._restart,
@@ -64,6 +66,8 @@ class Bookkeeping:
             ev.SpecialDay: self._specialday,
             ev.FreedayGranted: self._freeday,
             ev.LastRequest: self._last_request,
+            ev.OrderGiven: self._something_else,
+            ev.OrdersCancelled: self._something_else,
         }
         self.after: dict[type, Callable[[Any], list[Action] | None]] = {
             ev.Killed: self._killed_after,
@@ -73,27 +77,6 @@ class Bookkeeping:
             ev.CtBanGiven: self._ctban_given,
             ev.CtBanLifted: self._ctban_lifted,
         }
-
-    # -- what a round line means -----------------------------------------------------------
-
-    def round_line(self, e: ev.RoundBegins | ev.RoundStart) -> ev.Event | None:
-        """The event a round line stands for, in the game's order of events. The shim's
-        `jb_round_start` is the round's start (the freeze period's); srcds's Round_Start in a
-        round the shim began is the freeze's end; Round_Start alone (no shim, old logs, or
-        the shim's line lost) is both. With `mp_freezetime 0` the two lines come together, in
-        either order: one round. None: nothing new."""
-        s = self.ctx.state
-        if isinstance(e, ev.RoundBegins):
-            if (s.round_open and not s.round_by_shim and s.round_line_seen and e.freeze == 0
-                    and seconds_between(s.round_started, e.time) <= 2):
-                s.round_by_shim = True  # no freeze: srcds's line came first, this is the same round
-                return None
-            self._shim_round = e
-            return ev.RoundStart(e.time)
-        if s.round_open and s.round_by_shim and not s.round_line_seen and not s.warmup:
-            s.round_line_seen = True
-            return ev.FreezeEnded(e.time)
-        return e
 
     def _ignored(self, e: Any) -> object:
         return STOP
@@ -191,12 +174,18 @@ class Bookkeeping:
         game, killer, victim = s.game, s.players.get(e.killer.userid), s.players.get(e.victim.userid)
         if game is not None and victim is not None and victim.team == T:
             game.result = True  # 004 5.12 «Проигравшие … погибают»: a loser is a result
-        if game is not None and killer is not None and victim is not None and killer.team == CT and victim.team == T:
-            if victim.userid not in s.rebels:
-                game.died += 1
-            # 000 Морской бой ends «до уничтожения половины заключенных» (rounded down): what
-            # follows is no longer the game. Король is its host's until he ends it.
-            if "cells" in game.tags and game.playing >= 2 and game.died >= game.playing // 2 and not s.specialday_name:
+        guards_kill = killer is not None and victim is not None and killer.team == CT and victim.team == T and victim.userid not in s.rebels
+        if s.half is not None and guards_kill:
+            s.half.died += 1
+            if s.half.cells and seconds_between(s.half.at, e.time) <= VOLLEY_SECONDS:
+                s.half.at = e.time  # the last cell's volley goes on
+        if game is not None and guards_kill:
+            game.died += 1
+            # 000 Король «Игра завершается тогда, когда умрет половина заключенных (при обоих
+            # королях)», Морской бой «до уничтожения половины заключенных» (rounded down):
+            # the game is over; what a guard's kill past it is, `games.deaths` asks an admin.
+            if "half" in game.tags and game.playing >= 2 and game.died >= game.playing // 2 and not s.specialday_name:
+                s.half = HalfReached(game.name, game.host, game.started, game.playing, game.died, e.time, "cells" in game.tags)
                 s.game = None
         if e.victim.userid in (s.warden, s.dying):
             self.ctx.warden_gone(orders_end=True)
@@ -230,7 +219,7 @@ class Bookkeeping:
 
     def _clear_round(self) -> None:
         s = self.ctx.state
-        s.orders, s.prohibitions, s.game = [], [], None
+        s.orders, s.prohibitions, s.game, s.half = [], [], None, None
         s.warden, s.last_request, s.freeday, s.specialday_name, s.before_freeday, s.dying = None, False, False, None, 0, None
         s.first_order, s.slain, s.moved, s.last_prisoner, s.rebels, s.resigned = False, [], [], None, [], None
         for rule in self.rules:
@@ -238,26 +227,30 @@ class Bookkeeping:
 
     def _round_start(self, e: ev.RoundStart) -> object:
         s = self.ctx.state
-        shim, self._shim_round = self._shim_round, None
+        shim, freeze = self.lines.taken()
         if s.warmup:
             return STOP
         if s.round_open:
             count_down_bans(self.ctx)  # a Round_End line was lost: close the day before opening one
+        sequence.round_begins(self.ctx, by_shim=shim is not None, shim_expected=s.round_by_shim)
         s.round += 1
         s.round_open = True
         s.left = {}
         s.owed = {k: r for k, r in s.owed.items() if r >= s.round - 1}
         self._clear_round()
         s.round_started = s.play_from = e.time
-        s.round_by_shim, s.round_line_seen = False, True
+        s.round_by_shim, s.round_by_freeze, s.round_line_seen = False, False, True
         if shim is not None:  # begun by the shim's line: play begins when the freeze ends
             s.round_by_shim, s.round_line_seen = True, False
             s.play_from = plus_seconds(e.time, shim.freeze)
+        elif freeze is not None:  # by the game's freeze line: its end is srcds's Round_Start, its length unsaid
+            s.round_by_freeze, s.round_line_seen = True, False
+            s.play_from = plus_seconds(e.time, FREEZE_AT_MOST)
         for seat in s.players.values():
             seat.alive = seat.team in PLAYING
         if self.ctx.day == 1 and s.round > 1:
             if self.ctx.config.ladder_reset == "week":
-                s.ladders = {}
+                s.ladders, s.observed = {}, {}
             for rule in self.rules:
                 rule.week_started(self.ctx)
         return None
@@ -308,12 +301,13 @@ class Bookkeeping:
             for rule in self.rules:
                 rule.calendar_reset(self.ctx)
         if self.ctx.config.ladder_reset == "map":
-            s.ladders = {}
+            s.ladders, s.observed = {}, {}
         return None
 
     # -- the shim: warden, prohibitions, games, special days -----------------------------
 
     def _warden_set(self, e: ev.WardenSet) -> None:
+        self.ctx.state.half = None
         seat = self.ctx.seat(e.player)
         seat.team = CT
         self.ctx.state.warden = seat.userid
@@ -332,8 +326,14 @@ class Bookkeeping:
                 s.resigned, s.resigned_at = e.player.userid, e.time  # a hand-over, or a move off CT whose line is next
             self.ctx.warden_gone(orders_end=e.reason in ("died", "left"))
 
+    def _something_else(self, e: Any) -> None:
+        """Something new in the round (an order, a prohibition, a game, its end, a special day,
+        a freeday, a last request, a new warden): a game of half that is over is behind it."""
+        self.ctx.state.half = None
+
     def _prohibit(self, e: ev.ProhibitionSet) -> None:
         self.ctx.seat(e.player)
+        self.ctx.state.half = None
         self.ctx.state.prohibitions.append(Prohibition(e.text, e.time))
 
     def _prohibit_lift(self, e: ev.ProhibitionLifted) -> None:
@@ -344,6 +344,7 @@ class Bookkeeping:
                 s.before_freeday -= 1
 
     def _game_start(self, e: ev.GameStarted) -> None:
+        self.ctx.state.half = None
         seat = self.ctx.seat(e.player)
         game = self.ctx.offered_game(e.game)
         name, tags = (game.name, tuple(sorted(game.tags))) if game else (e.game, ())
@@ -352,6 +353,7 @@ class Bookkeeping:
         self.ctx.state.game = GameRun(name, seat.userid, self.ctx.state.time, tags, playing=len(self.ctx.alive(T)))
 
     def _game_end(self, e: ev.GameEnded) -> object:
+        self.ctx.state.half = None
         if self.ctx.state.game is None:
             return STOP
         self.ctx.state.game = None
@@ -359,11 +361,13 @@ class Bookkeeping:
 
     def _specialday(self, e: ev.SpecialDay) -> None:
         s = self.ctx.state
+        s.half = None
         self.ctx.seat(e.player)
         s.specialday = s.round
         s.specialday_name = e.day
 
     def _freeday(self, e: ev.FreedayGranted) -> None:
+        self.ctx.state.half = None
         self.ctx.seat(e.player)
         if self.ctx.state.game is not None:
             self.ctx.state.game.result = True  # a winner's reward
@@ -373,6 +377,7 @@ class Bookkeeping:
 
     def _last_request(self, e: ev.LastRequest) -> None:
         s = self.ctx.state
+        s.half = None
         s.last_request = True
         if s.game is not None and not s.specialday_name:
             s.game = None  # the last request is the round's game now
@@ -391,8 +396,10 @@ class Bookkeeping:
             seat.team, seat.alive, seat.gagged = team, bool(p.get("alive")), bool(p.get("gagged"))
             seen[uid] = seat
         s.players = seen
-        warden = status.get("warden")
+        warden, known = status.get("warden"), s.warden
         s.warden = int(warden) if warden is not None and int(warden) in seen else None
+        if s.warden is not None and s.warden != known and s.round_open:
+            s.doubt = True  # his `jb_warden` was lost and no later line showed it (the last before a silence)
         if status.get("map"):
             s.map = str(status["map"])
 

@@ -18,9 +18,10 @@ from jailcore.engine.state import Seat
 
 
 class Context(Scene):
-    def punish(self, key: str, seat: Seat, text: str, ref: str | None = None) -> list[Action]:
-        """Climb the offender's ladder for this rule and carry out the step he reached."""
-        return punish(self, key, seat, text, ref)
+    def punish(self, key: str, seat: Seat, text: str, ref: str | None = None, judgement: bool = False) -> list[Action]:
+        """Climb the offender's ladder for this rule and carry out the step he reached (or,
+        for a `judgement` or a rule with `confirm = "admin"`, put that step to an admin)."""
+        return punish(self, key, seat, text, ref, judgement)
 
     def next_step(self, key: str, seat: Seat) -> Step:
         """The step his next offence against this rule would reach (the ladder unclimbed)."""

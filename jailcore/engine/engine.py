@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from jailcore.engine import admin, proposals
+from jailcore.engine import admin, proposals, sequence
 from jailcore.engine.actions import Action
 from jailcore.engine.bookkeeping import STOP, Bookkeeping
 from jailcore.engine.context import Context
@@ -34,11 +34,10 @@ from jailcore.log import events as ev
 from jailcore.log.inbound import NetworkBan, Refusals, ctban_message, strict, typed
 from jailcore.log.shapes import ShimStatus
 
-SEQ_WINDOW = 256  # shim lines remembered to recognise one that arrives twice
 # Events that never change what the HUD shows unless a rule acted on them.
 QUIET = frozenset({ev.Attacked, ev.Chat, ev.Threw, ev.Validated, ev.Entered, ev.Connected, ev.GagChanged})
 
-ROUND_LINES = (ev.RoundBegins, ev.RoundStart)
+ROUND_LINES = (ev.RoundBegins, ev.RoundStart, ev.FreezeStarted)
 
 Handler = Callable[[Context, Any], list[Action]]
 Veto = Callable[[Context, Any], "list[Action] | None"]
@@ -52,8 +51,6 @@ class Engine:
         for key, cls in states.items():
             self.state.rules.setdefault(key, cls())
         self.ctx = Context(config, self.state)
-        # Set when the shim's seq jumps or it says hello: the daemon asks `jb_status`.
-        self.resync_wanted = False
         self._last: ev.Parsed | None = None
         self._hud_key: tuple[Any, ...] | None = None  # what the HUD showed, cheaper to compare than its text
         self.reconfigure(config)
@@ -62,14 +59,15 @@ class Engine:
 
     def reconfigure(self, config: ServerRules) -> None:
         """A new rule set for the same server; the state (calendar, ladders, bans) stays."""
-        self.config = self.ctx.config = config
-        self.ctx.lang = config.language
+        self.config = config
+        self.ctx.take(config)
         self.rules = [rule(config.rules[rule.key], self.state.rules.get(rule.key)) for rule in ORDER]
         self.books = Bookkeeping(self.ctx, self.rules)
         enabled = [rule for rule in self.rules if rule.settings.enabled]
         self._tickers = [rule.tick for rule in enabled if rule.ticks]
         routes: dict[type, tuple[list[Veto], Callable[..., Any] | None, list[Handler], Callable[..., Any] | None]] = {}
-        types = {t for rule in enabled for t in (*rule.handlers, *rule.vetoers)} | set(self.books.before) | set(self.books.after) | {ev.ShimHello}
+        types = {t for rule in enabled for t in (*rule.handlers, *rule.vetoers)} | set(self.books.before) | set(self.books.after)
+        types |= {ev.ShimHello, *ev.ShimEvent.__subclasses__()}  # every shim line, for its seq: a gap is a lost line
         for t in types | set(admin.ASKED):  # an admin's word in game travels the table like any line
             vetoes = [getattr(r, name) for r in enabled for name in r.vetoers.get(t, ())]
             handlers = [getattr(r, name) for r in enabled for name in r.handlers.get(t, ())]
@@ -93,7 +91,7 @@ class Engine:
             return []
         self._last = event
         s = self.state
-        if isinstance(event, ev.ShimEvent) and self._already_handled(event):
+        if isinstance(event, ev.ShimEvent) and sequence.seen(self.ctx, event) == sequence.AGAIN:
             return []
         s.time = event.time
         out: list[Action] = proposals.lapse_due(self.ctx) if s.proposals else []
@@ -101,11 +99,10 @@ class Engine:
             for tick in self._tickers:
                 out += tick(self.ctx, event.time)
         if type(event) is ev.ShimHello:
-            s.seq = event.seq
-            self.resync_wanted = True
+            sequence.hello(self.ctx, event)
             return out
         if type(event) in ROUND_LINES:  # read in the game's order: the round, or its freeze's end
-            event = self.books.round_line(event)  # type: ignore[arg-type,assignment]
+            event = self.books.lines.read(event)  # type: ignore[arg-type,assignment]
             if event is None:
                 return out
             route = self._routes[type(event)]
@@ -141,6 +138,19 @@ class Engine:
     def public_state(self) -> dict[str, Any]:
         """The standing state as `replay --state`, MQTT and the web page show it."""
         return self.ctx.public()
+
+    def shim_state(self) -> dict[str, Any]:
+        """The plugin's version and its lost lines, as `status` and the web page show them."""
+        return sequence.public(self.ctx)
+
+    @property
+    def resync_wanted(self) -> bool:
+        """Set when the shim's seq jumps, it says hello, or a rule asks: the daemon asks `jb_status`."""
+        return self.ctx.resync_wanted
+
+    @resync_wanted.setter
+    def resync_wanted(self, wanted: bool) -> None:
+        self.ctx.resync_wanted = wanted
 
     def apply_status(self, status: ShimStatus | Mapping[str, Any]) -> list[Action]:
         """Reconcile with the shim's `jb_status` reply (after a restart or lost lines); a misfit changes nothing."""
@@ -214,25 +224,6 @@ class Engine:
         if same:
             self._last = event  # a third copy is still the same line
         return same
-
-    def _already_handled(self, event: ev.ShimEvent) -> bool:
-        """True for a shim line already handled (the same seq with the same content). A
-        gap in seq means lines were lost, and a seq that goes back with new content means
-        the plugin reloaded without its hello reaching us: both ask for a resync."""
-        s = self.state
-        text = repr(event)
-        if s.recent.get(event.seq) == text:
-            return True
-        last = s.seq
-        if last is not None and event.seq <= last and event.time < s.time:
-            return True  # an old line again (a log read twice across a restart), not a reload
-        if last is not None and event.seq != last + 1:
-            self.resync_wanted = True
-        s.seq = event.seq
-        s.recent[event.seq] = text
-        if len(s.recent) > SEQ_WINDOW:
-            del s.recent[next(iter(s.recent))]
-        return False
 
     def _shown(self, out: list[Action]) -> list[Action]:
         """The actions, and the HUD line once more if what it shows has changed."""

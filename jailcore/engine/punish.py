@@ -5,6 +5,12 @@ rule and turns the step he reached into actions; `STEPS` says what each step doe
 (timed or counted in rounds), the return block after a rule's move to T, and autoslays
 are kept here, in the shared state, because several rules give them and the door to CT
 (`rules/ctban.py`), pardons and the network all read the same records.
+
+In `observe` and `advise` modes (`Scene.observing`) every step is decided and its actions
+said (advise warns the player of them), and nothing is kept: the offence counts on a ladder of
+its own (`State.observed`, dropped when the server enforces), no CT ban, autoslay, return block or punishment owed
+is stored, and no one is taken for slain or moved. The game was never told, so what the
+engine knows of it stays what the log says; and nothing of it is there to be sent later.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ if TYPE_CHECKING:
     from jailcore.engine.scene import Scene
 
 _WARN = (Step("warn"),)
+# The rules that read nothing the shim says (the warden, orders, prohibitions, the game, the
+# day, a last request): a lost shim line leaves what they see sure (`engine/sequence.py`).
+SURE = frozenset({"conduct.advertising", "conduct.names", "conduct.language", "ctban", "ctban.return_block"})
 
 
 class _ReturnBlock(Protocol):
@@ -41,27 +50,35 @@ class _ReturnBlock(Protocol):
 def next_step(ctx: Scene, key: str, seat: Seat) -> Step:
     """The step of his ladder for this rule that the offender's next offence reaches."""
     rule = ctx.config.rules[key]
-    reached = ctx.state.ladders.get(f"{key}|{seat.key}", 0)
+    counter = f"{key}|{seat.key}"
+    reached = ctx.state.ladders.get(counter, 0)
+    if ctx.observing:  # what it would reach had every observed step been given
+        reached += ctx.state.observed.get(counter, 0)
     ladder = getattr(rule, "ladder", ()) or _WARN
     return ladder[min(reached, len(ladder) - 1)]
 
 
-def punish(ctx: Scene, key: str, seat: Seat, text: str, ref: str | None = None) -> list[Action]:
+def punish(ctx: Scene, key: str, seat: Seat, text: str, ref: str | None = None, judgement: bool = False) -> list[Action]:
+    """`judgement`: a finding the log cannot settle (a volley's last shot or the next one,
+    whether rounds were «интересные»): put to an admin whatever the rule's `confirm`."""
     rule = ctx.config.rules[key]
     if not rule.enabled:
         return []
     ref = rule.ref if ref is None else ref
     step = next_step(ctx, key, seat)
     reason = ctx.quoting(ref, ctx.text("penalty", text=text, step=kind_name(ctx.lang, step.action)))
-    if rule.confirm == "admin":  # an admin's judgement: the ladder waits for his word
+    if rule.confirm == "admin" or judgement:  # an admin's judgement: the ladder waits for his word
         return propose(ctx, key, rule, seat, ref, step, reason)
+    if ctx.state.doubt and key not in SURE:  # lines of this round were lost: what it read may be a guess
+        return propose(ctx, key, rule, seat, ref, step, f"{reason} {ctx.text('doubt', lost=ctx.state.lost)}")
     return carry_out(ctx, key, ref, step, seat, reason)
 
 
 def carry_out(ctx: Scene, key: str, ref: str, step: Step, seat: Seat, reason: str) -> list[Action]:
     """A step decided elsewhere (an admin confirmed a proposal): the ladder climbed now."""
     counter = f"{key}|{seat.key}"
-    ctx.state.ladders[counter] = ctx.state.ladders.get(counter, 0) + 1
+    climbed = ctx.state.observed if ctx.observing else ctx.state.ladders
+    climbed[counter] = climbed.get(counter, 0) + 1
     if ctx.online(seat.key) is None:
         return _owed(ctx, key, ref, step, seat, reason)
     return STEPS[step.action](ctx, step, seat, key, ref, reason)
@@ -83,7 +100,8 @@ def _owed(ctx: Scene, key: str, ref: str, step: Step, seat: Seat, reason: str) -
     if step.action in _ON_RETURN and not seat.key.startswith("#"):
         rule = ctx.config.rules.get(key)
         minutes = rule.return_minutes if rule is not None else 60
-        s.owing.setdefault(seat.key, []).append(Owed(key, ref, str(step), reason, plus_minutes(s.time, max(1, minutes))))
+        if not ctx.observing:  # observed: said, never kept for his return
+            s.owing.setdefault(seat.key, []).append(Owed(key, ref, str(step), reason, plus_minutes(s.time, max(1, minutes))))
         out = [ctx.action(step.action, seat, key, ref, reason, team="T" if step.action == "teamswap" else None)]
     elif step.action in ("ban", "ctban", "autoslay"):
         out = STEPS[step.action](ctx, step, seat, key, ref, reason)
@@ -163,8 +181,9 @@ def _cancel(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str)
 
 
 def _slay(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
-    seat.alive = False
-    ctx.state.slain.append(seat.userid)
+    if not ctx.observing:
+        seat.alive = False
+        ctx.state.slain.append(seat.userid)
     return [ctx.action("slay", seat, key, ref, reason)]
 
 
@@ -178,7 +197,8 @@ def _ctban(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) 
 
 def _autoslay(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
     rounds = step.amount or 1
-    ctx.state.autoslay[seat.key] = Autoslay(rounds, key, ref, reason)
+    if not ctx.observing:
+        ctx.state.autoslay[seat.key] = Autoslay(rounds, key, ref, reason)
     return [ctx.action("autoslay", seat, key, ref, ctx.text("autoslay.given", rounds=rounds, text=reason), rounds=rounds)]
 
 
@@ -214,6 +234,8 @@ def move_to_t(ctx: Scene, seat: Seat, key: str, ref: str, reason: str, block: bo
     `ctban.return_block.after`, and `"ladder"` there for any rule's ladder step, a move
     for breaking a rule) also blocks his return when the server has that rule."""
     out = [ctx.action("teamswap", seat, key, ref, reason, team="T")]
+    if ctx.observing:
+        return out  # never moved: he is where the log says, his command and his game his still
     was_ct = seat.team == CT
     seat.team = T  # the shim moves him with CS_SwitchTeam: alive, a prisoner now
     ctx.state.moved.append(seat.userid)
@@ -252,7 +274,8 @@ def ban_from_ct(ctx: Scene, seat: Seat, key: str, ref: str, reason: str,
                 minutes: int | None = None, rounds: int | None = None) -> list[Action]:
     until = plus_minutes(ctx.state.time, minutes) if minutes else None
     ban = ban_record(ctx, seat.steamid, seat.name, key, ref, reason, until=until, rounds=rounds)
-    ctx.state.ctbans[seat.key] = ban
+    if not ctx.observing:
+        ctx.state.ctbans[seat.key] = ban
     text = ctx.text("ctban.given", left=time_left(ctx, ban), text=reason)
     out = [ctx.action("ctban", seat, key, ref, text, minutes=minutes, rounds=rounds)]
     if seat.team == CT:

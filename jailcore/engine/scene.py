@@ -29,7 +29,25 @@ class Scene:
         self.config = config
         self.lang = config.language
         self.state = state
+        # The daemon is to ask the shim for the players, teams and warden (`jb_status`).
+        self.resync_wanted = False
         self._map_games: tuple[tuple[str, ...], Catalogue | None] = ((), None)
+
+    def take(self, config: ServerRules) -> None:
+        """The config in force from now on (a reload, or a restart under a new one)."""
+        self.config, self.lang = config, config.language
+        if config.mode == "enforce":
+            self.state.observed = {}  # what observe or advise mode decided was never done: no ladder counts it
+
+    def ask_state(self) -> None:
+        """Ask the game for its state (`jb_status`) before going on from what the log said."""
+        self.resync_wanted = True
+
+    @property
+    def observing(self) -> bool:
+        """`observe` and `advise` modes: every decision is said and written (advise warns the
+        player of it), none is kept (`punish.py`): no ladder climbed, no ban held at the door."""
+        return self.config.mode != "enforce"
 
     # -- players -------------------------------------------------------------------------
 

@@ -16,8 +16,10 @@ import attrs
 import cattrs
 
 from jailcore.log import events as ev
+from jailcore.log import limits
 from jailcore.log.errors import StateError
 from jailcore.log.inbound import NetworkBan, Refusals, typed
+from jailcore.log.limits import fit
 
 CT, T = ev.CT, ev.T
 PLAYING = (CT, T)
@@ -68,6 +70,28 @@ class GameRun:
     playing: int = 0  # prisoners alive when it began: a game of half (Король, Морской бой) ends at half of them
     died: int = 0  # prisoners the guards killed in it, rebels apart
     result: bool = False  # a prisoner lost (a guard killed him) or the referee named a winner: 004 5.11's winners
+
+
+# Морской бой's last cell: kills within this many seconds of the one before them, from the
+# kill that reached the half, are one volley at the cell the admiral named.
+VOLLEY_SECONDS = 2
+
+
+@attrs.define(slots=True)
+class HalfReached:
+    """A game of half (000 Король, Морской бой) whose half died: the game is over («Игра
+    завершается тогда, когда умрет половина заключенных»). A guard's kill past it before
+    anything else happens in the round (an order, a prohibition, a game, its end, a special
+    day, a freeday, a last request, a new warden) is what the clause forbids, or the
+    volley's last shot: the log cannot tell, an admin judges (`games.deaths`)."""
+
+    game: str
+    host: int
+    started: str  # the game's start: one question a game
+    playing: int  # prisoners alive when it began
+    died: int  # the guards' kills of it (rebels apart), the half and what came after
+    at: str  # the kill that reached the half, then the last of its volley (Морской бой's last cell)
+    cells: bool = False  # Морской бой: the last cell named may hold more than the half needs
 
 
 @attrs.define(slots=True)
@@ -154,10 +178,17 @@ class State:
     # the shim (old logs) Round_Start is both.
     play_from: str = ""
     round_by_shim: bool = False  # this round began with the shim's line
+    round_by_freeze: bool = False  # CS:GO's `Starting Freeze period` of this round has been read
     round_line_seen: bool = False  # and srcds's Round_Start of it has been read
     warmup: bool = False
     time: str = ""
     seq: int | None = None
+    plugin: str | None = None  # the version the shim's last jb_hello said
+    lost: int = 0  # shim lines lost (gaps in their seq), ever: `status` counts them
+    lost_at: str = ""  # the log time of the last gap
+    # Lines of this round may be missing (lost, or a reload whose hello did not come): no
+    # punishment that reads the shim's facts is decided from a guess (`engine/sequence.py`).
+    doubt: bool = False
     players: dict[int, Seat] = attrs.Factory(dict)
     joins: int = 0
     warden: int | None = None
@@ -169,6 +200,7 @@ class State:
     orders: list[Order] = attrs.Factory(list)
     prohibitions: list[Prohibition] = attrs.Factory(list)
     game: GameRun | None = None
+    half: HalfReached | None = None  # a game of half is over, and nothing has happened since
     freeday: bool = False  # the whole round is a freeday (Monday, or granted to all)
     before_freeday: int = 0  # prohibitions standing when it began (001 ФД 3 «добавить» counts the others)
     first_order: bool = False
@@ -181,6 +213,9 @@ class State:
     slain: list[int] = attrs.Factory(list)  # our own slays, so their suicide lines are not a guard's
     moved: list[int] = attrs.Factory(list)  # our own moves, so their team lines do not make a living player dead
     ladders: dict[str, int] = attrs.Factory(dict)  # "rule|player key" -> offences so far
+    # The same, for what `observe` or `advise` mode decided: it climbs only here, for the step the
+    # audit row says it would have reached, and is dropped when the server enforces.
+    observed: dict[str, int] = attrs.Factory(dict)
     ctbans: dict[str, CtBan] = attrs.Factory(dict)
     autoslay: dict[str, Autoslay] = attrs.Factory(dict)
     owing: dict[str, list[Owed]] = attrs.Factory(dict)  # player key -> punishments waiting for his return
@@ -241,6 +276,9 @@ def _restore(data: dict[str, Any], rule_states: dict[str, type], refused: Refusa
     return state
 
 
+_SAVED_TEXT = {"name": limits.NAME, "ref": limits.KEY, "origin": limits.KEY, "by": limits.KEY, "reason": limits.TEXT}
+
+
 def _ban_fits(key: Any, ban: Any, refused: Refusals) -> bool:
     """One saved CT ban read as the network's schema reads a ban: a bad one is refused alone."""
     if not isinstance(ban, dict):
@@ -252,6 +290,10 @@ def _ban_fits(key: Any, ban: Any, refused: Refusals) -> bool:
     # A ban of ours may name a player without a SteamID (a bot, a LAN player: `#userid`);
     # every other field is read as the network's schema reads it.
     fields = {k: ban[k] for k in ("name", "until", "rounds", "ref", "reason", "origin", "by") if k in ban}
+    # Its texts are measured as they were when it was saved (a ref of an older config may be
+    # longer than the network now takes: the ban is kept, its row's copy is cut by the store);
+    # its time and numbers are read as any other (a `until` past the calendar is refused).
+    fields = {k: fit(v, _SAVED_TEXT[k]) if k in _SAVED_TEXT and isinstance(v, str) else v for k, v in fields.items()}
     if typed(NetworkBan, {**fields, "steamid": "STEAM_0:0:0"}, refused, ban["steamid"][:60]) is None:
         return False
     if type(ban.get("since", 0)) is not int or type(ban.get("fresh", True)) is not bool or type(ban.get("row")) not in (int, type(None)):

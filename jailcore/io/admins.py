@@ -43,7 +43,7 @@ class Requests:
         store's refusal (an unknown id, answered already) is said to the admins online."""
         try:
             if isinstance(ask, fx.AskPardon):
-                self.store.request_pardon(ask.action_id, ask.by, ask.reason)
+                self.store.request_pardon(ask.action_id, ask.by, ask.reason, steamid=ask.steamid)
             else:
                 self.store.request_answer(ask.action_id, ask.answer, ask.by, ask.reason, server=self.server)  # an admin here answers for here
             self.store.commit()

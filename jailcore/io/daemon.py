@@ -21,7 +21,7 @@ from typing import Any
 
 from jailcore.config.config import Config
 from jailcore.engine.actions import Action, AuditStatus
-from jailcore.io import tasks, wake
+from jailcore.io import ports, tasks, wake
 from jailcore.io.logsource import AllowList, listen_udp
 from jailcore.io.mqtt import CTBANS, keep_unsent
 from jailcore.io.parts import ID_BLOCK, Inbox, Parts
@@ -32,6 +32,7 @@ from jailcore.session import inputs as si
 from jailcore.session.session import Ids
 from jailcore.store.errors import DATABASE_ERRORS
 from jailcore.store.interface import StateStore
+from jailcore.store.location import shown
 from jailcore.store.writer import Reader, Writer
 
 log = logging.getLogger("jailcore")
@@ -53,19 +54,23 @@ class Daemon(Parts):
         self._held: deque[tuple[int, fx.Send]] = deque()  # commands waiting for their rows to be durable
         self._telling: deque[tuple[int, fx.TellPeers]] = deque()  # CT bans for the network, the same (not dropped with the link)
         self._seq = 0  # the writer's sequence of this daemon's last rows
+        self.relayed = False  # fed by a `run --workers` parent: its states' places are followed (`kept`)
+        self._saves: deque[tuple[int, int]] = deque()  # (the writer's sequence, the relay's place) of each state saved
+        self._kept = 0
         self._failures_seen = len(self.writer.failures)
         self._perform(self.session.handle(self.store.resume(self.server), 0.0))
 
     # -- inputs in, effects out -------------------------------------------------------------
 
-    def record(self, data: bytes) -> None:
+    def record(self, data: bytes, place: int = 0) -> None:
         """A log line, at once when nothing waits before it (a task woken for each of 10,000 lines a second was a
-        tenth of a 200-server process); what it raises goes to the task (`failed`), whose supervisor judges it."""
+        tenth of a 200-server process); what it raises goes to the task (`failed`), whose supervisor judges it.
+        `place`: its number in a `run --workers` parent's relay (`kept`)."""
         inbox = self.inbox
         if not inbox.serving or inbox.items or inbox.ready.is_set():
-            return inbox.put(si.LogRecord(data))
+            return inbox.put(si.LogRecord(data, place))
         try:
-            self.feed(si.LogRecord(data))
+            self.feed(si.LogRecord(data, place))
         except Exception as exc:
             inbox.failed = exc
             inbox.ready.set()
@@ -83,7 +88,8 @@ class Daemon(Parts):
                 rows.append(e.row)
                 continue
             if rows and isinstance(e, fx.Send | fx.TellPeers):  # the rows before what waits for them: one batch, one commit
-                self._seq, rows = self.writer.submit(rows), []
+                self._submit(rows)
+                rows = []
             if isinstance(e, fx.Send):  # after its own row; one with no row (the display, a ban at the door) waits for none
                 self._held.append((self._seq if e.audit is not None else 0, e))
             elif isinstance(e, fx.Publish) and self.mqtt is not None:
@@ -101,8 +107,24 @@ class Daemon(Parts):
             elif isinstance(e, fx.Told) and self.on_action is not None:
                 self.on_action(e.action, e.command, e.status)
         if rows:
-            self._seq = self.writer.submit(rows)
+            self._submit(rows)
         self._release()
+
+    def _submit(self, rows: list[fx.Row]) -> None:
+        self._seq = self.writer.submit(rows)
+        if self.relayed and any(type(row) is fx.SaveState for row in rows):
+            self._saves.append((self._seq, self.session.place))
+
+    def kept(self) -> int:
+        """The last place of a `run --workers` relay whose line this server's state database holds for good:
+        a state saved after it is durable, or nothing changed since the last one that is (what came up to it
+        need not come again after a crash; what came after it must)."""
+        durable = self.writer.durable
+        while self._saves and self._saves[0][0] <= durable:
+            self._kept = self._saves.popleft()[1]
+        if not self._saves and not self.session.unsaved:
+            self._kept = self.session.place
+        return self._kept
 
     def _release(self) -> None:  # the commands whose rows are durable, to RCON in one write; their rows then say `sent`
         durable = self._tell_peers()
@@ -201,7 +223,7 @@ class Daemon(Parts):
                     try:
                         transport, self.log_port = await listen_udp(config.log_listen, self.udp)
                     except OSError as exc:
-                        self.fail(f"cannot listen for the log on {config.log_listen}: {exc.strerror or exc}")
+                        self.fail(f"the log: {ports.refusal(config.log_listen, 'udp', exc, self.log_setting)}")
                         return
                     stack.callback(transport.close)
                 woken = await wake.listen(self.store.path, self.server, self.requests.woken.set)
@@ -212,6 +234,10 @@ class Daemon(Parts):
                 supervisor.keep("session", self._consume)
                 tasks.start(supervisor, self, self.inbox.put, self._held, self.config_path, self.watch_interval)
                 self.ready.set()
+                if self.stop_reason is None:  # said once the log's port is held, never before a line saying why not
+                    log.info("jailcore %s: up: log %s, RCON %s:%s, state %s, mode %s", self.server, config.log_file or
+                             f"{config.log_listen.rpartition(':')[0]}:{self.log_port}", config.rcon_host, config.rcon_port,
+                             shown(config.state_where), config.mode)
                 await self.stopping.wait()
         finally:
             self.ready.set()
@@ -235,6 +261,11 @@ class Daemon(Parts):
 
     def stop(self) -> None:
         self.stopping.set()
+
+    @property
+    def log_setting(self) -> str:
+        """Where an admin changes this server's log address, for a line that says it cannot be used."""
+        return f"[log] listen of {self.config_path}" if self.config_path else "[log] listen"
 
     def fail(self, reason: str) -> None:  # stop the daemon with exit status 1; `reason` is the one line an admin reads
         self.session.fail()

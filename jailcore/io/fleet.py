@@ -32,16 +32,17 @@ from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
+from jailcore.io import ports
 from jailcore.io.daemon import Daemon
-from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, SharedLog, listen_udp
+from jailcore.io.logsource import RECEIVE_BUFFER, Claim, SharedLog, listen_udp, log_clash
 from jailcore.io.parts import ID_BLOCK
-from jailcore.io.process import process_hooks, run_loop, signature, until
+from jailcore.io.process import Edits, last_word, process_hooks, run_loop, stopped_servers, until
 from jailcore.log.inbound import Refusals, ctban_message
 from jailcore.session.inputs import PeerBan
 from jailcore.session.session import Ids
 from jailcore.store.errors import DATABASE_ERRORS, errors_or
 from jailcore.store.interface import StateStore
-from jailcore.store.location import daemon_store, daemon_writer, is_url, shown
+from jailcore.store.location import daemon_store, daemon_writer, is_url
 from jailcore.store.sqlite import StoreError
 from jailcore.store.writer import Writer
 
@@ -56,7 +57,7 @@ def configs_in(folder: str) -> list[str]:
 
 class Fleet:
     def __init__(self, paths: list[str], load: Callable[[str], Config] = Config.from_toml, watch_interval: float = 1.0,
-                 routed: bool = False, **options: Any):
+                 routed: bool = False, foreign: Iterable[Claim] = (), **options: Any):
         self.paths = paths
         self.routed = routed  # a worker of `run --workers`: its parent owns the UDP ports and hands it the records
         self.relayed_drops: dict[str, Counter[str]] = {}  # a worker's: what its parent's shared ports refused, as the parent counts it
@@ -74,6 +75,8 @@ class Fleet:
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
         self.relay_refused = Refusals("a CT ban between this process's servers")  # our own: a bug, said once
+        self.foreign = list(foreign)  # a worker's: the servers of the other workers, as their parent has them
+        self.claimed: Callable[[], None] | None = None  # a worker's: tell the parent what its servers hold of the ports now
         for path in paths:
             self._add(path, load, options)
         self._names: set[str] = set()
@@ -86,6 +89,8 @@ class Fleet:
         daemon.peers = lambda ban: self._relay(daemon, ban)
         daemon.vet = lambda config: self._clash(daemon, config)
         daemon.phase = phase
+        if self.routed:  # a reload's new secret or allow list: the parent routes by it
+            daemon.udp.changed = self._claims_changed
         self._names.add(daemon.server)
         if daemon.mqtt is not None:
             daemon.mqtt.local = self._names
@@ -99,11 +104,11 @@ class Fleet:
             return self._refuse(path, "config refused: " + "; ".join(exc.problems))
         except (OSError, ValueError) as exc:
             return self._refuse(path, f"config refused: {exc}")
-        if any(d.server == config.server_name for d in self.daemons):
+        if any(d.server == config.server_name for d in self.daemons) or any(c.server_name == config.server_name for c in self.foreign):
             return self._refuse(path, f"server name {config.server_name!r} is already served by another config")
         clash = self._clash(None, config)  # before the daemon takes its lock and its kept messages
         if clash is not None:
-            return self._refuse(path, clash)
+            return self._refuse(path, f"config refused: {clash}")
         where = config.state_where
         key = where if is_url(where) else str(Path(where).resolve()) if where != ":memory:" else f":memory:{path}"
         try:
@@ -112,7 +117,10 @@ class Fleet:
             return self._refuse(path, str(exc))
         self.stores[key] = store
         if key not in self.writers:
-            self.writers[key] = daemon_writer(config.state_url, config.state_path, options.get("checkpoint_interval", 1.0))
+            try:
+                self.writers[key] = daemon_writer(config.state_url, config.state_path, options.get("checkpoint_interval", 1.0))
+            except StoreError as exc:
+                return self._refuse(path, str(exc))
             self.ids[key] = Ids(ID_BLOCK // 2)
         try:
             daemon = Daemon(config, store, config_path=path, writer=self.writers[key], ids=self.ids[key], **options)
@@ -127,19 +135,19 @@ class Fleet:
         log.error("%s: %s; the other servers go on", path, why)
 
     def _clash(self, daemon: Daemon | None, config: Config) -> str | None:
-        """Why this config cannot share the process's ports as it stands, or None."""
-        if config.log_file:
-            return None
-        for other in self.daemons:
-            if other is not daemon and self._same_port(other.config, config) and _confusable(other.config, config):
-                return (f"shares the log port {config.log_listen} with server {other.server!r} "
-                        "with the same sv_logsecret: give each server its own [log] secret")
-        return None
+        """Why this config cannot share the fleet's ports as it stands (beside this process's other
+        servers and, in a worker, the other workers' ones), or None: at start, at a late join and at
+        a live reload alike."""
+        claim = Claim.of(config) if daemon is None else claim_of(daemon, config)
+        return log_clash(claim, [*(claim_of(d) for d in self.daemons if d is not daemon), *self.foreign])
 
-    @staticmethod
-    def _same_port(a: Config, b: Config) -> bool:
-        # Port 0 is "any free port": each its own, never shared.
-        return not a.log_file and a.log_listen == b.log_listen and not a.log_listen.endswith(":0")
+    def claims(self) -> list[Claim]:
+        """What this process's servers hold of the log ports now."""
+        return [claim_of(d) for d in self.daemons]
+
+    def _claims_changed(self) -> None:
+        if self.claimed is not None:
+            self.claimed()
 
     # -- the in-process network ----------------------------------------------------------------
 
@@ -172,7 +180,7 @@ class Fleet:
                     transport, port = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
                 except OSError as exc:
                     for d in members:
-                        d.fail(f"cannot listen for the log on {listen}: {exc.strerror or exc}")
+                        d.fail(f"the log: {ports.refusal(listen, 'udp', exc, d.log_setting)}")
                     continue
                 stack.callback(transport.close)
                 self.shared[listen] = shared
@@ -184,7 +192,6 @@ class Fleet:
                 group.create_task(self._watch_refused(), name="refused configs")
                 for daemon in self.daemons:
                     group.create_task(self._serve(daemon, id(daemon) in own), name=f"server {daemon.server}")
-                group.create_task(self._stop_all(), name="fleet stop")
                 group.create_task(self._all_ready(), name="fleet ready")
         for writer in self.writers.values():
             await asyncio.get_running_loop().run_in_executor(None, writer.close)
@@ -212,20 +219,18 @@ class Fleet:
     async def _watch_refused(self) -> None:
         """A config refused at start is read again when its file changes: once it is right,
         its server joins the running ones (the same as a reload for a running server)."""
-        seen = {path: signature(Path(path)) for path in self.refused}
+        edits = Edits(self.refused)
         while not await until(self.stopping, self.watch_interval):
-            for path in list(self.refused):
-                now = signature(Path(path))
-                if now is None or now == seen.get(path):
-                    continue
-                seen[path] = now
+            for path in edits.changed():
                 del self.refused[path]
                 count = len(self.daemons)
                 self._add(path, self._load, self._options)
                 if len(self.daemons) == count:
                     continue  # refused again, and said so
+                edits.forget(path)  # its daemon watches it from now on
                 daemon = self.daemons[-1]
                 self._wire(daemon, 0.5)
+                self._claims_changed()
                 shared = self.shared.get(daemon.config.log_listen) if not daemon.config.log_file else None
                 if shared is not None:
                     shared.add(daemon.udp)
@@ -246,11 +251,15 @@ class Fleet:
         # second (inputs, effects, parsed events), and each collection that promotes some makes
         # the next full one walk every server's state, a stall in which datagrams pile up.
         gc.set_threshold(GC_YOUNG, 50, 100)
+        up = sum(1 for d in self.daemons if d.stop_reason is None)  # said once the ports are held: never "up" before a port's refusal
+        log.info("jailcore: %d server(s) in one process, %d refused%s", up, len(self.refused),
+                 f", {len(self.daemons) - up} stopped at start" if up < len(self.daemons) else "")
         self.ready.set()
 
-    async def _stop_all(self) -> None:
-        if self.daemons:
-            await self.stopping.wait()
+    def stop(self) -> None:
+        """Every server stops, those that joined late included (a fleet that began with none, its
+        configs all refused, once waited for nothing and let a late one run on after the stop)."""
+        self.stopping.set()
         for daemon in self.daemons:
             daemon.stop()
 
@@ -263,9 +272,6 @@ class Fleet:
         for listen, dropped in self.relayed_drops.items():  # a worker's ports are its parent's
             ports[listen] = (dropped, [d for d in self.daemons if not d.config.log_file and d.config.log_listen == listen])
         return ports
-
-    def stop(self) -> None:
-        self.stopping.set()
 
     def hangup(self) -> None:
         for daemon in self.daemons:
@@ -283,18 +289,12 @@ class Fleet:
         log.error("unexpected error: %s", context.get("message"), exc_info=exc)
 
 
-def _confusable(a: Config, b: Config) -> bool:
-    return a.log_secret == b.log_secret and AllowList(a.log_allow).overlaps(AllowList(b.log_allow))
-
-
-def log_clash(config: Config, others: Iterable[Config]) -> str | None:
-    """What the fleet refuses at start, for a config changed elsewhere (the web page): the
-    log port shared with another server that has the same sv_logsecret; None if none."""
-    for other in others:
-        if other.server_name != config.server_name and not config.log_file and Fleet._same_port(other, config) and _confusable(other, config):
-            return (f"[log] shares the log port {config.log_listen} with server {other.server_name!r} with the same sv_logsecret: "
-                    "that server's lines would be taken for this one's; give each server its own [log] secret")
-    return None
+def claim_of(daemon: Daemon, config: Config | None = None) -> Claim:
+    """A server's hold on the log ports: its secret and allow list as `config` (by default the one in
+    force) has them, its port as it started (a reload moves it only at a restart)."""
+    config = config or daemon.config
+    listen, file = daemon.log_at
+    return Claim(config.server_name, listen, config.log_secret, config.log_allow, file)
 
 
 def main_fleet(paths: list[str]) -> int:
@@ -303,12 +303,8 @@ def main_fleet(paths: list[str]) -> int:
     if not fleet.daemons:
         print(f"jailcore run: no server could start ({len(fleet.refused)} refused)", file=sys.stderr)
         return 1
-    for d in fleet.daemons:
-        c = d.config
-        log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", c.server_name, c.log_file or c.log_listen,
-                 c.rcon_host, c.rcon_port, shown(c.state_where), c.mode)
-    log.info("jailcore: %d server(s) in one process, %d refused", len(fleet.daemons), len(fleet.refused))
     from jailcore.io.notify.notifier import alongside
 
     code: int = run_loop(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused, fleet.port_drops))
+    last_word(stopped_servers(fleet.failed))
     return code

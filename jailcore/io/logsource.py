@@ -20,9 +20,13 @@ import logging
 import os
 import socket
 import sys
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
+
+import attrs
+
+from jailcore.io import ports
 
 log = logging.getLogger("jailcore")
 
@@ -31,6 +35,7 @@ WHY = {
     "address": "from an address outside [log] allow",
     "secret": "without the configured sv_logsecret (wrong or missing secret)",
     "header": "not in the remote-log format",
+    "flood": "its server sends faster than it is handled: its newest lines are dropped, the port's other servers go on",
 }
 RECEIVE_BUFFER = 4 * 1024 * 1024
 
@@ -40,7 +45,8 @@ CACHED_HOSTS = 4096  # past this many distinct senders the cache starts afresh: 
 
 class AllowList:
     def __init__(self, entries: Iterable[str]):
-        self.networks = [ipaddress.ip_network(e, strict=False) for e in entries]
+        self.entries = tuple(entries)
+        self.networks = [ipaddress.ip_network(e, strict=False) for e in self.entries]
         self._known: dict[str, bool] = {}
 
     def __contains__(self, host: str) -> bool:
@@ -65,6 +71,64 @@ class AllowList:
         return any(addr in net for net in self.networks if net.version == addr.version)
 
 
+class LogClaim(Protocol):
+    """A server's hold on the log: a `Config`, or a `Claim` (its copy in another process of the fleet)."""
+
+    @property
+    def server_name(self) -> str: ...
+    @property
+    def log_listen(self) -> str: ...
+    @property
+    def log_secret(self) -> str: ...
+    @property
+    def log_allow(self) -> tuple[str, ...]: ...
+    @property
+    def log_file(self) -> str: ...
+
+
+def _entries(entries: Iterable[str]) -> tuple[str, ...]:
+    return tuple(str(e) for e in entries)
+
+
+@attrs.frozen
+class Claim:
+    """What a server of another worker holds of the shared ports (its config's [log] part)."""
+
+    server_name: str
+    log_listen: str
+    log_secret: str = attrs.field(repr=False)
+    log_allow: tuple[str, ...] = attrs.field(converter=_entries)
+    log_file: str = ""
+
+    @classmethod
+    def of(cls, config: LogClaim) -> Claim:
+        return cls(config.server_name, config.log_listen, config.log_secret, config.log_allow, config.log_file)
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+def same_port(a: LogClaim, b: LogClaim) -> bool:
+    # Port 0 is "any free port": each its own, never shared.
+    return not a.log_file and not b.log_file and a.log_listen == b.log_listen and not a.log_listen.endswith(":0")
+
+
+def log_clash(config: LogClaim, others: Iterable[LogClaim]) -> str | None:
+    """Why this server cannot take its log port beside `others` (the other servers of the process
+    or the folder, whichever process of the fleet serves them), or None: a shared port tells its
+    servers apart by sv_logsecret and [log] allow, so two with the same secret and overlapping allow
+    lists would each take the other's lines. The one judge at start, at a late join, at a live
+    reload (`Fleet`, the workers' parent) and on the web page's config editor."""
+    if config.log_file:
+        return None
+    for other in others:
+        if (other.server_name != config.server_name and same_port(other, config) and other.log_secret == config.log_secret
+                and AllowList(other.log_allow).overlaps(AllowList(config.log_allow))):
+            return (f"[log] shares the log port {config.log_listen} with server {other.server_name!r} with the same sv_logsecret: "
+                    "that server's lines would be taken for this one's; give each server its own [log] secret")
+    return None
+
+
 def unwrap(datagram: bytes, secret: str) -> bytes | str:
     """The log record inside a remote-log datagram, or the reason (str) to drop it."""
     if datagram[:4] != HEADER or len(datagram) < 6:
@@ -86,10 +150,15 @@ class UdpLog(asyncio.DatagramProtocol):
     def __init__(self, on_record: Callable[[bytes], None], secret: str = "", allow: Iterable[str] = ("127.0.0.1", "::1")):
         self.on_record = on_record
         self._secret = secret
+        self._signed = HEADER + b"S" + secret.encode() if secret else b""  # how its datagrams begin
         self._allow = AllowList(allow)
         self.received = 0
         self.dropped: Counter[str] = Counter()
         self.changed: Callable[[], None] | None = None  # a shared port forgets its routes
+        # True while what this server's records go to cannot take more (a worker behind): they wait
+        # in its own queue of the port (`Intake`), where a flood's excess is dropped at once, not in
+        # a queue shared with the other servers of that worker.
+        self.hold: Callable[[], bool] | None = None
 
     @property
     def secret(self) -> str:
@@ -98,6 +167,7 @@ class UdpLog(asyncio.DatagramProtocol):
     @secret.setter
     def secret(self, value: str) -> None:
         self._secret = value
+        self._signed = HEADER + b"S" + value.encode() if value else b""
         if self.changed is not None:
             self.changed()
 
@@ -112,20 +182,31 @@ class UdpLog(asyncio.DatagramProtocol):
             self.changed()
 
     def datagram_received(self, data: bytes, addr: tuple[Any, ...]) -> None:
+        routed = self.route(data, addr)
+        if routed is not None:
+            self.on_record(routed[1])
+
+    def route(self, data: bytes, addr: tuple[Any, ...]) -> tuple[UdpLog, bytes] | None:
+        """This server and the record, if the datagram is its (a port of its own); else counted and None."""
         self.received += 1
         if addr[0] not in self._allow:
             self._drop("address", addr)
-            return
+            return None
         record = unwrap(data, self._secret)
         if isinstance(record, str):
             self._drop(record, addr)
-            return
-        self.on_record(record)
+            return None
+        return self, record
 
     def take(self, data: bytes, addr: tuple[Any, ...]) -> bytes | None:
         """The record if this datagram is this server's (allowed sender, its secret), else None."""
         if addr[0] not in self._allow:
             return None
+        signed = self._signed
+        if signed:  # `unwrap`'s answer for a secret, in two calls into C: it is asked for every datagram of a port
+            if not data.startswith(signed) or data[len(signed):len(signed) + 1].isdigit() or len(data) < 6:
+                return None
+            return data[len(signed):]
         record = unwrap(data, self._secret)
         return None if isinstance(record, str) else record
 
@@ -150,23 +231,39 @@ class SharedLog(asyncio.DatagramProtocol):
         self.received = 0
         self.dropped: Counter[str] = Counter()
         for member in self.members:
-            member.changed = self.routes.clear
+            member.changed = self._changed
 
     def add(self, member: UdpLog) -> None:
         """A server that joins the port while it runs (its config was fixed)."""
-        self.members = sorted([*self.members, member], key=lambda m: not m.secret)
-        member.changed = self.routes.clear
+        self.members = [*self.members, member]
+        member.changed = self._changed
+        self._changed()
+
+    def remove(self, member: UdpLog) -> None:
+        """A server that no longer takes its lines here."""
+        self.members = [m for m in self.members if m is not member]
+        member.changed = None
+        self._changed()
+
+    def _changed(self) -> None:
+        """A member's secret or allow list changed (a reload): the routes learnt are forgotten."""
+        self.members.sort(key=lambda m: not m.secret)
         self.routes.clear()
 
     def datagram_received(self, data: bytes, addr: tuple[Any, ...]) -> None:
+        routed = self.route(data, addr)
+        if routed is not None:
+            routed[0].on_record(routed[1])
+
+    def route(self, data: bytes, addr: tuple[Any, ...]) -> tuple[UdpLog, bytes] | None:
+        """The server this datagram is for and its record; None (counted) if none or more than one would take it."""
         self.received += 1
         member = self.routes.get(addr)
         if member is not None:
             record = member.take(data, addr)
             if record is not None:
                 member.received += 1
-                member.on_record(record)
-                return
+                return member, record
         takers = [(m, r) for m in self.members if (r := m.take(data, addr)) is not None]
         if len(takers) > 1:  # the server whose secret the datagram carries, over one that asks none
             takers = [t for t in takers if t[0].secret] or takers
@@ -176,32 +273,138 @@ class SharedLog(asyncio.DatagramProtocol):
             if self.dropped[why] == 1:
                 log.warning("a log datagram from %s:%s on the shared port was dropped: %s; such drops are counted", addr[0], addr[1],
                             "more than one server would take it" if takers else "no server's sv_logsecret and [log] allow fit it")
-            return
+            return None
         member, record = takers[0]
         if len(self.routes) >= CACHED_HOSTS:
             self.routes.clear()
         self.routes[addr] = member
         member.received += 1
-        member.on_record(record)
+        return member, record
 
 
-async def listen_udp(listen: str, proto: asyncio.DatagramProtocol, buffer: int = RECEIVE_BUFFER) -> tuple[asyncio.DatagramTransport, int]:
-    host, _, port = listen.rpartition(":")
-    loop = asyncio.get_running_loop()
-    transport, _ = await loop.create_datagram_endpoint(lambda: proto, local_addr=(host.strip("[]") or "127.0.0.1", int(port)))
-    sock = transport.get_extra_info("socket")
-    # Room for a burst (a round end writes dozens of lines at once) and for the loop's
-    # longest stall; the kernel caps it at net.core.rmem_max, except for root (FORCE).
-    # Python's socket module does not name SO_RCVBUFFORCE: Linux's number is 33.
-    for option in (getattr(socket, "SO_RCVBUFFORCE", 33 if sys.platform.startswith("linux") else None), socket.SO_RCVBUF):
-        if option is None:
-            continue
+class Router(Protocol):
+    def route(self, data: bytes, addr: tuple[Any, ...]) -> tuple[UdpLog, bytes] | None: ...
+
+
+READ_AT_ONCE = 4096  # datagrams read from the socket in one go, before the loop runs anything else
+SHARE = 64  # records a server is handed in one turn
+TURN = 2048  # records handed on in one turn of the loop, whichever servers they are for
+HELD = 8192  # records of one server waiting at once: past it, its newest are dropped (counted `flood`)
+
+
+class Intake:
+    """A log port, read as fast as the kernel fills it and handed on fairly.
+
+    The socket's receive buffer is one queue for every sender of the port: a flood fills it and
+    the kernel drops whatever comes next, any server's lines (one server flooding with its own
+    secret, 72,000 lines a second, cost another of the port one offence in three). So each
+    wake-up reads up to `READ_AT_ONCE` datagrams at once and only routes them (the sender and
+    the secret: a dictionary lookup and a compare) into their server's own bounded queue;
+    the queues are then drained in turns, `SHARE` records of each server a turn: a server that
+    sends faster than it is handled fills its own queue, and its newest lines are dropped and
+    counted (`flood`), the others' wait one turn at most. What the kernel drops before the read
+    (a flood beyond what one core reads) still falls on every sender of the port alike: a port
+    of its own is the only wall the kernel keeps (docs/security.md)."""
+
+    def __init__(self, sock: socket.socket, router: Router):
+        self.sock, self.router = sock, router
+        self.loop = asyncio.get_running_loop()
+        self.queues: dict[UdpLog, deque[bytes]] = {}
+        self.turns: deque[UdpLog] = deque()  # the servers with records waiting, in turn order
+        self.held: list[UdpLog] = []  # ... and those whose records cannot go on now (`UdpLog.hold`), until `wake`
+        self.draining = False
+        self.loop.add_reader(sock.fileno(), self._read)
+
+    def _read(self) -> None:
+        recv, route, queues, turns = self.sock.recvfrom, self.router.route, self.queues, self.turns
+        for _ in range(READ_AT_ONCE):
+            try:
+                data, addr = recv(65535)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:  # an ICMP error reported on the socket: nothing to read now
+                break
+            routed = route(data, addr)
+            if routed is None:
+                continue
+            member, record = routed
+            queue = queues.get(member)
+            if queue is None:
+                queue = queues[member] = deque()
+            if not queue:
+                turns.append(member)
+            elif len(queue) >= HELD:
+                member._drop("flood", addr)
+                continue
+            queue.append(record)
+        if turns and not self.draining:
+            self.draining = True
+            self.loop.call_soon(self._drain)
+
+    def _drain(self) -> None:
+        turns, queues, budget = self.turns, self.queues, TURN
         try:
-            sock.setsockopt(socket.SOL_SOCKET, option, buffer)
-            break
-        except OSError:
-            continue
-    return transport, transport.get_extra_info("sockname")[1]
+            # One turn each a call: between two, the loop reads the port again (a server far behind must not keep
+            # the reader from it: the kernel would drop at random what it cannot hold meanwhile).
+            for _ in range(len(turns)):
+                if budget <= 0:
+                    break
+                member = turns.popleft()
+                if member.hold is not None and member.hold():
+                    self.held.append(member)
+                    continue
+                queue = queues[member]
+                on_record = member.on_record
+                n = min(SHARE, len(queue))
+                budget -= n
+                for _ in range(n):
+                    on_record(queue.popleft())
+                if queue:
+                    turns.append(member)
+                else:
+                    del queues[member]
+        finally:  # a record that raised (the loop's handler says it) stops no one's turn
+            if turns:
+                self.loop.call_soon(self._drain)
+            else:
+                self.draining = False
+
+    def wake(self) -> None:
+        """What held its servers' records can take more: their turns come again."""
+        if self.held:
+            self.turns.extend(self.held)
+            self.held.clear()
+            if not self.draining:
+                self.draining = True
+                self.loop.call_soon(self._drain)
+
+    def close(self) -> None:
+        if self.sock.fileno() >= 0:
+            self.loop.remove_reader(self.sock.fileno())
+            self.sock.close()
+
+
+async def listen_udp(listen: str, router: Router, buffer: int = RECEIVE_BUFFER) -> tuple[Intake, int]:
+    host, _, port = listen.rpartition(":")
+    # bound here rather than by asyncio, whose refusal loses the errno (`ports.refusal` names the port's holder from it)
+    sock = ports.bind(f"{host.strip('[]') or '127.0.0.1'}:{port}", socket.SOCK_DGRAM)
+    try:
+        sock.setblocking(False)
+        # Room for a burst (a round end writes dozens of lines at once) and for the loop's
+        # longest stall; the kernel caps it at net.core.rmem_max, except for root (FORCE).
+        # Python's socket module does not name SO_RCVBUFFORCE: Linux's number is 33.
+        for option in (getattr(socket, "SO_RCVBUFFORCE", 33 if sys.platform.startswith("linux") else None), socket.SO_RCVBUF):
+            if option is None:
+                continue
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, option, buffer)
+                break
+            except OSError:
+                continue
+    except BaseException:
+        sock.close()
+        raise
+    return Intake(sock, router), sock.getsockname()[1]
 
 
 async def follow_file(path: str, on_record: Callable[[bytes], None], poll: float = 0.2, from_start: bool = False) -> None:

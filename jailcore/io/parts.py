@@ -79,6 +79,7 @@ class Parts:
         self.sourcebans = bridge_for(config, config.state_where)  # [sourcebans]: its bans beside ours, both ways
         self.client = RconClient(config.rcon_host, config.rcon_port, config.rcon_password, config.rcon_timeout, rcon_backoff, auth_backoff)
         self.udp = UdpLog(record, config.log_secret, config.log_allow)
+        self.log_at = (config.log_listen, config.log_file)  # the log's place as it started: a reload changes it only at a restart
         self.mqtt = link_for(config, lambda ban: put(si.PeerBan(ban)), self.store)
         self.requests = Requests(self.store, self.session, put)
         self.peers: Callable[[dict[str, Any]], None] | None = None  # the other servers of this process, for CT bans

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,26 @@ def signature(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+class Edits:
+    """Which of some files changed since the last look (mtime, size, inode): a daemon's config, a
+    fleet's refused ones. A file that is gone has not changed until it is back."""
+
+    def __init__(self, paths: Iterable[str] = ()):
+        self.seen = {path: signature(Path(path)) for path in paths}
+
+    def changed(self) -> list[str]:
+        out = []
+        for path, before in self.seen.items():
+            now = signature(Path(path))
+            if now is not None and now != before:
+                self.seen[path] = now
+                out.append(path)
+        return out
+
+    def forget(self, path: str) -> None:
+        self.seen.pop(path, None)
 
 
 @asynccontextmanager
@@ -73,6 +93,44 @@ def loop_errors(failures: list[str], database_failed: Callable[[BaseException], 
         log.error("unexpected error: %s", context.get("message"), exc_info=exc)
 
     return handler
+
+
+class _LastLine(logging.Handler):
+    """The newest line jailcore logged (a handler of its logger: one on the root logger would keep
+    `logging.basicConfig` from setting up the daemon's own)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.said = record.getMessage()
+
+
+_LAST = _LastLine()
+log.addHandler(_LAST)
+
+
+def last_word(reason: str | None) -> None:
+    """Why the process stops, as its very last line (the one `systemctl status` and an alert show): it was
+    said when it happened, and the way out (RCON closed, the writer settled, the lock let go) wrote after it;
+    not twice when nothing came after it (a refused port at start: its one line)."""
+    if reason is not None and _LAST.said != f"jailcore stops: {reason}":
+        log.critical("jailcore stopped: %s", reason)
+
+
+def stopped_servers(failed: dict[str, str]) -> str | None:
+    """The servers that stopped on a failure, one reason once (a shared state file fails them all alike)."""
+    if not failed:
+        return None
+    by_reason: dict[str, list[str]] = {}
+    for server, why in failed.items():
+        by_reason.setdefault(why, []).append(server)
+    parts = []
+    for why, servers in by_reason.items():
+        names = ", ".join(servers[:5]) + (f" and {len(servers) - 5} more" if len(servers) > 5 else "")
+        parts.append(f"server{'s' if len(servers) > 1 else ''} {names}: {why}")
+    return "; ".join(parts)
 
 
 def run_loop(main: Coroutine[Any, Any, Any]) -> Any:

@@ -151,6 +151,12 @@ class RconClient:
         if self.stopped:
             raise RconAuthError(f"{self.host}:{self.port} refused the RCON password {self.auth_failures} times; not trying again")
         loop = asyncio.get_running_loop()
+        if not self.password:  # srcds refuses an empty one and counts it towards banning this address: never tried
+            self.auth_failures = self.auth_tries  # `stopped` until rearm() (SIGHUP, the config saved) brings one
+            self._become("stopped", logging.ERROR, "RCON: no password for %s:%s: set [rcon] password in the server's config or "
+                         "JAILCORE_RCON_PASSWORD in the daemon's environment (the game's rcon_password), then send SIGHUP or save the config",
+                         self.host, self.port)
+            raise RconAuthError(f"no RCON password for {self.host}:{self.port}: [rcon] password or JAILCORE_RCON_PASSWORD")
         wait = self._retry_at - loop.time()
         if wait > 0:
             raise RconUnavailable(f"reconnecting in {wait:.1f}s")

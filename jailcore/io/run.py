@@ -8,9 +8,9 @@ import sys
 from jailcore.config.config import Config
 from jailcore.io.daemon import Daemon
 from jailcore.io.notify.notifier import alongside, say_now
-from jailcore.io.process import run_loop
+from jailcore.io.process import last_word, run_loop
 from jailcore.store.errors import DATABASE_ERRORS, errors_or
-from jailcore.store.location import daemon_store, shown
+from jailcore.store.location import daemon_store
 from jailcore.store.sqlite import StoreError
 
 log = logging.getLogger("jailcore")
@@ -35,15 +35,14 @@ def main_run(config: Config, config_path: str | None = None) -> int:
             print(f"jailcore run: cannot start: {exc}", file=sys.stderr)
             could_not_start(config, f"cannot start: {exc}")
             return 1
-        log.info("jailcore %s: log %s, RCON %s:%s, state %s, mode %s", config.server_name,
-                 config.log_file or config.log_listen, config.rcon_host, config.rcon_port, shown(config.state_where), config.mode)
         run_loop(alongside(lambda: [daemon], daemon.run()))
-        return daemon.exit_code
     finally:
         try:
             store.close()
         except DATABASE_ERRORS:
             pass
+    last_word(daemon.stop_reason)
+    return daemon.exit_code
 
 
 def could_not_start(config: Config, why: str) -> None:

@@ -10,14 +10,13 @@ import functools
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.logsource import AllowList, UdpLog, follow_file
 from jailcore.io.mqtt import MqttLink
 from jailcore.io.parts import Parts
-from jailcore.io.process import signature, until
+from jailcore.io.process import Edits, until
 from jailcore.io.rcon import RconClient, RconUnavailable
 from jailcore.io.supervisor import Supervisor
 from jailcore.session import inputs as si
@@ -59,15 +58,25 @@ async def keep_rcon_open(client: RconClient, put: Put, held: deque[Any]) -> None
             put(si.LinkLost(client.state))
 
 
+LATE = 0.005  # a clock woken this much after its time found the loop held (a query on it, a long collection)
+SETTLE = 0.02  # ... and lets the loop read what came meanwhile before it ticks
+
+
 async def clock(put: Put, session: Session, phase: float, dropped: Callable[[], str]) -> None:
     """A tick when the session wants one (a command's timeout), and at least every save
-    interval; `phase` spreads a fleet's servers over that interval."""
+    interval; `phase` spreads a fleet's servers over that interval. A tick judges the game's
+    silence (`[rcon] timeout`), so the time the loop itself was held must not count as silence:
+    a clock woken late lets the loop read the sockets first (an RCON answer that came during the
+    stall), and the session judges the timeout at the tick's own time, not when it took it."""
     loop = asyncio.get_running_loop()
     if phase:
         await asyncio.sleep(session.save_interval * phase)
     while True:
         put(si.Tick(loop.time(), wall(), dropped()))
-        await asyncio.sleep(max(0.01, min(session.deadline(), loop.time() + session.save_interval) - loop.time()))
+        due = max(loop.time() + 0.01, min(session.deadline(), loop.time() + session.save_interval))
+        await asyncio.sleep(due - loop.time())
+        if loop.time() - due > LATE:
+            await asyncio.sleep(SETTLE)
 
 
 def dropped(udp: UdpLog, mqtt: MqttLink | None) -> str:
@@ -97,12 +106,10 @@ def read_config(path: str | None, why: str, vet: Vet | None) -> si.ConfigRead:
 async def watch_config(path: str, interval: float, put: Put, vet: Vet | None) -> None:
     """An edit of the config file is read at once; whatever the file holds (any bytes), the
     watcher keeps watching."""
-    seen = signature(Path(path))
+    edits = Edits([path])
     while True:
         await asyncio.sleep(interval)
-        now = signature(Path(path))
-        if now != seen and now is not None:
-            seen = now
+        if edits.changed():
             put(read_config(path, "changed", vet))
 
 

@@ -14,40 +14,67 @@ its sender (cached), far cheaper than the parse and the engine that follow in th
 
 A CT ban given on a server goes to the other servers of its worker at once and to the
 parent, which hands it to every other worker on the same loop turn. A worker that dies is
-started again by the parent (after `RESTART_DELAY`); what came for its servers meanwhile is
-kept (up to `BACKLOG` records a worker) and handed over once it is back, and its state,
-pending commands and ladders come back from the state database as after any restart. The
+started again by the parent (after `RESTART_DELAY`), and its state, pending commands and
+ladders come back from the state database as after any restart. Nothing that reached the
+parent is lost with it: the parent numbers what it relays to a worker (its place) and holds
+each message until the worker says its servers' state database holds it (`KEPT`, every
+`KEPT_EVERY`: a state saved after it is durable); the next worker gets what was not kept,
+first, then what came meanwhile (up to `BACKLOG` messages a worker, held and waiting
+together), and skips what its saved state holds (the place is saved with the state, under
+the parent's run), so each line is handled once. The
 state files are locked by the parent for its children. `jailcore status` reads the database
 and shows every server whichever worker has it.
+
+The servers of one port must each keep their own `sv_logsecret`, across workers too: each
+worker judges its configs (at start, a late join, a reload) with `logsource.log_clash` against
+its own servers and the other workers' ones (`--others`, then `F` messages), and tells the
+parent what its servers hold of the ports (`C`), by which the parent routes; the parent judges
+the configs at start with the same function, in the same order.
+
+A worker ends with its parent, however the parent ends: the kernel sends it SIGTERM
+(`PR_SET_PDEATHSIG`, Linux), and its lifeline (a pipe whose other end only the parent holds)
+reads its end; one that has not stopped `STOP_GRACE` later ends by force. A stop stops every
+server of a worker, those that joined late (a config fixed or created after the start) included,
+and the parent ends by force a worker that has not stopped within `STOP_GRACE` of its SIGTERM.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import json
 import logging
 import os
 import signal
 import socket
 import sys
+import threading
+import time
 from collections import Counter, deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from jailcore.config.config import Config, ConfigError
+from jailcore.io import ports
 from jailcore.io.lock import PARENT_HOLDS, LockedError, StateLock
-from jailcore.io.logsource import RECEIVE_BUFFER, SharedLog, UdpLog, listen_udp
-from jailcore.io.process import process_hooks, run_loop, signature, until
+from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, Claim, Intake, SharedLog, UdpLog, listen_udp, log_clash
+from jailcore.io.process import process_hooks, run_loop, until
 
 log = logging.getLogger("jailcore")
 
 RESTART_DELAY = 0.2
-PARENT_CHECK = 0.5  # seconds between a worker's looks at whether its parent still lives
+STOP_GRACE = 30.0  # seconds a worker told to stop (or whose parent is gone) has before it is ended by force
+PR_SET_PDEATHSIG = 1  # Linux's prctl option: a signal for this process when its parent ends
 BACKLOG = 100_000
 READ_AT_ONCE = 256  # messages from the parent a worker takes before it lets the loop run the rest
-LINE, BAN = b"L", b"B"  # parent -> worker: a log record for a server, a CT ban; worker -> parent: a CT ban
+LINE, BAN = b"L", b"B"  # parent -> worker: a log record for a server, a CT ban (each with its place); worker -> parent: a CT ban
+KEPT = b"K"  # worker -> parent: its servers' state holds every place up to this one
+KEPT_EVERY = 0.2  # seconds between a worker's words on what it keeps
+CLAIMS, FOREIGN = b"C", b"F"  # worker -> parent: its servers' holds on the log ports; parent -> worker: the other workers'
 DROPS = b"D"  # parent -> worker: a shared port's datagrams that no server took, by cause (its notifier says a burst)
+DROPS_EVERY = 1.0  # seconds between two such words
 
 
 def cores() -> int:
@@ -55,80 +82,141 @@ def cores() -> int:
 
 
 class Worker:
-    """One child process and its socket; what comes while it is down waits in `backlog`."""
+    """One child process and its socket. What is relayed to it (a log record, a CT ban) is numbered
+    (its place) and held until the worker says its servers' state database holds it (`keep`): what a
+    worker that died had not made durable, in its socket, its inboxes or its writer's queue, goes to
+    the next one first (`requeue`), which skips what its saved state already holds. What comes while
+    it is down waits in `backlog`. Both together hold at most `BACKLOG` messages."""
 
     def __init__(self, index: int, paths: list[str]):
         self.index, self.paths = index, paths
         self.sock: socket.socket | None = None
         self.proc: asyncio.subprocess.Process | None = None
-        self.backlog: deque[bytes] = deque(maxlen=BACKLOG)
+        self.backlog: deque[tuple[int, bytes]] = deque()  # (place, message) to send; place 0: not relayed, not held
+        self.unkept: deque[tuple[int, bytes]] = deque()  # (place, message) sent, not yet held by the worker's database
+        self.place = 0  # the last place given
+        self.kept = 0  # every place up to this one is held, as the worker said
+        self.lost = 0  # messages let go past BACKLOG
         self.starts = 0
         self.up = asyncio.Event()
+        self.waiting = False  # for the socket to take more (`flush` when it does)
+        self.drained: Callable[[], None] | None = None  # the socket took all that waited: the ports' held records may come
 
     def terminate(self) -> None:
         if self.proc is not None and self.proc.returncode is None:
             self.proc.send_signal(signal.SIGTERM)
 
-    def send(self, message: bytes) -> None:
+    def relay(self, kind: bytes, body: bytes) -> None:
+        """A log record or a CT ban for this worker, numbered and held until it is kept."""
+        self.place += 1
+        self.send(kind + self.place.to_bytes(8, "big") + body, self.place)
+
+    def send(self, message: bytes, place: int = 0) -> None:
+        if len(self.backlog) + len(self.unkept) >= BACKLOG:
+            self._let_go()
         if not self.backlog and self.sock is not None and self.up.is_set():
             try:
                 self.sock.send(message)
-                return
             except OSError:  # the worker is behind (or gone): kept, in order, for the next flush
                 pass
-        self.backlog.append(message)
+            else:
+                if place:
+                    self.unkept.append((place, message))
+                return
+        self.backlog.append((place, message))
         self._wait_writable()
 
     def flush(self) -> None:
         while self.backlog and self.sock is not None and self.up.is_set():
+            place, message = self.backlog[0]
             try:
-                self.sock.send(self.backlog[0])
+                self.sock.send(message)
             except OSError:
                 self._wait_writable()
                 return
             self.backlog.popleft()
-        if self.sock is not None and not self.backlog:
+            if place:
+                self.unkept.append((place, message))
+        if self.sock is not None and not self.backlog and self.waiting:
+            self.waiting = False
             asyncio.get_running_loop().remove_writer(self.sock.fileno())
+            if self.drained is not None:
+                self.drained()
+
+    def keep(self, upto: int) -> None:
+        """The worker's word: its servers' state holds every place up to `upto`."""
+        self.kept = max(self.kept, upto)
+        while self.unkept and self.unkept[0][0] <= self.kept:
+            self.unkept.popleft()
+
+    def requeue(self) -> None:
+        """The worker died: what it had not kept goes to the next one, before what waits."""
+        again = [held for held in self.unkept if held[0] > self.kept]
+        self.unkept.clear()
+        self.backlog.extendleft(reversed(again))
+
+    def _let_go(self) -> None:
+        # The oldest first: one sent long ago is the likeliest to be kept already.
+        (self.unkept if self.unkept else self.backlog).popleft()
+        self.lost += 1
+        if self.lost == 1:
+            log.error("worker %d: more than %d messages wait or are not yet kept; the oldest are let go (counted)", self.index, BACKLOG)
 
     def _wait_writable(self) -> None:
-        if self.sock is not None and self.up.is_set():
+        if self.sock is not None and self.up.is_set() and not self.waiting:
+            self.waiting = True  # once: a flood would ask the kernel again for every line it sends
             asyncio.get_running_loop().add_writer(self.sock.fileno(), self.flush)
 
 
 class Parent:
-    def __init__(self, paths: list[str], workers: int, watch_interval: float = 1.0):
+    def __init__(self, paths: list[str], workers: int):
         ordered = sorted(paths)
         count = max(1, min(workers, len(ordered)))
         self.workers = [Worker(k, ordered[k::count]) for k in range(count)]
         self.owner = {path: w for w in self.workers for path in w.paths}
-        self.watch_interval = watch_interval
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
-        self.shared: dict[str, SharedLog] = {}
-        self.members: dict[str, UdpLog] = {}  # config path -> its routing member on a shared port
+        self.shared: dict[str, SharedLog] = {}  # listen address -> its port
+        self.members: dict[str, UdpLog] = {}  # server -> its routing member on a shared port
+        # server -> its worker and its hold on the ports: judged here at start (as each worker judges its
+        # own share, told the others'), then as each worker says after a join or a reload
+        self.claims: dict[str, tuple[Worker, Claim]] = {}
+        self.configs: dict[str, Config] = {}  # path -> the config taken at start (its port opened, its state file locked)
         self.told_drops: dict[str, Counter[str]] = {}  # listen address -> the refused datagrams told to its worker so far
-        self.configs: dict[str, Config] = {}
-        self.seen: dict[str, tuple[int, int, int] | None] = {}
         self.locks: list[StateLock] = []
         self.names: list[str] = []
+        self.transports: list[Intake] = []
+        self.relay_run = f"{os.getpid()}.{time.time_ns()}"  # the relay's places count afresh in each run of the parent
+        self._group: asyncio.TaskGroup | None = None
         for path in ordered:
-            self._read(path)
+            self._judge(path)
 
-    def _read(self, path: str) -> Config | None:
-        self.seen[path] = signature(Path(path))
+    def _judge(self, path: str) -> None:
+        """A config at start, judged as its worker will judge it (which is told the other workers' claims)."""
         try:
             config = Config.from_toml(path)
         except (ConfigError, OSError, ValueError):
-            return None  # the worker refuses it, says why, and watches it
+            return  # the worker refuses it, says why, and watches it
+        if config.server_name in self.claims or log_clash(config, [claim for _, claim in self.claims.values()]) is not None:
+            return  # the same: refused by the worker, with the line
         self.configs[path] = config
-        if config.server_name not in self.names:
-            self.names.append(config.server_name)
-        return config
+        self.claims[config.server_name] = (self.owner[path], Claim.of(config))
+        self.names.append(config.server_name)
 
-    def _member(self, path: str, config: Config) -> UdpLog:
-        worker = self.owner[path]
-        head = LINE + config.server_name.encode() + b"\0"
-        return UdpLog(lambda record: worker.send(head + record), config.log_secret, config.log_allow)
+    def others(self, worker: Worker) -> list[dict[str, Any]]:
+        """The claims of the servers that are not this worker's, for its own judgement."""
+        return [claim.to_json() for owner, claim in self.claims.values() if owner is not worker]
+
+    def _member(self, worker: Worker, claim: Claim) -> UdpLog:
+        head = claim.server_name.encode() + b"\0"
+        member = UdpLog(lambda record: worker.relay(LINE, head + record), claim.log_secret, claim.log_allow)
+        member.hold = lambda: worker.waiting  # its worker is behind: its lines wait in its own queue of the port
+        worker.drained = self._wake
+        return member
+
+    def _wake(self) -> None:
+        for intake in self.transports:
+            intake.wake()
 
     async def run(self) -> int:
         async with process_hooks(self.stop, self.hangup, lambda loop, context: log.error("unexpected error: %s", context.get("message"))):
@@ -139,25 +227,35 @@ class Parent:
             except (LockedError, OSError) as exc:
                 print(f"jailcore run: {exc}", file=sys.stderr)
                 return 1
-            transports = []
+            transports = self.transports
             groups: dict[str, list[str]] = {}
-            for path, config in self.configs.items():
-                if not config.log_file:
-                    groups.setdefault(config.log_listen, []).append(path)
-            for listen, paths in groups.items():
-                members = [self._member(p, self.configs[p]) for p in paths]
-                self.members.update(zip(paths, members, strict=True))
+            for server, (_, claim) in self.claims.items():
+                if not claim.log_file:
+                    groups.setdefault(claim.log_listen, []).append(server)
+            for listen, servers in groups.items():
+                members = [self._member(*self.claims[server]) for server in servers]
+                self.members.update(zip(servers, members, strict=True))
                 shared = SharedLog(members)
-                transport, _ = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
+                try:
+                    transport, _ = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
+                except OSError as exc:  # before any worker starts: one line, and the locks let go
+                    where = "[log] listen of " + ", ".join(p for p, c in self.configs.items() if c.server_name in servers)
+                    print(f"jailcore run: the log: {ports.refusal(listen, 'udp', exc, where)}", file=sys.stderr)
+                    for transport in transports:
+                        transport.close()
+                    for lock in self.locks:
+                        lock.release()
+                    return 1
                 transports.append(transport)
                 self.shared[listen] = shared
             try:
                 async with asyncio.TaskGroup() as group:
+                    self._group = group
                     for worker in self.workers:
                         group.create_task(self._keep(worker), name=f"worker {worker.index}")
-                    group.create_task(self._watch(), name="configs")
                     group.create_task(self._all_up(), name="ready")
                     group.create_task(self._stop_workers(), name="stop")
+                    group.create_task(self._drops(), name="drops")
             finally:
                 for transport in transports:
                     transport.close()
@@ -168,14 +266,24 @@ class Parent:
     async def _all_up(self) -> None:
         for worker in self.workers:
             await worker.up.wait()
+        log.info("jailcore: %d server(s) over %d worker process(es), %d refused", len(self.configs), len(self.workers),
+                 len(self.owner) - len(self.configs))
         self.ready.set()
 
     async def _stop_workers(self) -> None:
         """At the parent's stop, each worker is told, whether or not it has come up yet (one
-        still starting its servers would otherwise be waited for without end)."""
+        still starting its servers would otherwise be waited for without end); one still
+        running `STOP_GRACE` later is ended by force, so a stop never leaves a worker behind."""
         await self.stopping.wait()
         for worker in self.workers:
             worker.terminate()
+        asyncio.get_running_loop().call_later(STOP_GRACE, self._kill_left)
+
+    def _kill_left(self) -> None:
+        for worker in self.workers:
+            if worker.proc is not None and worker.proc.returncode is None:
+                log.error("worker %d did not stop within %.0fs of SIGTERM; ending it (SIGKILL)", worker.index, STOP_GRACE)
+                worker.proc.kill()
 
     async def _keep(self, worker: Worker) -> None:
         """The worker's process, started again each time it dies until the parent stops."""
@@ -186,20 +294,33 @@ class Parent:
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, RECEIVE_BUFFER)
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
             mine.setblocking(False)
+            # The worker's lifeline: the parent holds the writing end and never writes; when the parent
+            # ends, however it ends, the kernel closes it and the worker reads its end.
+            lifeline, held = os.pipe()
             env = {**os.environ, PARENT_HOLDS: str(os.getpid())}
-            args = [sys.executable, "-m", "jailcore.io.workers", "--fd", str(theirs.fileno()), "--names", json.dumps(self.names), *worker.paths]
-            worker.proc = await asyncio.create_subprocess_exec(*args, pass_fds=[theirs.fileno()], env=env)
-            theirs.close()
+            args = [sys.executable, "-m", "jailcore.io.workers", "--fd", str(theirs.fileno()), "--lifeline", str(lifeline), "--run", self.relay_run,
+                    "--names", json.dumps(self.names), "--others", json.dumps(self.others(worker)), *worker.paths]
+            try:
+                worker.proc = await asyncio.create_subprocess_exec(*args, pass_fds=[theirs.fileno(), lifeline], env=env)
+            finally:
+                theirs.close()
+                os.close(lifeline)
             if self.stopping.is_set():  # the stop came while it was being started
                 worker.terminate()
             worker.sock, worker.starts = mine, worker.starts + 1
             loop.add_reader(mine.fileno(), self._heard, worker)
-            code = await worker.proc.wait()
+            try:
+                code = await worker.proc.wait()
+            finally:
+                os.close(held)
             loop.remove_reader(mine.fileno())
             loop.remove_writer(mine.fileno())
+            worker.waiting = False
+            self._wake()  # its servers' lines wait in its backlog now, for the next one
             worker.up.clear()
             worker.sock = None
             mine.close()
+            worker.requeue()
             if self.stopping.is_set():
                 return
             log.error("worker %d (%s) ended with %s; starting it again", worker.index, ", ".join(Path(p).stem for p in worker.paths), code)
@@ -214,10 +335,67 @@ class Parent:
             if message == b"R":  # the worker serves: what waited goes to it now
                 worker.up.set()
                 worker.flush()
+            elif message[:1] == KEPT:
+                worker.keep(int.from_bytes(message[1:9], "big"))
             elif message[:1] == BAN:  # a CT ban given on one of its servers: every other worker, now
                 for other in self.workers:
                     if other is not worker:
-                        other.send(message)
+                        other.relay(BAN, message[1:])
+            elif message[:1] == CLAIMS:
+                self._claimed(worker, [Claim(**c) for c in json.loads(message[1:])])
+
+    def _claimed(self, worker: Worker, claims: list[Claim]) -> None:
+        """What a worker's servers hold of the ports now (at its start, after a join or a reload): its
+        datagrams follow them, and the other workers are told, to judge their own joins and reloads."""
+        mine = {claim.server_name: claim for claim in claims}
+        for server, (owner, claim) in list(self.claims.items()):
+            if owner is worker and server not in mine:  # refused by the worker after all: it takes nothing here
+                del self.claims[server]
+                self._unroute(server, claim)
+        for server, claim in mine.items():
+            before = self.claims.get(server)
+            if before is not None and before[0] is not worker:
+                log.error("server %r is served by workers %d and %d; its lines go to the first", server, before[0].index, worker.index)
+                continue
+            clash = log_clash(claim, [c for s, (_, c) in self.claims.items() if s != server])
+            if clash is not None:  # two workers took one secret at once (a race of their edits): neither is given the other's lines
+                log.error("server %r: %s", server, clash)
+            self.claims[server] = (worker, claim)
+            self._route(worker, claim)
+        for other in self.workers:
+            if other is not worker:
+                other.send(FOREIGN + json.dumps(self.others(other)).encode())
+
+    def _route(self, worker: Worker, claim: Claim) -> None:
+        if claim.log_file:
+            return
+        member = self.members.get(claim.server_name)
+        if member is not None:
+            if (member.secret, member.allow.entries) != (claim.log_secret, claim.log_allow):
+                member.secret, member.allow = claim.log_secret, AllowList(claim.log_allow)
+            return
+        member = self.members[claim.server_name] = self._member(worker, claim)
+        shared = self.shared.get(claim.log_listen)
+        if shared is not None:
+            shared.add(member)
+        else:  # a port no config had at start: opened now
+            self.shared[claim.log_listen] = shared = SharedLog([member])
+            if self._group is not None:
+                self._group.create_task(self._listen(claim.log_listen, shared), name=f"port {claim.log_listen}")
+
+    def _unroute(self, server: str, claim: Claim) -> None:
+        member = self.members.pop(server, None)
+        shared = self.shared.get(claim.log_listen)
+        if member is not None and shared is not None:
+            shared.remove(member)
+
+    async def _listen(self, listen: str, shared: SharedLog) -> None:
+        try:
+            transport, _ = await listen_udp(listen, shared)
+        except OSError as exc:
+            log.error("cannot listen for the log on %s: %s", listen, exc.strerror or exc)
+            return
+        self.transports.append(transport)
 
     def _tell_drops(self) -> None:
         """Each shared port's datagrams refused since the last time, to the worker of its first
@@ -225,27 +403,14 @@ class Parent:
         for listen, shared in self.shared.items():
             told = self.told_drops.setdefault(listen, Counter())
             new = shared.dropped - told
-            paths = sorted(p for p, m in self.members.items() if m in shared.members)
-            if new and paths:
+            servers = sorted(s for s, m in self.members.items() if m in shared.members)
+            if new and servers:
                 told.update(new)
-                self.owner[paths[0]].send(DROPS + json.dumps({"listen": listen, "dropped": dict(new)}).encode())
+                self.claims[servers[0]][0].send(DROPS + json.dumps({"listen": listen, "dropped": dict(new)}).encode())
 
-    async def _watch(self) -> None:
-        """A config edited (or fixed) is read again, so its datagrams follow its new secret."""
-        while not await until(self.stopping, self.watch_interval):
+    async def _drops(self) -> None:
+        while not await until(self.stopping, DROPS_EVERY):
             self._tell_drops()
-            for path in self.owner:
-                if signature(Path(path)) == self.seen.get(path):
-                    continue
-                config = self._read(path)
-                member = self.members.get(path)
-                if config is None:
-                    continue
-                if member is not None:
-                    member.secret, member.allow = config.log_secret, type(member.allow)(config.log_allow)
-                elif not config.log_file and config.log_listen in self.shared:
-                    self.members[path] = self._member(path, config)
-                    self.shared[config.log_listen].add(self.members[path])
 
     def stop(self) -> None:
         self.stopping.set()
@@ -266,15 +431,22 @@ def worker_main(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(prog="jailcore worker")
     parser.add_argument("--fd", type=int, required=True)
+    parser.add_argument("--lifeline", type=int, default=-1)
     parser.add_argument("--names", default="[]")
+    parser.add_argument("--others", default="[]")
+    parser.add_argument("--run", default="")
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    parent = int(os.environ.get(PARENT_HOLDS) or os.getppid())
+    if not die_with_parent(parent):
+        log.error("worker: its parent (pid %d) ended before it started; not starting", parent)
+        return 1
     sock = socket.socket(fileno=args.fd)
     sock.setblocking(False)
-    fleet = Fleet(args.paths, routed=True)
+    fleet = Fleet(args.paths, routed=True, foreign=[Claim(**c) for c in json.loads(args.others)])
     names = set(json.loads(args.names))
-    by_name = {d.server: d for d in fleet.daemons}
+    relay = Relay(fleet, args.run, names)
 
     def outward(ban: dict[str, Any]) -> None:
         try:
@@ -283,9 +455,18 @@ def worker_main(argv: list[str]) -> int:
             log.error("a CT ban could not be handed to the other workers: %s", exc)
 
     fleet.outward = outward
-    for daemon in fleet.daemons:
-        if daemon.mqtt is not None:
-            daemon.mqtt.local |= names  # the servers of the other workers get their bans from the parent
+    told: list[bytes] = []
+
+    def claimed() -> None:
+        """What this worker's servers hold of the log ports, to the parent, whenever it changes."""
+        message = CLAIMS + json.dumps([claim.to_json() for claim in fleet.claims()], ensure_ascii=False).encode()
+        if told and told[-1] == message:
+            return
+        try:
+            sock.send(message)
+            told[:] = [message]
+        except OSError as exc:
+            log.error("the servers' log ports could not be told to the parent: %s", exc)
 
     def heard() -> None:
         # At most READ_AT_ONCE messages a call: a line is handled in this very call when its server
@@ -298,63 +479,149 @@ def worker_main(argv: list[str]) -> int:
                 return
             kind = message[:1]
             if kind == LINE:
-                name, _, record = message[1:].partition(b"\0")
-                daemon = by_name.get(name.decode()) or _joined(fleet, by_name, name.decode())
-                if daemon is not None:
+                place = int.from_bytes(message[1:9], "big")
+                relay.top = place
+                name, _, record = message[9:].partition(b"\0")
+                daemon = relay.servers.get(name) or relay.joined(name)
+                if daemon is not None and place > relay.skip[name]:
                     daemon.udp.received += 1
-                    daemon.record(record)
+                    relay.given[name] = place
+                    daemon.record(record, place)
             elif kind == DROPS:
                 told = json.loads(message[1:])  # the parent's refusals since it last told: counted from this worker's start
                 fleet.relayed_drops.setdefault(str(told["listen"]), Counter()).update({str(k): int(v) for k, v in told["dropped"].items()})
             elif kind == BAN:
-                ban = ctban_message(json.loads(message[1:]), fleet.relay_refused, "a CT ban of another worker")
+                place = int.from_bytes(message[1:9], "big")
+                relay.top = place
+                ban = ctban_message(json.loads(message[9:]), fleet.relay_refused, "a CT ban of another worker")
                 if ban is not None:  # typed once for all of them
-                    for daemon in fleet.daemons:
-                        daemon.inbox.put(PeerBan(ban))
+                    for name, daemon in relay.servers.items():
+                        if place > relay.skip[name]:
+                            relay.given[name] = place
+                            daemon.inbox.put(PeerBan(ban, place))
+            elif kind == FOREIGN:
+                fleet.foreign = [Claim(**c) for c in json.loads(message[1:])]
 
-    parent = os.getppid()
+    async def tell_kept() -> None:
+        said = 0
+        while True:
+            await asyncio.sleep(KEPT_EVERY)
+            kept = relay.kept()
+            if kept > said:
+                try:
+                    sock.send(KEPT + kept.to_bytes(8, "big"))
+                except OSError:
+                    continue  # full: said next time; the parent gone: its lifeline says so
+                said = kept
 
-    async def orphaned() -> None:
-        """A parent killed (-9) cannot tell its workers; one left running would serve its
-        servers beside the next parent's workers, twice. It stops as at a SIGTERM."""
-        while os.getppid() == parent:
-            await asyncio.sleep(PARENT_CHECK)
+    def orphaned() -> None:
+        """The lifeline's end: the parent is gone (a kill -9 tells no one). A worker left running
+        would serve its servers beside the next parent's workers, twice: it stops as at a SIGTERM,
+        and is ended by force if that stop does not end it within `STOP_GRACE`."""
+        loop = asyncio.get_running_loop()
+        try:
+            if os.read(args.lifeline, 1):
+                return  # never written; read for its end only
+        except BlockingIOError:
+            return
+        except OSError:
+            pass
+        loop.remove_reader(args.lifeline)
         log.error("worker: its parent (pid %d) is gone; stopping", parent)
-        fleet.stop()
+        stop_or_end(fleet.stop)
 
     async def main() -> int:
         loop = asyncio.get_running_loop()
         loop.add_reader(sock.fileno(), heard)
+        if args.lifeline >= 0:
+            os.set_blocking(args.lifeline, False)
+            loop.add_reader(args.lifeline, orphaned)
         from jailcore.io.notify.notifier import alongside
 
         task = asyncio.create_task(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused, fleet.port_drops))
-        watch = asyncio.create_task(orphaned())
-        try:
-            ready = asyncio.create_task(fleet.ready.wait())
-            await asyncio.wait([ready, task], return_when=asyncio.FIRST_COMPLETED)  # a fleet that ends first is not waited for
-            if ready.done():
+        kept = asyncio.create_task(tell_kept())
+        task.add_done_callback(lambda _: kept.cancel())
+        ready = asyncio.create_task(fleet.ready.wait())
+        await asyncio.wait([ready, task], return_when=asyncio.FIRST_COMPLETED)  # a fleet that ends first is not waited for
+        if ready.done():
+            try:
                 sock.send(b"R")
-            else:
-                ready.cancel()
-            return await task
-        finally:
-            watch.cancel()
+            except OSError:
+                pass  # the parent is gone: its lifeline says so
+            claimed()
+            fleet.claimed = claimed
+        else:
+            ready.cancel()
+        return await task
 
     return int(run_loop(main()))
 
 
-def _joined(fleet: Any, by_name: dict[str, Any], name: str) -> Any:
-    """A server whose config was fixed after the start: found once it has joined."""
-    for daemon in fleet.daemons:
-        by_name.setdefault(daemon.server, daemon)
-    return by_name.get(name)
+def die_with_parent(parent: int) -> bool:
+    """Linux: the kernel sends this worker SIGTERM when its parent ends, however it ends (kill -9
+    included; `prctl(PR_SET_PDEATHSIG)`). False if the parent had already ended."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the lifeline still tells it
+    return os.getppid() == parent
+
+
+def stop_or_end(stop: Any) -> None:
+    """`stop()`, and the process's end by force `STOP_GRACE` later if the stop has not ended it (a
+    thread's timer: it fires even if the loop is stuck)."""
+    timer = threading.Timer(STOP_GRACE, lambda: os._exit(1))
+    timer.daemon = True
+    timer.start()
+    stop()
+
+
+class Relay:
+    """A worker's side of its parent's relay: which server each numbered message is for, what
+    each server's saved state already holds (skipped when the parent sends it again after a
+    restart), and what all of them hold for good (`kept`, told to the parent)."""
+
+    def __init__(self, fleet: Any, run: str, names: set[str]):
+        self.fleet, self.run, self.names = fleet, run, names
+        self.servers: dict[bytes, Any] = {}  # the server's name as the relay's messages carry it -> its daemon
+        self.skip: dict[bytes, int] = {}  # the last place its saved state holds, as it started here
+        self.given: dict[bytes, int] = {}  # the last place handed to it
+        self.top = 0  # the last place heard
+        for daemon in fleet.daemons:
+            self._follow(daemon)
+
+    def _follow(self, daemon: Any) -> None:
+        name = daemon.server.encode()
+        daemon.relayed = True
+        self.skip[name] = daemon.session.relayed_by(self.run)
+        self.servers[name] = daemon
+        if daemon.mqtt is not None:
+            daemon.mqtt.local |= self.names  # the servers of the other workers get their bans from the parent
+
+    def joined(self, name: bytes) -> Any:
+        """A server whose config was fixed after the start: found once it has joined."""
+        for daemon in self.fleet.daemons:
+            if daemon.server.encode() not in self.servers:
+                self._follow(daemon)
+        return self.servers.get(name)
+
+    def kept(self) -> int:
+        """Every place up to this one is held by its server's state database (or went to no server)."""
+        floor = self.top
+        for name, daemon in self.servers.items():
+            given = self.given.get(name, 0)
+            if given and not daemon.stopping.is_set():
+                kept = daemon.kept()
+                if kept < given:
+                    floor = min(floor, kept)
+        return floor
 
 
 def main_workers(paths: list[str], workers: int) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     parent = Parent(paths, workers)
-    log.info("jailcore: %d server(s) over %d worker process(es), %d refused", len(parent.configs), len(parent.workers),
-             len(paths) - len(parent.configs))
     code: int = run_loop(parent.run())
     return code
 

@@ -16,21 +16,25 @@ def player_key(steamid: str, userid: int) -> str:
 STEAM64_BASE = 76561197960265728
 
 
+ACCOUNT_MAX = 2**32 - 1  # Steam's account numbers are 32 bits: STEAM_1:1:9999999999 has the shape and names no one
+
+
 def account(steamid: str) -> int | None:
     """The account number behind any way a game writes it: `STEAM_0:Y:Z` (CS:S) and
-    `STEAM_1:Y:Z` (CS:GO) are both 2Z+Y, `[U:1:N]` is N, a SteamID64 is N + 76561197960265728."""
+    `STEAM_1:Y:Z` (CS:GO) are both 2Z+Y, `[U:1:N]` is N, a SteamID64 is N + 76561197960265728;
+    None for anything else, a number past 32 bits included (parsed, not only matched by shape)."""
     s = steamid.strip()
+    n: int | None = None
     if s.startswith(("STEAM_0:", "STEAM_1:")):
         parts = s[8:].split(":")
         if len(parts) == 2 and all(p.isascii() and p.isdigit() and len(p) <= 10 for p in parts) and parts[0] in ("0", "1"):
-            return int(parts[1]) * 2 + int(parts[0])
-        return None
-    if s.startswith("[U:1:") and s.endswith("]"):
-        n = s[5:-1]
-        return int(n) if n.isascii() and n.isdigit() and len(n) <= 10 else None
-    if len(s) == 17 and s.isascii() and s.isdigit() and int(s) > STEAM64_BASE:
-        return int(s) - STEAM64_BASE
-    return None
+            n = int(parts[1]) * 2 + int(parts[0])
+    elif s.startswith("[U:1:") and s.endswith("]"):
+        digits = s[5:-1]
+        n = int(digits) if digits.isascii() and digits.isdigit() and len(digits) <= 10 else None
+    elif len(s) == 17 and s.isascii() and s.isdigit() and int(s) > STEAM64_BASE:
+        n = int(s) - STEAM64_BASE
+    return n if n is not None and n <= ACCOUNT_MAX else None
 
 
 def same_account(steamid: str) -> list[str]:

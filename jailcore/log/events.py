@@ -159,6 +159,16 @@ class FreezeEnded(Event):
 
 
 @attrs.frozen(slots=True)
+class FreezeStarted(Event):
+    """CS:GO's `Starting Freeze period`, written when a round restarts (15 s before its
+    Round_Start in the corpus). A plugin older than `jb_round_start`, or one whose line was
+    lost, leaves this as the round's start: the engine reads it so when the shim's line of
+    that restart did not come, and not twice when both do, in either order."""
+
+    kind: ClassVar[str] = "freeze_period"
+
+
+@attrs.frozen(slots=True)
 class RoundEnd(Event):
     kind: ClassVar[str] = "round_end"
 

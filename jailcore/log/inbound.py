@@ -31,22 +31,25 @@ import attrs
 import cattrs
 from cattrs.v import format_exception
 
+from jailcore.log import limits
+from jailcore.log.accounts import account
 from jailcore.log.jsontext import SURROGATE
+from jailcore.log.logtime import is_time
 
 log = logging.getLogger("jailcore.inbound")
 
 T = TypeVar("T")
 
 MAX_MESSAGE = 1 << 20  # bytes of one MQTT payload or RCON reply read as JSON
-TEXT = 4096  # a reason (with its quoted clause), a name, an order
-SHORT = 200  # an id, a server name, a rule key, a ref
+TEXT = limits.TEXT  # a reason (with its quoted clause), an order
+SHORT = limits.KEY  # an id, a server name, a rule key, a ref: what the state database's key columns hold
+NAME = limits.NAME  # a player's name
 MAX_ROUNDS = 1_000_000
 MAX_MINUTES = 100 * 366 * 24 * 60
 MAX_CAUSES = 64  # distinct causes counted before the rest are "other"
 FUTURE = 300  # seconds a sender's clock may run ahead of ours
 
 STEAMID = re.compile(r"STEAM_[01]:[01]:\d{1,10}|\[U:1:\d{1,10}\]")
-LOG_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?")
 
 
 # -- refusals: counted and said once per cause ------------------------------------------
@@ -196,16 +199,17 @@ def _upto(most: int) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
 
 _text = _upto(TEXT)
 _short = _upto(SHORT)
+_name = _upto(NAME)
 
 
 def _steamid(inst: Any, attribute: attrs.Attribute[Any], value: str) -> None:
-    if not (isinstance(value, str) and STEAMID.fullmatch(value)):
-        raise ValueError(f"{attribute.name}: not a SteamID (STEAM_0:Y:Z, STEAM_1:Y:Z or U:1:N in brackets)")
+    if not (isinstance(value, str) and STEAMID.fullmatch(value) and account(value) is not None):
+        raise ValueError(f"{attribute.name}: not a SteamID (STEAM_0:Y:Z, STEAM_1:Y:Z or U:1:N in brackets, a 32-bit account)")
 
 
 def _log_time(inst: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
-    if value is not None and not (isinstance(value, str) and LOG_TIME.fullmatch(value)):
-        raise ValueError(f"{attribute.name}: not a time like 2026-11-30T21:04:05")
+    if value is not None and not (isinstance(value, str) and is_time(value)):
+        raise ValueError(f"{attribute.name}: not a time of the calendar like 2026-11-30T21:04:05")
 
 
 def _count(most: int) -> Callable[[Any, attrs.Attribute[Any], int | None], None]:
@@ -232,7 +236,7 @@ class _FromServer:
 class NetworkBan(_FromServer):
     """A CT ban made on another server of the network."""
 
-    name: str = attrs.field(default="", validator=_text)
+    name: str = attrs.field(default="", validator=_name)
     until: str | None = attrs.field(default=None, validator=_log_time)
     rounds: int | None = attrs.field(default=None, validator=_count(MAX_ROUNDS))
     ref: str = attrs.field(default="", validator=_short)

@@ -12,10 +12,10 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from jailcore.log import events as ev
+from jailcore.log.limits import NAME, STEAMID
 from jailcore.log.shimlines import WORLD_LINES, Malformed, number, shim_event
 
 _V = TypeVar("_V")
-
 
 _PREFIX = re.compile(r"(\d\d)/(\d\d)/(\d{4}) - (\d\d):(\d\d):(\d\d)(?:\.\d+)?(?:: | - |:$)")
 # A whole identity read from the right (the longest name that leaves `<uid><steamid><team>`),
@@ -43,7 +43,7 @@ _BODIES = (
     ("server cvars start", "cvars", None),
     ("server cvars end", "cvars", None),
     ("server_cvar: ", "cvar", None),
-    ("Starting Freeze period", "freeze_period", None),
+    ("Starting Freeze period", "freeze_period", "_freeze_period"),
     ("Molotov projectile", "molotov", None),
     ("Game Over:", "game_over", None),
     ("[META]", "metamod", None),
@@ -182,6 +182,9 @@ class LineReader:
             if body.startswith(prefix):
                 return NOTED[kind] if read is None else getattr(self, read)(time, body[len(prefix) :])
         return None
+
+    def _freeze_period(self, time: str, rest: str) -> ev.FreezeStarted:
+        return ev.FreezeStarted(time)
 
     # -- world, rcon -----------------------------------------------------------------------
 
@@ -442,5 +445,6 @@ def _team(raw: str) -> str:
 
 
 def _player(m: re.Match[str]) -> ev.Player:
-    team = m.group(4)
-    return ev.Player(m.group(1), int(m.group(2)), m.group(3), _TEAMS.get(team, team) if team else None)
+    if len(m.group(1)) > NAME or len(m.group(3)) > STEAMID:  # longer than any game writes: a forged line (log/limits.py)
+        raise Malformed(f"a player's name over {NAME} or SteamID over {STEAMID} characters: no game writes one")
+    return ev.Player(m.group(1), int(m.group(2)), m.group(3), _TEAMS.get(m.group(4), m.group(4)) if m.group(4) else None)

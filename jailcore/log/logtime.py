@@ -3,8 +3,23 @@ has. Parsed timestamps are cached: the same few seconds are asked about again an
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from functools import lru_cache
+
+LOG_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?")
+
+
+def is_time(value: str) -> bool:
+    """A time of the calendar in the log's ISO shape: parsed, not only matched by shape
+    (`2026-13-45T25:61:61` has the shape, and every reckoning with it raised)."""
+    if not LOG_TIME.fullmatch(value):
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 @lru_cache(maxsize=4096)

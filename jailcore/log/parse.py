@@ -144,9 +144,12 @@ class LogParser(LineReader):
         slot, check, noted, read = plan[i][m[i]]
         if check:  # a player line: the pattern proved its shape, the caches prove its names
             actor = m[2]
-            if actor not in self._actors and not self._new_actor(actor):
-                return self._parse_slowly(record)
-            if check > 1 and m[check] not in self._identities and not self._new_identity(m[check]):
+            try:
+                if actor not in self._actors and not self._new_actor(actor):
+                    return self._parse_slowly(record)
+                if check > 1 and m[check] not in self._identities and not self._new_identity(m[check]):
+                    return self._parse_slowly(record)
+            except Malformed:  # a name or a SteamID past what a game writes: said and counted there
                 return self._parse_slowly(record)
         time = self._times.get(m[1])
         if time is None:  # a new second: one the calendar lacks makes the line malformed

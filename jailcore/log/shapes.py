@@ -13,7 +13,8 @@ from typing import Any
 import attrs
 from attrs import validators as v
 
-from jailcore.log.inbound import MAX_MINUTES, MAX_ROUNDS, Refusals, _count, _log_time, _short, _steamid, _text, json_of, strict, typed
+from jailcore.log.inbound import MAX_MINUTES, MAX_ROUNDS, Refusals, _count, _log_time, _name, _short, _steamid, _text, _upto, json_of, strict, typed
+from jailcore.log.limits import STEAMID
 
 # -- the network: a server's retained state (`jailcore status --mqtt`) -----------------------
 
@@ -45,6 +46,15 @@ class BanShown:
     rule: str = attrs.field(default="", validator=_short)
     ref: str = attrs.field(default="", validator=_short)
     online: bool | None = None
+
+
+@attrs.frozen
+class PluginShown:
+    """The plugin's version as its `jb_hello` said it, and whether it is older than the daemon expects."""
+
+    version: str = attrs.field(default="", validator=_short)
+    expected: str = attrs.field(default="", validator=_short)
+    old: bool = False
 
 
 @attrs.frozen
@@ -97,6 +107,10 @@ class StateMessage:
     ctbans: list[BanShown] = attrs.Factory(list)
     link: LinkShown | None = None
     proposals: list[ProposalShown] = attrs.Factory(list)
+    plugin: PluginShown | None = None
+    lost_lines: int | None = None
+    lost_at: str | None = attrs.field(default=None, validator=v.optional(_short))
+    doubt: bool = False
 
 
 def state_message(data: Any, refused: Refusals, where: str = "") -> dict[str, Any] | None:
@@ -173,8 +187,8 @@ TEAMS = ("TERRORIST", "CT", "Spectator", "Unassigned", "T", "")
 @attrs.frozen
 class ShimPlayer:
     userid: int = attrs.field(validator=_count(1 << 31))
-    steamid: str = attrs.field(default="", validator=_short)
-    name: str = attrs.field(default="", validator=_text)
+    steamid: str = attrs.field(default="", validator=_upto(STEAMID))
+    name: str = attrs.field(default="", validator=_name)
     team: str = attrs.field(default="Unassigned", validator=v.in_(TEAMS))
     alive: bool = False
     gagged: bool = False
@@ -212,12 +226,33 @@ class CtBanRequest:
 
     id: int
     steamid: str = attrs.field(validator=_steamid)
-    name: str = attrs.field(default="", validator=_text)
+    name: str = attrs.field(default="", validator=_name)
     minutes: int | None = attrs.field(default=None, validator=_count(MAX_MINUTES))
     rounds: int | None = attrs.field(default=None, validator=_count(MAX_ROUNDS))
     reason: str = attrs.field(default="", validator=_text)
     by: str = attrs.field(default="", validator=_short)
     lift: bool = False
+
+
+@attrs.frozen
+class ActRequest:
+    """A row of `act_requests`: an admin's warning or server ban from the web page."""
+
+    id: int
+    steamid: str = attrs.field(validator=_steamid)
+    act: str = attrs.field(validator=v.in_(("warn", "ban")))
+    name: str = attrs.field(default="", validator=_text)
+    minutes: int | None = attrs.field(default=None, validator=_count(MAX_MINUTES))
+    reason: str = attrs.field(default="", validator=_text)
+    by: str = attrs.field(default="", validator=_short)
+
+
+def act_row(row: Any, refused: Refusals) -> ActRequest | None:
+    """An `act_requests` row typed; None (refused) when a tool or a hand wrote it wrong."""
+    given = dict(row)
+    fields = {k: given[k] for k in ("id", "steamid", "act", "name", "minutes", "reason", "by") if k in given}
+    fields["name"], fields["reason"], fields["by"] = fields.get("name") or "", fields.get("reason") or "", fields.get("by") or ""
+    return typed(ActRequest, fields, refused, f"request {given.get('id', '?')}")
 
 
 def ctban_row(row: Any, refused: Refusals) -> CtBanRequest | None:

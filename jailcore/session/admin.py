@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import attrs
 
 from jailcore.config.config import Config
+from jailcore.engine import admin as engine_admin
 from jailcore.engine import proposals
 from jailcore.engine.actions import Action, AuditStatus, kind_name
 from jailcore.engine.engine import Engine
@@ -34,8 +35,10 @@ log = logging.getLogger("jailcore")
 
 # What the admins online read, in the server's language.
 SAID = {
-    "ru": {"gone": "больше не ждёт решения: истекло или уже решено", "dismissed": "отклонено: {by}"},
-    "en": {"gone": "no longer waits: it lapsed or was answered", "dismissed": "dismissed by {by}"},
+    "ru": {"gone": "больше не ждёт решения: истекло или уже решено", "dismissed": "отклонено: {by}",
+           "away": "предупреждение от {by} не передано: {who} не на сервере"},
+    "en": {"gone": "no longer waits: it lapsed or was answered", "dismissed": "dismissed by {by}",
+           "away": "the warning by {by} was not given: {who} is not on the server"},
 }
 PROPOSED: AuditStatus = "proposed"
 
@@ -118,7 +121,8 @@ def decided(s: Session, action: Action) -> list[Effect]:
 
 
 def apply(s: Session, rows: i.AdminRequests) -> list[Effect]:
-    seen = {("pardons", r.id) for r in rows.pardons} | {("ctban_requests", r.id) for r in rows.ctbans} | {("answers", r.id) for r in rows.answers}
+    seen = ({("pardons", r.id) for r in rows.pardons} | {("ctban_requests", r.id) for r in rows.ctbans}
+            | {("answers", r.id) for r in rows.answers} | {("act_requests", r.id) for r in rows.acts})
     s.desk.applied &= seen  # a row the store no longer returns is durable as applied: forgotten here
     out: list[Effect] = []
     for pardon in rows.pardons:
@@ -130,6 +134,9 @@ def apply(s: Session, rows: i.AdminRequests) -> list[Effect]:
     for answer in rows.answers:
         if ("answers", answer.id) not in s.desk.applied:
             out += _guarded(s, "answers", answer.id, partial(_answer, s, answer))
+    for act in rows.acts:
+        if _once(s, "act_requests", act.id):
+            out += _guarded(s, "act_requests", act.id, partial(_act, s, act))
     return out + s.flush()
 
 
@@ -187,6 +194,22 @@ def _ctban(s: Session, row: i.CtBanRow) -> list[Effect]:
     elif not any(a.action == "ctban" for a in actions):  # he is offline: no row of ours shares it
         out += s.network_ban(row.steamid, f"request {row.id}")
     return out
+
+
+def _act(s: Session, row: i.ActRow) -> list[Effect]:
+    """An admin's warning or server ban from the web page: the engine's admin act, carried out
+    and audited as a rule's punishment is (a ban reaches a player who has left by his SteamID)."""
+    out: list[Effect] = [_applied(s, "act_requests", row.id)]
+    if shapes.act_row(attrs.asdict(row), s.desk.refused) is None:
+        return out
+    s.dirty = True
+    if not s.engine.state.time and s.wall:  # before the server's first line its clock is unknown: the box's stands in
+        s.engine.state.time = s.wall
+    actions = engine_admin.act(s.engine.ctx, row.steamid, row.name, row.act, row.minutes, row.reason, row.by)
+    if not actions:
+        s.say_to_admins(f"[jailcore] {said(s, 'away', by=row.by, who=row.name or row.steamid)}")
+    log.info("%s of %s by %s applied: %s", row.act, row.steamid, row.by, row.reason)
+    return out + s.carry_out(actions)
 
 
 def _answer(s: Session, row: i.AnswerRow) -> list[Effect]:

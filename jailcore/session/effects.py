@@ -20,7 +20,7 @@ import attrs
 
 from jailcore.engine.actions import Action, AuditStatus
 
-RequestTable = Literal["pardons", "ctban_requests", "answers"]
+RequestTable = Literal["pardons", "ctban_requests", "answers", "act_requests"]
 
 # -- rows the store writes -------------------------------------------------------------------
 
@@ -188,6 +188,7 @@ class AskPardon:
     action_id: int
     by: str
     reason: str
+    steamid: str | None = None  # the admin's, as the game authenticated it (SourceBans++ credits him by it)
 
 
 @attrs.frozen(slots=True)

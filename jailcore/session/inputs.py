@@ -19,9 +19,11 @@ if TYPE_CHECKING:  # the command line reads rows through these classes without l
 
 @attrs.frozen(slots=True)
 class LogRecord:
-    """One log record of this server (the bytes after the remote-log header)."""
+    """One log record of this server (the bytes after the remote-log header); `place`, its number
+    in the relay of a `run --workers` parent (0: it came straight from the socket)."""
 
     data: bytes
+    place: int = 0
 
 
 @attrs.frozen(slots=True)
@@ -77,6 +79,7 @@ class PeerBan:
     (`log.inbound`), or as a server of this process told it (plain JSON, typed here)."""
 
     ban: NetworkBan | NetworkLift | dict[str, Any]
+    place: int = 0  # its number in the relay of a `run --workers` parent, as a `LogRecord`'s
 
 
 @attrs.frozen(slots=True)
@@ -145,6 +148,20 @@ class AnswerRow:
 
 
 @attrs.frozen(slots=True)
+class ActRow:
+    """An admin's warning or server ban (the web page), as the store holds it: checked by the
+    session (`log.shapes.act_row`) before it is applied."""
+
+    id: int
+    steamid: str
+    name: str
+    act: str  # warn | ban
+    minutes: int | None  # a ban's length; 0 is permanent
+    reason: str
+    by: str
+
+
+@attrs.frozen(slots=True)
 class AdminRequests:
     """The admins' rows not yet applied (web page, command line, MQTT, `!jc...` in game), as
     the store holds them; the session applies each once, in order."""
@@ -152,6 +169,7 @@ class AdminRequests:
     pardons: tuple[PardonRow, ...] = ()
     ctbans: tuple[CtBanRow, ...] = ()
     answers: tuple[AnswerRow, ...] = ()
+    acts: tuple[ActRow, ...] = ()
 
 
 @attrs.frozen(slots=True)

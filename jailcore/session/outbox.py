@@ -28,8 +28,9 @@ class Item:
     action: Action | None = None
     epoch: int = 0  # round ends the session had seen when it was decided
     attempts: int = 0
-    sent_at: float = 0.0  # 0 never sent; -1 sent by the last process, never answered
-    flying: bool = False
+    sent_at: float = 0.0  # when it last left for the game: 0 never; -1 sent by the last process, never answered
+    flying: bool = False  # given to the driver on this session (it may still wait for its rows to be durable)
+    left: bool = False  # ... and it left for the game on this session (`Sent`): its timeout runs from then
 
 
 @attrs.frozen(slots=True)
@@ -91,7 +92,7 @@ class Outbox:
             if reason is not None:
                 done.append(self._finish(item, lapsed(item), reason))
                 continue
-            item.flying, item.sent_at = True, now
+            item.flying, item.left = True, False
             batch.append(item)
         return batch, done
 
@@ -105,6 +106,12 @@ class Outbox:
                 if reason is not None:
                     out.append(self._finish(item, status or lapsed(item), reason))
         return out
+
+    def left_now(self, tickets: set[int], now: float) -> None:
+        """These commands left for the game now (the driver wrote them once their rows were durable)."""
+        for item in self.items:
+            if item.flying and item.ticket in tickets:
+                item.left, item.sent_at = True, now
 
     def answered(self, ticket: int) -> Item | None:
         for item in self.items:
@@ -122,21 +129,24 @@ class Outbox:
         flying = [i for i in self.items if i.flying]
         for item in flying:
             item.flying = False
-        if not flying:
-            return []
+        if not flying or not flying[0].left:
+            return []  # still waiting for its rows when the session went: it never reached the game, no try spent
         head = flying[0]
+        head.left = False
         head.attempts += 1
         if head.attempts >= self.tries:
             return [self._finish(head, "failed", f"no answer after {head.attempts} tries")]
         return []
 
     def overdue(self, now: float, timeout: float) -> Item | None:
+        """The oldest command in flight whose answer is `timeout` late, counted from when it left for the
+        game: one still held for its rows (a slow disk, a database away) has not been asked anything yet."""
         head = next((i for i in self.items if i.flying), None)
-        return head if head is not None and head.sent_at + timeout <= now else None
+        return head if head is not None and head.left and head.sent_at + timeout <= now else None
 
     def deadline(self, timeout: float) -> float | None:
         head = next((i for i in self.items if i.flying), None)
-        return None if head is None else head.sent_at + timeout
+        return None if head is None or not head.left else head.sent_at + timeout
 
     def _finish(self, item: Item, status: AuditStatus, reply: str | None) -> Done:
         self.items.remove(item)

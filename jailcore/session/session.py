@@ -31,6 +31,7 @@ from jailcore.log.errors import LimitError, StateError
 from jailcore.log.inbound import NetworkBan, NetworkLift, ctban_message
 from jailcore.log.logtime import plus_seconds
 from jailcore.log.parse import LogParser
+from jailcore.log.plugin import PLUGIN_UPDATE, PLUGIN_VERSION, older_plugin
 from jailcore.session import admin, reload
 from jailcore.session import inputs as i
 from jailcore.session.effects import (
@@ -116,7 +117,7 @@ def standing(engine: Engine, config: Config, fixed: dict[str, Any] | None = None
     """The public state as `jailcore status` shows it, under this server's own config, with
     what `ctban list` and `history` read from it so that they load no rule: each ban's
     reason, giver and origin, and each ladder's steps."""
-    state = engine.public_state()
+    state = {**engine.public_state(), **engine.shim_state()}
     online = {seat.key for seat in engine.state.players.values()}
     bans = engine.state.ctbans
     for ban in state["ctbans"]:
@@ -149,6 +150,11 @@ class Session:
         self._fixed = config_parts(config)  # the standing's parts that only a reload changes
         self.server = config.server_name
         self.engine = Engine(config, snapshot)  # a snapshot that is not ours raises here, before anything is done
+        # `run --workers`: the relay this state follows (its parent's run) and the last of its places taken, saved
+        # with the state, so a worker started again skips exactly what its saved state already holds.
+        self.relay, self.place = "", 0
+        saved = snapshot.get("relay") if snapshot else None
+        self._saved_relay = (saved[0], saved[1]) if isinstance(saved, list) and len(saved) == 2 and isinstance(saved[1], int) else None
         self.parser = LogParser(self._needed())  # lines no enabled rule reads are only counted
         self.ids = ids
         self.outbox = Outbox()
@@ -178,6 +184,9 @@ class Session:
         self._dropping = False
         self._lines: list[tuple[str, int, str, str, int]] = []
         self.desk = admin.Desk()
+        self._lines_lost = self.engine.state.lost  # shim lines lost so far: each new gap is said once in the log
+        self._plugin_said: str | None = None  # the old plugin version said in the log already
+        self._shim_said()
         self.reloads: list[str] = []  # what each reading of the config file did, for admins and tests
         self._handlers: dict[type, Callable[[Any], list[Effect]]] = {
             i.LogRecord: self._record, i.Tick: self._tick, i.Reply: self._reply, i.Sent: self._sent, i.LinkOpened: self._opened,
@@ -210,7 +219,22 @@ class Session:
     def _needed(self) -> frozenset[str]:
         return self.engine.needed_kinds()
 
+    def relayed_by(self, run: str) -> int:
+        """This state follows the relay of parent run `run` from now on; the last of its places the
+        saved state holds (0 if it was saved under another run, or none)."""
+        self.relay = run
+        if self._saved_relay is not None and self._saved_relay[0] == run:
+            self.place = max(self.place, self._saved_relay[1])
+        return self.place
+
+    @property
+    def unsaved(self) -> bool:
+        """The state changed since it was last saved."""
+        return self.dirty or self.drift or self.decided
+
     def _record(self, record: i.LogRecord) -> list[Effect]:
+        if record.place:
+            self.place = record.place
         event = self.parser.parse(record.data)
         if event is None:
             return []
@@ -222,6 +246,8 @@ class Session:
             return []
         s = self.engine.state
         self._line_at = self.now
+        if s.lost != self._lines_lost or kind is ev.ShimHello:
+            self._shim_said()
         ended = self._round[1] and (not s.round_open or s.round != self._round[0])
         if self._round != (s.round, s.round_open):
             self.dirty = True  # a round: saved at the next tick
@@ -246,6 +272,21 @@ class Session:
             out += self.flush()
         return out
 
+    def _shim_said(self) -> None:
+        """In the daemon's log, once each: lines the shim wrote that never came (a gap in its
+        seq), and a plugin older than this daemon expects, with what to do about it."""
+        s = self.engine.state
+        if s.lost != self._lines_lost:
+            log.warning("%s: %d line(s) of the jailcore plugin were lost before %s (%d in all): the game is asked for its "
+                        "state, and until a round begins in order what depends on the warden, the orders or the game goes "
+                        "to an admin", self.server, s.lost - self._lines_lost, s.lost_at, s.lost)
+            self._lines_lost = s.lost
+        version = s.plugin
+        if version is not None and version != self._plugin_said and older_plugin(version):
+            self._plugin_said = version
+            log.warning("%s: the jailcore plugin on the game server is version %s, older than the %s this daemon expects: %s",
+                        self.server, version or "(none said)", PLUGIN_VERSION, PLUGIN_UPDATE)
+
     def _in_game_ctban(self, event: ev.CtBanGiven | ev.CtBanLifted, actions: list[Action]) -> list[Effect]:
         """An admin's `!unctban` in game is the network's word too, like a lift from the
         command line (a `!ctban` is shared with its audit row, as every CT ban). Both are
@@ -257,6 +298,8 @@ class Session:
             t = action.target
             if t is None or action.action != ("unctban" if lift else "ctban"):
                 continue
+            if not lift and self.config.mode == "observe":
+                continue  # observed, not given: no admin's CT ban to list among the requests
             if lift:
                 out.append(self.network_lift(t.steamid, event.player.name, f"game {event.time} {event.seq}"))
                 length: tuple[int | None, int | None, str] = (None, None, "")
@@ -283,7 +326,7 @@ class Session:
     def dispatch(self, action: Action) -> list[Effect]:
         if action.action == "ask":  # an admin's word in game: the command line's row, whatever the mode
             if action.step == "pardon":
-                return [AskPardon(action.index or 0, action.by or "", action.reason)]
+                return [AskPardon(action.index or 0, action.by or "", action.reason, action.target.steamid if action.target else None)]
             return [AskAnswer(action.index or 0, action.step or "", action.by or "", action.reason)]
         if action.action == "lapse" and action.owed_row is not None:  # he did not come back in time
             log.info("owed #%s (%s %s) expired: %s", action.owed_row, action.rule, action.step, action.reason)
@@ -465,10 +508,7 @@ class Session:
         return None
 
     def _sent(self, sent: i.Sent) -> list[Effect]:
-        tickets = set(sent.tickets)
-        for item in self.outbox:
-            if item.flying and item.ticket in tickets:
-                item.sent_at = self.now
+        self.outbox.left_now(set(sent.tickets), self.now)
         return []
 
     def _reply(self, reply: i.Reply) -> list[Effect]:
@@ -537,7 +577,8 @@ class Session:
     def _tick(self, tick: i.Tick) -> list[Effect]:
         self.wall = tick.wall
         out: list[Effect] = []
-        late = self.outbox.overdue(self.now, self.config.rcon_timeout)
+        # At the tick's own time: one that waited in the inbox behind a slow line was not the game's silence.
+        late = self.outbox.overdue(tick.now, self.config.rcon_timeout)
         if late is not None and not self._dropping:
             self._dropping = True
             out.append(DropLink(f"no answer to {late.command.split()[0]!r} in {self.config.rcon_timeout:g}s"))
@@ -590,7 +631,10 @@ class Session:
         # (the link unchanged) stayed off `status --mqtt` until the next change.
         self._state_wanted = self._state_wanted or bool(self.config.mqtt_url)
         self._snapshot_due = self.now + SNAPSHOT_EVERY
-        snapshot = jsontext.dumps(self.engine.snapshot())
+        state = self.engine.snapshot()
+        if self.place:
+            state["relay"] = [self.relay, self.place]
+        snapshot = jsontext.dumps(state)
         return Write(SaveState(self.server, snapshot, jsontext.dumps(standing(self.engine, self.config, self._fixed)), self.engine.state.time or ""))
 
     def _keep_lines(self) -> Write:
@@ -617,7 +661,7 @@ class Session:
         if self._link_row is not None:
             link = dict(zip(("rcon", "outbox", "last_line", "mode"), self._link_row, strict=True))
             link.update(daemon=daemon, dropped=self.drops, updated=self.wall)
-        return {**self.engine.public_state(), "cooldown_rounds": self._fixed["cooldown_rounds"], "link": link,
+        return {**self.engine.public_state(), **self.engine.shim_state(), "cooldown_rounds": self._fixed["cooldown_rounds"], "link": link,
                 "proposals": self.waiting_proposals()}
 
     def waiting_proposals(self) -> list[dict[str, Any]]:
@@ -649,6 +693,8 @@ class Session:
     # -- the network ----------------------------------------------------------------------------
 
     def _peer_ban(self, peer: i.PeerBan) -> list[Effect]:
+        if peer.place:
+            self.place = peer.place
         ban = peer.ban
         message = ban if isinstance(ban, NetworkBan | NetworkLift) else ctban_message(ban, self.engine.refused, "network CT ban")
         if message is None:  # refused, counted and said by the engine's refusals

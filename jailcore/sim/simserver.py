@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypedDict
 
+from jailcore.config import shipped
 from jailcore.io.rconproto import AUTH, AUTH_RESPONSE, EXECCOMMAND, MAX_BODY, MAX_INCOMING, RESPONSE_VALUE, encode
 from jailcore.sim import smbuild
 from jailcore.sim.console import split_commands, tokenize
@@ -58,7 +59,8 @@ def make_shim(kind: str, world: World) -> tuple[Shim, str]:
         try:
             from jailcore.sim.smhost import PluginHost
 
-            smx = Path(os.environ["JAILCORE_SMX"]) if os.environ.get("JAILCORE_SMX") else smbuild.cached_plugin()
+            # JAILCORE_SMX, else the .smx an installed wheel was built with, else one compiled from the checkout's sources
+            smx = Path(os.environ["JAILCORE_SMX"]) if os.environ.get("JAILCORE_SMX") else shipped.compiled() or smbuild.cached_plugin()
             return PluginHost(world, smx, smbuild.TRANSLATIONS), f"the real plugin ({smx.name}) in a SourcePawn VM"
         except ImportError:
             if kind == "plugin":

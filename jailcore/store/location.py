@@ -109,6 +109,13 @@ def daemon_writer(state_url: str, state_path: str, checkpoint_interval: float = 
     else:
         writer = Writer(lambda: open_store(state_path), checkpoint_interval, DATABASE_ERRORS)
     writer.start()
+    if writer.error is not None:  # its connection or its journal could not be opened: said now, in one line (before: nothing, and no row was ever durable)
+        from jailcore.log.errors import StateError
+        from jailcore.store.sqlite import StoreError
+
+        error = writer.error
+        raise StoreError(str(error) if isinstance(error, StateError) else
+                         f"state database {shown(state_url or state_path)} cannot be written: {type(error).__name__}: {error}")
     return writer
 
 

@@ -24,11 +24,12 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import threading
 import time as clock
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import attrs
@@ -37,7 +38,8 @@ import pymysql.cursors
 
 from jailcore.engine.actions import Action, AuditStatus
 from jailcore.log.errors import AuditError
-from jailcore.log.logtime import plus_minutes
+from jailcore.log.limits import KEY, NAME, SHORT_WORD, STEAMID, TIME, TOPIC, WORD, fit, fit_text, fit_text_or_none
+from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
 from jailcore.store import appeals, notices
@@ -45,19 +47,30 @@ from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import DatabaseFault
 from jailcore.store.hang import HangWatch
-from jailcore.store.journal import Journal, Op, left_beside
+from jailcore.store.journal import DAMAGED, Journal, Leftover, Op, damaged_beside, hold, holds, left_beside
 from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
 from jailcore.store.reader import Dialect, Reader, Row
-from jailcore.store.rows import WritesRows
-from jailcore.store.sqlite import PRUNE_EVERY, SENT, PardonError, ProposalError, StoreError, check_answer, check_pardon
+from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, link_values, request_values
+from jailcore.store.sqlite import (
+    PRUNE_EVERY,
+    REQUEST_TABLES,
+    SENT,
+    PardonError,
+    ProposalError,
+    StoreError,
+    check_act,
+    check_answer,
+    check_pardon,
+)
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes
     from jailcore.session import effects as fx
     from jailcore.session import inputs as si
 
 # 0: before the schema was versioned; 1: without the web page's accounts; 2: without the names table and the indexes of _from_2;
-# 3: without the accounts' activity (`account_changes`); 4: without the notifications' queue and the appeals
-SCHEMA_VERSION = 5
+# 3: without the accounts' activity (`account_changes`); 4: without the notifications' queue and the appeals;
+# 5: without the admins' warnings and bans from the web page (`act_requests`); 6: without the pardoning admin's SteamID (`pardons.steamid`)
+SCHEMA_VERSION = 7
 ID_BLOCK = 1000  # audit ids a process takes at a time: one round trip per 1,000 commands, and room for an outage
 READ_TIMEOUT = 30.0  # a statement's answer, in seconds: the writer's group commit, the web page's and the command line's big reads
 # The daemon's store on its event loop (`on_loop`): its reads are small (is an admin's row
@@ -74,48 +87,54 @@ REOPEN_WAIT = 0.25  # the loop's wait for its connection made again in a thread,
 # `MariaStore.commit`), not by a trigger: a trigger needs the TRIGGER privilege, and SUPER
 # where the server keeps a binary log. The name is kept as written (utf8mb4_bin): two
 # spellings are two rows, as on SQLite; the search compares case-blind.
-NAMES_TABLE = """CREATE TABLE IF NOT EXISTS names (
-    server VARCHAR(191) NOT NULL, steamid VARCHAR(64) NOT NULL, name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-    userid BIGINT, n BIGINT NOT NULL, last VARCHAR(40) NOT NULL, PRIMARY KEY (server, steamid, name),
+NAMES_TABLE = f"""CREATE TABLE IF NOT EXISTS names (
+    server VARCHAR({KEY}) NOT NULL, steamid VARCHAR({STEAMID}) NOT NULL, name VARCHAR({NAME}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+    userid BIGINT, n BIGINT NOT NULL, last VARCHAR({TIME}) NOT NULL, PRIMARY KEY (server, steamid, name),
     KEY names_steamid (steamid, n))"""  # (steamid, n): the search's count of each player's entries is read in the index alone
 _NAMES_UPSERT = ("INSERT INTO names (server, steamid, name, userid, n, last) VALUES (?, ?, ?, ?, ?, ?) "
                  "ON DUPLICATE KEY UPDATE n = n + VALUES(n), last = GREATEST(last, VALUES(last)), userid = VALUES(userid)")
 
+# Every width is log/limits.py's: the doors refuse, and the store cuts to, the same numbers.
 _TABLES = [
     "CREATE TABLE IF NOT EXISTS jailcore_schema (name VARCHAR(32) PRIMARY KEY, version INT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS id_blocks (name VARCHAR(32) PRIMARY KEY, next BIGINT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS journal_applied (origin VARCHAR(32) PRIMARY KEY, seq BIGINT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS state (server VARCHAR(191) PRIMARY KEY, snapshot LONGTEXT NOT NULL, updated VARCHAR(40) NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS standing (server VARCHAR(191) PRIMARY KEY, state LONGTEXT NOT NULL, updated VARCHAR(40) NOT NULL)",
-    """CREATE TABLE IF NOT EXISTS audit (
+    f"CREATE TABLE IF NOT EXISTS state (server VARCHAR({KEY}) PRIMARY KEY, snapshot LONGTEXT NOT NULL, updated VARCHAR({TIME}) NOT NULL)",
+    f"CREATE TABLE IF NOT EXISTS standing (server VARCHAR({KEY}) PRIMARY KEY, state LONGTEXT NOT NULL, updated VARCHAR({TIME}) NOT NULL)",
+    f"""CREATE TABLE IF NOT EXISTS audit (
         seq BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, id BIGINT NOT NULL,
-        server VARCHAR(191) NOT NULL, time VARCHAR(40) NOT NULL, round INT NOT NULL, day INT NOT NULL,
-        action VARCHAR(32) NOT NULL, rule VARCHAR(191) NOT NULL, ref VARCHAR(191) NOT NULL, userid BIGINT, steamid VARCHAR(64),
-        name VARCHAR(255), reason TEXT NOT NULL, detail LONGTEXT NOT NULL, command TEXT, status VARCHAR(32) NOT NULL, reply TEXT,
+        server VARCHAR({KEY}) NOT NULL, time VARCHAR({TIME}) NOT NULL, round INT NOT NULL, day INT NOT NULL,
+        action VARCHAR({WORD}) NOT NULL, rule VARCHAR({KEY}) NOT NULL, ref VARCHAR({KEY}) NOT NULL, userid BIGINT, steamid VARCHAR({STEAMID}),
+        name VARCHAR({NAME}), reason TEXT NOT NULL, detail LONGTEXT NOT NULL, command TEXT, status VARCHAR({WORD}) NOT NULL, reply TEXT,
         UNIQUE KEY audit_id (id), KEY audit_status (server, status), KEY audit_player (steamid), KEY audit_round (server, round), KEY audit_time (time),
         KEY audit_action (action, seq, time), KEY audit_seq_name (seq, name))""",
     NAMES_TABLE,
-    """CREATE TABLE IF NOT EXISTS pardons (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, action_id BIGINT NOT NULL UNIQUE, `by` VARCHAR(191) NOT NULL,
-        reason TEXT NOT NULL, time VARCHAR(40) NOT NULL, applied_at VARCHAR(40))""",
-    """CREATE TABLE IF NOT EXISTS loglines (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, round INT NOT NULL, time VARCHAR(40) NOT NULL,
+    f"""CREATE TABLE IF NOT EXISTS pardons (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, action_id BIGINT NOT NULL UNIQUE, `by` VARCHAR({KEY}) NOT NULL,
+        reason TEXT NOT NULL, time VARCHAR({TIME}) NOT NULL, applied_at VARCHAR({TIME}), steamid VARCHAR({STEAMID}))""",
+    f"""CREATE TABLE IF NOT EXISTS loglines (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, round INT NOT NULL, time VARCHAR({TIME}) NOT NULL,
         line TEXT NOT NULL, audit BIGINT NOT NULL, KEY loglines_round (server, round), KEY loglines_time (time))""",
-    """CREATE TABLE IF NOT EXISTS ctban_requests (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, steamid VARCHAR(64) NOT NULL, name VARCHAR(255) NOT NULL DEFAULT '',
-        minutes INT, rounds INT, lift INT NOT NULL DEFAULT 0, reason TEXT NOT NULL, `by` VARCHAR(191) NOT NULL,
-        time VARCHAR(40) NOT NULL, applied_at VARCHAR(40))""",
-    """CREATE TABLE IF NOT EXISTS answers (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, action_id BIGINT NOT NULL UNIQUE, answer VARCHAR(16) NOT NULL,
-        `by` VARCHAR(191) NOT NULL, reason TEXT NOT NULL, time VARCHAR(40) NOT NULL, note TEXT, applied_at VARCHAR(40))""",
-    """CREATE TABLE IF NOT EXISTS link (
-        server VARCHAR(191) PRIMARY KEY, rcon VARCHAR(32) NOT NULL, outbox INT NOT NULL, last_line VARCHAR(40), mode VARCHAR(16) NOT NULL,
-        updated VARCHAR(40) NOT NULL, daemon VARCHAR(16) NOT NULL DEFAULT 'running', dropped TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS mqtt_outbox (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR(191) NOT NULL, topic VARCHAR(255) NOT NULL, payload LONGTEXT NOT NULL,
+    f"""CREATE TABLE IF NOT EXISTS ctban_requests (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, steamid VARCHAR({STEAMID}) NOT NULL, name VARCHAR({NAME}) NOT NULL DEFAULT '',
+        minutes INT, rounds INT, lift INT NOT NULL DEFAULT 0, reason TEXT NOT NULL, `by` VARCHAR({KEY}) NOT NULL,
+        time VARCHAR({TIME}) NOT NULL, applied_at VARCHAR({TIME}))""",
+    f"""CREATE TABLE IF NOT EXISTS act_requests (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, steamid VARCHAR({STEAMID}) NOT NULL, name VARCHAR({NAME}) NOT NULL DEFAULT '',
+        act VARCHAR({SHORT_WORD}) NOT NULL, minutes INT, reason TEXT NOT NULL, `by` VARCHAR({KEY}) NOT NULL, time VARCHAR({TIME}) NOT NULL,
+        applied_at VARCHAR({TIME}), KEY act_requests_waiting (server, applied_at))""",
+    f"""CREATE TABLE IF NOT EXISTS answers (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, action_id BIGINT NOT NULL UNIQUE, answer VARCHAR({SHORT_WORD}) NOT NULL,
+        `by` VARCHAR({KEY}) NOT NULL, reason TEXT NOT NULL, time VARCHAR({TIME}) NOT NULL, note TEXT, applied_at VARCHAR({TIME}))""",
+    f"""CREATE TABLE IF NOT EXISTS link (
+        server VARCHAR({KEY}) PRIMARY KEY, rcon VARCHAR({WORD}) NOT NULL, outbox INT NOT NULL, last_line VARCHAR({TIME}), mode VARCHAR({SHORT_WORD}) NOT NULL,
+        updated VARCHAR({TIME}) NOT NULL, daemon VARCHAR({SHORT_WORD}) NOT NULL DEFAULT 'running', dropped TEXT NOT NULL)""",
+    f"""CREATE TABLE IF NOT EXISTS mqtt_outbox (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, topic VARCHAR({TOPIC}) NOT NULL, payload LONGTEXT NOT NULL,
         retain INT NOT NULL DEFAULT 0)""",
     *ACCOUNT_TABLES,
 ]
+T = TypeVar("T")
 _OPTIONS = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
 
 
@@ -370,7 +389,20 @@ def _from_4(cur: Any) -> None:
     """Version 4 had no notifications' queue and no appeals: their tables are made above, empty."""
 
 
-_STEPS = [_from_0, _from_1, _from_2, _from_3, _from_4]  # _STEPS[n] brings version n to n + 1
+def _from_5(cur: Any) -> None:
+    """Version 5 took no warnings or bans from the web page: `act_requests` is made above, empty."""
+
+
+def _from_6(cur: Any) -> None:
+    """Version 6's pardons did not keep the SteamID of an admin who pardoned in game (the game
+    authenticated it): SourceBans++ credits an admin by his SteamID, never by a name. Its
+    pardons keep NULL, as the command line's and the page's do."""
+    cur.execute("SHOW COLUMNS FROM pardons")
+    if "steamid" not in {r["Field"] for r in cur.fetchall()}:
+        cur.execute(f"ALTER TABLE pardons ADD COLUMN steamid VARCHAR({STEAMID}) NULL")
+
+
+_STEPS = [_from_0, _from_1, _from_2, _from_3, _from_4, _from_5, _from_6]  # _STEPS[n] brings version n to n + 1
 
 
 _LOST = (2003, 2006, 2013, 2055, 0)  # the server went away (0: PyMySQL's closed connection)
@@ -386,6 +418,27 @@ def _lost(exc: BaseException) -> bool:
 
 class Lost(DatabaseFault):
     """The connection to the server was lost during a statement (did it land? the caller asks)."""
+
+
+class Refused(DatabaseFault):
+    """The server refused a statement (`code`, MariaDB's error number); see VALUE_REFUSALS."""
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(message)
+        self.code = code
+
+
+# What the server refuses for a row's own values, not for the database: a text too long for
+# its column (1406), a character its charset lacks or a number that is none (1366, 1292,
+# 1300, 1367), out of range (1264, 1690), truncated (1265), a NULL or a missing value
+# (1048, 1364), a duplicate (1062), a reference (1451, 1452), a CHECK (4025, 3819), JSON
+# (3140). Such a row is set aside; any other refusal (a table gone, a right taken away) stops
+# the daemon, as the database is no longer one it can keep its promises in.
+VALUE_REFUSALS = frozenset({1048, 1062, 1264, 1265, 1292, 1300, 1364, 1366, 1367, 1406, 1451, 1452, 1690, 3140, 3819, 4025})
+
+
+def _code(exc: BaseException) -> int | None:
+    return exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
 
 
 class Away(StoreError):
@@ -434,6 +487,8 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         self._marks: list[str] = []  # (store.locks)
         self._keeper: threading.Thread | None = None  # the locks' check (`_keep_locks`), from the first claim on the loop's store
         self._saved: dict[str, str] = {}  # each server's snapshot as last written: an unchanged one is not written again
+        self.set_aside = 0  # rows the server refused for their values, kept in the journal's `aside` table (`_set_aside`)
+        self._aside_said: set[str] = set()
         self._waiting: set[str] = set()  # the servers with an admin's row waiting, as last asked
         self._waiting_at = float("-inf")
         self._quiet_until = 0.0  # a read that found the server away: the next ones wait a moment (the loop must not stall on it)
@@ -457,6 +512,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                 self._seq = max(self._seq, self.journal.newest())
                 self._replay(self.db)  # what a run before left: before anything is read
                 self._replay_left(self.db)
+                self._replay_damaged(self.db)
         except BaseException as exc:
             self._refused()
             if isinstance(exc, pymysql.MySQLError):
@@ -496,7 +552,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
             except pymysql.MySQLError as exc:
                 if _lost(exc) and db is None:
                     self._go_away(exc)
-                raise (Lost if _lost(exc) else DatabaseFault)(f"state database {self.path}: {_why(exc)}") from None
+                raise (Lost if _lost(exc) else Refused)(f"state database {self.path}: {_why(exc)}", _code(exc)) from None
 
     def _reopened(self) -> pymysql.connections.Connection:
         """The loop's connection, lost: the one made meanwhile in a thread, else a thread starts
@@ -592,6 +648,8 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                     self._ops = []
                     return
                 except (DatabaseFault, pymysql.MySQLError) as exc:
+                    if isinstance(exc, Refused) and exc.code in VALUE_REFUSALS and self.journal is not None and self._each_alone():
+                        return  # the rows the server refused for their values are set aside; the rest are committed
                     if isinstance(exc, pymysql.MySQLError):
                         if not _lost(exc):
                             self._abandon()
@@ -667,9 +725,77 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
             if _lost(exc):
                 self._go_away(exc)
                 raise
-            raise self._fault(exc) from None
+            raise Refused(f"state database {self.path}: {_why(exc)}", _code(exc)) from None
 
-    def _mark_applied(self, db: Any, seq: int, journal: Journal | None = None) -> None:
+    def _each_alone(self) -> bool:
+        """The open transaction after the server refused one of its statements for its values (a
+        text too long for its column, a character its charset lacks, a number out of range, a
+        duplicate): rolled back and run again one statement at a time, each behind a savepoint,
+        the refused ones set aside (`_set_aside`): one row never stops the daemon (before, every
+        server of the process stopped with it) nor holds the others. False when the connection
+        was lost meanwhile (the caller's usual way: the journal)."""
+        try:
+            with self._hang.watching(self.db) if self._hang is not None else contextlib.nullcontext():
+                self.db.rollback()
+                self._apply(self.db, self._ops, self.journal)
+                self._mark_applied(self.db, self._seq)
+                self.db.commit()
+        except (Lost, pymysql.MySQLError) as exc:
+            if isinstance(exc, Lost) or _lost(exc):
+                self._go_away(exc)
+                return False
+            self._abandon()
+            raise self._fault(exc) from None
+        except DatabaseFault:  # refused for something else than its values: the caller's way (the daemon stops)
+            self._abandon()
+            raise
+        self.queued_mark = None
+        self._ops, self._unsent = [], 0
+        return True
+
+    def _apply(self, db: Any, ops: Sequence[Op], journal: Journal | None) -> None:
+        """Ops run one at a time in the open transaction of `db`, each behind a savepoint; one
+        the server refuses for its values (a row of a many-row op alone) is set aside."""
+        for sql, params, many in ops:
+            try:
+                self._saved_run(db, sql, params, many)
+            except Refused as exc:
+                if exc.code not in VALUE_REFUSALS:
+                    raise
+                for one in (params if many else [params]):
+                    try:
+                        self._saved_run(db, sql, one, False)
+                    except Refused as alone:
+                        if alone.code not in VALUE_REFUSALS:
+                            raise
+                        self._set_aside(sql, one, alone, journal)
+
+    def _saved_run(self, db: Any, sql: str, params: Any, many: bool) -> None:
+        self._run("SAVEPOINT jailcore_row", db=db)
+        try:
+            self._run(sql, params, many, db=db)
+        except Refused:
+            self._run("ROLLBACK TO SAVEPOINT jailcore_row", db=db)
+            raise
+        self._run("RELEASE SAVEPOINT jailcore_row", db=db)
+
+    def _set_aside(self, sql: str, params: Any, exc: Refused, journal: Journal | None) -> None:
+        """A row the server refused: kept in the journal's `aside` table for an operator (its
+        statement and values), counted, said once per table and cause; the rest go on."""
+        table = sql.split(" INTO ", 1)[-1].split(" ", 1)[0] if " INTO " in sql else sql.split()[1] if len(sql.split()) > 1 else "?"
+        why = str(exc).removeprefix(f"state database {self.path}: ")
+        self.set_aside += 1
+        where = "nowhere (no journal)"
+        if journal is not None:
+            journal.set_aside(why, (sql, params, False))
+            where = f"{journal.path} (table aside)"
+        cause = f"{table}: {exc.code}"
+        if cause not in self._aside_said:
+            self._aside_said.add(cause)
+            log.error("state database %s refused a row of %s (%s): it is set aside in %s and the rest are written; "
+                      "later rows refused so are only counted (%d so far)", self.path, table, why, where, self.set_aside)
+
+    def _mark_applied(self, db: Any, seq: int, journal: Journal | Leftover | None = None) -> None:
         if self.queued_mark is not None and journal is None:  # an admin's queued request (store.requests): its number, in its own transaction
             origin, number = self.queued_mark
             self._run("INSERT INTO journal_applied (origin, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = GREATEST(seq, VALUES(seq))",
@@ -686,7 +812,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         rows = self._select("SELECT seq FROM journal_applied WHERE origin = ? FOR UPDATE", (origin,))
         return int(rows[0]["seq"]) if rows else 0
 
-    def _applied_seq(self, db: Any, journal: Journal | None = None, hold: bool = False) -> int:
+    def _applied_seq(self, db: Any, journal: Journal | Leftover | None = None, hold: bool = False) -> int:
         """The journal's highest number the database has applied. `hold` (the replay): a locking
         read, kept in the transaction that applies the next: a session cut with its COMMIT in
         flight holds that row until the server ends it (committed or rolled back), and a plain
@@ -754,7 +880,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                 except pymysql.MySQLError:
                     pass
 
-    def _replay(self, db: Any, journal: Journal | None = None) -> bool:
+    def _replay(self, db: Any, journal: Journal | Leftover | None = None) -> bool:
         """Applies the journal (this store's, or one left beside it) to the database, oldest
         first, each transaction once; True when it is empty."""
         journal = journal or self.journal
@@ -763,8 +889,8 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         while (entry := journal.oldest()) is not None:
             seq, ops = entry
             if self._applied_seq(db, journal, hold=True) < seq:
-                for sql, params, many in ops:
-                    self._run(sql, params, many, db=db)
+                mine = self.journal if self.journal is not None else journal if isinstance(journal, Journal) else None
+                self._apply(db, ops, mine)  # a row refused is set aside in this process's own journal
                 self._mark_applied(db, seq, journal)
             db.commit()  # (also ends the locking read of a transaction found applied)
             journal.done(seq)
@@ -781,6 +907,37 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                 self._replay(db, left)
             finally:
                 left.close()
+
+    def _replay_damaged(self, db: Any) -> None:
+        """A journal SQLite could not read whole (its header overwritten, its end cut off; this
+        process's, or one left beside it) was put aside by `Journal`: said in one line with what
+        can be read of it (store.salvage), that part replayed as any journal is (what the
+        database applied of it before is skipped), and the file then marked `.replayed`, kept
+        for an operator. Before, a damaged journal stopped the writer without a word."""
+        from jailcore.store import salvage
+
+        if self.journal is None:
+            return
+        for aside in damaged_beside(self._journal_at):
+            held = hold(aside, make=False)
+            if held is None:
+                continue  # another process is replaying it
+            try:
+                got = salvage.read(aside)
+                left = Leftover(aside, got.origin, got.transactions)
+                why = self.journal.damaged[1] if self.journal.damaged and self.journal.damaged[0] == aside else "put aside before"
+                seqs = list(got.transactions)
+                read = (f"{len(seqs)} transaction(s) of it could be read (#{seqs[0]} to #{seqs[-1]}: {holds(got.transactions)})"
+                        if seqs else "nothing of it could be read")
+                log.error("state database %s: the journal %s was damaged (%s): kept aside as %s; %s%s, replayed now (what the database "
+                          "has of it already is skipped)", self.path, aside.split(DAMAGED)[0], why, aside, read,
+                          "" if left.known else "; its origin could not be read, so a row written before is refused as a duplicate and set aside")
+                self._replay(db, left)
+                for suffix in ("", "-wal"):
+                    if os.path.exists(aside + suffix):
+                        os.rename(aside + suffix, f"{aside}.replayed{suffix}")
+            finally:
+                os.close(held)
 
     def journalled(self) -> int:
         """Transactions waiting in the journal for the server."""
@@ -893,20 +1050,16 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
 
     def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus, row_id: int | None = None) -> int:
         """An audit row under the id the session gave it (from `reserve_ids`), else the next of this store's own block."""
-        t = action.target
         row_id = self.next_id() if row_id is None else row_id
-        self._write(
-            "INSERT INTO audit (id, server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (row_id, server, action.time, action.round, day, action.action, action.rule, action.ref,
-             t.userid if t else None, t.steamid if t else None, t.name if t else None,
-             action.reason, json.dumps(action.to_json(), ensure_ascii=False), command, status))
-        if t is not None and t.steamid is not None and t.name is not None:
-            seen = self._names.get((server, t.steamid, t.name))
+        values = audit_values(row_id, server, action, day, command, status)
+        self._write(AUDIT_INSERT, values)
+        steamid, name = values[9], values[10]
+        if steamid is not None and name is not None:
+            seen = self._names.get((values[1], steamid, name))
             if seen is None:
-                self._names[(server, t.steamid, t.name)] = [t.userid, 1, action.time]
+                self._names[(values[1], steamid, name)] = [values[8], 1, values[2]]
             else:
-                seen[0], seen[1], seen[2] = t.userid, seen[1] + 1, max(seen[2], action.time)
+                seen[0], seen[1], seen[2] = values[8], seen[1] + 1, max(seen[2], values[2])
         return row_id
 
     def mark_sent(self, row_ids: list[int]) -> None:
@@ -914,7 +1067,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
             self._write(f"UPDATE audit SET reply = '{SENT}' WHERE id = ? AND status = 'pending'", [(i,) for i in row_ids], many=True)
 
     def mark(self, row_id: int, status: str, reply: str | None) -> None:
-        self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (status, reply, row_id))
+        self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (fit(status, WORD), fit_text_or_none(reply), row_id))
 
     def reserve_ids(self, count: int, gap: int = 0) -> int:
         """The first of `count` audit ids no process sharing the database has or will be given,
@@ -932,15 +1085,15 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
     def keep_lines(self, row: fx.KeepLines) -> None:
         if not row.lines:
             return
-        self._write("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", list(row.lines), many=True)
-        if clock.monotonic() >= self._prune_due:
+        self._write("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", line_values(row.lines), many=True)
+        if clock.monotonic() >= self._prune_due and is_time(row.lines[-1][2]):  # (a log time is parsed: always, but never trusted)
             self._prune_due = clock.monotonic() + PRUNE_EVERY
             self._write("DELETE FROM loglines WHERE time < ?", (plus_minutes(row.lines[-1][2], -row.keep_days * 1440),))
 
     def in_game_ctban(self, g: fx.InGameCtBan) -> None:
         self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, `by`, time, applied_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (g.server, g.steamid, g.name, g.minutes, g.rounds, int(g.lift), g.reason, g.by,
-                                                            g.when, g.when))
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*request_values(g.server, g.steamid, g.name, g.minutes, g.rounds, g.lift, g.reason, g.by, g.when), fit(g.when, TIME)))
 
     def resume(self, server: str) -> si.Resume:
         """What a server's last process left: its pending rows and its proposals still waiting."""
@@ -960,7 +1113,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
             try:
                 self._waiting = {r["server"] for r in self._rows(
                     "SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
-                    "UNION SELECT server FROM answers WHERE applied_at IS NULL")}
+                    "UNION SELECT server FROM answers WHERE applied_at IS NULL UNION SELECT server FROM act_requests WHERE applied_at IS NULL")}
             except DatabaseFault:
                 if not self._went_away():
                     raise
@@ -1002,19 +1155,20 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         return refusal(f"{exc}: ask again (if it was taken, it is said so)")
 
     def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
-                       may_ban: bool = True) -> int:
+                       may_ban: bool = True, steamid: str | None = None) -> int:
         self._here(PardonError)
         try:
-            return self._pardon(action_id, by, reason, when, server, may_ban)
+            return self._pardon(action_id, by, reason, when, server, may_ban, steamid)
         except (DatabaseFault, Unreachable) as exc:
             raise self._failed(exc, PardonError) from None
 
-    def _pardon(self, action_id: int, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
+    def _pardon(self, action_id: int, by: str, reason: str, when: str | None, server: str | None, may_ban: bool,
+                steamid: str | None = None) -> int:
         row = self.reader.entry(action_id)
         row = check_pardon(row, lambda: self.reader.pardons_for([action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write("INSERT INTO pardons (server, action_id, `by`, reason, time) VALUES (?, ?, ?, ?, ?)",
-                          (row["server"], action_id, by, reason, when))
+        cur = self._write("INSERT INTO pardons (server, action_id, `by`, reason, time, steamid) VALUES (?, ?, ?, ?, ?, ?)",
+                          (row["server"], action_id, fit(by, KEY), fit_text(reason), fit(when, TIME), None if steamid is None else fit(steamid, STEAMID)))
         self.commit()
         return int(cur.lastrowid)
 
@@ -1026,9 +1180,35 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         self._here(Away)
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, `by`, time) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (server, steamid, name, minutes, rounds, int(lift), reason, by, when))
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", request_values(server, steamid, name, minutes, rounds, lift, reason, by, when))
         self.commit()
         return int(cur.lastrowid)
+
+    def request_act(self, server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str,
+                    when: str | None = None) -> int:
+        check_act(act, minutes)
+        self._here(Away)
+        when = when or datetime.now().isoformat(timespec="seconds")
+        cur = self._write("INSERT INTO act_requests (server, steamid, name, act, minutes, reason, `by`, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                          (server, steamid, name, act, minutes, reason, by, when))
+        self.commit()
+        return int(cur.lastrowid)
+
+    def acts(self, server: str) -> list[Row]:
+        """The admins' warnings and bans not yet applied; none while the server is away (they wait there)."""
+        return self._polled(lambda: self._rows("SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)), [])
+
+    def _polled(self, read: Callable[[], T], away: T) -> T:
+        """A read the daemon polls for the admins' rows: `away` (nothing) while the server is away
+        or when it went away during the read, so that the rows wait there; any other fault is raised."""
+        if self._unreachable():
+            return away
+        try:
+            return read()
+        except DatabaseFault:
+            if not self._went_away():
+                raise
+            return away
 
     def _unreachable(self) -> bool:
         """The server is away (or a read found it so less than `QUIET` s ago): the reads that poll wait."""
@@ -1043,14 +1223,8 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
 
     def requests(self, server: str) -> tuple[list[Row], list[Row]]:
         """Requests not yet applied; none while the server is away (they wait there)."""
-        if self._unreachable():
-            return [], []
-        try:
-            return self._requests(server)
-        except DatabaseFault:
-            if not self._went_away():
-                raise
-            return [], []
+        nothing: tuple[list[Row], list[Row]] = ([], [])
+        return self._polled(lambda: self._requests(server), nothing)
 
     def _requests(self, server: str) -> tuple[list[Row], list[Row]]:
         pardons = self._rows("SELECT p.id, p.action_id, p.`by`, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
@@ -1074,26 +1248,19 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                            action_id, answer, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write("INSERT INTO answers (server, action_id, answer, `by`, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
-                          (row["server"], action_id, answer, by, reason, when))
+                          (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
         self.commit()
         return int(cur.lastrowid)
 
     def answers(self, server: str) -> list[Row]:
-        if self._unreachable():
-            return []
-        try:
-            return self._answers(server)
-        except DatabaseFault:
-            if not self._went_away():
-                raise
-            return []
+        return self._polled(lambda: self._answers(server), [])
 
     def _answers(self, server: str) -> list[Row]:
         return self._rows("SELECT n.*, a.detail FROM answers n JOIN audit a ON a.id = n.action_id "
                           "WHERE n.applied_at IS NULL AND n.server = ? ORDER BY n.id", (server,))
 
     def note_answer(self, row_id: int, note: str) -> None:
-        self._write("UPDATE answers SET note = ? WHERE id = ?", (note, row_id))
+        self._write("UPDATE answers SET note = ? WHERE id = ?", (fit_text(note), row_id))
 
     def proposal_row(self, server: str, number: int) -> int | None:
         if self.away is not None:
@@ -1102,10 +1269,10 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                           "ORDER BY id DESC LIMIT 1", (server, number))
         return int(rows[0]["id"]) if rows else None
 
-    def applied(self, table: Literal["pardons", "ctban_requests", "answers"], row_id: int, when: str) -> None:
-        if table not in ("pardons", "ctban_requests", "answers"):
+    def applied(self, table: Literal["pardons", "ctban_requests", "answers", "act_requests"], row_id: int, when: str) -> None:
+        if table not in REQUEST_TABLES:
             raise StoreError(f"no request table {table!r}")
-        self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
+        self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (fit(when, TIME), row_id))
 
     def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str,
                   daemon: str = "running", dropped: str = "") -> None:
@@ -1113,7 +1280,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
             "INSERT INTO link (server, rcon, outbox, last_line, mode, updated, daemon, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
             "ON DUPLICATE KEY UPDATE rcon = VALUES(rcon), outbox = VALUES(outbox), last_line = VALUES(last_line), mode = VALUES(mode), "
             "updated = VALUES(updated), daemon = VALUES(daemon), dropped = VALUES(dropped)",
-            (server, rcon, outbox, last_line, mode, when, daemon, dropped))
+            link_values(server, rcon, outbox, last_line, mode, when, daemon, dropped))
 
     # -- MQTT messages kept across a stop, and the round's story ---------------------------------
 
@@ -1121,7 +1288,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         self._write("DELETE FROM mqtt_outbox WHERE server = ?", (server,))
         if messages:
             self._write("INSERT INTO mqtt_outbox (server, topic, payload, retain) VALUES (?, ?, ?, ?)",
-                        [(server, t, p, int(r)) for t, p, r in messages], many=True)
+                        [(fit(server, KEY), fit(t, TOPIC), p, int(r)) for t, p, r in messages], many=True)
         self.commit()
 
     def kept_messages(self, server: str) -> list[tuple[str, str, bool]]:

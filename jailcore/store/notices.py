@@ -23,12 +23,12 @@ from typing import Any
 from jailcore.store.spelling import Database, Row, marks, missing_table, spell
 
 SCHEMA = [
-    "CREATE TABLE IF NOT EXISTS notices (id {id}, sink VARCHAR(64) NOT NULL, server {key} NOT NULL, kind VARCHAR(16) NOT NULL, "
-    "time VARCHAR(40) NOT NULL, body TEXT NOT NULL, sent VARCHAR(40), answer TEXT, holder VARCHAR(64), lease VARCHAR(40)){options}",
+    "CREATE TABLE IF NOT EXISTS notices (id {id}, sink {account} NOT NULL, server {key} NOT NULL, kind {short} NOT NULL, "
+    "time {time} NOT NULL, body TEXT NOT NULL, sent {time}, answer TEXT, holder {account}, lease {time}){options}",
     "CREATE INDEX IF NOT EXISTS notices_waiting ON notices (sink, sent, id)",
-    "CREATE TABLE IF NOT EXISTS notice_sinks (sink VARCHAR(64) NOT NULL PRIMARY KEY, shown VARCHAR(191) NOT NULL, "
-    "failures INT NOT NULL DEFAULT 0, since VARCHAR(40), error TEXT, ok VARCHAR(40), updated VARCHAR(40) NOT NULL){options}",
-    "CREATE TABLE IF NOT EXISTS notice_marks (name VARCHAR(191) NOT NULL PRIMARY KEY, upto BIGINT NOT NULL){options}",
+    "CREATE TABLE IF NOT EXISTS notice_sinks (sink {account} NOT NULL PRIMARY KEY, shown {key} NOT NULL, "
+    "failures INT NOT NULL DEFAULT 0, since {time}, error TEXT, ok {time}, updated {time} NOT NULL){options}",
+    "CREATE TABLE IF NOT EXISTS notice_marks (name {key} NOT NULL PRIMARY KEY, upto BIGINT NOT NULL){options}",
 ]
 KEEP_DAYS = 14  # sent messages are kept this long (what was said, and the sink's answer), then pruned
 BODY_MAX = 16_000  # characters of one message's JSON: an excerpt or an appeal is cut well before

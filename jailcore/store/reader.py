@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 from jailcore.log.errors import AuditError
+from jailcore.store.access import out_of_reach
 from jailcore.store.filter import Filter
 
 Row = dict[str, Any]
@@ -353,6 +354,10 @@ class Reader:
         """CT bans given or lifted from outside the game (of one admin, or all for ''), newest first."""
         return self.rows("SELECT * FROM ctban_requests WHERE ? = '' OR `by` = ? ORDER BY id DESC LIMIT ?", (by, by, limit))
 
+    def act_requests(self, by: str = "", limit: int = 100) -> list[Row]:
+        """Warnings and bans admins gave from the web page (of one admin, or all for ''), newest first (none before the table)."""
+        return self._rows_or_none("SELECT * FROM act_requests WHERE ? = '' OR `by` = ? ORDER BY id DESC LIMIT ?", (by, by, limit)) or []
+
     def account_changes(self, by: str = "", limit: int = 100) -> list[Row]:
         """The web accounts' changes (of one admin, or all for ''), newest first: who added,
         changed or removed which account, with its roles; never a password (none before the table)."""
@@ -365,10 +370,10 @@ class Reader:
                                   (server, server)) or []
 
     def admin_counts(self, first: str) -> dict[str, int]:
-        """What each admin did since `first`: pardons and CT bans given or lifted from outside the game."""
+        """What each admin did since `first`: pardons, CT bans given or lifted, warnings and bans from outside the game."""
         counts: dict[str, int] = {}
-        for table in ("pardons", "ctban_requests"):
-            for row in self.rows(f"SELECT `by` AS who, COUNT(*) AS n FROM {table} WHERE time >= ? GROUP BY `by`", (first,)):
+        for table in ("pardons", "ctban_requests", "act_requests"):
+            for row in self._rows_or_none(f"SELECT `by` AS who, COUNT(*) AS n FROM {table} WHERE time >= ? GROUP BY `by`", (first,)) or []:
                 counts[row["who"]] = counts.get(row["who"], 0) + int(row["n"])
         return counts
 
@@ -401,6 +406,10 @@ class Reader:
         return self.rows("SELECT id, time, action, name, steamid, rule, ref FROM audit WHERE server = ? AND status = 'owed' "
                          "AND action IN ('warn', 'slay', 'teamswap', 'kick') AND (reply IS NULL OR reply = '') ORDER BY id", (server,))
 
+    def links(self) -> list[Row]:
+        """Every server's `link` row (none before the table)."""
+        return self._rows_or_none("SELECT * FROM link WHERE server != ''", ()) or []
+
     def link(self, server: str) -> Row | None:
         """How the server's daemon stands (its `link` row), None if it never wrote one."""
         got = self._rows_or_none("SELECT * FROM link WHERE server = ?", (server,))
@@ -422,7 +431,13 @@ def open_sqlite(path: str) -> Reader:
         refuse_link(path)
     except StoreError as exc:
         raise AuditError(str(exc)) from None
-    plain = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    refused = out_of_reach(path)  # before SQLite's "unable to open database file", which names no file
+    if refused:
+        raise AuditError(refused)
+    try:
+        plain = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise AuditError(f"{path}: cannot open the state database: {exc}") from None
     try:
         check_ours(plain)
         upgrade(plain, path, dry=True)  # a newer file is refused: an older jailcore would misread it

@@ -1,4 +1,4 @@
-"""An admin's request (a pardon, a CT ban given or lifted, a proposal's answer) from the command
+"""An admin's request (a pardon, a CT ban given or lifted, a proposal's answer, a warning or a ban) from the command
 line or the web page on a MariaDB state database is never lost to an outage: it is first kept in
 a local queue (a SQLite file beside the config's `[state] path`, suffix `.requests`, owner only)
 and then applied from it, at once while the database is there, else by the first jailcore of
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("jailcore")
 
 # What an admin may ask, and the store's method that writes it (with its own checks).
-KINDS = {"pardon": "request_pardon", "ctban": "request_ctban", "answer": "request_answer"}
+KINDS = {"pardon": "request_pardon", "ctban": "request_ctban", "answer": "request_answer", "act": "request_act"}
 
 
 @attrs.frozen
@@ -151,6 +151,8 @@ class Refused:
             return f"ctban {'lift' if a.get('lift') else 'add'} {a.get('steamid') or '?'}"
         if self.kind == "answer":
             return f"{a.get('answer') or 'answer'} #{a.get('action_id')}"
+        if self.kind == "act":
+            return f"{a.get('act') or 'act'} {a.get('steamid') or '?'}"
         return f"pardon #{a.get('action_id')}"
 
 

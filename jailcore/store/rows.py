@@ -7,10 +7,52 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from jailcore.log.errors import StateError
+from jailcore.log.limits import KEY, NAME, STEAMID, TIME, WORD, fit, fit_int, fit_text, fit_text_or_none, whole_letters
 
 if TYPE_CHECKING:  # imported where rows are written, so that a command that only reads starts at once
+    from jailcore.engine.actions import Action
     from jailcore.session import effects as fx
     from jailcore.session import inputs as si
+
+AUDIT_INSERT = ("INSERT INTO audit (id, server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+BIGINT_MAX = 2**63 - 1
+
+
+def audit_values(row_id: int | None, server: str, action: Action, day: int, command: str | None, status: str) -> tuple[Any, ...]:
+    """An audit row's values for AUDIT_INSERT on either backend, each cut to its column
+    (log/limits.py): a name, a ref or a reply longer than its column is cut there, never the
+    statement that fails (on MariaDB that stopped every server of the process). The action
+    itself is kept whole in `detail` (JSON, LONGTEXT)."""
+    import json
+
+    t = action.target
+    return (row_id, fit(server, KEY), fit(action.time, TIME), fit_int(action.round), fit_int(day), fit(action.action, WORD),
+            fit(action.rule, KEY), fit(action.ref, KEY),
+            fit_int(t.userid, BIGINT_MAX) if t is not None and t.userid is not None else None,
+            fit(t.steamid, STEAMID) if t is not None and t.steamid is not None else None,
+            fit(t.name, NAME) if t is not None and t.name is not None else None,
+            fit_text(action.reason), whole_letters(json.dumps(action.to_json(), ensure_ascii=False)), fit_text_or_none(command), fit(status, WORD))
+
+
+def request_values(server: str, steamid: str, name: str, minutes: int | None, rounds: int | None, lift: bool, reason: str,
+                   by: str, when: str) -> tuple[Any, ...]:
+    """A `ctban_requests` row's values (server, steamid, name, minutes, rounds, lift, reason, by, time), each fitted to its column."""
+    return (fit(server, KEY), fit(steamid, STEAMID), fit(name, NAME), None if minutes is None else fit_int(minutes),
+            None if rounds is None else fit_int(rounds), int(lift), fit_text(reason), fit(by, KEY), fit(when, TIME))
+
+
+def link_values(server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str, daemon: str,
+                dropped: str) -> tuple[Any, ...]:
+    from jailcore.log.limits import SHORT_WORD
+
+    return (fit(server, KEY), fit(rcon, WORD), fit_int(outbox), None if last_line is None else fit(last_line, TIME), fit(mode, SHORT_WORD),
+            fit(when, TIME), fit(daemon, SHORT_WORD), fit_text(dropped))
+
+
+def line_values(lines: Any) -> list[tuple[Any, ...]]:
+    """Kept log lines (server, round, time, line, audit), fitted: a line of 64 KB of three-byte letters is cut, not refused."""
+    return [(fit(server, KEY), fit_int(round_), fit(time, TIME), fit_text(line), audit) for server, round_, time, line, audit in lines]
 
 
 class WritesRows:
@@ -30,6 +72,7 @@ class WritesRows:
                   for r in bans),
             tuple(si.AnswerRow(r["id"], r["action_id"], r["answer"], r["by"], r["reason"], r["note"], r["detail"])
                   for r in me.answers(server)),
+            tuple(si.ActRow(r["id"], r["steamid"], r["name"], r["act"], r["minutes"], r["reason"], r["by"]) for r in me.acts(server)),
         )
 
     def save_state(self, server: str, snapshot: dict[str, Any] | str, when: str) -> None:

@@ -8,19 +8,24 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
+from jailcore.log import limits
+
 Row = dict[str, Any]
 
-# A table's words as each backend spells them: a row id numbered by the database, a key column
-# of text (MariaDB indexes at most 191 characters of utf8mb4 in a key), and a table's options.
+# A table's words as each backend spells them: a row id numbered by the database, text columns
+# as wide as log/limits.py says (a key: MariaDB indexes at most 191 characters of utf8mb4 in
+# one), and a table's options. SQLite's text has no width: the store fits every value all the same.
+_WIDTHS = {"key": limits.KEY, "steamid": limits.STEAMID, "name": limits.NAME, "word": limits.WORD, "short": limits.SHORT_WORD,
+           "time": limits.TIME, "account": limits.ACCOUNT}
 _WORDS = {
-    "sqlite": {"id": "INTEGER PRIMARY KEY AUTOINCREMENT", "key": "TEXT", "options": ""},
-    "mariadb": {"id": "BIGINT AUTO_INCREMENT PRIMARY KEY", "key": "VARCHAR(191)",
-                "options": " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"},
+    "sqlite": {"id": "INTEGER PRIMARY KEY AUTOINCREMENT", "options": "", **{k: "TEXT" for k in _WIDTHS}},
+    "mariadb": {"id": "BIGINT AUTO_INCREMENT PRIMARY KEY", "options": " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci",
+                **{k: f"VARCHAR({n})" for k, n in _WIDTHS.items()}},
 }
 
 
 def spell(ddl: str, dialect: str) -> str:
-    """A table's definition (`{id}`, `{key}`, `{options}`) in this backend's words."""
+    """A table's definition (`{id}`, `{options}`, and a text column of each width: `{key}`, `{steamid}`, ...) in this backend's words."""
     return ddl.format(**_WORDS[dialect])
 
 

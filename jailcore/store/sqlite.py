@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from jailcore.engine.actions import Action, AuditStatus, kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
-from jailcore.log.logtime import plus_minutes
+from jailcore.log.limits import KEY, STEAMID, TIME, TOPIC, WORD, fit, fit_text, fit_text_or_none
+from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
 from jailcore.store import appeals, notices
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
-from jailcore.store.rows import WritesRows
+from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, link_values, request_values
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes, so `tail` and `ctban list` start at once
     from jailcore.session import effects as fx
@@ -160,6 +161,13 @@ def _inserted(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
+def done(row: Any) -> bool:
+    """Whether an audit row's decision was done at all: one `observe` or `advise` mode decided
+    was only written (advise warned the player of it, a row of its own): no ladder counts it,
+    no ban stands, so no pardon is offered or taken for it."""
+    return row["status"] not in ("observed", "advised")
+
+
 def check_pardon(row: Any, given: Callable[[], Any], action_id: int, where: str, server: str | None, may_ban: bool) -> Any:
     """The row if it may be pardoned, else why not (PardonError), for both backends: an unknown
     id or another server's, a server ban unless `may_ban`, what is no punishment, one already
@@ -170,6 +178,10 @@ def check_pardon(row: Any, given: Callable[[], Any], action_id: int, where: str,
         raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
     if row["action"] not in PARDONABLE:
         raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
+    if not done(row):
+        mode = "observe" if row["status"] == "observed" else "advise"
+        raise PardonError(f"enforcement {action_id} was only {row['status']} (its server was in {mode} mode): nothing was done to "
+                          "the player and nothing counts against him, so there is nothing to pardon")
     if (had := given()) is not None:
         raise PardonError(f"enforcement {action_id} was already pardoned by {had['by']} at {had['time']}: {had['reason']}")
     return row
@@ -340,16 +352,7 @@ class Store(WritesRows, KeepsAccounts):
     # -- audit log / outbox --------------------------------------------------------------
 
     def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus, row_id: int | None = None) -> int:
-        t = action.target
-        cur = self._write(
-            "INSERT INTO audit (id, server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                row_id, server, action.time, action.round, day, action.action, action.rule, action.ref,
-                t.userid if t else None, t.steamid if t else None, t.name if t else None,
-                action.reason, json.dumps(action.to_json(), ensure_ascii=False), command, status,
-            ),
-        )
+        cur = self._write(AUDIT_INSERT, audit_values(row_id, server, action, day, command, status))
         return _inserted(cur)
 
     def mark_sent(self, row_ids: list[int]) -> None:
@@ -359,7 +362,7 @@ class Store(WritesRows, KeepsAccounts):
             self.db.executemany(f"UPDATE audit SET reply = '{SENT}' WHERE id = ? AND status = 'pending'", [(i,) for i in row_ids])
 
     def mark(self, row_id: int, status: str, reply: str | None) -> None:
-        self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (status, reply, row_id))
+        self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (fit(status, WORD), fit_text_or_none(reply), row_id))
 
     def skip_ids(self, gap: int) -> None:
         """Audit ids go on `gap` above the last one: a row sent but lost before its commit
@@ -383,16 +386,16 @@ class Store(WritesRows, KeepsAccounts):
 
     def in_game_ctban(self, g: fx.InGameCtBan) -> None:
         self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, by, time, applied_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (g.server, g.steamid, g.name, g.minutes, g.rounds, int(g.lift), g.reason, g.by,
-                                                            g.when, g.when))
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*request_values(g.server, g.steamid, g.name, g.minutes, g.rounds, g.lift, g.reason, g.by, g.when), fit(g.when, TIME)))
 
 
     def keep_lines(self, row: fx.KeepLines) -> None:
         if not row.lines:
             return
         self._begin()
-        self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", row.lines)
-        if clock.monotonic() >= self._prune_due:
+        self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", line_values(row.lines))
+        if clock.monotonic() >= self._prune_due and is_time(row.lines[-1][2]):  # (a log time is parsed: always, but never trusted)
             self._prune_due = clock.monotonic() + PRUNE_EVERY
             self.prune_lines(plus_minutes(row.lines[-1][2], -row.keep_days * 1440))
 
@@ -429,25 +432,26 @@ class Store(WritesRows, KeepsAccounts):
             self._waiting_at = now
             self._waiting = {r[0] for r in self.db.execute(
                 "SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
-                "UNION SELECT server FROM answers WHERE applied_at IS NULL")}
+                "UNION SELECT server FROM answers WHERE applied_at IS NULL UNION SELECT server FROM act_requests WHERE applied_at IS NULL")}
         return server in self._waiting
 
 
     # -- pardons and the round's story (the web page) ------------------------------------------
 
     def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
-                       may_ban: bool = True) -> int:
-        """A pardon an admin asked for (web page, `jailcore pardon`); the running daemon
-        applies it and sets `applied_at`. Refuses an unknown id and a second pardon, and (given
-        `server`, the one the admin was judged on) another server's entry, and a server ban
-        unless `may_ban` (lifting one is an admin's)."""
+                       may_ban: bool = True, steamid: str | None = None) -> int:
+        """A pardon an admin asked for (web page, `jailcore pardon`, `!jcpardon` in game, whose
+        admin's SteamID the game authenticated is `steamid`); the running daemon applies it and
+        sets `applied_at`. Refuses an unknown id and a second pardon, and (given `server`, the
+        one the admin was judged on) another server's entry, and a server ban unless `may_ban`
+        (lifting one is an admin's)."""
         fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
-        row = self.db.execute("SELECT id, server, action FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
+        row = self.db.execute("SELECT id, server, action, status FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
         row = check_pardon(row, lambda: pardons_for(self.db, [action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write(
-            "INSERT INTO pardons (server, action_id, by, reason, time) VALUES (?, ?, ?, ?, ?)",
-            (row["server"], action_id, by, reason, when),
+            "INSERT INTO pardons (server, action_id, by, reason, time, steamid) VALUES (?, ?, ?, ?, ?, ?)",
+            (row["server"], action_id, fit(by, KEY), fit_text(reason), fit(when, TIME), None if steamid is None else fit(steamid, STEAMID)),
         )
         self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
@@ -462,10 +466,25 @@ class Store(WritesRows, KeepsAccounts):
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write(
             "INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, by, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (server, steamid, name, minutes, rounds, int(lift), reason, by, when),
+            request_values(server, steamid, name, minutes, rounds, lift, reason, by, when),
         )
         self.commit()
         return _inserted(cur)
+
+    def request_act(self, server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str,
+                    when: str | None = None) -> int:
+        """An admin's warning or server ban from the web page; the running daemon of that server
+        carries it out within a second."""
+        check_act(act, minutes)
+        when = when or datetime.now().isoformat(timespec="seconds")
+        cur = self._write("INSERT INTO act_requests (server, steamid, name, act, minutes, reason, by, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                          (server, steamid, name, act, minutes, reason, by, when))
+        self.commit()
+        return _inserted(cur)
+
+    def acts(self, server: str) -> list[sqlite3.Row]:
+        """The admins' warnings and bans not yet applied, oldest first."""
+        return list(self.db.execute("SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)))
 
     def requests(self, server: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
         """The pardons (with the enforcement they undo) and the CT-ban requests not yet applied."""
@@ -488,7 +507,7 @@ class Store(WritesRows, KeepsAccounts):
         when = when or datetime.now().isoformat(timespec="seconds")
         cur = self._write(
             "INSERT INTO answers (server, action_id, answer, by, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
-            (row["server"], action_id, answer, by, reason, when),
+            (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)),
         )
         self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
@@ -501,7 +520,7 @@ class Store(WritesRows, KeepsAccounts):
 
     def note_answer(self, row_id: int, note: str) -> None:
         """Why an answer waits (the player is away): said to the admin once."""
-        self._write("UPDATE answers SET note = ? WHERE id = ?", (note, row_id))
+        self._write("UPDATE answers SET note = ? WHERE id = ?", (fit_text(note), row_id))
 
     def proposal_row(self, server: str, number: int) -> int | None:
         """The audit id of the engine's proposal `number` (its `propose` row)."""
@@ -510,10 +529,10 @@ class Store(WritesRows, KeepsAccounts):
             "ORDER BY id DESC LIMIT 1", (server, number)).fetchone()
         return int(row["id"]) if row else None
 
-    def applied(self, table: Literal["pardons", "ctban_requests", "answers"], row_id: int, when: str) -> None:
-        if table not in ("pardons", "ctban_requests", "answers"):  # the name goes into the SQL: never trust a caller with it
+    def applied(self, table: Literal["pardons", "ctban_requests", "answers", "act_requests"], row_id: int, when: str) -> None:
+        if table not in REQUEST_TABLES:  # the name goes into the SQL: never trust a caller with it
             raise StoreError(f"no request table {table!r}")
-        self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (when, row_id))
+        self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (fit(when, TIME), row_id))
 
     def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str,
                   daemon: str = "running", dropped: str = "") -> None:
@@ -524,7 +543,7 @@ class Store(WritesRows, KeepsAccounts):
             "INSERT INTO link (server, rcon, outbox, last_line, mode, updated, daemon, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(server) DO UPDATE SET rcon = excluded.rcon, outbox = excluded.outbox, last_line = excluded.last_line, "
             "mode = excluded.mode, updated = excluded.updated, daemon = excluded.daemon, dropped = excluded.dropped",
-            (server, rcon, outbox, last_line, mode, when, daemon, dropped),
+            link_values(server, rcon, outbox, last_line, mode, when, daemon, dropped),
         )
 
     # -- MQTT messages the broker never took (kept across a stop) ------------------------------
@@ -532,7 +551,7 @@ class Store(WritesRows, KeepsAccounts):
     def keep_messages(self, server: str, messages: list[tuple[str, str, bool]]) -> None:
         self._write("DELETE FROM mqtt_outbox WHERE server = ?", (server,))
         self.db.executemany("INSERT INTO mqtt_outbox (server, topic, payload, retain) VALUES (?, ?, ?, ?)",
-                            [(server, t, p, int(r)) for t, p, r in messages])
+                            [(fit(server, KEY), fit(t, TOPIC), p, int(r)) for t, p, r in messages])
         self.commit()
 
     def kept_messages(self, server: str) -> list[tuple[str, str, bool]]:
@@ -549,8 +568,28 @@ class Store(WritesRows, KeepsAccounts):
 # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`,
 # 2 one without the web page's accounts (they were in the configs' [web.users]), 3 one without ACTION_SCHEMA,
 # 4 one without the accounts' activity (`account_changes`, made by ACCOUNTS_SCHEMA; its earlier changes were not kept),
-# 5 one without the notifications' queue and the appeals (store/notices.py, store/appeals.py: their tables made empty)
-SCHEMA_VERSION = 6
+# 5 one without the notifications' queue and the appeals (store/notices.py, store/appeals.py: their tables made empty),
+# 6 one without the admins' warnings and bans from the web page (`act_requests`, ACTS_SCHEMA),
+# 7 one whose pardons lack the pardoning admin's SteamID (`pardons.steamid`: SourceBans++ credits him by it)
+SCHEMA_VERSION = 8
+
+# An admin's warning or server ban asked from the web page (a player's page): the running daemon
+# of that server carries it out as the engine's admin act and sets `applied_at`. Version 7.
+ACTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS act_requests (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    steamid TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    act TEXT NOT NULL,
+    minutes INTEGER,
+    reason TEXT NOT NULL DEFAULT '',
+    by TEXT NOT NULL,
+    time TEXT NOT NULL,
+    applied_at TEXT
+);
+CREATE INDEX IF NOT EXISTS act_requests_waiting ON act_requests (server, applied_at);
+"""
 
 # The audit log by action, in the order of its places, the time beside: the bans in force
 # and a page of one action (`?action=ctban&since=1d`) read what there is of it, the time
@@ -575,10 +614,12 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         _add_column(db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")  # version 0's link lacked who runs it
         _add_column(db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
         _add_column(db, "audit", "seq", "INTEGER")  # version 1's audit had no place of its own: its rows take their id
+        _add_column(db, "pardons", "steamid", "TEXT")  # version 7's pardons: NULL, as the command line's and the page's are
         db.execute("UPDATE audit SET seq = id WHERE seq IS NULL")
         _run(db, SEQ_SCHEMA)
         _run(db, ACCOUNTS_SCHEMA)
         _run(db, ACTION_SCHEMA)
+        _run(db, ACTS_SCHEMA)
         for ddl in notices.schema("sqlite") + appeals.schema("sqlite"):
             db.execute(ddl)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -693,6 +734,18 @@ class PardonError(AdminRequestError, ValueError):
     pass
 
 
+REQUEST_TABLES = ("pardons", "ctban_requests", "answers", "act_requests")
+ACTS = ("warn", "ban")  # what an admin asks of a player from the web page (`act_requests`)
+
+
+def check_act(act: str, minutes: int | None) -> None:
+    """An admin's act as a tool may write it: a warning, or a ban of 0 (permanent) or more minutes."""
+    if act not in ACTS:
+        raise AdminRequestError(f"no admin act {act!r}: give one of {', '.join(ACTS)}")
+    if act == "ban" and (minutes is None or minutes < 0):
+        raise AdminRequestError("a ban needs its length in minutes (0 is permanent)")
+
+
 class ProposalError(AdminRequestError, ValueError):
     pass
 
@@ -710,7 +763,8 @@ CREATE TABLE IF NOT EXISTS pardons (
     by TEXT NOT NULL,
     reason TEXT NOT NULL,
     time TEXT NOT NULL,
-    applied_at TEXT
+    applied_at TEXT,
+    steamid TEXT
 );
 CREATE TABLE IF NOT EXISTS loglines (
     id INTEGER PRIMARY KEY,

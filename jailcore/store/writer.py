@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from jailcore.session.effects import Row
 from jailcore.store.base import Backend
+from jailcore.store.errors import ROW_ERRORS
 
 log = logging.getLogger("jailcore")
 
@@ -181,6 +182,9 @@ class Writer:
                 for row in rows:
                     try:
                         backend.write([row])
+                    except ROW_ERRORS as exc:  # the database refused this row's values (a constraint): said, counted, the others written
+                        self.failures.append(f"state writer: the database refused a row: {exc}")
+                        log.error("the state database refused a row, which is skipped (the others are written): %s: %r", exc, row)
                     except self.database_errors as exc:
                         self.error = exc
                         break

@@ -40,3 +40,10 @@ def number(text: str | None, digits: int = 18) -> int | None:
     if text and text.isascii() and text.isdigit() and len(text) <= digits:
         return int(text)
     return None
+
+
+def local_path(target: str, fallback: str = "/live") -> str:
+    """Only a path on this site is a place to go back to."""
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return fallback
+    return target[:2000]

@@ -48,10 +48,10 @@ from jailcore.store.audit import AuditError
 from jailcore.store.errors import errors_or
 from jailcore.store.requests import Queued
 from jailcore.web import appeals, data, proposals, steamids
-from jailcore.web.access import ADMIN, MODERATOR, OPEN, OWNER, VIEWER, WATCH, Forbidden, NotAllowed, TooLarge, number, shown_text
+from jailcore.web.access import ADMIN, MODERATOR, OPEN, OWNER, VIEWER, WATCH, Forbidden, NotAllowed, TooLarge, local_path, number, shown_text
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
 from jailcore.web.charts import colours, hbars, stacked
-from jailcore.web.i18n import LANGS, Words
+from jailcore.web.i18n import LANGS, Words, zone
 from jailcore.web.manage import Manage, ask, queue_away, queued_page
 from jailcore.web.public import public_entry
 from jailcore.web.story import tell
@@ -66,6 +66,8 @@ HASH_QUEUE = 16  # tries waiting for a hasher; more are told to come back
 READERS = 4  # threads reading the databases at once
 PLAYERS = 50  # players a page of the search shows
 ACCOUNTS_FRESH = 2.0  # seconds an account change on another page process takes to hold here (a login reads them at once)
+GLANCE_FRESH = 2.0  # seconds the menu's counts and the servers' health strip are read again after
+ACTS_DONE = ("warn", "ban", "ctban", "lift")  # what the player's page says was asked, after the redirect back to it
 log = logging.getLogger("jailcore")
 _HEADERS = [
     (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -118,6 +120,9 @@ class Web(Manage):
         self.stamps: dict[str, str] = {}  # each account's password-changed stamp, as last read
         self._accounts_at = float("-inf")
         self._accounts_away = ""  # why the accounts could not be read last time (said once)
+        self.waiting = dict(data.WAITING)  # what waits for an admin, by the page that lists it (the menu counts it)
+        self.glance: dict = {"waiting": {}, "problems": {}}  # read at most every GLANCE_FRESH seconds, for every page
+        self._glance_at = float("-inf")
         self.appeal_desk = appeals.Desk()  # the players' appeals: their limits per address and their writes (web/appeals.py)
         self.import_accounts(settings)
         self.load_accounts()
@@ -143,6 +148,7 @@ class Web(Manage):
             Route("/activity", page(VIEWER, self.activity)),
             Route("/pardon", page(MODERATOR, self.pardon), methods=["POST"]),
             Route("/ctbans", page(MODERATOR, self.ctban_request), methods=["POST"]),
+            Route("/player/act", page(MODERATOR, self.act_request), methods=["POST"]),
             Route("/config", page(VIEWER, self.config_page)),
             Route("/config/preview", page(ADMIN, self.config_preview), methods=["POST"]),
             Route("/config/save", page(ADMIN, self.config_save), methods=["POST"]),
@@ -168,6 +174,9 @@ class Web(Manage):
             if time.monotonic() - self._accounts_at > ACCOUNTS_FRESH:  # another page process may have changed them
                 self._accounts_at = time.monotonic()  # one read for the requests arriving meanwhile
                 await self.read(self.load_accounts)
+            if level != OPEN and time.monotonic() - self._glance_at > GLANCE_FRESH:
+                self._glance_at = time.monotonic()
+                await self.read(self.look)
             if level == OPEN or (level == WATCH and self.settings.public):
                 return await handler(request)
             admin = self.admin(request)
@@ -239,6 +248,24 @@ class Web(Manage):
         self.settings = attrs.evolve(self.settings, users={a.name: a.password for a in found}, roles={a.name: a.roles for a in found})
         self.stamps = {a.name: a.changed for a in found}
 
+    def look(self) -> None:
+        """What every page shows at its top (data.glance), read again (in a worker thread). While a
+        database is away what was read last stays."""
+        try:
+            self.glance = data.glance(self.sources, self.clock(), self.waiting)
+        except errors_or(StateError, AuditError) as exc:
+            log.debug("the servers' health could not be read: %s", exc)
+
+    def at_top(self, admin: Session | None) -> dict:
+        """The menu's counts and the health strip, for this admin: what waits on the servers he may
+        answer on, what is wrong on those he may see."""
+        if admin is None:
+            return {"waiting": {}, "problems": {}}
+        waiting = {page: sum(n for server, n in counts.items() if self.may(admin, MODERATOR, server))
+                   for page, counts in self.glance["waiting"].items()}
+        problems = {server: found for server, found in sorted(self.glance["problems"].items()) if self.may(admin, VIEWER, server)}
+        return {"waiting": waiting, "problems": problems}
+
     def admin(self, request: Request) -> Session | None:
         session = self.session(request)
         return session if session is not None and session.user is not None else None
@@ -253,14 +280,14 @@ class Web(Manage):
 
     def words(self, request: Request) -> Words:
         lang = request.cookies.get(LANG_COOKIE)
-        return Words(lang if lang in LANGS else self.settings.language)
+        return Words(lang if lang in LANGS else self.settings.language, self.clock().year)
 
     def render(self, request: Request, template: str, status: int = 200, **context) -> Response:
         session = self.session(request) or getattr(request.state, "new_session", None)
         admin = session if session is not None and session.user is not None else None
         context.update(request=request, t=self.words(request), session=session, admin=admin.user if admin else None,
                        role=self.settings.role(admin.user) if admin else None, can=lambda level, server=None: self.may(admin, level, server),
-                       public=self.settings.public, path=request.url.path)
+                       public=self.settings.public, path=request.url.path, masthead=self.at_top(admin), zone=zone())
         response = self.templates.TemplateResponse(request, template, context, status_code=status)
         return self.finish(request, response)
 
@@ -409,8 +436,9 @@ class Web(Manage):
         except AuditError as exc:
             entries, older, problem = [], "", str(exc)
         query = filters.query()
+        shown = ",".join(f"{e['src']}:{e['id']}:{e['status']}" for e in entries if e["status"] in data.OPEN)  # watched for their answer
         return self.render(request, "live.html", entries=self.shown(self.admin(request), entries), filters=filters, problem=problem,
-                           cursor=cursor, servers=self.sources.servers(), query=urlencode(query), paged=bool(before),
+                           cursor=cursor, shown=shown, servers=self.sources.servers(), query=urlencode(query), paged=bool(before),
                            older=urlencode({**query, "before": older}) if older else "")
 
     async def live_events(self, request: Request) -> Response:
@@ -420,7 +448,7 @@ class Web(Manage):
         except AuditError as exc:
             return Response(str(exc), 400)
         cursor = (request.headers.get("last-event-id") or request.query_params.get("cursor", ""))[:400]
-        watch = await self.read(data.start_watch, self.sources, filters, cursor)
+        watch = await self.read(data.start_watch, self.sources, filters, cursor, request.query_params.get("open", "")[:4000])
         t = self.words(request)
         row = getattr(self.templates.get_template("_entry.html").module, "entry")  # noqa: B009  the same markup as the page's
         admin = self.admin(request)
@@ -436,7 +464,7 @@ class Web(Manage):
                 fresh = self.shown(admin, await self.read(lambda: data.decisions(self.sources, data.changes(self.sources, filters, watch))))
                 for i, e in enumerate(fresh):
                     html = str(row(e, t, admin.user if admin else None, admin.csrf if admin else "",
-                                   back if self.may(admin, MODERATOR, e["server"]) else None))
+                                   back if self.may(admin, MODERATOR, e["server"]) else None, self.may(admin, ADMIN, e["server"])))
                     mark = f"id: {watch.dump()}\n" if i == len(fresh) - 1 else ""
                     yield f"{mark}event: entry\ndata: {json.dumps({'dom': e['dom'], 'html': html})}\n\n"
                 quiet = 0.0 if fresh else quiet + self.poll
@@ -479,10 +507,18 @@ class Web(Manage):
     async def player(self, request: Request) -> Response:
         key = request.query_params.get("key", "").strip()[:100]
         p = await self.read(data.player, self.sources, key)
-        if not (p["entries"] or p["ladders"] or p["ctbans"]):
-            t = self.words(request)
+        t = self.words(request)
+        if not (p["entries"] or p["ladders"] or p["ctbans"] or p["online"]):
             return self.render(request, "error.html", status=404, message=t("player.unknown", who=key or "-"))
-        return self.render(request, "player.html", p=p, profile=steamids.profile(key))
+        # What an admin may do to him, on each server by his role there; the servers he is on now first.
+        admin = self.admin(request)
+        servers = list(dict.fromkeys([o["server"] for o in p["online"]] + self.sources.servers()))
+        acts = {level: [s for s in servers if self.may(admin, level, s)] for level in (MODERATOR, ADMIN)}
+        acts["warn"] = [o["server"] for o in p["online"] if self.may(admin, MODERATOR, o["server"])]  # a warning is said to him in game
+        done = request.query_params.get("done", "")
+        return self.render(request, "player.html", p=p, profile=steamids.profile(key), acts=acts,
+                           steamid=key if steamids.account(key) is not None and not key.startswith("#") else None,
+                           done=t(f"act.done.{done}") if done in ACTS_DONE else "")
 
     async def servers(self, request: Request) -> Response:
         return self.render(request, "servers.html", servers=await self.read(data.servers, self.sources, self.clock()))
@@ -494,10 +530,10 @@ class Web(Manage):
         admins = await self.read(data.per_admin, self.sources, weeks_n * 7, self.clock())
         t = self.words(request)
         refs = {rule: ref for rule, ref, _ in counts["top"]}
-        named = {rule: f"{refs.get(rule, '')} {t.rule(rule)}".strip() for rule in counts["by_rule"]}
+        named = {rule: t.titled(rule, refs.get(rule)) for rule in counts["by_rule"]}
         return self.render(request, "charts.html", weeks=weeks_n, counts=counts,
-                           by_rule=stacked(counts["dates"], counts["by_rule"], named),
-                           by_server=stacked(counts["dates"], counts["by_server"]),
+                           by_rule=stacked(counts["dates"], counts["by_rule"], named, t.date),
+                           by_server=stacked(counts["dates"], counts["by_server"], day=t.date),
                            top=hbars([(rule, named[rule], n) for rule, _, n in counts["top"][:12]], colours(counts["by_rule"])),
                            admins=hbars([(by, by, n) for by, n in admins[:12]], {}))
 
@@ -578,8 +614,4 @@ def _cell(value: object) -> str:
     return _FORMULA.sub(lambda m: m.group(1) + "'", text)
 
 
-def _local(target: str) -> str:
-    """Only a path on this site is a place to go back to."""
-    if not target.startswith("/") or target.startswith("//") or "\\" in target:
-        return "/live"
-    return target
+_local = local_path

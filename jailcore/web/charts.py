@@ -3,14 +3,17 @@ every label is escaped like any other text), no chart library, nothing from a CD
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 # Distinguishable on white and in print; the rest cycle.
 PALETTE = ("#2b6cb0", "#c05621", "#2f855a", "#b7791f", "#6b46c1", "#c53030", "#2c7a7b", "#97266d", "#4a5568", "#718096")
-WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 720, 250, 44, 36, 16
+WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 1000, 290, 80, 48, 28  # a desktop card draws it about 1:1
 
 
 def _ticks(top: int) -> list[int]:
+    """About four steps from 0 to the first at or above `top`: the tallest bar stays under a line with its number."""
     step = max(1, -(-top // 4))
-    return list(range(0, top + 1, step))
+    return [step * i for i in range(-(-top // step) + 1)]
 
 
 def colours(series: dict[str, list[int]]) -> dict[str, str]:
@@ -19,8 +22,10 @@ def colours(series: dict[str, list[int]]) -> dict[str, str]:
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(sorted(series, key=lambda k: (-sum(series[k]), k)))}
 
 
-def stacked(dates: list[str], series: dict[str, list[int]], names_shown: dict[str, str] | None = None) -> dict:
-    """One bar a day, stacked by series (rule or server), with a legend."""
+def stacked(dates: list[str], series: dict[str, list[int]], names_shown: dict[str, str] | None = None,
+            day: Callable[[str], str] = lambda d: d[5:]) -> dict:
+    """One bar a day, stacked by series (rule or server), with a legend. `day` writes a date
+    under its bar; the newest day (today) always has its date, and every `every`-th before it."""
     colour = colours(series)
     names = list(colour)
     totals = [sum(series[k][i] for k in names) for i in range(len(dates))]
@@ -30,7 +35,7 @@ def stacked(dates: list[str], series: dict[str, list[int]], names_shown: dict[st
     plot_h = HEIGHT - BOTTOM - TOP
     slot = (WIDTH - LEFT) / max(len(dates), 1)
     bars = []
-    for i, day in enumerate(dates):
+    for i, date in enumerate(dates):
         y: float = HEIGHT - BOTTOM
         for name in names:
             n = series[name][i]
@@ -39,25 +44,30 @@ def stacked(dates: list[str], series: dict[str, list[int]], names_shown: dict[st
             h = n / top * plot_h
             y -= h
             bars.append({"x": round(LEFT + i * slot + slot * 0.12, 1), "y": round(y, 1), "w": round(slot * 0.76, 1), "h": round(h, 1),
-                         "colour": colour[name], "title": f"{day} {(names_shown or {}).get(name, name)}: {n}"})
-    every = max(1, len(dates) // 7)
-    labels = [{"x": round(LEFT + (i + 0.5) * slot, 1), "text": day[5:]} for i, day in enumerate(dates) if i % every == 0]
+                         "colour": colour[name], "title": f"{day(date)} {(names_shown or {}).get(name, name)}: {n}"})
+    every = max(1, len(dates) // 5)  # five or six dates: on a phone too, in either language, they do not touch
+    last = len(dates) - 1
+    labels = [{"x": round(LEFT + (i + 0.5) * slot, 1), "text": day(date), "anchor": "middle"}
+              for i, date in enumerate(dates) if (last - i) % every == 0]
+    if labels and len(dates) > 7:  # the newest under its bar, kept inside the card: it ends at the plot's edge
+        labels[-1].update(x=WIDTH, anchor="end")
     grid = [{"y": round(HEIGHT - BOTTOM - v / top * plot_h, 1), "text": v} for v in ticks]
     legend = [{"colour": colour[name], "name": (names_shown or {}).get(name, name), "total": sum(series[name])} for name in names]
     return {"width": WIDTH, "height": HEIGHT, "left": LEFT, "bars": bars, "labels": labels, "grid": grid, "legend": legend,
             "empty": not bars, "base": HEIGHT - BOTTOM}
 
 
-LABEL = 26  # characters of a bar's label that fit left of it; the whole label is its tooltip
+LABEL = 40  # characters of a bar's label shown; the whole label is its tooltip
 
 
 def hbars(items: list[tuple[str, str, int]], colour: dict[str, str]) -> dict:
-    """Horizontal bars, largest first: the rules that fire most, each in its colour."""
+    """Horizontal bars, largest first: the rules that fire most, each in its colour. Each row is
+    HTML (its label text at the page's own size, on a phone too) with its bar as a small SVG
+    whose length is its share of the largest (`pct`, 0 to 100)."""
     top = max((n for _, _, n in items), default=0) or 1
-    row, label_w = 26, 250
-    bars = [{"y": i * row, "w": round(n / top * (WIDTH - label_w - 50), 1), "label": _short(label), "full": label, "n": n,
+    bars = [{"pct": round(n / top * 100, 1), "label": _short(label), "full": label, "n": n,
              "colour": colour.get(key, PALETTE[i % len(PALETTE)])} for i, (key, label, n) in enumerate(items)]
-    return {"width": WIDTH, "height": max(row * len(items), row), "label_w": label_w, "bars": bars, "empty": not items}
+    return {"bars": bars, "empty": not items}
 
 
 def _short(label: str) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 import attrs
 
 from jailcore.config.config import RULES, Config, ConfigError, load
+from jailcore.engine.settings import RuleSettings
 
 _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-]+)\s*\]\s*(#.*)?$")
 _VERSION = re.compile(r"(\d{8}T\d{6})\.\d{6}-([A-Za-z0-9_\-]{1,64})\.toml")
@@ -55,14 +56,23 @@ def rules(config: Config) -> list[dict]:
         values = attrs.asdict(settings, recurse=False)
         ladder = [str(step) for step in values.pop("ladder", ())]
         enabled, ref = values.pop("enabled"), values.pop("ref")
+        # Every rule's own settings are shown as the file writes them; the ones every rule has are said
+        # in words, and only where they do something: the wait for an admin, a return wait not the default.
+        confirm, confirm_minutes, return_minutes = (values.pop(k, d) for k, d in (("confirm", "none"), ("confirm_minutes", 30),
+                                                                                 ("return_minutes", 60)))
         out.append({"key": key, "ref": ref, "enabled": enabled, "ladder": ladder, "settings": {k: _shown(v) for k, v in values.items()},
-                    # only a rule whose punishments an admin confirms waits (`confirm = "admin"`); its
-                    # other settings, confirm_minutes among them, wait for no one
-                    "waits": values.get("confirm") == "admin"})
+                    # only a rule whose punishments an admin confirms waits (`confirm = "admin"`)
+                    "waits": confirm == "admin", "confirm_minutes": confirm_minutes,
+                    "return_minutes": return_minutes if return_minutes != _RETURN_DEFAULT else None})
     return out
 
 
+_RETURN_DEFAULT = attrs.fields_dict(RuleSettings)["return_minutes"].default
+
+
 def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return ", ".join(map(str, value)) if isinstance(value, tuple | list) else str(value)
 
 
@@ -139,11 +149,19 @@ def owners_part(text: str) -> dict:
     data = tomllib.loads(text)
     for key in RULE_TABLES:
         *parents, last = key.split(".")
-        node = data
+        path = [data]  # the tables from the top down to the rule's own
         for part in parents:
-            node = node.get(part) if isinstance(node, dict) else None  # type: ignore[assignment]
-        if isinstance(node, dict):
-            node.pop(last, None)
+            node = path[-1].get(part)
+            if not isinstance(node, dict):
+                break
+            path.append(node)
+        else:
+            path[-1].pop(last, None)
+            # A table that held nothing but rule tables goes with them: `[specialday.cooldown]` makes
+            # `specialday` appear, and the rule's own table, not the parent it implies, is what is judged.
+            for parent, part in zip(reversed(path[:-1]), reversed(parents), strict=True):
+                if parent.get(part) == {}:
+                    del parent[part]
     for table, keys in _RULE_SETTINGS.items():
         for key in keys:
             if isinstance(data.get(table), dict):
@@ -183,16 +201,69 @@ def save(path: str, old: str, new: str, by: str, now: datetime | None = None) ->
     """Keeps the version being replaced, then writes the new one in one rename; refuses if
     the file changed since `old` was read. Returns the kept version's name.
 
-    Under a lock (`FILE.lock`, flock): the check that the file is still `old` and the rename
+    Under a lock (`lock_path`, flock): the check that the file is still `old` and the rename
     are one step, so of admins saving at once one wins and the others are told their edit
-    conflicts. A kept version has the file's own permissions (it holds the RCON password)."""
+    conflicts. A kept version has the file's own permissions (it holds the RCON password).
+    A folder this process may not write is refused before anything is written, in one line
+    that names it and what to change (docs/install.md keeps the configs read-only to the
+    services until an owner allows the page to save)."""
+    writable(path)
     with _locked(path):
         return _save(path, old, new, by, now)
 
 
+def lock_folder() -> Path:
+    """Where the page's locks live: a folder this service may write, never the configs'
+    (docs/install.md makes that one read-only to it). Under systemd the unit's
+    RuntimeDirectory= or StateDirectory= (/var/lib/jailcore), else the login session's
+    runtime folder, else one of this user's own in the temporary folder. Pages that save
+    the same file share a lock when they run with the same environment (the service does)."""
+    for name in ("RUNTIME_DIRECTORY", "STATE_DIRECTORY"):
+        if os.environ.get(name):
+            return Path(os.environ[name].split(":")[0])
+    if os.environ.get("XDG_RUNTIME_DIR") and os.path.isdir(os.environ["XDG_RUNTIME_DIR"]):
+        return Path(os.environ["XDG_RUNTIME_DIR"]) / "jailcore"
+    return Path(tempfile.gettempdir()) / f"jailcore-{os.geteuid()}"
+
+
+def lock_path(path: str) -> Path:
+    """The lock of one config file: named by its real path, so two names of one file share it."""
+    real = os.path.realpath(path)
+    return lock_folder() / f"config-{hashlib.sha256(real.encode()).hexdigest()[:16]}-{os.path.basename(real)[:64]}.lock"
+
+
+def _user() -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return f"uid {os.geteuid()}"
+
+
+def writable(path: str) -> None:
+    """Refuses, in one line, a save this process could not finish: the new file is written
+    beside the old one and renamed over it, and the old one kept in FILE.versions/."""
+    folder = os.path.dirname(os.path.abspath(path))
+    keep = versions_dir(path)
+    for where in (folder, *([str(keep)] if keep.is_dir() else [])):
+        if not os.access(where, os.W_OK):
+            raise EditError([f"cannot save {path}: this page runs as {_user()}, who may not write in {where} (nothing was written). "
+                             f"To let the page save configs: chmod 0770 {where} (its group is the service's, as docs/install.md sets it "
+                             "up), or edit the file there as its owner"])
+
+
 @contextlib.contextmanager
 def _locked(path: str) -> Iterator[None]:
-    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    lock = lock_path(path)
+    try:
+        lock.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if lock.parent.stat().st_uid != os.geteuid():  # a shared temporary folder: another user's folder is not ours to lock in
+            raise PermissionError(0, f"{lock.parent} belongs to another user")
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise EditError([f"cannot save {path}: its lock {lock} cannot be made ({exc.strerror or exc}; nothing was written). "
+                         "Give the service a folder of its own to write: StateDirectory= or RuntimeDirectory= in its unit"]) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -200,13 +271,24 @@ def _locked(path: str) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
+# Another admin saved the file since this one's diff was shown: said the same whether it is seen
+# before the file's lock is taken or under it.
+CONFLICT = "your edit conflicts with another saved since you opened it (nothing of yours was written): open it again and redo your change on top of theirs"
+
+
 def _save(path: str, old: str, new: str, by: str, now: datetime | None) -> str:
     target = Path(path)
     if fingerprint(read(path)) != fingerprint(old):
-        raise EditError([f"{path}: your edit conflicts with another saved since you opened it (nothing of yours was written): "
-                         "open it again and redo your change on top of theirs"])
+        raise EditError([f"{path}: {CONFLICT}"])
+    try:
+        return _write(target, old, new, by, now)
+    except OSError as exc:  # a disk full, a folder changed under us: one line, never the page's 500
+        raise EditError([f"cannot save {path}: {exc.filename or path}: {exc.strerror or exc}"]) from None
+
+
+def _write(target: Path, old: str, new: str, by: str, now: datetime | None) -> str:
     mode = stat.S_IMODE(target.stat().st_mode)
-    keep = versions_dir(path)
+    keep = versions_dir(str(target))
     keep.mkdir(mode=0o700 if not mode & 0o077 else 0o750, exist_ok=True)
     name = f"{(now or datetime.now()).strftime('%Y%m%dT%H%M%S.%f')}-{re.sub(r'[^A-Za-z0-9_-]', '_', by)[:64] or '_'}.toml"
     fd = os.open(keep / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode & 0o666)

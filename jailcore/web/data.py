@@ -20,24 +20,25 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import attrs
 
 from jailcore.config.config import Config
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
+from jailcore.log.accounts import same_account
 from jailcore.log.errors import ConfigError, StateError
 from jailcore.log.events import player_key
 from jailcore.log.logtime import moment
 from jailcore.store.appeals import Appeals
-from jailcore.store.audit import USERID, open_reader, standing
+from jailcore.store.audit import USERID, daemon_word, open_reader, standing
 from jailcore.store.filter import Filter, personal
 from jailcore.store.interface import StateStore
 from jailcore.store.location import is_url, open_store, shown
 from jailcore.store.reader import Reader, Row
 from jailcore.store.requests import refused_requests, requests_path
-from jailcore.store.sqlite import PARDONABLE
+from jailcore.store.sqlite import PARDONABLE, done
 
 T = TypeVar("T")
 SCAN = 20_000  # audit ids one page of a list looks at, per database
@@ -139,6 +140,11 @@ class Sources:
             source.close()
 
 
+# What waits for an admin, by the page that lists it: each counter says, per server, how much
+# waits there; the menu shows beside that page the sum over the servers the admin may answer
+# on. A page of things to decide registers its counter here (proposals.py does).
+WAITING: dict[str, Callable[[Sources], dict[str, int]]] = {}
+
 _DEFAULT = Config.default()
 _NO_WEB = _DEFAULT.web
 
@@ -159,8 +165,19 @@ def entry(source: Source, row: Row, pardon: Row | None) -> dict:
     out["src"] = source.index
     out["dom"] = f"e{source.index}-{row['id']}"
     out["pardon"] = dict(pardon) if pardon else None
-    out["pardonable"] = row["action"] in PARDONABLE and pardon is None
+    out["pardonable"] = row["action"] in PARDONABLE and pardon is None and done(row)
+    if row["action"] == "propose":  # what it proposes, for its badge and for who may confirm it
+        out["step"] = proposed_step(row["detail"])
     return out
+
+
+def proposed_step(detail: str | None) -> str:
+    """What a proposal proposes ("ban 0"), from its row's detail; '' if it does not say."""
+    try:
+        found = json.loads(detail or "{}").get("step")
+    except (ValueError, AttributeError):
+        return ""
+    return found if isinstance(found, str) else ""
 
 
 def _entries(source: Source, rows: Iterable[Row]) -> list[dict]:
@@ -233,7 +250,7 @@ class Watch:
 
 # Statuses a daemon will still change (a proposal: its answer; an owed punishment: its
 # carrying out at the player's return, or its expiry).
-_OPEN = ("pending", "proposed", "owed")
+OPEN = _OPEN = ("pending", "proposed", "owed")
 
 
 def newest(sources: Sources) -> Watch:
@@ -244,10 +261,11 @@ def newest(sources: Sources) -> Watch:
     return watch
 
 
-def start_watch(sources: Sources, filters: Filters, cursor: str = "") -> Watch:
+def start_watch(sources: Sources, filters: Filters, cursor: str = "", shown: str = "") -> Watch:
     """From the cursor the page was rendered with (or now), but never more than KEEP
     entries back: a stream is not a way to read the whole table. The entries it may show
-    still pending are watched for their answer."""
+    still pending are watched for their answer, and so are those the page showed still open
+    (`shown`: `src:id:status,...`), which may have been answered between the page and its stream."""
     watch = Watch.load(cursor)
     filters.check()
     now = newest(sources)
@@ -259,6 +277,12 @@ def start_watch(sources: Sources, filters: Filters, cursor: str = "") -> Watch:
         watch.floor[i] = max(watch.audit[i] - KEEP, 0)
         watch.pardons[i] = min(max(watch.pardons[i], now.pardons[i] - KEEP), now.pardons[i])
         watch.open[i] = source.reader.statuses(filters, watch.audit[i], watch.audit[i] - SCAN, _OPEN, KEEP)
+    for part in shown.split(",")[:PAGE]:
+        bits = part.split(":")
+        if len(bits) == 3 and bits[0].isdigit() and bits[1].isdigit() and len(bits[1]) < 19 and bits[2] in _OPEN:
+            opened = watch.open.get(int(bits[0]))
+            if opened is not None:
+                opened.setdefault(int(bits[1]), bits[2])  # as the page showed it: a change since is sent
     return watch
 
 
@@ -386,15 +410,22 @@ def player(sources: Sources, key: str, limit: int = PAGE * 2) -> dict:
         if e["name"] and e["name"] not in names:
             names.append(e["name"])
     entries.sort(key=lambda e: (e["time"], e["id"]), reverse=True)
+    forms = {key, *same_account(key)}
+    here = [{**p, "server": row["server"]} for source in sources.sources for row in source.reader.states()
+            for p in online(json.loads(row["snapshot"])) if (p["steamid"] in forms if not key.startswith("#") else f"#{p['userid']}" == key)]
+    for p in here:
+        if p["name"] and p["name"] not in names:
+            names.insert(0, p["name"])
     return {"key": key, "names": names, "entries": entries, "ladders": [s for s in stand if "ctban" not in s],
-            "ctbans": [s for s in stand if "ctban" in s], "pardons": [e for e in entries if e["pardon"]]}
+            "ctbans": [s for s in stand if "ctban" in s], "pardons": [e for e in entries if e["pardon"]], "online": here}
 
 
 # -- servers ----------------------------------------------------------------------------------
 
 
 def servers(sources: Sources, now: datetime) -> list[dict]:
-    """Each server's standing state from its last snapshot, and its outbox."""
+    """Each server's standing state from its last snapshot, its outbox, how its daemon stands
+    (`health`) and who is on it now (from the snapshot: name, team, alive; at most a server's 64 slots)."""
     out = []
     for source in sources.sources:
         for row in source.reader.states():
@@ -402,11 +433,12 @@ def servers(sources: Sources, now: datetime) -> list[dict]:
             config = sources.config(server)
             snapshot = json.loads(row["snapshot"])
             engine = Engine(config, snapshot)
-            state = engine.public_state()
+            state = {**engine.public_state(), **engine.shim_state()}
             pending = source.reader.pending(server)
             last = snapshot.get("time") or row["updated"]
             cooldown = config.settings_of(SpecialDayCooldown).rounds
             special = state["specialday"]
+            players = online(snapshot)
             state.update({
                 "server": server,
                 "configured": server in sources.configs,
@@ -417,10 +449,73 @@ def servers(sources: Sources, now: datetime) -> list[dict]:
                 "age": (now - moment(last)).total_seconds() if last else None,
                 "next_specialday": special + cooldown if special is not None else None,
                 "cooldown_left": max(0, special + cooldown - state["round"]) if special is not None else 0,
-                "players": len(snapshot.get("players", [])),
+                "players": len(players),
+                "seated": players,
+                "health": health(source.reader.link(server), now, len(players)),
             })
             out.append(state)
     return out
+
+
+TEAM_ORDER = {"CT": 0, "TERRORIST": 1, "Spectator": 2, "Unassigned": 3}
+
+
+def online(snapshot: dict) -> list[dict]:
+    """The players of a saved snapshot: guards first, then prisoners, the living before the dead, by name."""
+    seats = snapshot.get("players") or []
+    if isinstance(seats, dict):
+        seats = list(seats.values())
+    out: list[dict[str, Any]] = [{"userid": p.get("userid"), "steamid": str(p.get("steamid") or ""), "name": str(p.get("name") or ""),
+                                  "team": str(p.get("team") or "Unassigned"), "alive": bool(p.get("alive"))}
+                                 for p in seats[:128] if isinstance(p, dict)]
+    out.sort(key=lambda p: (TEAM_ORDER.get(p["team"], 4), not p["alive"], p["name"].casefold()))
+    return out
+
+
+LOG_QUIET = 120.0  # seconds without a log line, players online, before the log is called silent
+
+
+def health(link: Row | None, now: datetime, players: int = 0) -> dict:
+    """How a server's daemon stands, from its `link` row (as `jailcore status` reads it): the
+    daemon stopped or silent, the RCON link down, the log silent while players are on. Each
+    problem is (word, detail); none: all well."""
+    link = dict(link) if link is not None else None
+    daemon = daemon_word(link, now)
+    problems: list[tuple[str, str]] = []
+    if daemon["word"] in ("stopped", "stale"):
+        problems.append((f"daemon.{daemon['word']}", str((link or {}).get("updated") or "")))
+    elif daemon["word"] == "running":
+        rcon = str((link or {}).get("rcon") or "")
+        if rcon and rcon != "open":
+            problems.append(("rcon.down", rcon))
+        last = (link or {}).get("last_line")
+        try:
+            quiet = (now - moment(str(last))).total_seconds() if last else None
+        except ValueError:
+            quiet = None
+        if players and quiet is not None and quiet > LOG_QUIET:
+            problems.append(("log.silent", str(int(quiet))))
+    return {"daemon": daemon["word"], "problems": problems, "rcon": (link or {}).get("rcon"), "mode": (link or {}).get("mode")}
+
+
+def glance(sources: Sources, now: datetime, waiting: dict[str, Callable[[Sources], dict[str, int]]]) -> dict:
+    """What every page shows at its top, per server: how many things wait for an admin, by the
+    page that lists them (`waiting`: that page's counter), and what is wrong with its daemon."""
+    counts = {page: count(sources) for page, count in waiting.items()}
+    problems: dict[str, list[tuple[str, str]]] = {}
+    for source in sources.sources:
+        on = {}  # players online per server, from the standing each daemon saves with its state (small, unlike the snapshot)
+        for server, text in source.reader.standings():
+            try:
+                counted = json.loads(text).get("online") or {}
+                on[server] = sum(int(n) for n in counted.values()) if isinstance(counted, dict) else 0
+            except (ValueError, TypeError, AttributeError):
+                continue
+        for link in source.reader.links():
+            found = health(link, now, on.get(link["server"], 0))["problems"]
+            if found:
+                problems[link["server"]] = found
+    return {"waiting": counts, "problems": problems}
 
 
 # -- charts -----------------------------------------------------------------------------------
@@ -541,7 +636,7 @@ def last_name(sources: Sources, server: str, steamid: str) -> str:
 
 def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict]:
     """Who did what, newest first: pardons (from the page, the command line or in game),
-    CT bans given and lifted from outside the game, the accounts added, changed and removed
+    CT bans given and lifted from outside the game, warnings and bans from a player's page, the accounts added, changed and removed
     (in the page's accounts database; the roles, never a password), and the requests this
     machine queued while the database was away that were refused when it was back (with why).
     Config edits made on the page are added by the page (their versions are files)."""
@@ -551,6 +646,8 @@ def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict]:
             out.append({"kind": "pardon", **r})
         for r in source.reader.ctban_requests(by, limit):
             out.append({"kind": "ctban.lift" if r["lift"] else "ctban.give", **r})
+        for r in source.reader.act_requests(by, limit):  # warnings and bans from a player's page
+            out.append({"kind": "act.ban" if r["act"] == "ban" else "act.warn", **r})
         for r in Appeals(source.reader).answered(by, limit):  # who granted or upheld an appeal, and when
             out.append({**r, "kind": f"appeal.{r['status']}", "time": r["answered"]})
         for refused in refused_requests(source.requests, limit * 5)[1]:  # only this machine's queue: the others' are theirs

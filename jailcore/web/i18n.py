@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from jailcore.engine.actions import kind_name as step_name
 from jailcore.store.audit import DAYS
 
@@ -37,6 +39,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "all": ("все", "all"),
     "time": ("Время", "Time"),
     "round": ("Раунд", "Round"),
+    "round.short": ("раунд {n}", "round {n}"),
     "reason": ("Причина", "Reason"),
     "status": ("Статус", "Status"),
     "live.empty": ("Пока ничего.", "Nothing yet."),
@@ -73,10 +76,59 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "cooldown.now": ("сейчас", "now"),
     "ctbans": ("Запреты за КТ", "CT bans"),
     "mode": ("Режим", "Mode"),
+    "mode.enforce": ("наказывает", "enforces"),
+    "mode.advise": ("советует админам", "advises admins"),
+    "mode.observe": ("только наблюдает", "observes only"),
+    "health": ("Состояние", "Health"),
+    "health.ok": ("демон работает, RCON на связи", "daemon running, RCON open"),
+    "health.unknown": ("демон ещё не отзывался", "no word from its daemon yet"),
+    "online.now": ("Сейчас на сервере", "On the server now"),
+    "online.none": ("никого", "nobody"),
+    "alive": ("жив", "alive"),
+    "act.title": ("Действия администратора", "An admin's actions"),
+    "act.offline": ("не на сервере", "not on a server"),
+    "act.warn": ("Предупредить", "Warn"),
+    "act.warn.do": ("Предупредить", "Warn"),
+    "act.warn.offline": ("он не на сервере — предупреждение сказать некому.", "he is not on a server: there is nobody to tell."),
+    "act.ban": ("Забанить на сервере", "Ban from the server"),
+    "act.ban.do": ("Забанить", "Ban"),
+    "act.pardon_hint": ("Помиловать — кнопкой у записи ниже; снять запрет за КТ — в списке запретов выше.",
+                        "Pardon: the button of an entry below; lift a CT ban: in the list of CT bans above."),
+    "act.done.warn": ("Предупреждение записано: демон сервера передаст его в течение секунды.",
+                      "Warning written: the server's daemon passes it on within a second."),
+    "act.done.ban": ("Бан записан: демон сервера применит его в течение секунды.", "Ban written: the server's daemon applies it within a second."),
+    "act.done.ctban": ("Запрет за КТ записан: демон сервера применит его в течение секунды.",
+                       "CT ban written: the server's daemon applies it within a second."),
+    "act.done.lift": ("Снятие запрета записано: демон сервера применит его в течение секунды.",
+                      "Lift written: the server's daemon applies it within a second."),
+    "act.no_reason": ("Укажите причину.", "Give a reason."),
+    "act.unknown": ("Неизвестное действие.", "Unknown action."),
+    "act.no_minutes": ("Укажите срок в минутах (0 — навсегда).", "Give a length in minutes (0: permanent)."),
+    "dead": ("мёртв", "dead"),
     "outbox": ("Очередь команд", "Outbox"),
+    "plugin": ("Плагин", "Plugin"),
+    "plugin.old": ("версия {version} старше ожидаемой {expected}: обновите плагин", "version {version}, older than the {expected} expected: update the plugin"),
+    "plugin.update": ("соберите sourcemod_bridge/plugins/jailcore_bridge.smx командой make plugin (или возьмите готовый jailcore_bridge.smx), "
+                      "положите его в addons/sourcemod/plugins/ игрового сервера и выполните sm plugins reload jailcore_bridge (или смените карту)",
+                      "build sourcemod_bridge/plugins/jailcore_bridge.smx with make plugin (or take the shipped jailcore_bridge.smx), copy it "
+                      "to addons/sourcemod/plugins/ on the game server and run sm plugins reload jailcore_bridge (or change the map)"),
+    "lost_lines": ("Потеряно строк плагина", "Lost plugin lines"),
+    "doubt": ("состояние раунда под сомнением: решает админ", "the round's state is in doubt: an admin decides"),
     "last_line": ("Последняя строка", "Last line"),
     "ago": ("{n} назад", "{n} ago"),
     "online": ("Онлайн", "Online"),
+    "waiting.count": ("ждут решения: {n}", "{n} waiting for an answer"),
+    "zone": ("Время — по часам серверов; часовой пояс страницы: {zone}.", "Times are the servers' clocks; the page's time zone: {zone}."),
+    "health.daemon.stopped": ("демон остановлен ({at})", "daemon stopped ({at})"),
+    "health.daemon.stale": ("демон молчит с {at}: упал или завис?", "no word from the daemon since {at}: crashed or hung?"),
+    "health.rcon.down": ("нет связи RCON: {state}", "RCON link down: {state}"),
+    "health.log.silent": ("лог молчит {span}, а игроки на сервере", "no log line for {span} with players on"),
+    "rcon.unreachable": ("сервер недоступен", "unreachable"),
+    "rcon.refused": ("пароль не принят", "password refused"),
+    "rcon.lost": ("связь потеряна", "connection lost"),
+    "rcon.closed": ("закрыто", "closed"),
+    "rcon.stopped": ("остановлено", "stopped"),
+    "rcon.open": ("на связи", "open"),
     "none": ("нет", "none"),
     "search": ("Имя, steamid или #userid", "Name, steamid or #userid"),
     "find": ("Найти", "Find"),
@@ -90,14 +142,16 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "ctban.forever": ("навсегда", "permanent"),
     "pardons": ("Помилования", "Pardons"),
     "names": ("Имена", "Names"),
-    "seen_on": ("Сервера", "Servers"),
+    "seen_on": ("Серверы", "Servers"),
     "count": ("Наказаний", "Punishments"),
     "charts.by_rule": ("Наказания по дням, по правилам", "Punishments per day, by rule"),
     "charts.by_server": ("Наказания по дням, по серверам", "Punishments per day, by server"),
     "charts.top": ("Чаще всего срабатывают", "Rules that fire most"),
-    "charts.admins": ("Действия администраторов (помилования, запреты за КТ)", "What admins did (pardons, CT bans)"),
+    "charts.admins": ("Действия администраторов (помилования, запреты за КТ, предупреждения, баны)",
+                      "What admins did (pardons, CT bans, warnings, bans)"),
     "charts.weeks": ("Недель", "Weeks"),
     "charts.none": ("За это время наказаний не было.", "No punishments in this time."),
+    "charts.no_admins": ("За это время администраторы ничего не меняли.", "Admins changed nothing in this time."),
     "public": ("Только чтение", "Read-only"),
     "error": ("Ошибка", "Error"),
     "ctban.page": ("Запреты за КТ", "CT bans"),
@@ -115,6 +169,13 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "accounts": ("Администраторы", "Admins"),
     "accounts.add": ("Добавить или изменить", "Add or change"),
     "accounts.remove": ("Удалить", "Remove"),
+    "accounts.remove.ask": ("Удалить администратора {name}?", "Remove the admin {name}?"),
+    "accounts.remove.means": ("Он больше не войдёт, его открытые сессии закончатся на всех страницах в течение секунд; "
+                              "удаление будет записано в «Действия».",
+                              "He can no longer log in, and his open sessions end on every page within seconds; "
+                              "the removal is written to the Activity."),
+    "accounts.remove.yes": ("Да, удалить {name}", "Yes, remove {name}"),
+    "accounts.last_owner": ("последний владелец: его нельзя удалить", "the last owner: cannot be removed"),
     "accounts.password_hint": ("Пароль (не меньше 8 символов; пусто — не менять)", "Password (8 characters or more; empty: unchanged)"),
     "accounts.role": ("Роль", "Role"),
     "queued": ("Запрос сохранён, но не применён: база данных недоступна ({why}). Он будет применён один раз, как только база вернётся.",
@@ -130,7 +191,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "config.rules": ("Правила сервера", "The server's rules"),
     "config.clause": ("Пункт", "Clause"),
     "config.ladder": ("Лестница", "Ladder"),
-    "config.waits": ("Ждёт администратора", "Waits for an admin"),
+    "config.waits": ("Ждёт решения администратора (до {n} мин)", "Waits for an admin (up to {n} min)"),
+    "config.returns": ("Ждёт возвращения игрока {n} мин", "Waits {n} min for the player's return"),
     "config.settings": ("Настройки", "Settings"),
     "config.on": ("вкл.", "on"),
     "config.off": ("выкл.", "off"),
@@ -172,9 +234,13 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (Russian, English)
     "activity.pardon": ("помиловал", "pardoned"),
     "activity.ctban.give": ("выдал запрет за КТ", "gave a CT ban"),
     "activity.ctban.lift": ("снял запрет за КТ", "lifted a CT ban"),
+    "activity.act.warn": ("предупредил", "warned"),
+    "activity.act.ban": ("забанил", "banned"),
     "activity.none": ("Пока ничего.", "Nothing yet."),
     "activity.account.added": ("добавил администратора", "added the admin"),
-    "activity.account.imported": ("взял из [web.users] администратора", "took from [web.users] the admin"),
+    "activity.account": ("учётная запись", "the account"),
+    "activity.account.imported": ("перенесена из [web.users] конфига", "taken from [web.users] in the config"),
+    "activity.role": ("роль", "role"),
     "activity.account.password": ("сменил пароль администратора", "changed the password of the admin"),
     "activity.account.role": ("сменил роль администратора", "changed the role of the admin"),
     "activity.account.password_role": ("сменил пароль и роль администратора", "changed the password and role of the admin"),
@@ -226,6 +292,8 @@ RULES: dict[str, tuple[str, str]] = {  # a rule's key in words: (Russian, Englis
     "calendar.personal_freeday": ("Личный ФД", "Personal freeday"),
     "calendar.rebellion": ("Бунт не в свой день", "Rebellion on the wrong day"),
     "conduct.advertising": ("Реклама", "Advertising"),
+    "conduct.game_privileges": ("Привилегии во время игр", "Privileges during games"),
+    "conduct.language": ("Мат и оскорбления", "Swearing and insults"),
     "conduct.grenade_spam": ("Спам гранатами", "Grenade spam"),
     "conduct.names": ("Ники", "Names"),
     "conduct.privileges": ("Злоупотребление привилегиями", "Privilege abuse"),
@@ -233,9 +301,11 @@ RULES: dict[str, tuple[str, str]] = {  # a rule's key in words: (Russian, Englis
     "ctban": ("Запрет за КТ", "CT ban"),
     "ctban.return_block": ("Запрет вернуться за КТ", "No return to CT"),
     "fairness.freekill": ("Компенсация за фрикилл", "Freekill compensation"),
+    "fairness.guard_freekill": ("Фрикилл охраны", "A guard's freekill"),
     "games.deaths": ("Смерти в игре", "Deaths in a game"),
     "games.duration": ("Длительность игры", "Game length"),
     "games.gagged": ("Игра при муте", "A game while gagged"),
+    "games.head_start": ("Фора перед глобальной игрой", "A global game's head start"),
     "games.global_suicide": ("Самоубийство в глобальной игре", "Suicide in a global game"),
     "games.host": ("Ведущий игры", "The game's host"),
     "games.host_death": ("Смерть ведущего", "The host's death"),
@@ -246,7 +316,9 @@ RULES: dict[str, tuple[str, str]] = {  # a rule's key in words: (Russian, Englis
     "games.unknown": ("Неизвестная игра", "An unknown game"),
     "killing.explain": ("Объяснить убийство", "Explaining a kill"),
     "killing.explain_abuse": ("Злоупотребление объяснениями", "Abusing the right to an explanation"),
+    "lastrequest.duel_stakes": ("Ставки дуэли", "A duel's stakes"),
     "lastrequest.guard_suicide": ("Самоубийство охраны при последнем желании", "A guard's suicide at the last request"),
+    "lastrequest.one_wish": ("Одно желание", "One wish"),
     "lastrequest.timeout": ("Время последнего желания", "The last request's time"),
     "orders": ("Приказы", "Orders"),
     "prohibitions.max": ("Число запретов", "Number of prohibitions"),
@@ -260,11 +332,33 @@ RULES: dict[str, tuple[str, str]] = {  # a rule's key in words: (Russian, Englis
 _UNITS = {"ru": {"m": "мин", "r": "р.", "h": "ч", "d": "д"}, "en": {"m": "min", "r": "round(s)", "h": "h", "d": "d"}}
 
 
-class Words:
-    """`t("key", n=3)` in the templates."""
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+TEAMS = {  # a team as the HL log names it
+    "ru": {"Unassigned": "без команды", "Spectator": "наблюдатели", "TERRORIST": "Т", "CT": "КТ"},
+    "en": {"Unassigned": "no team", "Spectator": "spectators", "TERRORIST": "T", "CT": "CT"},
+}
+LOG_WORDS = {  # the words of a log line a round's story says in the page's language: a warden's end (protocol.md), the map's damage
+    "ru": {"died": "погиб", "resigned": "сложил полномочия", "left": "вышел с сервера", "admin": "снят администратором",
+           "world": "урон от карты"},
+    "en": {"died": "died", "resigned": "resigned", "left": "left the server", "admin": "removed by an admin", "world": "the map"},
+}
 
-    def __init__(self, lang: str):
+
+def zone() -> str:
+    """The page machine's time zone, as an admin reads it: «MSK, UTC+03:00»."""
+    now = datetime.now().astimezone()
+    offset = now.strftime("%z")
+    utc = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
+    name = now.tzname() or ""
+    return f"{name}, {utc}" if name and not name.startswith(("+", "-")) and name != "UTC" else utc
+
+
+class Words:
+    """`t("key", n=3)` in the templates. `year`: the page's year, which a date of it leaves out."""
+
+    def __init__(self, lang: str, year: int | None = None):
         self.lang = lang if lang in LANGS else "ru"
+        self.year = year
 
     def __call__(self, key: str, **values: object) -> str:
         pair = WORDS.get(key)
@@ -280,26 +374,74 @@ class Words:
         pair = RULES.get(key)
         return pair[LANGS.index(self.lang)] if pair else key
 
+    def title(self, key: str, ref: str | None) -> str:
+        """A rule's title as it stands after its clause, without saying a word twice: «ФД 1» «по дням
+        недели», not «ФД 1» «ФД по дням недели»."""
+        title = self.rule(key)
+        first, _, rest = title.partition(" ")
+        if ref and rest and first.casefold() == ref.strip().split(" ")[0].casefold():
+            return rest
+        return title
+
+    def titled(self, key: str, ref: str | None) -> str:
+        """A rule's clause and its title: «ФД 1 по дням недели»."""
+        return f"{(ref or '').strip()} {self.title(key, ref)}".strip()
+
     def step(self, text: str) -> str:
-        """A ladder step as the config writes it ("ctban 30m", "autoslay 2") in words."""
+        """A ladder step as the config writes it ("ctban 30m", "autoslay 2", "ban 0") in words:
+        «запрет за КТ 30 мин», «бан навсегда», "permanent ban"."""
         kind, _, rest = str(text).partition(" ")
         rest = rest.strip()
+        if rest == "0" and kind in ("ban", "ctban"):
+            return f"{self.action(kind)} навсегда" if self.lang == "ru" else f"permanent {self.action(kind)}"
         if rest[-1:] in _UNITS[self.lang] and rest[:-1].isdigit():
             rest = f"{rest[:-1]} {_UNITS[self.lang][rest[-1]]}"
-        elif rest == "0" and kind in ("ban", "ctban"):
-            rest = "навсегда" if self.lang == "ru" else "permanent"
+        elif rest.isdigit() and kind in ("ban", "ctban"):  # a bare number is minutes
+            rest = f"{rest} {_UNITS[self.lang]['m']}"
         return f"{self.action(kind)} {rest}".strip()
 
     def status(self, status: str) -> str:
         return STATUS[self.lang].get(status, status)
 
+    def team(self, name: str) -> str:
+        return TEAMS[self.lang].get(name, name)
+
     def dayname(self, day: int) -> str:
         return DAYS[self.lang][(day - 1) % 7] if day else "-"
 
-    def age(self, seconds: float | None) -> str:
+    def when(self, stamp: object, seconds: bool = True) -> str:
+        """A time of the log ("2026-12-01T20:39:35") as the page's language writes it: «01.12 20:39:35»
+        (the year only when it is not this one), "1 Dec 20:39:35"; anything else as it is."""
+        text = str(stamp or "")
+        try:
+            at = datetime.fromisoformat(text[:19])
+        except ValueError:
+            return text.replace("T", " ")
+        clock = at.strftime("%H:%M:%S" if seconds else "%H:%M") if len(text) > 10 else ""
+        year = "" if at.year == self.year else (f".{at.year}" if self.lang == "ru" else f" {at.year}")
+        day = f"{at.day:02d}.{at.month:02d}{year}" if self.lang == "ru" else f"{at.day} {_MONTHS[at.month - 1]}{year}"
+        return f"{day} {clock}".strip()
+
+    def date(self, stamp: object) -> str:
+        """A day alone: «01.12», "1 Dec"."""
+        return self.when(str(stamp or "")[:10])
+
+    def span(self, seconds: float | None) -> str:
+        """A length of time in words: «45 с», «12 мин», "3 h"."""
         if seconds is None:
             return "-"
         s = max(0, int(seconds))
         units = ("с", "мин", "ч", "д") if self.lang == "ru" else ("s", "min", "h", "d")
         n, unit = (s, units[0]) if s < 120 else (s // 60, units[1]) if s < 7200 else (s // 3600, units[2]) if s < 172800 else (s // 86400, units[3])
-        return self("ago", n=f"{n} {unit}")
+        return f"{n} {unit}"
+
+    def health(self, word: str, detail: str) -> str:
+        """One problem of a server's daemon (data.health) in words."""
+        if word == "rcon.down":
+            return self("health.rcon.down", state=self(f"rcon.{detail}") if f"rcon.{detail}" in WORDS else detail)
+        if word == "log.silent":
+            return self("health.log.silent", span=self.span(float(detail) if detail.isdigit() else None))
+        return self(f"health.{word}", at=self.when(detail))
+
+    def age(self, seconds: float | None) -> str:
+        return "-" if seconds is None else self("ago", n=self.span(seconds))

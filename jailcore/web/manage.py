@@ -16,14 +16,15 @@ from starlette.responses import RedirectResponse, Response
 
 from jailcore.config.config import ROLES, Config
 from jailcore.config.webconfig import WebConfig
-from jailcore.io.fleet import log_clash
+from jailcore.engine.admin import MAX_MINUTES
+from jailcore.io.logsource import log_clash
 from jailcore.log.errors import AdminRequestError, AuditError, StateError
 from jailcore.log.logtime import seconds_between
 from jailcore.store import requests
 from jailcore.store.errors import errors_or
 from jailcore.store.requests import Queued
 from jailcore.web import configedit, data, steamids
-from jailcore.web.access import ADMIN, MODERATOR, OWNER, NotAllowed, number
+from jailcore.web.access import ADMIN, MODERATOR, OWNER, NotAllowed, local_path, number
 from jailcore.web.auth import Session, hash_password
 from jailcore.web.i18n import Words
 
@@ -125,7 +126,7 @@ class Manage(_Page):
         try:
             fields, server, path, old, new = await self.config_change(request)
             if fields.get("base") != configedit.fingerprint(old):
-                raise configedit.EditError([f"{path} changed since the diff was shown: look at it again"])
+                raise configedit.EditError([f"{path}: {configedit.CONFLICT}"])
             kept = await anyio.to_thread.run_sync(configedit.save, path, old, new, admin_name(self.admin(request)))
         except configedit.EditError as exc:
             fields = await self.form(request, self.admin(request))
@@ -148,12 +149,13 @@ class Manage(_Page):
                 return server, config.source
         return None
 
-    async def accounts_page(self, request: Request, problem: str = "", status: int = 200) -> Response:
+    async def accounts_page(self, request: Request, problem: str = "", status: int = 200, confirm: str = "") -> Response:
         where = self.accounts_file()
         source = self.sources.accounts
         users = [{"name": n, "role": self.settings.role(n)} for n in sorted(self.settings.users)]
+        owners = [u["name"] for u in users if self.settings.role(u["name"], "*") == OWNER]
         return self.render(request, "accounts.html", status=status, users=users, roles=ROLES, file=source.path if source else None,
-                           copy=where[1] if where else None, problem=problem)
+                           copy=where[1] if where else None, problem=problem, confirm=confirm, last_owner=owners[0] if len(owners) == 1 else "")
 
     async def accounts_change(self, request: Request) -> Response:
         """An owner adds an admin, changes his role or password, or removes him: written to the
@@ -175,6 +177,8 @@ class Manage(_Page):
                    else "accounts.password" if not remove and (password or name not in users) and len(password) < 8 else "")
         if problem or source is None:
             return await self.accounts_page(request, t(problem or "accounts.nofile"), 400)
+        if remove and fields.get("sure") != "yes":  # asked once more, on a page of its own: a removal ends his sessions at once
+            return await self.accounts_page(request, confirm=name)
         hashed = await anyio.to_thread.run_sync(hash_password, password, limiter=self.hashing) if password and not remove else None
         try:
             if remove:
@@ -183,7 +187,9 @@ class Manage(_Page):
                 account = await self.read(source.write, source.store.put_account, name, hashed, {"*": role}, admin_name(me))
                 if me is not None and name == me.user:
                     me.stamp = account.changed  # he keeps the session he changed it from; his others end
-        except errors_or(StateError, AdminRequestError) as exc:
+        except AdminRequestError as exc:  # the store's own refusal (the last owner): said, nothing changed
+            return await self.accounts_page(request, str(exc), 409)
+        except errors_or(StateError) as exc:
             return await self.accounts_page(request, str(exc), 503)
         await self.read(self.load_accounts)
         problem = await self.copy_accounts(me)
@@ -245,7 +251,41 @@ class Manage(_Page):
         done = await ask(self, source, "ctban", steamid=steamid, name=name, **asked)
         if isinstance(done, Queued):
             return queued_page(self, request, done)
-        return RedirectResponse("/ctbans?" + urlencode({"server": server}), 303)
+        return RedirectResponse(back_to(fields.get("next", ""), "lift" if lift else "ctban") or "/ctbans?" + urlencode({"server": server}), 303)
+
+
+    async def act_request(self, request: Request) -> Response:
+        """A warning (a moderator's) or a server ban (an admin's) from a player's page: a row of
+        `act_requests` the server's running daemon carries out within a second, through the
+        engine's admin act, as a CT ban from the same page goes through `ctban_requests`."""
+        session = self.admin(request)
+        fields = await self.form(request, session)
+        t = self.words(request)
+        server, act, key = fields.get("server", "")[:100], fields.get("do", ""), fields.get("key", "").strip()[:100]
+        number_ = steamids.account(key)
+        minutes = number(fields.get("minutes"), 7)
+        reason = fields.get("reason", "").strip()[:200]
+        source = await self.read(self.sources.of, server) if server else None
+        problem = ("ctban.no_server" if source is None else "ctban.no_steamid" if number_ is None or key.startswith("#")
+                   else "act.unknown" if act not in ("warn", "ban") else "act.no_reason" if not reason
+                   else "act.no_minutes" if act == "ban" and minutes is None else "")
+        if problem or source is None or number_ is None:
+            return self.render(request, "error.html", status=400, message=t(problem or "ctban.no_server"))
+        self.must(session, ADMIN if act == "ban" else MODERATOR, server)  # a server ban is an admin's, as lifting one is
+        asked = {"server": server, "act": act, "minutes": min(minutes or 0, MAX_MINUTES) if act == "ban" else None, "reason": reason,
+                 "by": admin_name(session)}
+        try:
+            steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
+            name = await self.read(data.last_name, self.sources, server, steamid)
+        except errors_or(StateError, AuditError) as exc:  # the database away: kept as [U:1:N], which every game's form matches
+            return await queue_away(self, request, source, exc, "act", steamid=f"[U:1:{number_}]", name="", **asked)
+        try:
+            done = await ask(self, source, "act", steamid=steamid, name=name, **asked)
+        except AdminRequestError as exc:
+            return self.render(request, "error.html", status=409, message=str(exc))
+        if isinstance(done, Queued):
+            return queued_page(self, request, done)
+        return RedirectResponse(back_to("/player?" + urlencode({"key": key}), act), 303)
 
 
 async def ask(page: _Page, source: data.Source, kind: str, **args: object) -> int | Queued:
@@ -269,6 +309,14 @@ def queued_page(page: _Page, request: Request, queued: Queued) -> Response:
     return page.render(request, "error.html", status=202, message=page.words(request)("queued", why=queued.why))
 
 
+
+
+def back_to(target: str, done: str) -> str:
+    """The page a form came from (a player's page), told what was asked there; '' if none was given."""
+    if not target:
+        return ""
+    back = local_path(target.split("#")[0], "")
+    return f"{back}{'&' if '?' in back else '?'}{urlencode({'done': done})}" if back else ""
 
 
 def admin_name(session: Session | None) -> str:

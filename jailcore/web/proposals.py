@@ -4,7 +4,6 @@ open on every server, with confirm and dismiss buttons. An answer is the same `a
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
@@ -13,12 +12,12 @@ from starlette.responses import RedirectResponse, Response
 from jailcore.log.errors import AdminRequestError, AuditError, StateError
 from jailcore.store.errors import errors_or
 from jailcore.store.requests import Queued
-from jailcore.web.access import ADMIN, MODERATOR, number
+from jailcore.web.access import ADMIN, MODERATOR, local_path, number
+from jailcore.web.data import WAITING, Sources, proposed_step
 from jailcore.web.i18n import STATUS, WORDS
 from jailcore.web.manage import admin_name, ask, queue_away, queued_page
 
 if TYPE_CHECKING:
-    from jailcore.web.data import Sources
     from jailcore.web.pageface import Page as Web  # the application, `app.Web`
 
 WORDS.update({
@@ -29,6 +28,8 @@ WORDS.update({
     "proposals.round_only": ("или с концом раунда", "or when the round ends"),
     "confirm": ("Подтвердить", "Confirm"),
     "dismiss": ("Отклонить", "Dismiss"),
+    "answer.note": ("Комментарий", "A note"),
+    "answer.admin_only": ("Подтвердить бан может только администратор сервера.", "Only an admin of the server may confirm a ban."),
 })
 for lang, words in (("ru", {"proposed": "ждёт решения", "confirmed": "подтверждено", "dismissed": "отклонено"}),
                     ("en", {"proposed": "awaiting an admin", "confirmed": "confirmed", "dismissed": "dismissed"})):
@@ -40,10 +41,21 @@ def waiting(sources: Sources) -> list[dict]:
     out = []
     for source in sources.sources:
         for row in source.reader.open_proposals():
-            detail = json.loads(row["detail"])
-            out.append({**row, "step": detail.get("step") or "", "dom": f"p{source.index}-{row['id']}"})
+            out.append({**row, "step": proposed_step(row["detail"]), "dom": f"p{source.index}-{row['id']}", "src": source.index})
     out.sort(key=lambda e: (e["time"], e["id"]))
     return out
+
+
+def counts(sources: Sources) -> dict[str, int]:
+    """How many proposals wait on each server (the menu's count beside «На решение»)."""
+    out: dict[str, int] = {}
+    for source in sources.sources:
+        for row in source.reader.open_proposals():
+            out[row["server"]] = out.get(row["server"], 0) + 1
+    return out
+
+
+WAITING["/proposals"] = counts
 
 
 async def page(web: Web, request: Request) -> Response:
@@ -80,7 +92,7 @@ async def answer(web: Web, request: Request) -> Response:
     if row is None or row["action"] != "propose" or row["server"] != server:
         return web.render(request, "error.html", status=404, message=f"{server[:100]} #{action_id}: ?")
     # Carrying out a server ban is an admin's, as lifting one is; the rest a moderator's.
-    step = str(json.loads(row["detail"]).get("step") or "")
+    step = proposed_step(row["detail"])
     web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, row["server"])
     try:
         done = await ask(web, source, "answer", action_id=action_id, answer=verb, by=admin_name(session), reason=reason,
@@ -89,4 +101,5 @@ async def answer(web: Web, request: Request) -> Response:
         return web.render(request, "error.html", status=409, message=str(exc))
     if isinstance(done, Queued):
         return queued_page(web, request, done)
-    return RedirectResponse("/proposals", 303)
+    back = local_path(fields.get("next", ""), "/proposals")  # the live log or the round's story it was answered on
+    return RedirectResponse(back if back == "/proposals" else f"{back.split('#')[0]}#e{source.index}-{action_id}", 303)

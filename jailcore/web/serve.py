@@ -16,6 +16,7 @@ import attrs
 import uvicorn
 
 from jailcore.config.config import ROLES, Config, ConfigError, WebConfig
+from jailcore.io.ports import PortError, bind_tcp
 from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.store.errors import errors_or
 from jailcore.web.app import Web
@@ -214,13 +215,19 @@ def main_web(args: argparse.Namespace) -> int:
         return 1
     if args.listen or args.public:
         web.settings = attrs.evolve(web.settings, listen=args.listen or web.settings.listen, public=web.settings.public or args.public)
+    try:  # bound before the page says anything: a port in use is one line, and nothing before it
+        sock = bind_tcp(web.settings.listen, "[web] listen (or --listen)")
+    except PortError as exc:
+        print(f"jailcore web: {exc}", file=sys.stderr)
+        web.sources.close()
+        return 1
     if not web.settings.users:
         print("jailcore web: no accounts yet; add the first with `jailcore web adduser NAME --role owner --config FILE`", file=sys.stderr)
     threading.Thread(target=warm, args=(web.sources, datetime.now()), name="jailcore-web-warm", daemon=True).start()
-    host, port = host_port(web.settings.listen)
-    print(f"jailcore web: http://{host}:{port}/ ({', '.join(web.sources.servers()) or 'no servers yet'})", file=sys.stderr)
+    host, _ = host_port(web.settings.listen)
+    print(f"jailcore web: http://{host}:{sock.getsockname()[1]}/ ({', '.join(web.sources.servers()) or 'no servers yet'})", file=sys.stderr)
     try:
-        server(web, web.settings.listen, uvicorn.Server).run()  # uvicorn's own signal handling: Ctrl-C stops it
+        server(web, web.settings.listen, uvicorn.Server).run(sockets=[sock])  # uvicorn's own signal handling: Ctrl-C stops it
     finally:
         web.sources.close()
     return 0

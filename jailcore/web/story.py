@@ -23,6 +23,7 @@ import attrs
 from jailcore.log import events as ev
 from jailcore.log.logtime import plus_seconds, seconds_between
 from jailcore.log.parse import LogParser
+from jailcore.web.i18n import LOG_WORDS, TEAMS
 
 # What a line is, for the page: (category, minor). Minor lines are hidden unless asked for.
 _KIND: dict[type, tuple[str, bool]] = {
@@ -190,6 +191,13 @@ def tell(lines: Sequence, decisions: Sequence[dict], lang: str = "ru") -> Story:
             said = start.read(event)
             text, minor = said[say].format(freeze=start.freeze), said is _SAME_START
         else:
+            words, teams = LOG_WORDS["en" if lang == "en" else "ru"], TEAMS["en" if lang == "en" else "ru"]
+            if isinstance(event, ev.JoinedTeam):  # the teams in the page's words: «Т → КТ», not "TERRORIST → CT"
+                event = attrs.evolve(event, old=teams.get(event.old, event.old), new=teams.get(event.new, event.new))
+            elif isinstance(event, ev.WardenRemoved):
+                event = attrs.evolve(event, reason=words.get(event.reason, event.reason))
+            elif isinstance(event, ev.Suicide):
+                event = attrs.evolve(event, weapon=words.get(event.weapon, event.weapon))
             text = _sentence(_pattern(cast(ev.Event, event), say), cast(ev.Event, event)) if kind in _SAY else row["line"]
         made = tuple(placed.get(i, ()))
         moments.append(Moment(row["time"], category, text, row["line"], minor and not made, made))

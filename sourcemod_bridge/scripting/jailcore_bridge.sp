@@ -21,7 +21,7 @@
 #define JAILCORE_BRIDGE  // the bridge provides what its include declares
 #include <jailcore>
 
-#define JB_VERSION "1.1.0"  // 1.1: command ids, kick, ban, CT bans held, the admin feed and commands
+#define JB_VERSION "1.2.0"  // 1.1: command ids, kick, ban, CT bans held, the admin feed and commands; 1.2: the round line (jb_round_start). The daemon expects this (PLUGIN_VERSION)
 
 public Plugin myinfo =
 {

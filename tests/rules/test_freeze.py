@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from jailcore.log.parse import LogParser
 from tests.logtext import run
 from tests.scenes import GUARD, WARDEN, rules_of, setup
 
@@ -100,3 +101,83 @@ def test_a_player_who_joins_in_the_freeze_spawns_with_the_round():
     log.kill(WARDEN, ts[0])
     _, engine = run("", log)
     assert engine.state.last_prisoner is None and engine.state.players[late.userid].alive
+
+
+# -- CS:GO's own line of the restart (issue 31) ------------------------------------------------
+# A plugin older than `jb_round_start` (or one whose line was lost) leaves CS:GO's `Starting
+# Freeze period` as the round's start: read so where the shim's line of that restart did not
+# come, and one round when both do, in either order.
+
+
+def old_plugin_round(log, freeze: int = 15):
+    """The round restarts as a CS:GO server with a plugin older than the round line writes it."""
+    return log.round_end().wait(5).add("Starting Freeze period")
+
+
+def test_000_vi_with_an_old_plugin_the_warden_of_the_freeze_hosts_his_own_game():
+    """000 VI «Любую игру проводит только Начальник Тюрьмы»: the warden who claims in the
+    freeze is the round's warden when Round_Start ends the freeze, as with the shim's line."""
+    log, _ = setup()
+    old_plugin_round(log).start_here().wait(3).warden(WARDEN).wait(12).round_start()
+    log.wait(5).order(WARDEN, "все в клетку").game(WARDEN, "Светофор")
+    actions, engine = run(B, log)
+    assert actions == [] and engine.state.warden == WARDEN.userid and engine.state.game.name == "Светофор"
+    assert engine.state.round == 3 and not engine.state.round_by_shim
+
+
+def test_004_4_4_with_an_old_plugin_the_freeze_is_no_time_to_take_command():
+    """004 4.4 «При отсутствии желающих КТ обязаны взять на себя роль Начальника»: asked 30 s
+    into play, the freeze before Round_Start not counted."""
+    log, _ = setup()
+    old_plugin_round(log).start_here().wait(15).round_start().wait(20).say(GUARD, "кто начальник?")
+    assert rules_of(run(B, log)[0]) == []
+    log.wait(12).say(GUARD, "никто?")
+    assert rules_of(run(B, log)[0]) == [("say", "teams.no_warden")]
+
+
+def test_with_an_old_plugin_a_lost_round_start_ends_the_freeze_after_a_minute_at_most():
+    log, _ = setup()
+    old_plugin_round(log).start_here().wait(60 + 27).say(GUARD, "кто начальник?")
+    assert rules_of(run(B, log)[0]) == []
+    log.wait(5).say(GUARD, "никто?")
+    assert rules_of(run(B, log)[0]) == [("say", "teams.no_warden")]
+
+
+@pytest.mark.parametrize("freeze_first", [False, True])
+def test_the_shims_line_and_the_games_freeze_line_are_one_round_in_either_order(freeze_first):
+    log, _ = setup()
+    log.round_end().wait(5)
+    if freeze_first:
+        log.add("Starting Freeze period").round_begins(15)
+    else:
+        log.round_begins(15).add("Starting Freeze period")
+    log.wait(3).warden(WARDEN).wait(12).round_start().wait(5).game(WARDEN, "Светофор")
+    actions, engine = run(B, log)
+    s = engine.state
+    assert actions == [] and s.round == 3 and s.warden == WARDEN.userid and s.round_by_shim and s.round_by_freeze
+    played = [line for line in log.text().splitlines() if "Round_Start" in line][-1]
+    assert s.play_from == LogParser().parse(played).time  # play from Round_Start, as the shim's 15 s said
+
+
+@pytest.mark.parametrize("order", ["SFR", "SRF", "FSR", "FRS", "RSF", "RFS"])
+def test_without_a_freeze_the_three_lines_of_one_restart_are_one_round_in_any_order(order):
+    log, _ = setup()
+    log.round_end().wait(5)
+    for line in order:
+        if line == "S":
+            log.round_begins(0)
+        elif line == "F":
+            log.add("Starting Freeze period")
+        else:
+            log.round_start()
+    log.warden(WARDEN).game(WARDEN, "Светофор").wait(40).say(GUARD, "играем")
+    actions, engine = run(B, log)
+    assert engine.state.round == 3 and engine.state.warden == WARDEN.userid and rules_of(actions) == []
+
+
+def test_an_old_plugins_rounds_follow_one_another_by_the_freeze_line():
+    log, _ = setup()
+    for _ in range(3):
+        old_plugin_round(log).wait(15).round_start().wait(60)
+    _, engine = run("", log)
+    assert engine.state.round == 5

@@ -42,7 +42,8 @@ def test_king_kills_at_most_half_rounded_for_the_prisoners(prisoners, deaths, to
     for t in ts[:deaths]:
         log.kill(GUARD, t)
     actions, _ = run("[games.online_limit]\nenabled = false\n", log)
-    assert rules_of(actions) == ([("warn", "games.deaths")] if too_many else [])
+    # (issue 31: past the half the log cannot tell the volley's last shot: an admin judges)
+    assert [(a.action, a.rule, a.step) for a in actions] == ([("propose", "games.deaths", "warn")] if too_many else [])
     if too_many:
         assert actions[0].target.userid == WARDEN.userid and f"{prisoners // 2} из {prisoners}" in actions[0].reason
 

@@ -26,6 +26,7 @@ from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.rules.common import open_fight
 from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.engine.state import CT, Seat, T
+from jailcore.engine.words import WordList
 from jailcore.log import events as ev
 
 # A name wearing a staff tag: "[ADMIN] Вася", "(Админ)Петя", "|Модер| X", "Admin | Y".
@@ -33,13 +34,10 @@ ADMIN_TAG = r"(?i)(?:^|[\[\(\{<|])\s*(?:admin|админ|модер|moder|staff|
 # A staff title as a word of the name: "Админ Вася", "Администратор Вася", "Модератор",
 # "Гл.Админ"; not "Badminton" or "Адмирал".
 ADMIN_WORD = r"(?i)(?<![^\W\d_])(?:админ\w*|администратор\w*|модер|модератор\w*|admin\w*|moder|moderator\w*)(?![^\W\d_])"
-# Roots of the commonest insults, matched at the start of a word of the name (so
-# «Барсук» or «рубля» never match); a server adds its own in `offensive`.
-OFFENSIVE = ("хуй", "хуе", "хуё", "пизд", "ебан", "ебат", "ёбан", "еблан", "бляд", "блят", "сука", "суки", "пидор", "пидар",
-             "гандон", "мудак", "шлюх", "fuck", "shit", "bitch", "nigger", "faggot")
-# Latin letters that pass for Cyrillic in a name («xуй» with a Latin x).
-_LOOKALIKE = str.maketrans("aeopcxyktmbh", "аеорсхуктмвн")
-_WORD = re.compile(r"[^\W\d_]+")
+# The commonest insults (`engine/words.py`: a word in any of its forms, `root*` every word
+# beginning so: «Барсук», «рубля» or «Сукачёв» never match); a server adds its own in `offensive`.
+OFFENSIVE = ("хуй*", "хуе*", "пизд*", "ебан*", "ебат*", "еблан*", "бляд*", "блят*", "сука", "пидор*", "пидар*",
+             "гандон", "мудак", "шлюха", "fuck*", "shit*", "bitch*", "nigger*", "faggot*")
 
 
 class Privileges(Rule["Privileges.Settings", None]):
@@ -146,13 +144,13 @@ class Names(Rule["Names.Settings", None]):
     class Settings(RuleSettings):
         ref: str = "Общие 16"
         patterns: tuple[str, ...] = (ADMIN_TAG, ADMIN_WORD, r"(?i)^\s*console\s*$")
-        offensive: tuple[str, ...] = OFFENSIVE  # word beginnings, in lower case
+        offensive: tuple[str, ...] = OFFENSIVE  # words (each in all its forms) and `root*`s
         ladder: Ladder = steps("kick")
 
     def __init__(self, settings: Names.Settings, state: None):
         super().__init__(settings, state)
         self._patterns = tuple(re.compile(p) for p in settings.patterns)
-        self._roots = tuple(r.casefold().replace("ё", "е") for r in settings.offensive if r.strip())
+        self._offensive = WordList.of(settings.offensive)
 
     @handles(ev.Connected, ev.NameChanged)
     def named(self, ctx: Context, e: ev.Connected | ev.NameChanged) -> list[Action]:
@@ -168,20 +166,13 @@ class Names(Rule["Names.Settings", None]):
             return ctx.text("conduct.names.unreadable", name=name)
         if any(p.search(name) for p in self._patterns):
             return ctx.text("conduct.names.admin", name=name)
-        if offensive(name, self._roots):
+        if self._offensive.found(name):
             return ctx.text("conduct.names.offensive", name=name)
         folded = name.casefold().strip()
         others = (p for p in ctx.state.players.values() if p.userid != seat.userid and p.steamid != seat.steamid)
         if any(p.name.casefold().strip() == folded for p in others):
             return ctx.text("conduct.names.copy", name=name)
         return None
-
-
-def offensive(name: str, roots: tuple[str, ...]) -> bool:
-    """Whether a word of the name starts with one of `roots` (case-folded, ё as е, none empty)."""
-    folded = name.casefold().replace("ё", "е")
-    words = _WORD.findall(folded) + _WORD.findall(folded.translate(_LOOKALIKE))
-    return any(word.startswith(roots) for word in words) if roots else False
 
 
 class GrenadeSpam(Rule["GrenadeSpam.Settings", "GrenadeSpam.State"]):

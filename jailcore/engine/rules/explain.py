@@ -6,7 +6,8 @@
 
 - `killing.explain` (the refusal): a prisoner killed by a guard who asks in chat (a word of
   `asks`) within `ask_seconds` of his death: his killer must write in chat within
-  `seconds`; silence is the refusal. Whether the line he wrote explains anything is an
+  `seconds`; silence is the refusal, and so is leaving without a word (decided as any
+  leaver: marked absent and carried out at his return, or put to an admin). Whether the line he wrote explains anything is an
   admin's judgement: the shipped server sends the punishment to an admin.
 - `killing.explain_abuse` (the abuse): the same question where the log itself shows why he
   died, the two «очевидные ситуации» a machine can see: he had attacked a guard this round
@@ -66,6 +67,9 @@ class ExplainKill(Rule["ExplainKill.Settings", "ExplainKill.State"]):
     class State:
         killed: dict[int, tuple[int, str]] = attrs.Factory(dict)  # victim's userid -> (killer's userid, when)
         asked: dict[int, tuple[int, str]] = attrs.Factory(dict)  # killer's userid -> (victim's userid, when asked)
+        # killer's userid -> (his steamid, his name, the victim's name) when asked: a killer who
+        # leaves without a word is still decided, as any leaver (`punish.py`)
+        who: dict[int, tuple[str, str, str]] = attrs.Factory(dict)
 
     @handles(ev.Killed)
     def killed(self, ctx: Context, e: ev.Killed) -> list[Action]:
@@ -83,13 +87,16 @@ class ExplainKill(Rule["ExplainKill.Settings", "ExplainKill.State"]):
         mine, uid = self.state, e.player.userid
         if uid in mine.asked:
             del mine.asked[uid]  # the killer wrote: he answered
+            mine.who.pop(uid, None)
             return []
         death = mine.killed.get(uid)
         if death is None or ctx.seconds_since(death[1]) > self.settings.ask_seconds or not asked(e.text, self.settings.asks):
             return []
         del mine.killed[uid]
-        if death[0] not in mine.asked and death[0] in ctx.state.players:
+        killer = ctx.state.players.get(death[0])
+        if death[0] not in mine.asked and killer is not None:
             mine.asked[death[0]] = (uid, e.time)
+            mine.who[death[0]] = (killer.steamid, killer.name, ctx.seat(e.player).name)
         return []
 
     def tick(self, ctx: Context, now: str) -> list[Action]:
@@ -98,10 +105,15 @@ class ExplainKill(Rule["ExplainKill.Settings", "ExplainKill.State"]):
             if now <= plus_seconds(when, self.settings.seconds):
                 continue
             del mine.asked[killer_id]
-            killer, victim = ctx.state.players.get(killer_id), ctx.player(victim_id)
-            if killer is None or victim is None:
-                continue  # he has left: no answer could be asked of him
-            text = ctx.text("killing.explain", victim=victim.name, killer=killer.name, seconds=self.settings.seconds)
+            steamid, name, victim = mine.who.pop(killer_id, ("", "", ""))
+            killer = ctx.state.players.get(killer_id)
+            if killer is None and steamid:  # he left without a word: decided all the same
+                gone = Seat(killer_id, steamid, name)
+                killer = ctx.online(gone.key) or gone
+            if killer is None:
+                continue  # (a question saved before his name was kept, and he is gone)
+            victim = victim or (ctx.player(victim_id) or Seat(victim_id, "", "?")).name
+            text = ctx.text("killing.explain", victim=victim, killer=killer.name, seconds=self.settings.seconds)
             out += ctx.punish(self.key, killer, text)
         return out
 

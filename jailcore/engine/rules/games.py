@@ -11,8 +11,8 @@ first that refuses it wins, and the game does not start.
 - `games.gagged`: 004 5.16: no chat game while a prisoner is gagged.
 - `games.repeat`: 004 5.5 «…не злоупотребляя однотипными играми и приказами», 001
   Начальник обязан 5 «Давать/Проводить интересные и РАЗНООБРАЗНЫЕ игры/приказы»: not the
-  same warden's game of one type (under any name he types it) a third round in a row, nor
-  his same order.
+  same warden's game of one type (under any name he types it) a third round in a row; his
+  round's whole programme (orders and games) a third time is put to an admin.
 - `games.duration`: 004 5.11: a reminder at 5 minutes; the host's ladder if the round ends
   with his game past 5 minutes and undecided (or, the other reading, winners by minute 5).
 - `games.host_death`: 000 VI «Любая игра заканчивается тогда, когда умирает ведущий игры»
@@ -28,7 +28,7 @@ from jailcore.engine.catalogue import fold
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles, vetoes
 from jailcore.engine.settings import Ladder, RuleSettings, choice, steps
-from jailcore.engine.state import T
+from jailcore.engine.state import Seat, T
 from jailcore.log import events as ev
 
 
@@ -141,14 +141,32 @@ class GaggedChatGame(Rule["GaggedChatGame.Settings", None]):
         return ctx.punish(self.key, ctx.seat(e.player), ctx.text("games.gagged", game=name, names=", ".join(gagged)))
 
 
+@attrs.define
+class Programme:
+    """What one warden gave in one round: his orders (folded) and his games' types."""
+
+    round: int
+    warden: str  # his key
+    userid: int
+    name: str
+    orders: list[str] = attrs.Factory(list)
+    games: list[str] = attrs.Factory(list)
+
+
 class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
     """004 5.5 «Начальник обязан проводить интересные и разнообразные раунды, не
-    злоупотребляя однотипными играми и приказами» (001 Начальник обязан 5, the same duty)
-    is a duty of each warden: the streak is his own (his rounds in a row, a game of the same
-    type each: the catalogue's `family`, so Злой Саймон after Саймон, or «Король» typed as
-    «king», is the same), never other wardens' games. The clause names orders too: the same
-    registered order text in each of his rounds in a row (`orders`, on in both shipped
-    servers)."""
+    злоупотребляя однотипными играми и приказами» (001 Начальник обязан 5 «Давать/Проводить
+    интересные и РАЗНООБРАЗНЫЕ игры/приказы», the same duty) is about the round, and each
+    warden's own: never other wardens' games.
+
+    The clear case is the game: his game of one type (the catalogue's `family`, so Злой
+    Саймон after Саймон, or «Король» typed as «king», is the same) a third round running
+    climbs his ladder at that start, even if he leaves a second later. An order alone is no
+    monotony: «строимся», «все в клетку» are every round's routine (001 «Правила
+    Начальника: … 5. Приказ. 6. Отсчёт»). With `orders` on, the round's whole programme (the
+    same orders, and the same games or none, as in each of his rounds before) a third round
+    running is put to an admin when the round ends: whether rounds were «интересные» is
+    his judgement, never a punishment by itself."""
 
     key = "games.repeat"
     HISTORY = 20  # rounds of games remembered; more than any `in_a_row` needs
@@ -157,7 +175,7 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
     class Settings(RuleSettings):
         ref: str = "5.5"
         in_a_row: int = 2
-        orders: bool = False
+        orders: bool = False  # the round's whole programme repeating: a question for an admin
         ladder: Ladder = steps("warn", "teamswap")
 
     @attrs.define
@@ -166,7 +184,9 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
         # The layout before issue 18 (round, game), nobody's: a saved state still loads, and
         # counts for no warden's streak.
         played: list[tuple[int, str]] = attrs.Factory(list)
-        ordered: list[tuple[int, str, str]] = attrs.Factory(list)  # (round, order folded, warden's key)
+        programmes: list[Programme] = attrs.Factory(list)  # each warden's rounds, the last `in_a_row` + 1
+        punished: list[str] = attrs.Factory(list)  # wardens the game's ladder reached this round
+        judged: int = 0  # the last round whose programmes were judged (a Round_End seen twice asks once)
 
     def _streak(self, ctx: Context, history: list[tuple[int, str, str]], what: str, key: str) -> int:
         seen = {(r, w, k) for r, w, k in history}
@@ -188,6 +208,7 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
         streak = self._streak(ctx, self.state.games, kind, seat.key)
         if streak < self.settings.in_a_row or any(h[0] == ctx.state.round and h[1:] == (kind, seat.key) for h in self.state.games):
             return None  # the same game again in one round is one round's game
+        self.state.punished.append(seat.key)
         return ctx.punish(self.key, seat, ctx.text("games.repeat", game=_name(ctx, e)[0], rounds=streak + 1))
 
     @handles(ev.GameStarted)
@@ -195,26 +216,65 @@ class RepeatedGame(Rule["RepeatedGame.Settings", "RepeatedGame.State"]):
         r, game = ctx.state.round, ctx.state.game  # the bookkeeping has recorded the game
         if game is None:
             return []
-        entry = (r, self._kind(ctx, e.game) if ctx.offered_game(e.game) else game.name, ctx.seat(e.player).key)
+        kind = self._kind(ctx, e.game) if ctx.offered_game(e.game) else game.name
+        seat = ctx.seat(e.player)
+        entry = (r, kind, seat.key)
         self.state.games = [h for h in self.state.games if h[0] > r - self.HISTORY and h != entry] + [entry]
         self.state.played = []
+        mine = self._programme(ctx, seat)
+        if mine is not None and kind not in mine.games:
+            mine.games.append(kind)
         return []
 
     @handles(ev.OrderGiven)
     def order(self, ctx: Context, e: ev.OrderGiven) -> list[Action]:
-        if not self.settings.orders:
+        text = fold(e.text)
+        mine = self._programme(ctx, ctx.seat(e.player)) if text else None
+        if mine is not None and text not in mine.orders:
+            mine.orders.append(text)
+        return []
+
+    def _programme(self, ctx: Context, seat: Seat) -> Programme | None:
+        """This round's programme of this warden, kept only where `orders` asks for it."""
+        if not self.settings.orders or not ctx.state.round_open:
+            return None
+        r = ctx.state.round
+        mine = next((p for p in self.state.programmes if p.round == r and p.warden == seat.key), None)
+        if mine is None:
+            mine = Programme(r, seat.key, seat.userid, seat.name)
+            keep = r - self.settings.in_a_row
+            self.state.programmes = [p for p in self.state.programmes if p.round >= keep] + [mine]
+        return mine
+
+    @handles(ev.RoundEnd)
+    def judged(self, ctx: Context, e: ev.RoundEnd) -> list[Action]:
+        """The round is over: a warden whose whole programme was the same in each of his
+        rounds before is put to an admin (unless the game's ladder reached him this round)."""
+        mine, r, out = self.state, ctx.state.round, []
+        punished, mine.punished = mine.punished, []
+        if mine.judged == r:
             return []
-        r, seat, text = ctx.state.round, ctx.seat(e.player), fold(e.text)
-        if not text:
-            return []
-        entry = (r, text, seat.key)
-        if entry in self.state.ordered:
-            return []
-        self.state.ordered = [h for h in self.state.ordered if h[0] > r - self.HISTORY] + [entry]
-        streak = self._streak(ctx, self.state.ordered, text, seat.key)
-        if streak < self.settings.in_a_row:
-            return []
-        return ctx.punish(self.key, seat, ctx.text("games.repeat.order", order=e.text, rounds=streak + 1))
+        mine.judged = r
+        for p in [p for p in mine.programmes if p.round == r and p.orders and p.warden not in punished]:
+            same = (sorted(p.orders), sorted(p.games))
+            before = {q.round for q in mine.programmes if q.warden == p.warden and (sorted(q.orders), sorted(q.games)) == same}
+            if not all(r - k in before for k in range(1, self.settings.in_a_row + 1)):
+                continue
+            seat = ctx.online(p.warden) or ctx.player(p.userid) or Seat(p.userid, p.warden, p.name)
+            text = ctx.text("games.repeat.programme", orders="», «".join(p.orders), games=", ".join(p.games) or "—",
+                            rounds=self.settings.in_a_row + 1)
+            out += ctx.punish(self.key, seat, text, judgement=True)
+        return out
+
+    @handles(ev.RoundStart)
+    def round_start(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
+        # a round voided by a restart is played again under its number: its programme goes
+        self.state.programmes = [p for p in self.state.programmes if p.round < ctx.state.round]
+        self.state.punished = []
+        return []
+
+    def calendar_reset(self, ctx: Context) -> None:
+        self.state.games, self.state.programmes, self.state.judged = [], [], 0
 
 
 class GameDuration(Rule["GameDuration.Settings", "GameDuration.State"]):

@@ -6,8 +6,9 @@
   unless that prisoner attacked a guard earlier in the round.
 - `games.deaths`: 000 Король «запрещено убивать больше половины от играющих в него
   заключённых» (of 7, 3), Морской бой «до уничтожения половины заключенных… округление в
-  сторону меньшего»: the host whose game kills more than half of the prisoners it began with
-  (the game ends at the half; Морской бой's last cell may pass it).
+  сторону меньшего»: the game ends at the half; a guard's kill past it before anything else
+  happens in the round is put to an admin on the host's ladder (Морской бой's last cell may
+  pass it).
 - `games.global_suicide`: 001 global 4 «Охране намеренно убивать себя. [Кик, Запрет за Кт]»:
   a guard who kills himself during a global game.
 """
@@ -20,8 +21,9 @@ from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import Ladder, RuleSettings, steps
-from jailcore.engine.state import CT, T
+from jailcore.engine.state import CT, VOLLEY_SECONDS, T
 from jailcore.log import events as ev
+from jailcore.log.logtime import seconds_between
 
 
 class OnlyWardenKills(Rule["OnlyWardenKills.Settings", None]):
@@ -50,12 +52,17 @@ class OnlyWardenKills(Rule["OnlyWardenKills.Settings", None]):
 
 class HalfMayDie(Rule["HalfMayDie.Settings", "HalfMayDie.State"]):
     """000 Король «В злом и добром короле запрещено убивать больше половины от играющих в
-    него заключённых» (of 7, 3): the game is its host's until he ends it or the round ends,
-    so every guard's kill in it counts, however long after the half; the host is punished
-    once per game when one passes the half. Rebels' deaths are not the game's, nor a
-    prisoner another prisoner killed, nor one jailcore slew. Морской бой (tag `cells`) ends
-    itself at the half (the bookkeeping ends it), and its last volley may take more by the
-    game's own rules («Н убивают всех, кто находится в выбранной клетке»)."""
+    него заключённых» (of 7, 3) and «Завершение: Игра завершается тогда, когда умрет
+    половина заключенных (при обоих королях)»; Морской бой «Игра ведется до уничтожения
+    половины заключенных». The game is over at the half (the bookkeeping ends it). A guard's
+    kill past the half before anything else happens in the round (an order, a prohibition, a
+    game or its end, a special day, a freeday, a last request, a new warden: `state.half`) is
+    what the clause forbids, but the log cannot tell the volley's last shot from the next
+    thing: it is put to an admin, on the host's ladder, once a game; after anything else it
+    is not the game's, and is judged as any kill. Морской бой's last cell may hold more than
+    the half needs: its volley (kills a second apart from the one that reached the half) is
+    the game's own. Rebels' deaths are not the game's, nor a prisoner another prisoner
+    killed, nor one jailcore slew."""
 
     key = "games.deaths"
 
@@ -66,25 +73,26 @@ class HalfMayDie(Rule["HalfMayDie.Settings", "HalfMayDie.State"]):
 
     @attrs.define
     class State:
-        punished: str = ""  # the start of the game its host was punished for: once a game
+        punished: str = ""  # the start of the game its host was asked about: once a game
 
     @handles(ev.Killed)
     def died(self, ctx: Context, e: ev.Killed) -> list[Action]:
-        s, mine = ctx.state, self.state
-        killer, victim, game = s.players.get(e.killer.userid), s.players.get(e.victim.userid), s.game
-        if victim is None or victim.team != T or killer is None or killer.team != CT or victim.userid in s.rebels:
+        s, mine, half = ctx.state, self.state, ctx.state.half
+        killer, victim = s.players.get(e.killer.userid), s.players.get(e.victim.userid)
+        if half is None or victim is None or victim.team != T or killer is None or killer.team != CT or victim.userid in s.rebels:
             return []
-        if game is None or "half" not in game.tags or "cells" in game.tags or game.playing < 2 or s.specialday_name:
+        if s.specialday_name or mine.punished == f"{half.started}|{half.host}":
             return []
-        died = game.died + 1  # the bookkeeping counts this kill after the rules
-        most = game.playing // 2
-        if died <= most or mine.punished == f"{game.started}|{game.host}":
-            return []
-        host = ctx.player(game.host)
+        if half.cells and seconds_between(half.at, e.time) <= VOLLEY_SECONDS:
+            return []  # the last cell's volley (the bookkeeping carries it on)
+        host = ctx.player(half.host)
         if host is None:
             return []
-        mine.punished = f"{game.started}|{game.host}"
-        return ctx.punish(self.key, host, ctx.text("games.deaths", game=game.name, died=died, playing=game.playing, most=most))
+        mine.punished = f"{half.started}|{half.host}"
+        most = half.playing // 2
+        text = ctx.text("games.deaths.past_half", game=half.game, most=most, playing=half.playing, died=half.died + 1,
+                        killer=killer.name, victim=victim.name, seconds=seconds_between(half.at, e.time))
+        return ctx.punish(self.key, host, text, judgement=True)
 
     def round_cleared(self, ctx: Context) -> None:
         self.state.punished = ""

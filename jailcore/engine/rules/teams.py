@@ -112,5 +112,6 @@ class NoWarden(Rule["NoWarden.Settings", "NoWarden.State"]):
             return ctx.punish(self.key, guards[0], ctx.text("teams.no_warden", seconds=rule.punish_seconds, name=guards[0].name))
         if not mine.asked:
             mine.asked, mine.asked_at = True, now
+            ctx.ask_state()  # a warden whose jb_warden line was lost is not punished for it: the game says who commands
             return [ctx.announce(self.key, rule, ctx.text("teams.no_warden.ask", seconds=rule.ask_seconds))]
         return []
