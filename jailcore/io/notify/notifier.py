@@ -404,7 +404,8 @@ class Notifier:
         """One look at every database: what is new is queued, the admins online told of appeals."""
         databases = self._databases()
         extra, self.pending = self.pending, []
-        for where in dict.fromkeys([*databases, *self.watches]):
+        # ... and the database of a server that stopped at its start (a refused log port) before it opened it: its stop is said there
+        for where in dict.fromkeys([*databases, *self.watches, *(str(e["where"]) for e in extra if e.get("where"))]):
             mine = [e for e in extra if e.get("where") == where]
             watch = await self._watch(where)
             if watch is None:
