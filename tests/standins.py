@@ -44,6 +44,8 @@ class StandIn:
         self.received: list[dict] = []
         self.seen: list[tuple[float, int]] = []  # (monotonic time, status answered)
         self.limited: list[float] = []  # retry_after values to answer with, one per request, first
+        self.hanging = False  # while True, a request is taken in and never answered (until `release`)
+        self.released = asyncio.Event()
         self.port = 0
         self.news = asyncio.Event()
         self._server: uvicorn.Server | None = None
@@ -65,6 +67,7 @@ class StandIn:
         self.port = self._server.servers[0].sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
+        self.release()  # a request left hanging would hold the server's stop
         if self._server is not None and self._task is not None:
             self._server.should_exit = True
             await self._task
@@ -76,6 +79,21 @@ class StandIn:
 
     def rate_limited(self) -> float | None:
         return self.limited.pop(0) if self.limited else None
+
+    async def hang(self, request: Request) -> bool:
+        """A sink that hangs: the request waits, unanswered, as long as `hanging` holds. False
+        when its client has gone meanwhile (a sender killed): the message never reached us."""
+        hung = False
+        while self.hanging:
+            hung = True
+            self.seen.append((time.monotonic(), 0))
+            self.released.clear()
+            await self.released.wait()
+        return not (hung and await request.is_disconnected())
+
+    def release(self) -> None:
+        self.hanging = False
+        self.released.set()
 
     async def until(self, check, timeout: float = 30.0) -> None:
         """Waits (wide margin) until `check()` holds, woken by each request taken."""
@@ -105,6 +123,8 @@ class Discord(StandIn):
             if f"{request.path_params['id']}/{request.path_params['token']}" != self.hook:
                 self.seen.append((time.monotonic(), 404))
                 return JSONResponse({"message": "Unknown Webhook", "code": 10015}, 404)
+            if not await self.hang(request):
+                return Response(status_code=499)
             wait = self.rate_limited()
             if wait is not None:
                 self.seen.append((time.monotonic(), 429))
@@ -152,6 +172,7 @@ class Telegram(StandIn):
     def __init__(self, token: str = "123456:ABC-secret") -> None:
         super().__init__()
         self.token = token
+        self.unparsable = 0  # HTML messages still to refuse as Telegram refuses what it cannot parse
 
     @property
     def api(self) -> str:
@@ -167,9 +188,14 @@ class Telegram(StandIn):
                 self.seen.append((time.monotonic(), 429))
                 return JSONResponse({"ok": False, "error_code": 429, "description": f"Too Many Requests: retry after {int(wait)}",
                                      "parameters": {"retry_after": int(wait)}}, 429)
+            if not await self.hang(request):
+                return Response(status_code=499)
             body = json.loads(await request.body())
             text = body.get("text") or ""
             plain = telegram_seen(text) if body.get("parse_mode") == "HTML" else text
+            if body.get("parse_mode") == "HTML" and self.unparsable > 0:
+                self.unparsable -= 1
+                plain = None
             if plain is None:
                 self.seen.append((time.monotonic(), 400))
                 return JSONResponse({"ok": False, "error_code": 400, "description": "Bad Request: can't parse entities"}, 400)

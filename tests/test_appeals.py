@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -166,22 +167,30 @@ async def test_a_player_appeals_a_ban_in_chromium_an_admin_grants_it_and_it_is_l
 # -- the public page's edges, over the ASGI application (no browser, no daemon) ----------------------
 
 
-def _banned(path: Path) -> int:
-    """A state file with one server ban in force, of STEAM_1:1:4242, and its round's lines."""
+def _bans(path: Path, players: list[tuple[int, str, str]], lines: tuple[str, ...] = ()) -> list[int]:
+    """A state file with a server ban in force of each player (userid, steamid, name) on jail-a
+    in round 7, and these lines of that round (kept with the first ban)."""
     from jailcore.engine.actions import Action, Target
     from jailcore.store.sqlite import Store
 
     store = Store(path)
-    action = Action(time="2026-11-30T21:00:05", round=7, action="ban", rule="conduct.advertising", ref="Общие 19", reason="реклама",
-                    target=Target(userid=6, steamid="STEAM_1:1:4242", name="Рекламщик"), minutes=0)
-    row = store.record("jail-a", action, 2, "jb_ban #6 0", "delivered")
-    store.db.execute("INSERT INTO loglines (server, round, time, line, audit) VALUES ('jail-a', 7, '2026-11-30T21:00:05', ?, ?)",
-                     ('L 11/30/2026 - 21:00:05: "Рекламщик<6><STEAM_1:1:4242><TERRORIST>" say "заходите на www.cheap-skins.ru"', row))
+    rows = [store.record("jail-a", Action(time="2026-11-30T21:00:05", round=7, action="ban", rule="conduct.advertising", ref="Общие 19",
+                                          reason="реклама", target=Target(userid=userid, steamid=steamid, name=name), minutes=0),
+                         2, f"jb_ban #{userid} 0", "delivered") for userid, steamid, name in players]
+    for line in lines:
+        store.db.execute("INSERT INTO loglines (server, round, time, line, audit) VALUES ('jail-a', 7, '2026-11-30T21:00:05', ?, ?)",
+                         (line, rows[0]))
     store.commit()
     store.save_standing("jail-a", '{"round": 7, "day": 2}', "2026-11-30T21:00:05")  # what `status` reads of a server without its config
     store.save_state("jail-a", {}, "2026-11-30T21:00:05")
     store.close()
-    return row
+    return rows
+
+
+def _banned(path: Path) -> int:
+    """A state file with one server ban in force, of STEAM_1:1:4242, and its round's lines."""
+    return _bans(path, [(6, "STEAM_1:1:4242", "Рекламщик")],
+                 ('L 11/30/2026 - 21:00:05: "Рекламщик<6><STEAM_1:1:4242><TERRORIST>" say "заходите на www.cheap-skins.ru"',))[0]
 
 
 async def test_the_public_page_refuses_what_it_must_and_answers_every_request_below_500(tmp_path):
@@ -234,5 +243,112 @@ async def test_the_public_page_refuses_what_it_must_and_answers_every_request_be
     codes = [(await flood.get("/appeal?steamid=STEAM_1:1:4242")).status for _ in range(31)]
     assert codes[:30] == [200] * 30 and codes[30] == 429  # lookups limited per address
     assert (await player.get("/appeal?steamid=STEAM_1:1:4242")).status == 200  # another address is not
+    page.sources.close()
+    page.appeal_desk.close()
+
+
+PASTED = ["STEAM_0:1:4242", "steam_1:1:4242", "STEAM_1:1: 4242", "[U:1:8485]", "[u:1:8485]", "U:1:8485", "76561197960274213",
+          "https://steamcommunity.com/profiles/76561197960274213", "https://www.steamcommunity.com/profiles/76561197960274213/",
+          "https://steamcommunity.com/profiles/76561197960274213/?l=russian", "HTTPS://STEAMCOMMUNITY.COM/profiles/76561197960274213/home",
+          "m.steamcommunity.com/profiles/76561197960274213#top", "  steamcommunity.com/profiles/76561197960274213  "]
+
+
+async def test_every_form_of_his_steamid_a_player_pastes_finds_his_ban_and_no_account_out_of_range_does(tmp_path):
+    from jailcore.web.steamids import account
+    from tests.webkit import Browser, web
+
+    path = tmp_path / "s.sqlite3"
+    _banned(path)
+    page = web(path)
+    player = Browser(page.app())
+    for pasted in PASTED:
+        assert account(pasted) == 8485, pasted
+        found = await player.get("/appeal?" + urlencode({"steamid": pasted}))
+        assert found.status == 200 and "Общие 19" in found.text, pasted
+    for junk in ("STEAM_0:0:0", "[U:1:0]", "[U:1:4294967296]", "STEAM_0:1:9999999999", "76561197960265728", "76561202255233024",
+                 "steamcommunity.com/profiles/123", "STEAM_2:1:4242", "x" * 10_000):
+        assert account(junk) is None, junk
+        assert (await player.get("/appeal?" + urlencode({"steamid": junk}))).status == 400
+    vanity = await player.get("/appeal?" + urlencode({"steamid": "https://steamcommunity.com/id/nick/?l=russian"}))
+    assert vanity.status == 400 and "без Steam" in vanity.text
+    page.sources.close()
+    page.appeal_desk.close()
+
+
+async def test_filings_sent_at_once_from_one_address_are_still_five_an_hour_and_a_post_is_a_look(tmp_path):
+    from tests.webkit import Browser, web
+
+    path = tmp_path / "s.sqlite3"
+    rows = _bans(path, [(6 + i, f"STEAM_1:1:{5000 + i}", f"Игрок {i}") for i in range(12)])
+    page = web(path)
+    app = page.app()
+    flood = Browser(app, client=("203.0.113.7", 40000))
+    token = await flood.csrf()
+    answers = await asyncio.gather(*[flood.post("/appeal", {"steamid": f"STEAM_1:1:{5000 + i}", "server": "jail-a", "id": str(row), "text": "не я"},
+                                                token=token) for i, row in enumerate(rows)])
+    assert sorted(a.status for a in answers) == [303] * 5 + [429] * 7  # five an hour, however many arrive together
+    with sqlite3.connect(path) as con:
+        assert con.execute("SELECT COUNT(*) FROM appeals").fetchone()[0] == 5
+
+    prober = Browser(app, client=("203.0.113.8", 40000))  # posts that file nothing still read what stands: counted as looks
+    token = await prober.csrf()
+    codes = [(await prober.post("/appeal", {"steamid": f"STEAM_1:1:{5000 + i % 12}", "server": "jail-a", "id": "1", "text": "x"}, token=token)).status
+             for i in range(31)]
+    assert codes[:30] == [409] * 30 and codes[30] == 429
+    assert (await prober.get("/appeal?steamid=STEAM_1:1:5000")).status == 429
+
+    for k in range(30):  # one IPv6 /64 is one visitor: a home or a server is given a whole /64
+        assert (await Browser(app, client=(f"2001:db8:1:2::{k + 1:x}", 40000)).get("/appeal?steamid=STEAM_1:1:5000")).status == 200
+    assert (await Browser(app, client=("2001:db8:1:2:ffff::1", 40000)).get("/appeal?steamid=STEAM_1:1:5000")).status == 429
+    assert (await Browser(app, client=("2001:db8:1:3::1", 40000)).get("/appeal?steamid=STEAM_1:1:5000")).status == 200
+    page.sources.close()
+    page.appeal_desk.close()
+
+
+def test_a_protest_sourcebans_archived_itself_keeps_its_mark_when_the_appeal_is_answered(mariadb_server):
+    from jailcore.store.appeals import sync_protests
+
+    sb = sourcebans_db(mariadb_server)
+    db = sql(sb)
+    try:
+        with db.cursor() as cur:
+            cur.execute(PROTESTS)
+        appeal = {"id": 1, "action_id": 10, "time": "2026-12-01T10:00:00", "text": "не я", "contact": "me@example.ru", "address": "198.51.100.4",
+                  "status": "open", "by": None}
+        assert sync_protests(db.cursor, lambda: None, "sb", "origin", "a", 7, [appeal], {10: 5}) == 1
+        (protest,) = sb_rows(sb, "sb_protests")
+        assert (protest["bid"], protest["archiv"], protest["email"], protest["pip"]) == (5, 0, "me@example.ru", "198.51.100.4")
+        with db.cursor() as cur:  # an admin unbans it in SourceBans++'s panel, which archives its protests as 4 (page.banlist.php)
+            cur.execute("UPDATE sb_protests SET archiv = 4 WHERE bid = 5")
+        assert sync_protests(db.cursor, lambda: None, "sb", "origin", "a", 7, [{**appeal, "status": "upheld", "by": "admin"}], {10: 5}) == 1
+        assert sb_rows(sb, "sb_protests")[0]["archiv"] == 4  # not 1: the panel says the ban was unbanned, as it was
+        second = {**appeal, "id": 2, "action_id": 11}
+        sync_protests(db.cursor, lambda: None, "sb", "origin", "a", 7, [second], {11: 6})
+        sync_protests(db.cursor, lambda: None, "sb", "origin", "a", 7, [{**second, "status": "upheld", "by": "admin"}], {11: 6})
+        assert [r["archiv"] for r in sb_rows(sb, "sb_protests")] == [4, 1]  # one still open there: archived as upheld
+    finally:
+        db.close()
+
+
+async def test_a_broken_database_is_a_page_that_says_so_on_every_appeal_route_and_beside_the_proposals(tmp_path):
+    from tests.webkit import Browser, web
+
+    path = tmp_path / "s.sqlite3"
+    row = _banned(path)
+    page = web(path, users={"admin": HASH}, roles={"admin": "admin"})
+    app = page.app()
+    player = Browser(app)
+    link = (await player.post("/appeal", {"steamid": "STEAM_1:1:4242", "server": "jail-a", "id": str(row), "text": "не я"})).header("location")
+    admin = Browser(app, client=("127.0.0.1", 50001))
+    assert (await admin.login("admin", "correct horse battery")).status == 303
+    token = await admin.csrf("/appeals")
+    for leftover in tmp_path.glob("s.sqlite3-*"):
+        leftover.unlink()
+    path.write_bytes(b"not a database " * 1000)  # a disk that failed, a file written over
+    for who, target in ((admin, "/proposals"), (admin, "/appeals"), (player, "/appeal?steamid=STEAM_1:1:4242"), (player, link)):
+        answer = await who.get(target)  # a connection may still read what it had cached; none answers a 500
+        assert answer.status in (200, 409), (target, answer.status)
+    assert (await player.post("/appeal", {"steamid": "STEAM_1:1:4242", "server": "jail-a", "id": str(row), "text": "x"})).status == 409
+    assert (await admin.post("/appeals/answer", {"src": "0", "id": "1", "do": "uphold", "reason": "r"}, token=token)).status in (303, 409)
     page.sources.close()
     page.appeal_desk.close()

@@ -12,6 +12,8 @@ import asyncio
 import signal
 import socket
 import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from jailcore.config.notifyconfig import Sink
@@ -31,13 +33,20 @@ def sinks(discord: Discord, telegram: Telegram) -> str:
             f'api = "{telegram.api}"\n[web]\npublic_url = "{PUBLIC}"\n[conduct.names]\nenabled = false\n')
 
 
-async def started(tmp_path: Path, rules: str, discord: Discord, telegram: Telegram) -> tuple[SimServer, Path, str]:
-    await discord.start()
-    await telegram.start()
+@asynccontextmanager
+async def notified(tmp_path: Path, rules: str, discord: Discord, telegram: Telegram) -> AsyncIterator[tuple[SimServer, Path, str]]:
+    """The stand-ins started, a simulated server, and the config of a daemon with these rules
+    that tells both (and its log's address); all of them stopped at the end."""
     sim = SimServer(password="pw")
-    listen = f"127.0.0.1:{free_udp_port()}"
-    cfg = server_toml(tmp_path / "a.toml", "a", await sim.start(), tmp_path / "a.sqlite3", listen, rules + sinks(discord, telegram))
-    return sim, cfg, listen
+    try:
+        await discord.start()
+        await telegram.start()
+        listen = f"127.0.0.1:{free_udp_port()}"
+        yield sim, server_toml(tmp_path / "a.toml", "a", await sim.start(), tmp_path / "a.sqlite3", listen, rules + sinks(discord, telegram)), listen
+    finally:
+        await sim.stop()
+        await discord.stop()
+        await telegram.stop()
 
 
 async def logging_to(sim: SimServer, listen: str) -> None:
@@ -56,8 +65,7 @@ async def test_a_proposal_reaches_discord_and_telegram_after_their_429s_and_a_ho
     discord, telegram = Discord(), Telegram()
     discord.limited, telegram.limited = [0.5], [1.0]  # each answers its first request with a 429
     rules = '[conduct.advertising]\nconfirm = "admin"\nladder = ["ban 0"]\n[notify]\ndrops = 10\n'
-    sim, cfg, listen = await started(tmp_path, rules, discord, telegram)
-    try:
+    async with notified(tmp_path, rules, discord, telegram) as (sim, cfg, listen):
         async with jailcore_run(tmp_path, cfg) as proc:
             await logging_to(sim, listen)
             populate(sim)
@@ -96,17 +104,12 @@ async def test_a_proposal_reaches_discord_and_telegram_after_their_429s_and_a_ho
             assert await asyncio.wait_for(proc.wait(), 30) == 0
         stops = [r for r in telegram.received if "jailcore остановлен" in r["_plain"]]
         assert len(stops) == 1 and "Сервер: a" in stops[0]["_plain"]  # a stop is said before the process ends
-    finally:
-        await sim.stop()
-        await discord.stop()
-        await telegram.stop()
 
 
 async def test_a_burst_is_a_few_messages_and_an_outage_loses_none_and_doubles_none(tmp_path):
     discord, telegram = Discord(), Telegram()
-    sim, cfg, listen = await started(tmp_path, '[conduct.advertising]\nconfirm = "none"\nladder = ["ban 10m"]\n', discord, telegram)
     names = [f"Спамер-{i:02d}" for i in range(55)]
-    try:
+    async with notified(tmp_path, '[conduct.advertising]\nconfirm = "none"\nladder = ["ban 10m"]\n', discord, telegram) as (sim, cfg, listen):
         async with jailcore_run(tmp_path, cfg) as proc:
             await logging_to(sim, listen)
             populate(sim, prisoners=1)
@@ -149,10 +152,6 @@ async def test_a_burst_is_a_few_messages_and_an_outage_loses_none_and_doubles_no
             assert await asyncio.wait_for(proc.wait(), 30) == 0
         said = (tmp_path / "run.log").read_text(encoding="utf-8")
         assert "failed (ConnectError" in said and telegram.token not in said and discord.hook not in said  # no secret in the log
-    finally:
-        await sim.stop()
-        await discord.stop()
-        await telegram.stop()
 
 
 # -- what a message says, without a network ---------------------------------------------------------

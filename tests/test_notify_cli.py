@@ -44,6 +44,11 @@ async def test_notify_test_sends_one_message_to_every_sink_and_prints_each_answe
         await discord.stop()
         code, out, _ = await jailcore("notify", "test", "--config", str(cfg), env={"JAILCORE_DISCORD_WEBHOOK": discord.url})
         assert code == 1 and "discord 127.0.0.1: failed" in out and "telegram chat -100: sent" in out
+        wrong = tmp_path / "b.toml"  # the chat as TOML's number, as admins write it; a token the bot API does not know
+        wrong.write_text(f'[server]\nname = "b"\n[notify.telegram]\ntoken = "999:wrong"\nchat = -100\napi = "{telegram.api}"\n', encoding="utf-8")
+        code, out, err = await jailcore("notify", "test", "--config", str(wrong))
+        assert code == 1 and out.strip() == 'telegram chat -100: failed (401 {"ok":false,"error_code":401,"description":"Unauthorized"})', out + err
+        assert "999:wrong" not in out + err
         code, _, err = await jailcore("notify", "test", "--config", str(tmp_path / "none.toml"))
         assert code == 1 and "none.toml" in err and "Traceback" not in err
     finally:

@@ -19,16 +19,25 @@ from jailcore.log.numbers import whole
 Fail = Callable[[tuple[Any, ...], str], None]
 
 
-def check_settings(values: dict[str, Any], from_env: dict[tuple[str, str], str], fail: Fail, problems: list[str]) -> None:
-    """The daemon's own settings ([rcon], [log], [mqtt], and their environment overrides):
-    refused here rather than failing later inside `run`. A secret is never repeated."""
+def refuser(from_env: dict[tuple[str, str], str], fail: Fail, problems: list[str]) -> Callable[[str, str, str], None]:
+    """How a value is refused: by its environment variable when it came from there (its value
+    never repeated), else by its key and line in the file (`section` may be `notify.telegram`)."""
 
     def bad(section: str, key: str, why: str) -> None:
         var = from_env.get((section, key))
         if var:
             problems.append(f"environment: {var}: {why}")
         else:
-            fail((section, key), why)
+            fail((*section.split("."), key), why)
+
+    return bad
+
+
+def check_settings(values: dict[str, Any], from_env: dict[tuple[str, str], str], fail: Fail, problems: list[str]) -> None:
+    """The daemon's own settings ([rcon], [log], [mqtt], and their environment overrides):
+    refused here rather than failing later inside `run`. A secret is never repeated."""
+
+    bad = refuser(from_env, fail, problems)
 
     rcon = values["rcon"]
     if rcon["port"] == 0 or rcon["port"] > 65535:

@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 
 import attrs
 
+from jailcore.config.netsettings import refuser
+
 # What a sink may hear: a proposal waiting for an admin; a server ban or a CT ban given or
 # lifted; an appeal filed; a daemon stopped or unable to start; the game's RCON or log silent
 # too long, and back; datagrams or network messages refused in a burst.
@@ -21,12 +23,22 @@ EVENTS = ("proposal", "ban", "ctban", "appeal", "stopped", "link", "drops")
 KINDS = ("discord", "telegram", "webhook")
 TELEGRAM_API = "https://api.telegram.org"
 
+
+
+def chat_id(value: Any) -> str | None:
+    """Telegram's chat: its id, which TOML may give as a number (-1001234567890) or a string, or
+    "@channel"; None when it is one."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return None
+    return 'expected the chat\'s id (-1001234567890) or "@channel"'
+
+
 # The tables and their keys, as config.py's SCHEMA reads them (type, default).
 STR_LIST = "list of strings"
 TABLES: dict[str, dict[str, tuple[Any, Any]]] = {
     "notify": {"language": (("", "ru", "en"), ""), "silence": (int, 120), "drops": (int, 100)},
     "notify.discord": {"url": (str, ""), "events": (STR_LIST, list(EVENTS)), "servers": (STR_LIST, [])},
-    "notify.telegram": {"token": (str, ""), "chat": (str, ""), "api": (str, TELEGRAM_API), "events": (STR_LIST, list(EVENTS)),
+    "notify.telegram": {"token": (str, ""), "chat": (chat_id, ""), "api": (str, TELEGRAM_API), "events": (STR_LIST, list(EVENTS)),
                         "servers": (STR_LIST, [])},
     "notify.webhook": {"url": (str, ""), "events": (STR_LIST, list(EVENTS)), "servers": (STR_LIST, [])},
 }
@@ -97,12 +109,7 @@ def check(values: dict[str, dict[str, Any]], from_env: dict[tuple[str, str], str
     """The `[notify...]` tables as settings, each refusal with its key (a URL or a token never
     repeated), and `[web] public_url`, the address the messages link to."""
 
-    def bad(section: str, key: str, why: str) -> None:
-        var = from_env.get((section, key))
-        if var:
-            problems.append(f"environment: {var}: {why}")
-        else:
-            fail((*section.split("."), key), why)
+    bad = refuser(from_env, fail, problems)
 
     why = _url_error(public_url) if public_url else None
     if why:
@@ -118,6 +125,7 @@ def check(values: dict[str, dict[str, Any]], from_env: dict[tuple[str, str], str
                 if unknown:
                     bad(section, key, f"unknown event(s) {unknown}; known: {', '.join(EVENTS)}")
         if kind == "telegram":
+            v["chat"] = str(v["chat"])  # an id given as a number is the same id
             if not v["token"]:
                 if v["chat"]:
                     bad(section, "token", "a chat without a bot token (JAILCORE_TELEGRAM_TOKEN or token = ...)")

@@ -36,7 +36,7 @@ def type_error(spec: Any, value: Any) -> str | None:
         return None if ok else "expected a list of strings"
     if isinstance(spec, tuple):
         return None if value in spec else f"expected one of {', '.join(map(repr, spec))}"
-    raise AssertionError(spec)
+    return spec(value)  # type: ignore[no-any-return]  # a key with a check of its own (notifyconfig.chat_id)
 
 
 def check(path: tuple[Any, ...], key: str, given: dict[str, Any], spec: tuple[Any, ...], fail: Fail) -> Any:

@@ -25,7 +25,8 @@ import asyncio
 import gc
 import logging
 import sys
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,7 @@ class Fleet:
                  routed: bool = False, foreign: Iterable[Claim] = (), **options: Any):
         self.paths = paths
         self.routed = routed  # a worker of `run --workers`: its parent owns the UDP ports and hands it the records
+        self.relayed_drops: dict[str, Counter[str]] = {}  # a worker's: what its parent's shared ports refused, as the parent counts it
         self.outward: Callable[[dict[str, Any]], None] | None = None  # CT bans for the servers of the other workers
         self.watch_interval = watch_interval
         self._load, self._options = load, options
@@ -261,6 +263,16 @@ class Fleet:
         for daemon in self.daemons:
             daemon.stop()
 
+    def port_drops(self) -> dict[str, tuple[Counter[str], Sequence[Daemon]]]:
+        """Each shared log port's datagrams that no server on it took, by cause, and its servers
+        (the notifier's `drops`: no one server counts them)."""
+        ports: dict[str, tuple[Counter[str], Sequence[Daemon]]] = {}
+        for listen, shared in self.shared.items():
+            ports[listen] = (shared.dropped, [d for d in self.daemons if d.udp in shared.members])
+        for listen, dropped in self.relayed_drops.items():  # a worker's ports are its parent's
+            ports[listen] = (dropped, [d for d in self.daemons if not d.config.log_file and d.config.log_listen == listen])
+        return ports
+
     def hangup(self) -> None:
         for daemon in self.daemons:
             if not daemon.stopping.is_set():
@@ -293,6 +305,6 @@ def main_fleet(paths: list[str]) -> int:
         return 1
     from jailcore.io.notify.notifier import alongside
 
-    code: int = run_loop(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused))
+    code: int = run_loop(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused, fleet.port_drops))
     last_word(stopped_servers(fleet.failed))
     return code

@@ -51,7 +51,7 @@ import socket
 import sys
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -60,7 +60,7 @@ from jailcore.config.config import Config, ConfigError
 from jailcore.io import ports
 from jailcore.io.lock import PARENT_HOLDS, LockedError, StateLock
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, Claim, Intake, SharedLog, UdpLog, listen_udp, log_clash
-from jailcore.io.process import process_hooks, run_loop
+from jailcore.io.process import process_hooks, run_loop, until
 
 log = logging.getLogger("jailcore")
 
@@ -73,6 +73,8 @@ LINE, BAN = b"L", b"B"  # parent -> worker: a log record for a server, a CT ban 
 KEPT = b"K"  # worker -> parent: its servers' state holds every place up to this one
 KEPT_EVERY = 0.2  # seconds between a worker's words on what it keeps
 CLAIMS, FOREIGN = b"C", b"F"  # worker -> parent: its servers' holds on the log ports; parent -> worker: the other workers'
+DROPS = b"D"  # parent -> worker: a shared port's datagrams that no server took, by cause (its notifier says a burst)
+DROPS_EVERY = 1.0  # seconds between two such words
 
 
 def cores() -> int:
@@ -180,6 +182,7 @@ class Parent:
         # own share, told the others'), then as each worker says after a join or a reload
         self.claims: dict[str, tuple[Worker, Claim]] = {}
         self.configs: dict[str, Config] = {}  # path -> the config taken at start (its port opened, its state file locked)
+        self.told_drops: dict[str, Counter[str]] = {}  # listen address -> the refused datagrams told to its worker so far
         self.locks: list[StateLock] = []
         self.names: list[str] = []
         self.transports: list[Intake] = []
@@ -252,6 +255,7 @@ class Parent:
                         group.create_task(self._keep(worker), name=f"worker {worker.index}")
                     group.create_task(self._all_up(), name="ready")
                     group.create_task(self._stop_workers(), name="stop")
+                    group.create_task(self._drops(), name="drops")
             finally:
                 for transport in transports:
                     transport.close()
@@ -393,6 +397,21 @@ class Parent:
             return
         self.transports.append(transport)
 
+    def _tell_drops(self) -> None:
+        """Each shared port's datagrams refused since the last time, to the worker of its first
+        server: the parent counts them, that worker's notifier says a burst."""
+        for listen, shared in self.shared.items():
+            told = self.told_drops.setdefault(listen, Counter())
+            new = shared.dropped - told
+            servers = sorted(s for s, m in self.members.items() if m in shared.members)
+            if new and servers:
+                told.update(new)
+                self.claims[servers[0]][0].send(DROPS + json.dumps({"listen": listen, "dropped": dict(new)}).encode())
+
+    async def _drops(self) -> None:
+        while not await until(self.stopping, DROPS_EVERY):
+            self._tell_drops()
+
     def stop(self) -> None:
         self.stopping.set()
 
@@ -468,6 +487,9 @@ def worker_main(argv: list[str]) -> int:
                     daemon.udp.received += 1
                     relay.given[name] = place
                     daemon.record(record, place)
+            elif kind == DROPS:
+                told = json.loads(message[1:])  # the parent's refusals since it last told: counted from this worker's start
+                fleet.relayed_drops.setdefault(str(told["listen"]), Counter()).update({str(k): int(v) for k, v in told["dropped"].items()})
             elif kind == BAN:
                 place = int.from_bytes(message[1:9], "big")
                 relay.top = place
@@ -516,7 +538,7 @@ def worker_main(argv: list[str]) -> int:
             loop.add_reader(args.lifeline, orphaned)
         from jailcore.io.notify.notifier import alongside
 
-        task = asyncio.create_task(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused))
+        task = asyncio.create_task(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused, fleet.port_drops))
         kept = asyncio.create_task(tell_kept())
         task.add_done_callback(lambda _: kept.cancel())
         ready = asyncio.create_task(fleet.ready.wait())

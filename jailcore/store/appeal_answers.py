@@ -21,11 +21,7 @@ def settle(store: Any, queue: str | None, why_away: str, appeals: Appeals, appea
     pardon's row id (or Queued; None when it was pardoned already, or upheld)."""
     from jailcore.store.requests import ask
 
-    row = appeals.get(appeal_id)
-    if row is None:
-        raise AppealError(f"no appeal #{appeal_id}")
-    if row["status"] != "open":
-        raise AppealError(f"appeal #{appeal_id} was answered already ({row['status']} by {row['by']} at {row['answered']})")
+    row = appeals.still_open(appeal_id)
     reason = " ".join(reason.split())[:REASON_MAX]
     if verdict == "uphold":
         if not reason:

@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from jailcore.log import limits
 from jailcore.log.errors import AdminRequestError
-from jailcore.store.spelling import Database, Reads, Row, marks, spell
+from jailcore.store.spelling import Database, Reads, Row, marks, missing_table, spell
 
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS appeals (id {id}, token {account} NOT NULL UNIQUE, server {key} NOT NULL, action_id BIGINT NOT NULL, "
@@ -53,9 +53,6 @@ def _now() -> str:
     return datetime.now().isoformat(timespec="seconds")
 
 
-def _missing(exc: BaseException) -> bool:
-    """A table a database from before lacks (not upgraded yet): nothing of it to read."""
-    return "no such table" in str(exc) or "doesn't exist" in str(exc)
 
 
 class Appeals:
@@ -86,6 +83,15 @@ class Appeals:
         got = self.db.rows("SELECT * FROM appeals WHERE id = ?", (appeal_id,)) if 0 < appeal_id < 2**63 else []
         return got[0] if got else None
 
+    def still_open(self, appeal_id: int) -> Row:
+        """The appeal, refused when there is none or it was answered already (by whom, when)."""
+        row = self.get(appeal_id)
+        if row is None:
+            raise AppealError(f"no appeal #{appeal_id}")
+        if row["status"] != "open":
+            raise AppealError(f"appeal #{appeal_id} was answered already ({row['status']} by {row['by']} at {row['answered']})")
+        return row
+
     def by_token(self, token: str) -> Row | None:
         got = self.db.rows("SELECT * FROM appeals WHERE token = ?", (token[:64],))
         return got[0] if got else None
@@ -99,12 +105,7 @@ class Appeals:
 
     def listed(self, status: str = "", limit: int = 100) -> list[Row]:
         """Appeals (of one status, or all), newest first; none in a database from before them."""
-        try:
-            return self.db.rows("SELECT * FROM appeals WHERE ? = '' OR status = ? ORDER BY id DESC LIMIT ?", (status, status, limit))
-        except Exception as exc:
-            if _missing(exc):
-                return []
-            raise
+        return self._rows("SELECT * FROM appeals WHERE ? = '' OR status = ? ORDER BY id DESC LIMIT ?", (status, status, limit))
 
     def after(self, upto: int, limit: int = 200) -> list[Row]:
         """Appeals filed after id `upto`, oldest first (the daemon's watcher: its in-game word and its notice)."""
@@ -118,11 +119,7 @@ class Appeals:
         """The admin's answer to an open appeal (granted or upheld); refused when it has one."""
         assert status in ("granted", "upheld")
         with self.db.transaction():
-            row = self.get(appeal_id)
-            if row is None:
-                raise AppealError(f"no appeal #{appeal_id}")
-            if row["status"] != "open":
-                raise AppealError(f"appeal #{appeal_id} was answered already ({row['status']} by {row['by']} at {row['answered']})")
+            self.still_open(appeal_id)
             self.db.execute("UPDATE appeals SET status = ?, reason = ?, `by` = ?, answered = ? WHERE id = ? AND status = 'open'",
                             (status, reason[:REASON_MAX], by[:191], when or _now(), appeal_id))
         got = self.get(appeal_id)
@@ -131,11 +128,15 @@ class Appeals:
 
     def answered(self, by: str = "", limit: int = 100) -> list[Row]:
         """Answered appeals (of one admin, or all), newest answer first: the activity log's."""
+        return self._rows("SELECT * FROM appeals WHERE status != 'open' AND (? = '' OR `by` = ?) ORDER BY answered DESC LIMIT ?",
+                          (by, by, limit))
+
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[Row]:
+        """A read of the appeals; none in a database from before them (not upgraded yet)."""
         try:
-            return self.db.rows("SELECT * FROM appeals WHERE status != 'open' AND (? = '' OR `by` = ?) ORDER BY answered DESC LIMIT ?",
-                                (by, by, limit))
+            return self.db.rows(sql, params)
         except Exception as exc:
-            if _missing(exc):
+            if missing_table(exc):
                 return []
             raise
 
@@ -177,7 +178,9 @@ def sync_protests(cursor: Any, commit: Any, prefix: str, origin: str, server: st
             with cursor() as cur:
                 cur.execute(f"SELECT aid FROM {admins} WHERE user = %s OR authid = %s LIMIT 1", (appeal["by"] or "", appeal["by"] or ""))
                 admin = cur.fetchone()
-                cur.execute(f"UPDATE {table} SET archiv = %s, archivedby = %s WHERE pid = %s",
+                # Only a protest still open there: one SourceBans++ archived itself (its ban unbanned, 4, or
+                # deleted, 2, in its panel) keeps what its panel says.
+                cur.execute(f"UPDATE {table} SET archiv = %s, archivedby = %s WHERE pid = %s AND archiv = 0",
                             (4 if appeal["status"] == "granted" else 1, int(admin["aid"]) if admin else admin_id, link["pid"]))
                 cur.execute(f"UPDATE {ours} SET archived = 1 WHERE origin = %s AND appeal_id = %s", (origin, appeal["id"]))
             commit()

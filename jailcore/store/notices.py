@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from jailcore.store.spelling import Database, Row, marks, spell
+from jailcore.store.spelling import Database, Row, marks, missing_table, spell
 
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS notices (id {id}, sink {account} NOT NULL, server {key} NOT NULL, kind {short} NOT NULL, "
@@ -83,6 +83,29 @@ class Notices:
         if ids:
             self.db.execute(f"UPDATE notices SET sent = ?, answer = ?, lease = NULL WHERE id IN ({marks(len(ids))}) AND holder = ?",
                             (now(), answer[:1000], *ids, holder))
+
+    def hold(self, ids: Sequence[int], holder: str, lease_seconds: float) -> int:
+        """The lease on these messages, taken afresh before each request (a 429 may be waited
+        out for minutes): how many the holder still holds (fewer: another took them, as its
+        lease ran out)."""
+        if not ids:
+            return 0
+        until = (datetime.now() + timedelta(seconds=lease_seconds)).isoformat(timespec="seconds")
+        with self.db.transaction():  # counted by a read: MariaDB's count of an UPDATE leaves out the rows it found unchanged
+            self.db.execute(f"UPDATE notices SET lease = ? WHERE id IN ({marks(len(ids))}) AND holder = ? AND sent IS NULL", (until, *ids, holder))
+            got = self.db.rows(f"SELECT COUNT(*) AS n FROM notices WHERE id IN ({marks(len(ids))}) AND holder = ? AND sent IS NULL", (*ids, holder))
+        return int(got[0]["n"]) if got else 0
+
+    def holders(self) -> list[str]:
+        """Who holds messages not yet sent (the senders now, or ones that died holding them)."""
+        return [str(r["holder"]) for r in self.db.rows("SELECT DISTINCT holder FROM notices WHERE sent IS NULL AND lease IS NOT NULL "
+                                                       "AND holder IS NOT NULL")]
+
+    def let_go(self, holder: str) -> int:
+        """Every message this holder holds waits again, for anyone (a sender that stopped, or
+        one found dead): not after its lease, minutes later."""
+        touched, _ = self.db.execute("UPDATE notices SET lease = NULL WHERE holder = ? AND sent IS NULL AND lease IS NOT NULL", (holder,))
+        return touched  # the rows let go (each had a lease: a change MariaDB counts too)
 
     def release(self, ids: Sequence[int], holder: str) -> None:
         """These wait again (the sink failed): the next try takes them at once, not after the lease."""
@@ -163,7 +186,7 @@ def sink_health(rows: Callable[[str, Sequence[Any]], list[Row]]) -> list[Row]:
         found = rows("SELECT * FROM notice_sinks ORDER BY sink", ())
         counts = {r["sink"]: int(r["n"]) for r in rows("SELECT sink, COUNT(*) AS n FROM notices WHERE sent IS NULL GROUP BY sink", ())}
     except Exception as exc:
-        if "no such table" in str(exc) or "doesn't exist" in str(exc):
+        if missing_table(exc):
             return []
         raise
     return [{**r, "waiting": counts.get(r["sink"], 0)} for r in found]

@@ -103,11 +103,6 @@ class Db:
             except (sqlite3.Error, _driver_error()) as exc:
                 raise self._fault(exc) from None
 
-    def missing(self, exc: BaseException) -> bool:
-        """Whether a fault is a table a database from before lacks (not upgraded yet)."""
-        text = str(exc)
-        return "no such table" in text or "doesn't exist" in text
-
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One transaction (the write lock taken at once on SQLite); nested ones join the outer."""

@@ -29,6 +29,11 @@ def spell(ddl: str, dialect: str) -> str:
     return ddl.format(**_WORDS[dialect])
 
 
+def missing_table(exc: BaseException) -> bool:
+    """Whether a fault is a table a database from before lacks (not upgraded yet): nothing of it to read."""
+    return "no such table" in str(exc) or "doesn't exist" in str(exc)
+
+
 def marks(n: int) -> str:
     return ",".join("?" * n)
 

@@ -16,6 +16,7 @@ never a 5xx.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import secrets
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 FAULTS = errors_or(StateError, AuditError)
 STORY = 10  # the round's last moments shown up to the punishment
 ROWS = 300  # a player's newest entries looked at, per form of his SteamID and database
-_VANITY = re.compile(r"(?:https?://)?(?:www\.)?steamcommunity\.com/id/[^/\s]+/?", re.IGNORECASE)
+_VANITY = re.compile(r"steamcommunity\.com/id/[^/?#\s]+", re.IGNORECASE)  # a custom profile link, however it was copied
 _OTHERS = re.compile(r"STEAM_\d:\d:\d+|\[U:\d:\d+\]|7656119\d{10}|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b")
 
 WORDS.update({
@@ -104,6 +105,20 @@ class Desk:
         self.looks = LoginLimit(tries=30, window=600.0)
         self.filings = LoginLimit(tries=5, window=3600.0)
         self._dbs: dict[int, Db] = {}
+
+    @staticmethod
+    def visitor(address: str) -> str:
+        """The key an address is limited by: an IPv4 address, or an IPv6 address's /64 (one
+        home or one server is given a whole /64: counted per address, it would have no limit)."""
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return f"address:{address[:64]}"
+        if isinstance(ip, ipaddress.IPv6Address):
+            if ip.ipv4_mapped is not None:  # ::ffff:a.b.c.d is the IPv4 address a.b.c.d
+                return f"address:{ip.ipv4_mapped}"
+            return f"address:{ipaddress.ip_network((ip, 64), strict=False)}"
+        return f"address:{ip}"
 
     def db(self, source: Source) -> Db:
         """The source's own connection for appeals (in a worker thread: it may connect)."""
@@ -216,9 +231,9 @@ async def lookup(web: Web, desk: Desk, request: Request, problem: str = "", stat
     if asked and not problem:
         account = steamids.account(asked)
         if account is None:
-            problem, status = t("appeal.vanity" if _VANITY.fullmatch(asked) else "appeal.bad"), 400
+            problem, status = t("appeal.vanity" if _VANITY.search(asked) else "appeal.bad"), 400
         else:
-            wait = desk.looks.attempt(f"address:{web.address(request)}")
+            wait = desk.looks.attempt(desk.visitor(web.address(request)))
             if wait:
                 problem, status = t("appeal.wait", n=int(wait // 60) + 1), 429
             else:
@@ -245,26 +260,36 @@ async def file(web: Web, desk: Desk, request: Request) -> Response:
     if not text:
         return await lookup(web, desk, request, t("appeal.empty"), 400, asked)
     address = web.address(request)
-    wait = desk.filings.wait(f"address:{address}")
+    visitor = desk.visitor(address)
+    # Counted as they start, before any await: parallel posts cannot slip past the count. A post
+    # is a look (it reads what stands against the SteamID) and, until it proves not to be one,
+    # a filing; one that files nothing takes its filing back.
+    wait = desk.looks.wait(visitor) or desk.filings.attempt(visitor)
     if wait:
         return await lookup(web, desk, request, t("appeal.wait", n=int(wait // 60) + 1), 429, asked)
+    desk.looks.failed(visitor)
+    filed = False
     try:
-        items = await web.read(against, web.sources, account, web.clock())
-    except FAULTS:
-        return await lookup(web, desk, request, t("appeal.away"), 409, asked)
-    item = next((i for i in items if i["server"] == server and int(i["id"]) == action_id), None)
-    source = web.sources.sources[item["src"]] if item is not None else None
-    if item is None or source is None:
-        return await lookup(web, desk, request, t("appeal.gone"), 409, asked)
-    desk.filings.failed(f"address:{address}")  # counted once it is a real filing
-    token = secrets.token_urlsafe(24)
-    try:
-        await web.read(lambda: Appeals(desk.db(source)).file(server, action_id, item["action"], item["steamid"] or asked, item["name"], text,
-                                                          contact, address, token))
-    except AppealError as exc:
-        return await lookup(web, desk, request, str(exc), 409, asked)
-    except FAULTS:
-        return await lookup(web, desk, request, t("appeal.away"), 409, asked)
+        try:
+            items = await web.read(against, web.sources, account, web.clock())
+        except FAULTS:
+            return await lookup(web, desk, request, t("appeal.away"), 409, asked)
+        item = next((i for i in items if i["server"] == server and int(i["id"]) == action_id), None)
+        source = web.sources.sources[item["src"]] if item is not None else None
+        if item is None or source is None:
+            return await lookup(web, desk, request, t("appeal.gone"), 409, asked)
+        token = secrets.token_urlsafe(24)
+        try:
+            await web.read(lambda: Appeals(desk.db(source)).file(server, action_id, item["action"], item["steamid"] or asked, item["name"],
+                                                              text, contact, address, token))
+        except AppealError as exc:
+            return await lookup(web, desk, request, str(exc), 409, asked)
+        except FAULTS:
+            return await lookup(web, desk, request, t("appeal.away"), 409, asked)
+        filed = True
+    finally:
+        if not filed:
+            desk.filings.refund(visitor)
     return RedirectResponse(f"/appeal/{token}", 303)
 
 

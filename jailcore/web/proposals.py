@@ -62,11 +62,14 @@ async def page(web: Web, request: Request) -> Response:
     from jailcore.web.appeals import waiting_count  # the players' appeals wait beside the proposals
 
     try:
+        proposals = await web.read(waiting, web.sources)
+    except errors_or(StateError, AuditError) as exc:  # a database that fails is a page that says so, never a 500
+        return web.render(request, "error.html", status=409, message=str(exc))
+    try:
         appeals = await web.read(waiting_count, web)
     except errors_or(StateError, AuditError):
         appeals = 0
-    return web.render(request, "proposals.html", proposals=await web.read(waiting, web.sources),  # the route's guard lets only admins in
-                      appeals_waiting=appeals)
+    return web.render(request, "proposals.html", proposals=proposals, appeals_waiting=appeals)  # the route's guard lets only admins in
 
 
 async def answer(web: Web, request: Request) -> Response:

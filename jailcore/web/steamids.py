@@ -6,24 +6,28 @@ from __future__ import annotations
 
 import re
 
+from jailcore.log import accounts
+
 BASE = 76561197960265728  # SteamID64 of account 0 (individual, public universe)
-_LEGACY = re.compile(r"STEAM_([01]):([01]):([0-9]{1,10})", re.ASCII)
-_U = re.compile(r"\[U:1:([0-9]{1,10})\]", re.ASCII)
-_64 = re.compile(r"7656119[0-9]{10}", re.ASCII)
-_PROFILE = re.compile(r"(?:https?://)?steamcommunity\.com/profiles/(7656119[0-9]{10})/?", re.ASCII)
+# A profile link as a browser's address bar or the Steam client copies it: any scheme or none,
+# `www.` or `m.`, a trailing slash, a tab (`/home`), a query (`?l=russian`) or a fragment.
+_PROFILE = re.compile(r"(?:https?://)?(?:www\.|m\.)?steamcommunity\.com/profiles/([0-9]+)(?:[/?#].*)?", re.ASCII | re.IGNORECASE)
+_U = re.compile(r"\[?U:1:([0-9]{1,10})\]?", re.ASCII | re.IGNORECASE)  # [U:1:N], also without its brackets
+ACCOUNTS = 2**32  # an account number is 32 bits; 0 is no one's
 
 
 def account(text: str) -> int | None:
-    """The account number a steamid names, or None if the text is not one."""
-    text = text.strip()
-    text = (m.group(1) if (m := _PROFILE.fullmatch(text)) else text)
-    if m := _LEGACY.fullmatch(text):
-        return int(m.group(3)) * 2 + int(m.group(2))
-    if m := _U.fullmatch(text):
-        return int(m.group(1))
-    if _64.fullmatch(text) and 0 <= int(text) - BASE < 2**32:
-        return int(text) - BASE
-    return None
+    """The account number a steamid names, in any form a player or an admin pastes (STEAM_0/1
+    in any case, [U:1:N], the SteamID64, a profile link), or None if the text is not one."""
+    text = "".join(text.split())
+    if m := _PROFILE.fullmatch(text):
+        text = m.group(1)
+    elif m := _U.fullmatch(text):
+        text = f"[U:1:{m.group(1)}]"
+    elif text[:6].upper() == "STEAM_":
+        text = "STEAM_" + text[6:]
+    number = accounts.account(text)
+    return number if number is not None and 0 < number < ACCOUNTS else None
 
 
 def written(number: int, style: str) -> str:

@@ -27,15 +27,16 @@ least once, a duplicate rather than a loss, in a window of one database write.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
 import secrets
 import socket
-import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
@@ -44,7 +45,7 @@ import httpx
 from jailcore.config.config import Config
 from jailcore.config.notifyconfig import Sink, sinks_of
 from jailcore.io.notify.post import Answer, post
-from jailcore.io.notify.text import excerpt, requests_for
+from jailcore.io.notify.text import excerpt, plain_request, requests_for
 from jailcore.session import inputs as si
 from jailcore.store.appeals import Appeals
 from jailcore.store.errors import DATABASE_ERRORS
@@ -65,6 +66,7 @@ BACKOFF = (1.0, 60.0)  # a failing sink is tried again after 1, 2, 4... seconds,
 TAKE = 100  # messages taken at a time
 DROPS_WINDOW = 60.0
 STOP_FLUSH = 5.0  # seconds the last messages (the stop itself) are given at a clean stop
+PRUNE_EVERY = 3600.0  # seconds between two prunings of the messages sent more than KEEP_DAYS ago
 WATCHED = ("propose", "ban", "ctban", "unban", "unctban")
 NOT_GIVEN = ("observed", "advised", "dropped")  # a decision the game never got: no one is told of it
 KINDS = {"propose": "proposal", "ban": "ban", "unban": "ban", "ctban": "ctban", "unctban": "ctban"}
@@ -149,7 +151,7 @@ class Watch:
                 said.append((server, FEED.get(lang, FEED["ru"]).format(id=number, name=event["name"] or "?", what=row["action"],
                                                                         action=row["action_id"])))
         items = [(sink.key, str(e.get("server") or ""), str(e["kind"]), str(e.get("time") or wall()), e)
-                 for e in events for sink in self.sinks if sink.hears(str(e["kind"]), str(e.get("server") or ""))]
+                 for e in events for sink in self.sinks if _hears(sink, e)]
         if items or moved:
             with self.db.transaction():
                 self.notices.put(items)
@@ -193,6 +195,14 @@ class Watch:
         return event
 
 
+def _hears(sink: Sink, event: dict[str, Any]) -> bool:
+    """Whether the sink hears this event: of its kinds, and of its servers (a shared log port's
+    event, of any server on that port)."""
+    if "servers" in event and event.get("port"):
+        return any(sink.hears(str(event["kind"]), str(s)) for s in event["servers"]) or not event["servers"]
+    return sink.hears(str(event["kind"]), str(event.get("server") or ""))
+
+
 def _q(text: str) -> str:
     from urllib.parse import quote
 
@@ -203,6 +213,30 @@ def _q(text: str) -> str:
 
 
 @attrs.define
+class Burst:
+    """Refusals counted over the last minute (a daemon's, or a log port's that several servers
+    share), to say a burst once a minute."""
+
+    seen: deque[tuple[float, int]] = attrs.Factory(deque)
+    said: float = float("-inf")
+
+    def check(self, now: float, total: int, threshold: int) -> int | None:
+        """How many were refused in the last minute, when that is a burst to say now. The count
+        starts at 0 with its process (or its port, or its server): the first look may come
+        after the first refusals."""
+        if not self.seen:
+            self.seen.append((now, 0))
+        self.seen.append((now, total))
+        while self.seen and now - self.seen[0][0] > DROPS_WINDOW:
+            self.seen.popleft()
+        burst = total - self.seen[0][1]
+        if burst >= threshold and now - self.said >= DROPS_WINDOW:
+            self.said = now
+            return burst
+        return None
+
+
+@attrs.define
 class Probe:
     """What one daemon's link and edge looked like, to tell a change once."""
 
@@ -210,8 +244,7 @@ class Probe:
     rcon_down: float | None = None
     rcon_said: bool = False
     log_said: bool = False
-    drops: deque[tuple[float, int]] = attrs.Factory(deque)
-    drops_said: float = float("-inf")
+    drops: Burst = attrs.Factory(Burst)
 
 
 def _refused(daemon: Daemon) -> tuple[int, str]:
@@ -245,23 +278,85 @@ def probe(daemon: Daemon, p: Probe, now: float) -> list[dict[str, Any]]:
         p.log_said = False
         out.append({**base, "kind": "link", "what": "log", "state": "back", "seconds": int(quiet)})
     total, summary = _refused(daemon)
-    p.drops.append((now, total))
-    while p.drops and now - p.drops[0][0] > DROPS_WINDOW:
-        p.drops.popleft()
-    burst = total - p.drops[0][1]
-    if burst >= config.notify.drops and now - p.drops_said >= DROPS_WINDOW:
-        p.drops_said = now
+    burst = p.drops.check(now, total, config.notify.drops)
+    if burst is not None:
         out.append({**base, "kind": "drops", "count": burst, "summary": summary})
     return out
+
+
+# A log port several servers share (a fleet's, or a worker's parent's): the datagrams no server
+# on it took, by cause, and the servers on it.
+Ports = Callable[[], dict[str, tuple[Counter[str], "Sequence[Daemon]"]]]
+
+
+def port_probe(listen: str, dropped: Counter[str], daemons: Sequence[Daemon], burst: Burst, now: float) -> dict[str, Any] | None:
+    """The `drops` event of a shared log port at this moment: its datagrams no server took
+    (no server's sv_logsecret or allow list fits them) are no one server's to count."""
+    serving = [d for d in daemons if not d.stopping.is_set()]
+    if not serving:
+        return None
+    threshold = min(d.session.config.notify.drops for d in serving)
+    count = burst.check(now, sum(dropped.values()), threshold)
+    if count is None:
+        return None
+    summary = ", ".join(f"{why} {n}" for why, n in sorted(dropped.items()) if n)
+    return {"kind": "drops", "server": "", "port": listen, "time": wall(), "count": count, "summary": summary,
+            "servers": [d.server for d in serving], "where": serving[0].config.state_where}
+
+
+# -- who holds what -------------------------------------------------------------------------------
+
+
+def _namespace() -> str:
+    """This machine's boot and this process's pid namespace: two holders with the same of these
+    (and host) number their processes alike, so one's pid says whether the other lives."""
+    parts = []
+    for path in ("/proc/sys/kernel/random/boot_id", "/proc/self/ns/pid"):
+        try:
+            parts.append(os.readlink(path) if path.startswith("/proc/self") else Path(path).read_text().strip())
+        except OSError:
+            parts.append("?")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:8]
+
+
+def holder_name() -> str:
+    """This process as a holder of messages: host, namespace, pid, and a random part."""
+    host = socket.gethostname()[:24].replace(":", "_")
+    return f"{host}:{_namespace()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def gone(holder: str, me: str) -> bool:
+    """Whether a holder is a process of this machine (and pid namespace) that no longer runs: a
+    sender killed (-9, a crash) while it held messages, whose lease would keep them for minutes."""
+    theirs, mine = holder.split(":"), me.split(":")
+    if len(theirs) != 4 or theirs[:2] != mine[:2] or not theirs[2].isdigit() or holder == me:
+        return False
+    pid = int(theirs[2])
+    if pid == os.getpid():
+        return False  # another notifier of this very process (a test's): alive
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # there, another user's
+        return False
+    return False
+
+
+def free_the_dead(notices: Notices, me: str) -> int:
+    """The messages held by senders of this machine that died: waiting again, now."""
+    return sum(notices.let_go(h) for h in notices.holders() if gone(h, me))
 
 
 # -- the notifier ----------------------------------------------------------------------------------
 
 
 class Notifier:
-    def __init__(self, configs: Sequence[Config], holder: str | None = None):
+    def __init__(self, configs: Sequence[Config], holder: str | None = None, ports: Ports | None = None):
         self.sinks = sinks_of(configs)
-        self.holder = holder or f"{socket.gethostname()[:32]}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.holder = holder or holder_name()
+        self.ports = ports
+        self.port_bursts: dict[str, Burst] = {}
         self.watches: dict[str, Watch] = {}
         self.probes: dict[str, Probe] = {}
         self.pending: list[dict[str, Any]] = []  # events the probes made, for the next look
@@ -296,6 +391,9 @@ class Notifier:
             except DATABASE_ERRORS as exc:
                 log.warning("notifications: %s cannot be read yet (%s); tried again", where, exc)
                 return None
+            freed = await self._db(free_the_dead, self.watches[where].notices, self.holder)
+            if freed:
+                log.info("notifications: %d message(s) a stopped process held wait again", freed)
             for sink in self.sinks:
                 wake = asyncio.Event()
                 self.wakes.append(wake)
@@ -306,7 +404,8 @@ class Notifier:
         """One look at every database: what is new is queued, the admins online told of appeals."""
         databases = self._databases()
         extra, self.pending = self.pending, []
-        for where in dict.fromkeys([*databases, *self.watches]):
+        # ... and the database of a server that stopped at its start (a refused log port) before it opened it: its stop is said there
+        for where in dict.fromkeys([*databases, *self.watches, *(str(e["where"]) for e in extra if e.get("where"))]):
             mine = [e for e in extra if e.get("where") == where]
             watch = await self._watch(where)
             if watch is None:
@@ -329,8 +428,14 @@ class Notifier:
                     daemon.inbox.put(si.TellAdmins(text))
 
     async def _watch_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        pruned: dict[str, float] = {}
         while True:
             await self.look()
+            for where, watch in list(self.watches.items()):  # at its first look, then hourly: the sent kept two weeks, not for ever
+                if loop.time() - pruned.get(where, float("-inf")) >= PRUNE_EVERY:
+                    pruned[where] = loop.time()
+                    await self._db(watch.notices.prune)
             await asyncio.sleep(WATCH)
 
     async def _probe_loop(self) -> None:
@@ -338,11 +443,17 @@ class Notifier:
         while True:
             now = loop.time()
             for d in self.daemons():
+                if d.stopping.is_set() and d.stop_reason is not None:  # one server of a fleet stopped alone: said now
+                    self.stopped(d.server, d.config.state_where, d.stop_reason)
                 if d.stopping.is_set() or not d.ready.is_set():
                     continue
                 p = self.probes.setdefault(d.server, Probe(now))
                 for event in probe(d, p, now):
                     self.pending.append({**event, "where": d.config.state_where})
+            for listen, (dropped, on_it) in (self.ports() if self.ports is not None else {}).items():
+                burst = port_probe(listen, dropped, on_it, self.port_bursts.setdefault(listen, Burst()), now)
+                if burst is not None:
+                    self.pending.append(burst)
             await asyncio.sleep(1.0)
 
     def stopped(self, server: str, where: str, reason: str, last: str = "") -> None:
@@ -380,6 +491,7 @@ class Notifier:
             if self._client is not None:
                 await self._client.aclose()
             for watch in self.watches.values():
+                await self._db(watch.notices.let_go, self.holder)  # what a sender held when it was stopped: the next start's at once
                 await asyncio.to_thread(watch.close)
             logging.getLogger().removeHandler(self.last_words)
 
@@ -411,13 +523,11 @@ class Notifier:
     async def _deliver(self, sink: Sink, queue: Notices, rows: list[dict[str, Any]]) -> bool:
         """These rows to the sink, message by message; False when the sink failed (what was
         not sent waits again)."""
-        assert self._client is not None
         requests = requests_for(sink, [(int(r["id"]), r["body"]) for r in rows])
         for n, (ids, body) in enumerate(requests):
-            answer = await post(self._client, sink, body)
-            while answer.outcome == "wait":  # 429: as long as the sink asks, then the same message again
-                await asyncio.sleep(answer.retry_after)
-                answer = await post(self._client, sink, body)
+            answer = await self._send(sink, queue, ids, body)
+            if answer is None:
+                continue  # another sender took these as this one's lease ran out: they are its now
             if answer.outcome == "failed":
                 rest = [i for ids_, _ in requests[n:] for i in ids_]
                 await self._db(queue.release, rest, self.holder)
@@ -435,6 +545,30 @@ class Notifier:
                 self.failures[sink.key] = 0
         return True
 
+    async def _send(self, sink: Sink, queue: Notices, ids: list[int], body: dict[str, Any]) -> Answer | None:
+        """One message: its lease taken afresh before each try (a 429 is waited out as long as
+        the sink asks, past the lease), and a Telegram message its API cannot parse sent again as
+        plain text, rather than lost. None when another sender holds it now."""
+        assert self._client is not None
+        tries = [body, plain_request(body)] if sink.kind == "telegram" and body.get("parse_mode") else [body]
+        first: Answer | None = None
+        for attempt in tries:
+            while True:
+                held = await self._db(queue.hold, ids, self.holder, LEASE)
+                if held is not None and held < len(ids):
+                    return None
+                answer = await post(self._client, sink, attempt)
+                if answer.outcome != "wait":
+                    break
+                await asyncio.sleep(answer.retry_after)
+            if answer.outcome != "refused":
+                break
+            first = first or answer
+        if first is not None and answer.outcome == "sent":
+            log.warning("notifications: %s could not read a message's markup (%s); it was sent as plain text", sink.shown, first.said)
+            return attrs.evolve(answer, said=f"{answer.said} (as plain text; with markup: {first.said})"[:300])
+        return answer
+
     async def _db(self, fn: Callable[..., Any], *args: Any) -> Any:
         try:
             return await asyncio.to_thread(fn, *args)
@@ -443,11 +577,12 @@ class Notifier:
             return None
 
 
-async def alongside(daemons: Callable[[], Sequence[Daemon]], main: Awaitable[T], refused: Callable[[], dict[str, str]] | None = None) -> T:
-    """`main` (a daemon's or a fleet's run) with the process's notifier beside it; at its end
-    the stops are said and given a few seconds to leave."""
+async def alongside(daemons: Callable[[], Sequence[Daemon]], main: Awaitable[T], refused: Callable[[], dict[str, str]] | None = None,
+                    ports: Ports | None = None) -> T:
+    """`main` (a daemon's or a fleet's run) with the process's notifier beside it (and the log
+    ports its servers share, `ports`); at its end the stops are said and given a few seconds to leave."""
     configs = [d.config for d in daemons()]
-    notifier = Notifier(configs)
+    notifier = Notifier(configs, ports=ports)
     await notifier.start(daemons)
     if refused is not None and configs:  # a config the fleet refused: that server could not start
         for path, why in refused().items():
@@ -468,14 +603,7 @@ def say_now(config: Config, kind: str, body: dict[str, Any], timeout: float = 5.
         async with httpx.AsyncClient() as client:
             for sink in config.notify.sinks:
                 for _, request in requests_for(sink, [(0, event)]):
-                    try:
-                        answer = await asyncio.wait_for(post(client, sink, request), timeout + 1)
-                    except TimeoutError:
-                        answer = Answer("failed", "no answer in time")
-                    out.append((sink, answer))
+                    out.append((sink, await post(client, sink, request, deadline=timeout)))
         return out
 
-    started = time.monotonic()
-    got = asyncio.run(send())
-    log.debug("notifications sent in %.1f s", time.monotonic() - started)
-    return got
+    return asyncio.run(send())

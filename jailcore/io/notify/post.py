@@ -7,6 +7,7 @@ Telegram's URL)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -17,7 +18,9 @@ import httpx
 from jailcore.config.notifyconfig import Sink
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
-RETRY_AFTER_MAX = 600.0  # seconds: a longer wait asked is cut to this (the sink is then asked again)
+DEADLINE = 15.0  # seconds a request may take in all: httpx's timeouts are per read, and a sink that trickles its answer never trips them
+RETRY_AFTER = (0.05, 600.0)  # seconds: a wait asked is taken within these (a 0 would be a request in a tight loop; a longer one is
+# cut, and the sink is then asked again)
 
 Outcome = Literal["sent", "wait", "refused", "failed"]
 
@@ -51,9 +54,12 @@ def secret_free(sink: Sink, text: str) -> str:
     return " ".join(text.split())[:300]
 
 
-async def post(client: httpx.AsyncClient, sink: Sink, body: dict[str, Any]) -> Answer:
+async def post(client: httpx.AsyncClient, sink: Sink, body: dict[str, Any], deadline: float = DEADLINE) -> Answer:
     try:
-        response = await client.post(address(sink), json=body, timeout=TIMEOUT)
+        async with asyncio.timeout(deadline):
+            response = await client.post(address(sink), json=body, timeout=TIMEOUT)
+    except TimeoutError:
+        return Answer("failed", f"no whole answer in {deadline:g} s")
     except httpx.HTTPError as exc:
         return Answer("failed", secret_free(sink, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__))
     return judge(sink, response.status_code, response.headers, response.content)
@@ -76,7 +82,7 @@ def judge(sink: Sink, status: int, headers: Any, content: bytes) -> Answer:
         return Answer("failed", said)
     if 200 <= status < 300:
         return Answer("sent", said)
-    if sink.kind == "discord" and status in (400, 413):  # the message itself (its size, its shape): never sent again
+    if status in (400, 413, 422):  # the message itself (its size, its shape): never sent again, nor in the way of the next
         return Answer("refused", said)
     return Answer("failed", said)
 
@@ -93,4 +99,4 @@ def _retry_after(sink: Sink, data: Any, headers: Any) -> float:
         seconds = float(wait)
     except (TypeError, ValueError):
         seconds = 1.0
-    return min(max(seconds, 0.0), RETRY_AFTER_MAX) if seconds == seconds else 1.0  # NaN: a second
+    return min(max(seconds, RETRY_AFTER[0]), RETRY_AFTER[1]) if seconds == seconds else 1.0  # NaN: a second

@@ -77,7 +77,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "round": ("раунд", "round"),
     "by": ("Кто", "By"),
     "appeal": ("Текст", "Text"),
-    "last": ("Последняя строка лога", "Last log line"),
+    "last": ("Последнее предупреждение jailcore", "jailcore's last warning"),  # what it logged last (not the game's log)
     "answer": ("Ответить", "Answer"),
     "forever": ("навсегда", "for ever"),
     "rounds": ("раундов", "rounds"),
@@ -86,7 +86,10 @@ _WORDS: dict[str, tuple[str, str]] = {
     "log": ("лог", "log"),
     "events": ("событий", "events"),
     "test": ("Если вы это видите, jailcore доставляет сюда уведомления.", "If you can read this, jailcore delivers notifications here."),
+    "why": ("Причина", "Why"),
+    "port": ("Порт лога", "Log port"),
 }
+CLAUSED = ("proposal", "ban", "ctban", "appeal")  # the events a rule's clause stands behind
 
 
 def _w(key: str, lang: str) -> str:
@@ -132,13 +135,16 @@ def block(e: Event, lang: str, short: bool = False) -> list[Line]:
     would not fit a message alone)."""
     size = 80 if short else FIELD
     lines: list[Line] = [(Piece(title(e, lang), bold=True),)]
-    where = f"{_w('server', lang)}: {cut(e.get('server') or '-', 64)} · {cut(e.get('time') or '', 19).replace('T', ' ')}"
+    place = f"{_w('port', lang)}: {cut(e['port'], 64)}" if e.get("port") else f"{_w('server', lang)}: {cut(e.get('server') or '-', 64)}"
+    where = f"{place} · {cut(e.get('time') or '', 19).replace('T', ' ')}"
     if e.get("round"):
         where += f" · {_w('round', lang)} {e['round']}"
     lines.append((Piece(where),))
-    if e.get("ref") or e.get("reason"):
+    if e.get("kind") in CLAUSED and (e.get("ref") or e.get("reason")):
         lines.append((Piece(f"{_w('clause', lang)} {cut(e.get('ref') or '-', 40)}: "), Piece(cut(e.get("reason") or e.get("rule") or "", size))))
-    if e.get("kind") in ("proposal", "ban", "ctban", "appeal") and (e.get("name") or e.get("steamid")):
+    elif e.get("kind") == "link" and e.get("reason"):  # what the RCON link last said (a stopped one's reason is its title)
+        lines.append((Piece(f"{_w('why', lang)}: "), Piece(cut(e["reason"], size))))
+    if e.get("kind") in CLAUSED and (e.get("name") or e.get("steamid")):
         lines.append((Piece(f"{_w('player', lang)}: "), Piece(cut(e.get("name") or "?", 64)), Piece(f" {cut(e.get('steamid') or '', 40)}".rstrip())))
     if e.get("by"):
         lines.append((Piece(f"{_w('by', lang)}: "), Piece(cut(e["by"], 64))))
@@ -169,30 +175,18 @@ def markdown(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", text)
 
 
+def _render(lines: Sequence[Line], text: Callable[[str], str], bold: Callable[[str], str], link: Callable[[str], str]) -> str:
+    return "\n".join("".join(link(p.text) if p.link else bold(text(p.text)) if p.bold else text(p.text) for p in line) for line in lines)
+
+
 def as_markdown(lines: Sequence[Line]) -> str:
-    out = []
-    for line in lines:
-        parts = []
-        for p in line:
-            if p.link:
-                parts.append(p.text)  # the page's own address, from the config: autolinked as it is
-            else:
-                parts.append(f"**{markdown(p.text)}**" if p.bold else markdown(p.text))
-        out.append("".join(parts))
-    return "\n".join(out)
+    # The page's own address, from the config, stays as it is: Discord links it by itself.
+    return _render(lines, markdown, lambda t: f"**{t}**", lambda url: url)
 
 
 def as_html(lines: Sequence[Line]) -> str:
-    out = []
-    for line in lines:
-        parts = []
-        for p in line:
-            if p.link:
-                parts.append(f'<a href="{html.escape(p.text, quote=True)}">{html.escape(p.text, quote=False)}</a>')
-            else:
-                parts.append(f"<b>{html.escape(p.text, quote=False)}</b>" if p.bold else html.escape(p.text, quote=False))
-        out.append("".join(parts))
-    return "\n".join(out)
+    return _render(lines, lambda t: html.escape(t, quote=False), lambda t: f"<b>{t}</b>",
+                   lambda url: f'<a href="{html.escape(url, quote=True)}">{html.escape(url, quote=False)}</a>')
 
 
 def as_plain(lines: Sequence[Line]) -> str:
@@ -202,6 +196,21 @@ def as_plain(lines: Sequence[Line]) -> str:
 # -- packing a burst into requests ----------------------------------------------------------------
 
 
+def size(text: str) -> int:
+    """A text's length as the APIs may count it: in UTF-16 code units (an emoji is two), never
+    less than its characters, so a message within this is within the limit however it is counted."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def clip(text: str, limit: int) -> str:
+    """At most `limit` (by `size`), with "…" where it was cut."""
+    if size(text) <= limit:
+        return text
+    while size(text) > limit - 1:
+        text = text[: max(len(text) - max(size(text) - limit + 1, 1), 0)]
+    return text + "…"
+
+
 def _pack(texts: list[tuple[int, str]], limit: int) -> list[tuple[list[int], str]]:
     """(row id, block) in order, into as few messages of at most `limit` characters as fit."""
     out: list[tuple[list[int], str]] = []
@@ -209,7 +218,7 @@ def _pack(texts: list[tuple[int, str]], limit: int) -> list[tuple[list[int], str
     body = ""
     for row_id, text in texts:
         joined = f"{body}\n\n{text}" if body else text
-        if body and len(joined) > limit:
+        if body and size(joined) > limit:
             out.append((ids, body))
             ids, joined = [], text
         ids.append(row_id)
@@ -221,9 +230,9 @@ def _pack(texts: list[tuple[int, str]], limit: int) -> list[tuple[list[int], str
 
 def _fitted(e: Event, lang: str, render: Callable[[Sequence[Line]], str], limit: int) -> str:
     text = render(block(e, lang))
-    if len(text) > limit:
+    if size(text) > limit:
         text = render(block(e, lang, short=True))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit)
 
 
 def requests_for(sink: Sink, rows: Sequence[tuple[int, Event]]) -> list[tuple[list[int], dict[str, Any]]]:
@@ -239,12 +248,13 @@ def requests_for(sink: Sink, rows: Sequence[tuple[int, Event]]) -> list[tuple[li
             events = [by_id[i] for i in ids]
             heads = [markdown(f"{title(e, lang)}" + (f" [{cut(e.get('ref'), 40)}]" if e.get("ref") else "")) for e in events]
             content = "\n".join(heads)
-            if len(content) > DISCORD_CONTENT - ROOM:
-                content = content[: DISCORD_CONTENT - ROOM].rsplit("\n", 1)[0] + f"\n… +{len(events)} {_w('events', lang)}"
+            if size(content) > DISCORD_CONTENT - ROOM:
+                kept = clip(content, DISCORD_CONTENT - ROOM).rsplit("\n", 1)[0]  # whole lines, and how many more the embed tells
+                content = f"{kept}\n… +{len(events) - kept.count(chr(10)) - 1} {_w('events', lang)}"
             embed: dict[str, Any] = {"description": description, "color": _COLOURS.get(events[0].get("kind", ""), 0x5865F2)}
             if len(events) == 1 and events[0].get("link"):
                 embed["url"] = str(events[0]["link"])
-                embed["title"] = cut(title(events[0], lang), 250)
+                embed["title"] = clip(markdown(cut(title(events[0], lang), 250)), 250)  # a title reads markdown too
             out.append((ids, {"content": content, "embeds": [embed], "allowed_mentions": {"parse": []}}))
         return out
     if sink.kind == "telegram":
@@ -261,6 +271,13 @@ def requests_for(sink: Sink, rows: Sequence[tuple[int, Event]]) -> list[tuple[li
         body = {**events[0], "text": "\n\n".join(x["text"] for x in events), "count": len(events), "events": events}
         out.append(([i for i, _ in members], body))
     return out
+
+
+def plain_request(body: dict[str, Any]) -> dict[str, Any]:
+    """A Telegram message its API refused to parse, as plain text (no parse_mode): the same words,
+    read as they are, rather than a message lost."""
+    text = html.unescape(re.sub(r"<[^>]*(?:>|$)", "", str(body.get("text") or "")))
+    return {"chat_id": body.get("chat_id"), "text": clip(text, TELEGRAM_TEXT - ROOM) or "…", "disable_web_page_preview": True}
 
 
 _COLOURS = {"proposal": 0xF1C40F, "ban": 0xE74C3C, "ctban": 0xE67E22, "appeal": 0x3498DB, "stopped": 0x992D22, "link": 0x95A5A6,
