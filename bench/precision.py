@@ -8,9 +8,8 @@ is a false one). The lawful seasons play the freeze period, players who leave an
 back, the same game under other names, every round's routine orders, and kills after a
 game of half is over. Prints the false punishments per rule and the recall per kind of
 violation; then the same on the CS:GO server (server-a) with a plugin older than its round
-line (no `jb_round_start`: CS:GO's `Starting Freeze period` marks the restart), a separate
-block, which passes once the daemon reads that line as the round's start (issue 31's other
-half, branch w31b).
+line (no `jb_round_start`: CS:GO's `Starting Freeze period` marks the restart, and the daemon
+reads it as the round's start where the plugin writes no round line), a separate block.
 
     python bench/precision.py [--seeds N] [--rounds N] [--injections N] [--no-old-plugin]
 """
@@ -74,7 +73,7 @@ def main() -> None:
     args = ap.parse_args()
     runs = [("server-a", False, ""), ("server-b", False, "")]
     if not args.no_old_plugin:
-        runs.append(("server-a", True, " (CS:GO, plugin older than the round line: no jb_round_start; needs w31b's fallback)"))
+        runs.append(("server-a", True, " (CS:GO, plugin older than the round line: no jb_round_start)"))
     for server, old_plugin, note in runs:
         started = time.perf_counter()
         caught, missed, false_lawful, false_injected, lines, lawful_rounds = measure(server, args.seeds, args.rounds, args.injections, old_plugin)
