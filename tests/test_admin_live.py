@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from jailcore.sim.simserver import SimServer
+from tests.audit_rows import entries
 from tests.test_live import live, populate, sent, settled, special_days, until
 from tests.test_mqtt import broker, daemon_on, needs_broker  # noqa: F401  (the broker fixture)
 
@@ -43,7 +44,7 @@ async def test_the_shim_refuses_a_banned_join_and_a_cli_pardon_lifts_the_ban_wit
         await asyncio.sleep(0.2)
         assert len(sent(sim, f"jb_teamswap #{warden.userid}")) == moves
         assert any("КТ" in text or "CT" in text for text in warden.chat)  # he is told why and for how long
-        (ctban,) = daemon.store.entries("action = 'ctban'")
+        (ctban,) = entries(daemon.store, "action = 'ctban'")
         done = await asyncio.get_running_loop().run_in_executor(
             None, jailcore, "pardon", str(ctban["id"]), "--reason", "ошибка", "--by", "Админ", "--state-db", str(tmp_path / "state.sqlite3"))
         assert done.returncode == 0, done.stderr
@@ -72,7 +73,7 @@ async def test_an_admin_pardons_in_game(tmp_path):
     async with live(tmp_path) as (sim, daemon):
         admin = sim.add_player("Смотритель", "T", admin="b")  # not "Админ": 001 general 16 kicks that name
         warden, _ = await banned_warden(sim, daemon)
-        (ctban,) = daemon.store.entries("action = 'ctban'")
+        (ctban,) = entries(daemon.store, "action = 'ctban'")
         sim.say(admin, f"!jcpardon {ctban['id']} не виноват")
         sim.flush()
         await until(lambda: sent(sim, f"jb_ctban_clear #{warden.userid}"), timeout=3)
@@ -93,8 +94,8 @@ async def test_a_pardon_lifts_a_network_ct_ban_on_the_other_server(tmp_path, bro
         sim_a.flush()
         await until(lambda: warden_a.steamid in b.engine.state.ctbans, timeout=10)
         # The ban may cross to b before a's writer has committed its row: wait for the row itself.
-        await until(lambda: a.store.entries("action = 'ctban'"), timeout=5)
-        (ctban,) = a.store.entries("action = 'ctban'")
+        await until(lambda: entries(a.store, "action = 'ctban'"), timeout=5)
+        (ctban,) = entries(a.store, "action = 'ctban'")
         a.store.request_pardon(ctban["id"], "Админ", "ошибка")
         a.store.commit()
         await until(lambda: warden_a.steamid not in b.engine.state.ctbans, timeout=5)

@@ -15,6 +15,7 @@ import pytest
 
 from jailcore.config.config import load
 from jailcore.sim.simserver import SimServer
+from tests.audit_rows import entries
 from tests.test_live import config_text, live, populate, running, sent, settled, special_days, until
 from tests.test_mqtt import broker, daemon_on, needs_broker, watching  # noqa: F401  (the broker fixture)
 
@@ -40,13 +41,13 @@ async def test_a_pardoned_ban_is_lifted_although_the_banned_player_is_gone(tmp_p
         sim.flush()
         await until(lambda: [b.steamid for b in sim.world.bans] == [spammer.steamid] and daemon.idle.is_set())
         await until(lambda: spammer.userid not in daemon.engine.state.players)  # kicked with the ban
-        (ban,) = daemon.store.entries("action = 'ban'")
+        (ban,) = entries(daemon.store, "action = 'ban'")
         done = await cli("pardon", str(ban["id"]), "--reason", "не реклама", "--by", "Админ", "--state-db", str(tmp_path / "state.sqlite3"))
         assert done.returncode == 0, done.stderr
         await until(lambda: not sim.world.bans, timeout=5)  # SourceMod's RemoveBan ran, by steamid
         assert sent(sim, f'jb_unban "{spammer.steamid}"')
         await until(lambda: daemon.idle.is_set())
-        (unban,) = daemon.store.entries("action = 'unban'")
+        (unban,) = entries(daemon.store, "action = 'unban'")
         assert (unban["status"], unban["reply"]) == ("delivered", "ok")  # not "expired: ... no longer on the server"
 
 
@@ -196,12 +197,12 @@ async def test_each_status_change_is_published(tmp_path, broker):  # noqa: F811
         warden, _ = populate(sim)
         special_days(sim, warden, 3)
         sim.flush()
-        await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.idle.is_set(), timeout=10)
-        (ctban,) = daemon.store.entries("action = 'ctban'")
+        await until(lambda: entries(daemon.store, "action = 'ctban'") and daemon.idle.is_set(), timeout=10)
+        (ctban,) = entries(daemon.store, "action = 'ctban'")
         daemon.store.request_pardon(ctban["id"], "Админ", "ошибка")
         daemon.store.commit()
         await until(lambda: {m.get("status") for m in got if m.get("id") == ctban["id"]} >= {"pending", "delivered", "pardoned"}, timeout=10)
-        slay = daemon.store.entries("action = 'slay'")[0]
+        slay = entries(daemon.store, "action = 'slay'")[0]
         await until(lambda: [m["status"] for m in got if m.get("id") == slay["id"]] == ["pending", "delivered"], timeout=10)
         delivered = next(m for m in got if m.get("id") == slay["id"] and m["status"] == "delivered")
         assert delivered["reply"] == "ok" and delivered["action"] == "slay" and delivered["target"]["userid"] == warden.userid
@@ -216,11 +217,11 @@ async def test_a_pardon_is_written_as_a_pardon_not_a_warning(tmp_path):
         warden, _ = await settled(sim, daemon)
         special_days(sim, warden, 3)
         sim.flush()
-        await until(lambda: daemon.store.entries("action = 'ctban'") and daemon.idle.is_set(), timeout=10)
-        (ctban,) = daemon.store.entries("action = 'ctban'")
+        await until(lambda: entries(daemon.store, "action = 'ctban'") and daemon.idle.is_set(), timeout=10)
+        (ctban,) = entries(daemon.store, "action = 'ctban'")
         assert (await cli("pardon", str(ctban["id"]), "--reason", "ошибка", "--by", "Админ", "--state-db", db)).returncode == 0
-        await until(lambda: daemon.store.entries("rule = 'pardon'") and daemon.idle.is_set())
-        rows = daemon.store.entries("rule = 'pardon'")
+        await until(lambda: entries(daemon.store, "rule = 'pardon'") and daemon.idle.is_set())
+        rows = entries(daemon.store, "rule = 'pardon'")
         assert sorted(r["action"] for r in rows) == ["pardon", "unctban"]
         told = next(r for r in rows if r["action"] == "pardon")
         assert told["status"] == "delivered" and told["command"].startswith(f"jb_warn #{warden.userid} ")
@@ -252,7 +253,7 @@ async def test_the_ctban_ref_and_the_admins_name_are_shown(tmp_path):
     async with running(load(text, "<test>", {}), sim) as daemon:
         admin, ts = await banned_in_game(sim, daemon)
         assert sim.join(ts[0], "CT") is False
-        (ban,) = daemon.store.entries("action = 'ctban'")
+        (ban,) = entries(daemon.store, "action = 'ctban'")
         assert ban["ref"] == "К1"
         await until(lambda: any("[jailcore #" in text for text in admin.chat))
         feed = [text for text in admin.chat if f"[jailcore #{ban['id']}]" in text]

@@ -19,6 +19,7 @@ import pytest
 
 from jailcore.config.config import Config, load
 from jailcore.sim.simserver import SimServer
+from tests.audit_rows import entries
 from tests.test_live import config_text, live, never_answering, populate, running, sent, settled, special_days, until
 from tests.test_mqtt import broker, daemon_on, needs_broker, watching  # noqa: F401  (the broker fixture)
 
@@ -38,7 +39,7 @@ def one_line(result: subprocess.CompletedProcess) -> str:
 
 
 def statuses(daemon, where: str) -> list[tuple[str, str, str]]:
-    return [(r["action"], r["status"], r["reply"] or "") for r in daemon.store.entries(where)]
+    return [(r["action"], r["status"], r["reply"] or "") for r in entries(daemon.store, where)]
 
 
 async def refused_special_day(sim: SimServer, warden) -> None:
@@ -124,7 +125,7 @@ async def test_a_command_sent_and_never_answered_before_its_round_ended_says_so(
 
 
 async def test_a_command_sent_before_a_restart_and_never_answered_says_so_after_it(tmp_path):
-    from jailcore.store.sqlite import SENT
+    from jailcore.store.rows import SENT
 
     sim, text = await never_answering(tmp_path, "jb_warn", 5.0)
     async with running(load(text, "<t>", {}), sim, stop_sim=False) as daemon:
@@ -160,8 +161,8 @@ async def test_mqtt_messages_queued_at_sigterm_are_published_after_the_restart(t
             broker.stop()
             await until(lambda: not daemon.mqtt.connected.is_set())
             await refused_special_day(sim, warden)
-            await until(lambda: daemon.store.entries("action = 'slay' AND status = 'delivered'"))
-            (slay,) = daemon.store.entries("action = 'slay'")
+            await until(lambda: entries(daemon.store, "action = 'slay' AND status = 'delivered'"))
+            (slay,) = entries(daemon.store, "action = 'slay'")
         kept = sqlite3.connect(tmp_path / "a.sqlite3").execute("SELECT COUNT(*) FROM mqtt_outbox").fetchone()[0]
         assert kept >= 2
         assert any("kept in" in r.getMessage() and "published after the next start" in r.getMessage() for r in caplog.records)
@@ -206,14 +207,14 @@ async def test_a_state_file_deleted_while_running_is_written_afresh(tmp_path, ca
     async with live(tmp_path) as (sim, daemon):
         warden, ts = await settled(sim, daemon)
         await refused_special_day(sim, warden)
-        await until(lambda: daemon.store.entries("action = 'slay' AND status = 'delivered'"))
+        await until(lambda: entries(daemon.store, "action = 'slay' AND status = 'delivered'"))
         db.unlink()
         said = lambda: any("was deleted while running" in r.getMessage() for r in caplog.records)  # noqa: E731
         await until(lambda: db.exists() and said(), timeout=3)  # written afresh on the writer's thread, then said
         assert said()
         sim.say(ts[0], "заходите на www.example.ru")  # a decision after the new file: written there too
         sim.flush()
-        await until(lambda: daemon.store.entries("action = 'ban'") and daemon.idle.is_set())
+        await until(lambda: entries(daemon.store, "action = 'ban'") and daemon.idle.is_set())
     rows = sqlite3.connect(db).execute("SELECT action, status FROM audit ORDER BY id").fetchall()
     assert ("slay", "delivered") in rows and ("ban", "delivered") in rows
     assert oct(db.stat().st_mode & 0o777) == "0o600"

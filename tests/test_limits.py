@@ -31,6 +31,7 @@ from jailcore.engine.state import Seat
 from jailcore.io.rcon import RconClient
 from jailcore.log.errors import JailcoreError, LimitError
 from jailcore.sim.simserver import SimServer
+from tests.audit_rows import entries
 from tests.logtext import config
 from tests.test_live import live, sent, settled, until
 
@@ -125,7 +126,7 @@ async def test_a_long_admin_ct_ban_reaches_the_shim_and_every_resync_after_it(tm
         assert not daemon.task_failures and daemon.stop_reason is None
         assert sim.join(zek, "CT") is False  # the shim holds the ban
         assert "Вам запрещено играть за КТ: Запрет за КТ от администратора Администратор_сервера_" in zek.chat[-1]
-        (row,) = daemon.store.entries("action = 'ctban'")
+        (row,) = entries(daemon.store, "action = 'ctban'")
         assert row["status"] == "delivered" and LONG_REASON in row["reason"]  # the audit keeps the whole text
 
 

@@ -24,6 +24,7 @@ from jailcore.io.daemon import Daemon
 from jailcore.io.rcon import RconAuthError, RconClient, RconUnavailable
 from jailcore.io.rconproto import encode
 from jailcore.sim.simserver import SimServer, split_commands
+from tests.audit_rows import entries
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -141,7 +142,7 @@ async def test_forbidden_game_is_answered_over_rcon(tmp_path):
         (command,) = sent(sim, f"jb_warn #{warden.userid}")
         assert "5.17" in command and "Король" in command
         await until(lambda: daemon.idle.is_set())
-        rows = daemon.store.entries("rule = ?", ("games.online_limit",))
+        rows = entries(daemon.store, "rule = ?", ("games.online_limit",))
         assert [(r["action"], r["status"], r["reply"]) for r in rows] == [("warn", "delivered", "ok")]
 
 
@@ -184,8 +185,8 @@ async def test_hostile_text_never_splits_a_command(tmp_path):
         enforcement = [c for c in sim.received if not c.startswith(("jb_hud", "jb_status", "jb_adminfeed"))]
         # (the unknown game is put to an admin since issue 31: a row, and no command to the game; a burst's lines are
         # handled as a burst: the first round's announcement may expire with its round, unsent)
-        rows = [r for r in daemon.store.entries("action <> ?", ("propose",)) if r["status"] != "expired"]
-        assert len(enforcement) == len(rows) and daemon.store.entries("action = ?", ("propose",))
+        rows = [r for r in entries(daemon.store, "action <> ?", ("propose",)) if r["status"] != "expired"]
+        assert len(enforcement) == len(rows) and entries(daemon.store, "action = ?", ("propose",))
 
 
 async def test_rcon_outage_queues_and_delivers_once(tmp_path):
@@ -221,7 +222,7 @@ async def test_restart_keeps_cooldown_and_ladders(tmp_path):
         sim.say(warden, "!sd Прятки")
         sim.flush()
         await until(lambda: sent(sim, f"jb_teamswap #{warden.userid} T"))
-        rows = daemon2.store.entries("rule = ?", ("specialday.cooldown",))
+        rows = entries(daemon2.store, "rule = ?", ("specialday.cooldown",))
         assert [r["action"] for r in rows] == ["slay", "ctban", "teamswap"]
 
 
@@ -335,12 +336,12 @@ async def test_observe_and_advise_modes(tmp_path, mode, expected):
         warden, _ = populate(sim)
         special_days(sim, warden, 2)  # would be a slay
         sim.flush()
-        await until(lambda: daemon.store.entries("rule = 'specialday.cooldown'"))
+        await until(lambda: entries(daemon.store, "rule = 'specialday.cooldown'"))
         await asyncio.sleep(0.2)
         await until(lambda: daemon.idle.is_set())
         sent_cmds = [c.split()[0] for c in sim.received if not c.startswith(("jb_hud", "jb_status", "jb_say", "jb_adminfeed"))]
         assert sent_cmds == expected
-        rows = [(r["action"], r["status"]) for r in daemon.store.entries("rule = 'specialday.cooldown'")]
+        rows = [(r["action"], r["status"]) for r in entries(daemon.store, "rule = 'specialday.cooldown'")]
         if mode == "observe":
             assert rows == [("slay", "observed")]
         else:  # the decision, and the warning that told the warden what would have been done
@@ -404,7 +405,7 @@ async def test_live_config_edit_valid_then_invalid(tmp_path):
         sim.say(warden, "!sd Прятки")
         sim.flush()
         await until(lambda: daemon.engine.state.specialday == 3)
-        assert not daemon.store.entries("rule = 'specialday.cooldown'")
+        assert not entries(daemon.store, "rule = 'specialday.cooldown'")
         await asyncio.sleep(0.1)
         write('"often"')  # a mistake: refused with the key and the line
         await until(lambda: len(daemon.reloads) == 2)

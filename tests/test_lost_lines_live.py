@@ -6,12 +6,13 @@ for its state (`jb_status`) so that a lost `jb_warden` does not become a punishm
 
 from __future__ import annotations
 
+from tests.audit_rows import entries
 from tests.test_admin_live import jailcore
 from tests.test_live import live, sent, settled, until
 
 
 def no_warden_moves(daemon) -> list:
-    return daemon.store.entries("rule = 'teams.no_warden' AND action IN ('teamswap', 'propose')")
+    return entries(daemon.store, "rule = 'teams.no_warden' AND action IN ('teamswap', 'propose')")
 
 
 async def test_a_warden_whose_line_udp_lost_is_asked_of_the_game_and_not_punished(tmp_path):

@@ -17,6 +17,7 @@ from jailcore.sim.simserver import SimServer
 from jailcore.store.errors import DatabaseFault
 from jailcore.store.filter import Filter
 from jailcore.store.location import open_reader
+from tests.audit_rows import entries
 from tests.mariadb import started
 from tests.test_live import config_text, populate, running, sent, settled, special_days, until
 
@@ -94,7 +95,7 @@ async def test_a_frozen_database_never_stalls_the_loop_and_loses_nothing(tmp_pat
             await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 2, timeout=10)
             await until(lambda: daemon.idle.is_set(), timeout=10)
             admin = sim.add_player("Смотритель", "T", admin="b")  # not "Админ": 001 general 16 kicks that name
-            warned = daemon.store.entries("action = 'warn'")[0]["id"]
+            warned = entries(daemon.store, "action = 'warn'")[0]["id"]
             loop = asyncio.get_running_loop()
             received, lines = daemon.udp.received, 0
             assert server.proc is not None

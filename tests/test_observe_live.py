@@ -11,6 +11,7 @@ import asyncio
 
 from jailcore.config.config import Config
 from jailcore.sim.simserver import SimServer
+from tests.audit_rows import entries
 from tests.test_live import config_text, populate, running, sent, until
 
 LADDER = '[specialday.cooldown]\nladder = ["teamswap", "ctban 30m"]\n'
@@ -35,8 +36,8 @@ async def test_observed_for_a_while_then_enforced_by_a_reload_and_a_restart_leav
                 sim.make_warden(warden)
             sim.say(warden, "!sd Прятки")
         sim.flush()
-        await until(lambda: len(daemon.store.entries("rule = 'specialday.cooldown'")) == 3 and daemon.idle.is_set())
-        observed = [(r["action"], r["status"]) for r in daemon.store.entries("rule = 'specialday.cooldown'")]
+        await until(lambda: len(entries(daemon.store, "rule = 'specialday.cooldown'")) == 3 and daemon.idle.is_set())
+        observed = [(r["action"], r["status"]) for r in entries(daemon.store, "rule = 'specialday.cooldown'")]
         assert observed == [("teamswap", "observed"), ("ctban", "observed"), ("teamswap", "observed")]
         assert punishing(sim) == [] and daemon.engine.state.ctbans == {} and daemon.engine.state.warden == warden.userid
         asked = len(sent(sim, "jb_status"))

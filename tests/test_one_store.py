@@ -46,3 +46,87 @@ def test_the_store_does_import_its_drivers():
     """The check above looks at the right tree: the store itself does use sqlite3."""
     assert "sqlite3" in drivers_of(PACKAGE / "store" / "sqlite.py")
     assert outside_the_store() and all("store" not in p.parts[-2:-1] for p in outside_the_store())
+
+
+# -- issue 35: the store is reached only as `jailcore.store`, and each statement is written once ---------
+
+
+def inside_imports(root: Path = PACKAGE) -> list[str]:
+    """Every import of a module inside jailcore/store (`jailcore.store.x`, or `from jailcore.store
+    import x` where x is a module of it) from a module of jailcore outside jailcore/store,
+    type-checking imports and those inside functions included."""
+    inside = {p.stem for p in (root / "store").glob("*.py")} - {"__init__"}
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if "store" in path.relative_to(root).parts[:1]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                module = node.module if not node.level else _absolute(path, root, node.module, node.level)
+                names = [module] + [f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}".removeprefix("jailcore.store.") in inside]
+            for name in names:
+                if name.startswith("jailcore.store."):
+                    found.append(f"{path.relative_to(root.parent)}:{node.lineno}: {name}")
+    return found
+
+
+def _absolute(path: Path, root: Path, module: str, level: int) -> str:
+    package = list(path.relative_to(root.parent).parent.parts)
+    return ".".join([*package[: len(package) - level + 1], module])
+
+
+def test_the_rest_reaches_the_store_only_as_jailcore_store():
+    """io, web, cli (and every other floor) import `jailcore.store` and nothing inside it: the
+    store's modules are its own business (issue 35 counted 67 such imports from 13 of them)."""
+    found = inside_imports()
+    assert not found, f"{len(found)} import(s) of the store's inside from outside it:\n" + "\n".join(found)
+
+
+_SPELLING = re.compile(r"\s+")
+
+
+def statements(path: Path) -> set[str]:
+    """The SQL statements a module writes, as text (an f-string's holes as `{}`), spelled alike
+    whatever the backend: no backquotes, `?` for a placeholder, one space, lower case."""
+    out = set()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    pieces = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}  # an f-string's parts: read whole
+    for node in ast.walk(tree):
+        if id(node) in pieces:
+            continue
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}" for v in node.values)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if SQL.match(text):
+            out.add(_SPELLING.sub(" ", text.replace("`", "").replace("%s", "?")).strip().rstrip(";").lower())
+    return out
+
+
+def written_twice(root: Path = PACKAGE) -> dict[str, list[str]]:
+    where: dict[str, list[str]] = {}
+    for path in sorted((root / "store").glob("*.py")):
+        for text in statements(path):
+            where.setdefault(text, []).append(path.name)
+    return {text: files for text, files in where.items() if len(files) > 1}
+
+
+def test_no_sql_statement_is_written_in_two_store_modules():
+    """Each statement is written once, whichever backend runs it (issue 35: 21 were written in
+    both store/sqlite.py and store/mariadb.py, differing mostly in backquotes)."""
+    twice = written_twice()
+    assert not twice, f"{len(twice)} statement(s) written in two store modules:\n" + "\n".join(
+        f"{', '.join(files)}: {text[:100]}" for text, files in sorted(twice.items()))
+
+
+def test_the_counts_look_at_the_right_tree():
+    """The two checks above would find what they look for: a module of the store names its own
+    statements, and an import of a store module from outside is recognised as one."""
+    assert any(s.startswith("insert into audit") for s in statements(PACKAGE / "store" / "rows.py"))
+    tree = ast.parse("from jailcore.store import sqlite\nimport jailcore.store.reader\nfrom ..store.errors import X")
+    assert tree and _absolute(PACKAGE / "cli" / "x.py", PACKAGE, "store.errors", 2) == "jailcore.store.errors"

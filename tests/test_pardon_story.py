@@ -21,6 +21,7 @@ from jailcore.session.session import Ids, Session
 from jailcore.store.sqlite import PardonError, Store
 from jailcore.web.auth import LoginLimit, Sessions, check_password, csrf_ok, hash_password
 from jailcore.web.story import tell
+from tests.audit_rows import entries
 from tests.logtext import config
 from tests.scenes import WARDEN as SCENE_WARDEN
 from tests.scenes import next_day, setup
@@ -91,7 +92,7 @@ def test_an_admins_write_waits_for_the_daemons_commits_and_checkpoints_and_succe
         stop.set()
         for thread in threads:
             thread.join()
-    assert len(admin.entries("action = 'slay'")) == len(written) == 4000
+    assert len(entries(admin, "action = 'slay'")) == len(written) == 4000
     assert len(admin.pardons_for(written)) == 10 and len(admin.requests("srv")[1]) == 10
     writer.close()
     admin.close()

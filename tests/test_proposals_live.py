@@ -12,6 +12,7 @@ import time
 
 from jailcore.config.config import load
 from jailcore.sim.simserver import SimServer
+from tests.audit_rows import entries
 from tests.test_admin_live import jailcore
 from tests.test_live import config_text, running, sent, settled, until
 
@@ -21,8 +22,8 @@ RULE = '[conduct.advertising]\nref = "Общие 19"\nconfirm = "admin"\nladder 
 async def proposed(sim: SimServer, daemon, who):
     sim.say(who, "заходите к нам: 212.129.25.133:27015")
     sim.flush()
-    await until(lambda: daemon.store.entries("action = 'propose'"), timeout=5)
-    (row,) = daemon.store.entries("action = 'propose'")
+    await until(lambda: entries(daemon.store, "action = 'propose'"), timeout=5)
+    (row,) = entries(daemon.store, "action = 'propose'")
     return row
 
 
@@ -55,9 +56,9 @@ async def test_an_admin_confirms_a_proposed_ban_in_game(tmp_path):
         sim.flush()
         await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 0"), timeout=3)
         print(f"!jcconfirm: the ban reached the server {time.monotonic() - t0:.3f} s after the chat line")
-        (done,) = daemon.store.entries("id = ?", (row["id"],))
+        (done,) = entries(daemon.store, "id = ?", (row["id"],))
         assert (done["status"], done["reply"]) == ("confirmed", "by Смотритель")
-        (ban,) = daemon.store.entries("action = 'ban'")
+        (ban,) = entries(daemon.store, "action = 'ban'")
         assert ban["rule"] == "conduct.advertising" and "Общие 19" in ban["reason"]
         assert daemon.engine.state.ladders[f"conduct.advertising|{ts[0].steamid}"] == 1
         sim.say(admin, f"!jcconfirm {row['id']}")  # a second answer is refused and said so
@@ -89,11 +90,11 @@ async def test_jailcore_confirm_and_dismiss_on_the_command_line(tmp_path):
         assert time.monotonic() - t0 < 1.5
         sim.say(ts[1], "а мой сайт www.example.ru")
         sim.flush()
-        await until(lambda: len(daemon.store.entries("action = 'propose'")) == 2, timeout=5)
-        second = daemon.store.entries("action = 'propose'")[1]
+        await until(lambda: len(entries(daemon.store, "action = 'propose'")) == 2, timeout=5)
+        second = entries(daemon.store, "action = 'propose'")[1]
         done = await run(None, jailcore, "dismiss", str(second["id"]), "--reason", "это не реклама", "--by", "Админ", "--state-db", db)
         assert done.returncode == 0, done.stderr
-        await until(lambda: daemon.store.entries("id = ?", (second["id"],))[0]["status"] == "dismissed", timeout=3)
+        await until(lambda: entries(daemon.store, "id = ?", (second["id"],))[0]["status"] == "dismissed", timeout=3)
         assert not sent(sim, f"jb_ban #{ts[1].userid}")
         assert daemon.engine.state.proposals == [] and f"conduct.advertising|{ts[1].steamid}" not in daemon.engine.state.ladders
         again = jailcore("dismiss", str(second["id"]), "--state-db", db)
@@ -115,7 +116,7 @@ async def test_a_restart_loses_no_proposal(tmp_path):
             None, jailcore, "confirm", str(row["id"]), "--by", "Админ", "--state-db", str(tmp_path / "state.sqlite3"))
         assert done.returncode == 0, done.stderr
         await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 0"), timeout=3)
-        assert again.store.entries("id = ?", (row["id"],))[0]["status"] == "confirmed"
+        assert entries(again.store, "id = ?", (row["id"],))[0]["status"] == "confirmed"
 
 
 async def test_a_proposed_slay_nobody_answers_expires_with_its_round(tmp_path):
@@ -126,14 +127,14 @@ async def test_a_proposed_slay_nobody_answers_expires_with_its_round(tmp_path):
         _, ts = await settled(sim, daemon)
         sim.kill(ts[0], ts[1])
         sim.flush()
-        await until(lambda: daemon.store.entries("action = 'propose'"), timeout=5)
-        (row,) = daemon.store.entries("action = 'propose'")
+        await until(lambda: entries(daemon.store, "action = 'propose'"), timeout=5)
+        (row,) = entries(daemon.store, "action = 'propose'")
         assert row["rule"] == "conduct.teamkill" and not sent(sim, "jb_slay")
         sim.round_end()
         sim.round_start()
         sim.flush()
-        await until(lambda: daemon.store.entries("id = ?", (row["id"],))[0]["status"] == "expired", timeout=5)
-        assert "раунд закончился" in daemon.store.entries("id = ?", (row["id"],))[0]["reply"]
+        await until(lambda: entries(daemon.store, "id = ?", (row["id"],))[0]["status"] == "expired", timeout=5)
+        assert "раунд закончился" in entries(daemon.store, "id = ?", (row["id"],))[0]["reply"]
         assert not sent(sim, "jb_slay") and daemon.engine.state.ladders.get(f"conduct.teamkill|{ts[0].steamid}") is None
         out = jailcore("confirm", str(row["id"]), "--state-db", str(tmp_path / "state.sqlite3"))
         assert out.returncode == 1 and "expired" in out.stderr

@@ -22,6 +22,7 @@ from jailcore.config.config import Config, load
 from jailcore.io.daemon import Daemon
 from jailcore.sim.simserver import SimServer
 from jailcore.store.sqlite import Store
+from tests.audit_rows import entries
 from tests.test_live import ROOT, config_text, live, never_answering, populate, running, sent, settled, specialday_too_soon, until
 
 
@@ -31,7 +32,7 @@ def pending_ids(daemon: Daemon) -> list[int]:
 
 def rows(daemon: Daemon, where: str = "1") -> list[tuple]:
     daemon.store.commit()
-    return [(r["action"], r["status"], r["reply"]) for r in daemon.store.entries(where)]
+    return [(r["action"], r["status"], r["reply"]) for r in entries(daemon.store, where)]
 
 
 def third_prohibition(sim: SimServer, warden) -> None:
@@ -230,7 +231,7 @@ async def test_every_command_carries_its_audit_id(tmp_path):
         warden, _ = populate(sim)
         third_prohibition(sim, warden)
         await until(lambda: sent(sim, "jb_cancel_prohibition") and daemon.idle.is_set())
-        ids = {r["id"] for r in daemon.store.entries("status = 'delivered' AND command IS NOT NULL")}
+        ids = {r["id"] for r in entries(daemon.store, "status = 'delivered' AND command IS NOT NULL")}
         carried = {int(c.rsplit("@", 1)[1]) for c in sim.received if c.startswith(("jb_warn", "jb_cancel", "jb_say"))}
         assert ids and carried == ids
 
@@ -296,7 +297,7 @@ async def test_a_round_bound_command_expires_with_its_round(tmp_path):
         await sim.start(sim.port)
         await until(lambda: daemon.client.connects >= 2 and daemon.idle.is_set(), timeout=8)
         assert not sent(sim, "jb_slay")
-        slay = daemon.store.entries("action = 'slay'")[0]
+        slay = entries(daemon.store, "action = 'slay'")[0]
         assert slay["reply"] == "round 3 ended before it could be sent"
     from jailcore.cli.tail import human
 
@@ -318,7 +319,7 @@ async def test_a_state_bound_command_expires_when_its_target_left(tmp_path):
         await sim.start(sim.port)
         await until(lambda: not pending_ids(daemon) and daemon.client.connects >= 2, timeout=8)
         assert not sent(sim, "jb_kick")
-        (kick,) = daemon.store.entries("action = 'kick'")
+        (kick,) = entries(daemon.store, "action = 'kick'")
         assert kick["status"] == "expired" and "no longer on the server" in kick["reply"]
 
 
@@ -559,7 +560,7 @@ async def test_the_wal_is_checkpointed_off_the_loop_and_rows_commit_with_the_sen
         assert all(s == ("pending",) for s in seen)
         await asyncio.sleep(0.1)
         daemon.store.commit()
-        total = len(daemon.store.entries())
+        total = len(entries(daemon.store))
         await until(lambda: rows_in_the_file() == total, timeout=3)  # the worker thread's checkpoint
 
 

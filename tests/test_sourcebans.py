@@ -18,6 +18,7 @@ from jailcore.sim.simserver import SimServer
 from jailcore.store.location import open_reader, open_store
 from jailcore.store.mariadb import MariaStore, target
 from jailcore.store.sourcebans import SourceBans
+from tests.audit_rows import entries
 from tests.mariadb import mariadb, mariadb_server
 from tests.test_live import config_text, running, sent, settled, until
 
@@ -182,7 +183,7 @@ async def test_a_ban_lifted_in_sourcebans_is_unbanned_in_the_game(tmp_path, mari
         assert ts[0].steamid in sent(sim, "jb_unban")[0]
     store = open_store(mariadb)
     try:
-        (pardon,) = store.pardons_for([r["id"] for r in store.entries("action = 'ban'")]).values()
+        (pardon,) = store.pardons_for([r["id"] for r in entries(store, "action = 'ban'")]).values()
         assert pardon["by"] == "SourceBans++ (Админ)" and pardon["applied_at"]
     finally:
         store.close()

@@ -22,6 +22,7 @@ from jailcore.sim.simserver import SimServer
 from jailcore.store.location import open_reader, open_store
 from jailcore.store.mariadb import MariaStore, target
 from jailcore.store.sourcebans import SourceBans, network_bans
+from tests.audit_rows import entries
 from tests.mariadb import mariadb, mariadb_server
 from tests.test_live import config_text, running, sent, settled, until
 
@@ -180,7 +181,7 @@ def test_its_plugin_and_its_panel_find_our_rows_in_either_steamid_form(mariadb_s
         assert panel_already_banned(sb, steamid) == 1, steamid  # the panel: a second ban refused
     assert query(sb, "SELECT COUNT(*) AS n FROM sb_bans WHERE authid LIKE %s", ("%STEAM_0:1:2002%",))[0]["n"] == 1  # its search
     # Lifted here, the plugin no longer finds him, in either form.
-    (row,) = [r for r in store.entries("action = 'ban'") if r["steamid"] == "STEAM_1:1:2002"]
+    (row,) = [r for r in entries(store, "action = 'ban'") if r["steamid"] == "STEAM_1:1:2002"]
     store.request_pardon(row["id"], "Админ", "разобрались")
     bridge.sync()
     assert plugin_finds(sb, "STEAM_1:1:2002") == [] and plugin_finds(sb, "STEAM_0:1:2002") == []
@@ -262,7 +263,7 @@ async def test_a_ban_deleted_in_its_panel_is_lifted_in_the_game_and_its_reason_n
         await until(lambda: len(query(sb, "SELECT bid FROM sb_bans")) == 1, timeout=15)
     store = open_store(mariadb)
     try:
-        pardons = store.pardons_for([r["id"] for r in store.entries("action = 'ban'")])
+        pardons = store.pardons_for([r["id"] for r in entries(store, "action = 'ban'")])
         (pardon,) = pardons.values()
         assert pardon["by"] == "SourceBans++ (deleted there)" and pardon["applied_at"]
     finally:

@@ -26,6 +26,7 @@ from jailcore.sim.simserver import SimServer
 from jailcore.store.journal import Journal
 from jailcore.store.mariadb import MariaStore
 from jailcore.store.sqlite import Store
+from tests.audit_rows import entries
 from tests.mariadb import mariadb, mariadb_server
 from tests.test_live import ROOT, config_text, running, sent, settled, until
 from tests.test_mqtt import broker, needs_broker
@@ -256,4 +257,4 @@ async def test_a_row_the_sqlite_file_refuses_is_skipped_and_said_and_the_daemon_
         await until(lambda: daemon.writer.idle, timeout=10)
         assert daemon.writer.error is None and not daemon.stopping.is_set()
         assert any("refused a row" in f for f in daemon.writer.failures)
-        assert len(daemon.store.entries("rule = 'prohibitions.max'")) == 4
+        assert len(entries(daemon.store, "rule = 'prohibitions.max'")) == 4

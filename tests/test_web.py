@@ -22,6 +22,7 @@ from jailcore.config.config import Config, load  # noqa: E402
 from jailcore.sim.simserver import SimServer  # noqa: E402
 from jailcore.web.auth import hash_password  # noqa: E402
 from jailcore.web.serve import bound_port, build, server  # noqa: E402
+from tests.audit_rows import entries  # noqa: E402
 from tests.test_live import config_text, populate, running, sent, specialday_too_soon, until  # noqa: E402
 
 CHROMIUM = os.environ.get("JAILCORE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -129,7 +130,7 @@ async def test_an_admin_watches_an_enforcement_live_reads_its_round_and_pardons_
         await shoot(page, "story-phone")
 
         # pardon it: the row is written, the page and the live log say who and why
-        (action,) = daemon.store.entries("action = 'ctban'")
+        (action,) = entries(daemon.store, "action = 'ctban'")
         ctban = decided.locator(f"#e0-{action['id']}")
         assert await ctban.evaluate("e => e.matches(':target')")  # the story opens on the enforcement clicked
         await ctban.locator("input[name=reason]").fill("ошибка начальника — не его вина")
@@ -190,8 +191,8 @@ async def test_changes_without_session_or_csrf_are_refused_and_logins_are_limite
         warden, _ = populate(sim)
         specialday_too_soon(sim, warden)
         sim.flush()
-        await until(lambda: daemon.store.entries("action = 'ctban'"))
-        (action,) = daemon.store.entries("action = 'ctban'")
+        await until(lambda: entries(daemon.store, "action = 'ctban'"))
+        (action,) = entries(daemon.store, "action = 'ctban'")
         form = {"server": "t", "id": str(action["id"]), "reason": "x"}
 
         stranger = await p.request.new_context(base_url=base)

@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
 
 from jailcore.web.steamids import BASE
+from tests.audit_rows import entries
 from tests.test_live import populate, sent, specialday_too_soon, until
 from tests.test_web import DESKTOP, HASH, PHONE, log_in, page_beside_daemon
 from tests.test_web import pytestmark as pytestmark  # no Chromium: skipped with one line saying how to get it, as test_web is
@@ -99,8 +100,8 @@ async def test_a_pardon_from_the_live_log_and_what_a_viewer_may_not_do(tmp_path)
         warden, _ = populate(sim)
         specialday_too_soon(sim, warden)  # a CT ban by the rules (6.5)
         sim.flush()
-        await until(lambda: daemon.store.entries("action = 'ctban' AND status = 'delivered'"))
-        (action,) = daemon.store.entries("action = 'ctban'")
+        await until(lambda: entries(daemon.store, "action = 'ctban' AND status = 'delivered'"))
+        (action,) = entries(daemon.store, "action = 'ctban'")
 
         viewer, page = await log_in(browser, base, PHONE, name="viewer")
         await page.goto(f"{base}/live")
@@ -117,7 +118,7 @@ async def test_a_pardon_from_the_live_log_and_what_a_viewer_may_not_do(tmp_path)
 
         moderator, page = await log_in(browser, base, DESKTOP, name="mod")
         row = page.locator(f"#e0-{action['id']}")
-        (moved,) = daemon.store.entries("action = 'teamswap'")  # the warden was a guard: the CT ban moved him to T
+        (moved,) = entries(daemon.store, "action = 'teamswap'")  # the warden was a guard: the CT ban moved him to T
         assert await page.locator(f"#e0-{moved['id']}").count() == 0  # one decision, one row
         assert "перевод за Т" in await row.locator(".moved").inner_text()
         await row.locator("input[name=reason]").fill("не его вина")

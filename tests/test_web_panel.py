@@ -23,6 +23,7 @@ from jailcore.config.config import load  # noqa: E402
 from jailcore.io.daemon import Daemon  # noqa: E402
 from jailcore.sim.simserver import SimServer  # noqa: E402
 from jailcore.web.serve import bound_port, build, server  # noqa: E402
+from tests.audit_rows import entries  # noqa: E402
 from tests.test_live import config_text, populate, sent, specialday_too_soon, until  # noqa: E402
 from tests.test_web import ARGS, CHROMIUM, DESKTOP, HASH, PHONE  # noqa: E402
 from tests.test_web import log_in as web_log_in  # noqa: E402
@@ -133,7 +134,7 @@ async def test_an_admin_answers_proposals_where_they_show_and_reads_the_waiting_
         p.sim.flush()
         rows = page.locator("#live .entry.act-propose")
         await rows.nth(1).wait_for(timeout=5000)  # pushed by the live stream, not a reload
-        first, second = sorted(p.daemon.store.entries("action = 'propose'"), key=lambda r: r["id"])
+        first, second = sorted(entries(p.daemon.store, "action = 'propose'"), key=lambda r: r["id"])
         row = page.locator(f"#e0-{first['id']}")
         assert await row.locator(".badge.act").inner_text() == "Предложено: бан навсегда"  # in words, as the chat says it
         assert "Комментарий" in await row.locator("form.answer input[name=reason]").get_attribute("placeholder")
@@ -154,8 +155,8 @@ async def test_an_admin_answers_proposals_where_they_show_and_reads_the_waiting_
         await row.locator("input[name=reason]").fill("это наш второй сервер")
         await dismiss.click()  # from the live log, back to it
         await page.wait_for_url(lambda url: url.startswith(f"{p.base}/live") and url.endswith(f"#e0-{first['id']}"))
-        await until(lambda: p.daemon.store.entries("id = ?", (first["id"],))[0]["status"] == "dismissed", timeout=6)
-        assert p.daemon.store.entries("id = ?", (first["id"],))[0]["reply"] == "by boss: это наш второй сервер"
+        await until(lambda: entries(p.daemon.store, "id = ?", (first["id"],))[0]["status"] == "dismissed", timeout=6)
+        assert entries(p.daemon.store, "id = ?", (first["id"],))[0]["reply"] == "by boss: это наш второй сервер"
         await page.locator(f"#e0-{first['id']}.st-dismissed").wait_for(timeout=5000)  # the stream replaces the row
         assert await page.locator(f"#e0-{first['id']} form.answer").count() == 0
 
@@ -257,7 +258,7 @@ async def test_who_is_on_each_server_and_a_moderator_gives_a_ct_ban_and_a_warnin
         await ban_form.locator("button").click()
         await page.wait_for_url(lambda url: "/player?key=" in url and url.endswith("done=ban"))
         await until(lambda: sent(p.sim, f"jb_ban #{ts[0].userid} 60 "), timeout=6)
-        (row,) = p.daemon.store.entries("action = 'ban'")
+        (row,) = entries(p.daemon.store, "action = 'ban'")
         assert row["rule"] == "admin" and "boss" in row["reason"] and row["steamid"] == ts[0].steamid
         await page.goto(f"{p.base}/activity")
         text = await page.locator(".activity").inner_text()
@@ -282,8 +283,8 @@ async def test_every_page_in_both_languages_reads_in_its_language(tmp_path):
         p.sim.say(ts[0], "заходите к нам: 212.129.25.133:27015")  # a proposal
         p.sim.add_player("Смотритель", "Spectator")
         p.sim.flush()
-        await until(lambda: p.daemon.store.entries("action = 'propose'") and p.daemon.store.entries("action = 'slay'"), timeout=6)
-        (slay,) = p.daemon.store.entries("action = 'slay'")
+        await until(lambda: entries(p.daemon.store, "action = 'propose'") and entries(p.daemon.store, "action = 'slay'"), timeout=6)
+        (slay,) = entries(p.daemon.store, "action = 'slay'")
         p.daemon.store.request_pardon(slay["id"], "boss", "начальник не знал о перерыве")  # a pardon, a ban and a CT ban by the page's road
         p.daemon.store.request_act("t", ts[1].steamid, ts[1].name, "ban", 60, "читы", "boss")
         p.daemon.store.request_ctban("t", ts[2].steamid, ts[2].name, None, 3, "абуз", "mod")

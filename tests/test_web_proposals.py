@@ -14,6 +14,7 @@ playwright = pytest.importorskip("playwright.async_api", reason="Playwright is n
 from jailcore.config.config import load  # noqa: E402
 from jailcore.sim.simserver import SimServer  # noqa: E402
 from jailcore.web.serve import bound_port, build, server  # noqa: E402
+from tests.audit_rows import entries  # noqa: E402
 from tests.test_live import config_text, running, sent, settled, until  # noqa: E402
 from tests.test_web import ARGS, CHROMIUM, DESKTOP, HASH, log_in, pytestmark  # noqa: E402, F401
 
@@ -42,8 +43,8 @@ async def test_an_admin_confirms_a_proposal_on_the_web_page(tmp_path):
                 assert await page.locator("#proposals-empty").count() == 1
                 sim.say(ts[0], "го на мой сервер 10.1.2.3:27015")
                 sim.flush()
-                await until(lambda: daemon.store.entries("action = 'propose'"))
-                (row,) = daemon.store.entries("action = 'propose'")
+                await until(lambda: entries(daemon.store, "action = 'propose'"))
+                (row,) = entries(daemon.store, "action = 'propose'")
                 await page.goto(f"{base}/proposals")
                 item = page.locator(f"#p0-{row['id']}")
                 assert "Предложено: бан навсегда" in await item.inner_text() and ts[0].name in await item.inner_text()  # in words, as the chat says it
@@ -51,7 +52,7 @@ async def test_an_admin_confirms_a_proposal_on_the_web_page(tmp_path):
                 await item.locator("button[value=confirm]").click()
                 await page.wait_for_url(f"{base}/proposals")
                 await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 0"), timeout=3)
-                assert daemon.store.entries("id = ?", (row["id"],))[0]["reply"] == "by admin"
+                assert entries(daemon.store, "id = ?", (row["id"],))[0]["reply"] == "by admin"
                 await page.goto(f"{base}/proposals")
                 assert await page.locator(f"#p0-{row['id']}").count() == 0
                 await context.close()

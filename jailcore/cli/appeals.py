@@ -11,7 +11,7 @@ import json
 import sys
 
 from jailcore.log.errors import AdminRequestError, ConfigError, StateError
-from jailcore.store.errors import errors_or
+from jailcore.store import errors_or
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -30,11 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def main_appeals(args: argparse.Namespace) -> int:
     from jailcore.cli.proposals import open_for_request
-    from jailcore.store.appeal_answers import settle
-    from jailcore.store.appeals import Appeals
-    from jailcore.store.audit import AuditError, locate
-    from jailcore.store.portable import Db
-    from jailcore.store.requests import Queued
+    from jailcore.store import Appeals, AuditError, Db, Queued, locate, settle_appeal
 
     if args.do != "list" and args.id is None:
         print(f"jailcore appeals {args.do}: give the appeal's number", file=sys.stderr)
@@ -60,7 +56,7 @@ def main_appeals(args: argparse.Namespace) -> int:
         store, queue, why = open_for_request(where, args.config)
         try:
             verdict = "grant" if args.do == "grant" else "uphold"
-            row, pardon = settle(store, queue, why, appeals, args.id, verdict, args.by or getpass.getuser(), args.reason)
+            row, pardon = settle_appeal(store, queue, why, appeals, args.id, verdict, args.by or getpass.getuser(), args.reason)
         finally:
             if store is not None:
                 store.close()

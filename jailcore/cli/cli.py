@@ -118,9 +118,9 @@ def cmd_pardon(args: argparse.Namespace) -> int:
     import getpass
 
     from jailcore.cli.proposals import admin_request
+    from jailcore.store import PardonRequest
 
-    return admin_request(args, "pardon", {"action_id": args.id, "by": args.by or getpass.getuser(), "reason": args.reason},
-                         pardon=True)
+    return admin_request(args, PardonRequest(args.id, args.by or getpass.getuser(), args.reason), pardon=True)
 
 
 def cmd_ctban(args: argparse.Namespace) -> int:
@@ -133,8 +133,7 @@ def cmd_db(args: argparse.Namespace) -> int:
     """`jailcore db upgrade`: the state database brought to this version's schema in place (the
     daemon does it at start too); a newer one is refused in one line."""
     from jailcore.log.errors import AuditError, StateError
-    from jailcore.store.audit import locate
-    from jailcore.store.location import upgrade
+    from jailcore.store import locate, upgrade
 
     try:
         print(upgrade(locate(args.state_db, args.config)))
@@ -346,7 +345,7 @@ def _audit_filters(p: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from jailcore.log.errors import StateError
-    from jailcore.store.errors import errors_or
+    from jailcore.store import errors_or
 
     args = build_parser().parse_args(argv)
     try:

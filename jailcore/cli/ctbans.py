@@ -20,14 +20,12 @@ from jailcore.cli.status import _standings, expired, saved_servers, server_names
 from jailcore.cli.tail import coloured, json_line, paint, safe
 from jailcore.log.accounts import account, same_account
 from jailcore.log.errors import AdminRequestError, ConfigError
-from jailcore.store.audit import AuditError, ban_left, locate, open_reader
-from jailcore.store.location import shown
-from jailcore.store.sqlite import StoreError
+from jailcore.store import AuditError, StoreError, ban_left, locate, open_reader, shown
 
 if TYPE_CHECKING:  # `list` reads what the daemon saved and loads no rule: it answers at once
     from jailcore.cli.status import Saved
     from jailcore.config.config import Config
-    from jailcore.store.reader import Reader
+    from jailcore.store import Reader
 
 STEAMID = re.compile(r"STEAM_[01]:[01]:[0-9]{1,10}|\[U:1:[0-9]{1,10}\]|7656119[0-9]{10}")
 
@@ -178,7 +176,7 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
     if not lift and args.rounds is not None and not 1 <= args.rounds <= MAX_ROUNDS:
         raise CtbanError(f"--rounds takes 1 to {MAX_ROUNDS}")
     from jailcore.cli.proposals import open_for_request
-    from jailcore.store.requests import Queued, ask
+    from jailcore.store import CtBanRequest, Queued, submit
 
     lift_or = (None, None) if lift else (args.minutes if args.rounds is None else None, args.rounds)
     found, queue, why = open_for_request(path, args.config)
@@ -187,8 +185,7 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
         if server is None:
             raise CtbanError(f"the state database is away ({why}): say which server with --server, and the request waits for it")
         by = args.by or getpass.getuser()
-        queued = ask(None, queue, why, "ctban", server=server, steamid=steamid, name="", minutes=lift_or[0], rounds=lift_or[1],
-                     reason=args.reason, by=by, lift=lift)
+        queued = submit(None, queue, why, CtBanRequest(server, steamid, "", lift_or[0], lift_or[1], args.reason, by, lift))
         assert isinstance(queued, Queued)
         print(safe(f"CT ban {'lift ' if lift else ''}for {steamid} on {server} by {by} {queued.said()}"))
         return 0
@@ -207,8 +204,7 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
         _other_universe(db, steamid, server, holds)
         by = args.by or getpass.getuser()
         minutes, rounds = lift_or
-        row = ask(store, queue, "", "ctban", server=server, steamid=steamid, name=name, minutes=minutes, rounds=rounds, reason=args.reason,
-                  by=by, lift=lift)
+        row = submit(store, queue, "", CtBanRequest(server, steamid, name, minutes, rounds, args.reason, by, lift))
     finally:
         db.close()
         store.close()

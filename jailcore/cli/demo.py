@@ -21,6 +21,7 @@ from jailcore.config.config import Config
 from jailcore.engine.actions import Action
 from jailcore.io.daemon import Daemon
 from jailcore.sim.simserver import SimServer
+from jailcore.store import Filter
 
 
 def _clean(chat: str) -> str:
@@ -119,7 +120,7 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
             admin = sim.add_player("Смотритель", "Spectator", admin="b")  # an admin watching, with the flag of sm_jailcore_admin_flag
             await step("A prisoner advertises another server: a ban for ever is proposed to the admins, not given (001 Общие 19)", lambda: (
                 says([p for p in sim.players.values() if p.team == "TERRORIST"][-1], "заходите к нам: 212.129.25.133:27015"),))
-            proposals = daemon.store.entries("action = 'propose'")
+            proposals = daemon.store.entries(Filter(action="propose"))
             if proposals and page is not None:
                 print(f"  it waits on the web page under «На решение» (#{proposals[-1]['id']}): confirm or dismiss it there")
             elif proposals:
@@ -128,7 +129,7 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
                     print(f"  {_clean(next((x for x in admin.chat if f'#{number}]' in x), ''))}"),
                     says(admin, f"!jcdismiss {number} это наш второй сервер")))
                 await asyncio.sleep(pause)
-                (answered,) = daemon.store.entries("id = ?", (number,))
+                (answered,) = [r for r in daemon.store.entries(Filter(action="propose")) if r["id"] == number]
                 print(f"  entry #{number}: {answered['status']} ({answered['reply']})")
             rows = daemon.store.entries()
             delivered = sum(1 for r in rows if r["status"] == "delivered")

@@ -13,12 +13,11 @@ def main_import(args: argparse.Namespace) -> int:
     from jailcore.cli.tail import safe
     from jailcore.config.config import Config
     from jailcore.log.errors import ConfigError, StateError
-    from jailcore.store.ctbans_import import bring_over, read
-    from jailcore.store.location import open_reader, open_store, shown
+    from jailcore.store import bring_over, open_reader, open_store, read_ctbans, shown
 
     try:
         config = Config.from_toml(args.config)
-        found = read(args.url, args.prefix)
+        found = read_ctbans(args.url, args.prefix)
         where = config.state_where
         store = open_store(where)
         reader = open_reader(where)

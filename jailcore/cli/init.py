@@ -16,7 +16,7 @@ from pathlib import Path
 
 from jailcore.log.errors import ConfigError
 from jailcore.log.numbers import is_digits
-from jailcore.store.access import DEFAULT_STATE
+from jailcore.store import DEFAULT_STATE
 
 CELL_MAX = 2_147_483_647  # sv_logsecret is a 32-bit cell; the engine ignores 0
 PRESETS = ("server-a", "server-b", "example")

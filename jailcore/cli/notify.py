@@ -38,7 +38,7 @@ def main_notify(args: argparse.Namespace) -> int:
 def failing_sinks(db: Any) -> dict[str, Any]:
     """`{"notify_failing": [...]}`: the sinks that keep failing, from the database's own record
     (the senders write it); {} when none."""
-    from jailcore.store.notices import failing, sink_health
+    from jailcore.store import failing, sink_health
 
     found = failing(sink_health(db.rows))
     return {"notify_failing": found} if found else {}

@@ -13,18 +13,16 @@ from typing import TYPE_CHECKING
 from jailcore.log.errors import AdminRequestError, ConfigError, StateError
 
 if TYPE_CHECKING:
-    from jailcore.store.interface import StateStore
+    from jailcore.store import Request, StateStore
 
 
-def admin_request(args: argparse.Namespace, kind: str, asked: dict, pardon: bool = False) -> int:
+def admin_request(args: argparse.Namespace, request: Request, pardon: bool = False) -> int:
     """An admin's word on one entry (`pardon`, `confirm`, `dismiss`), written as a row the
     running daemon applies: at once when it hears the nudge, else at its next poll. On a
     database server that cannot be reached it waits in this machine's queue (store.requests)."""
     from jailcore.cli.tail import human
     from jailcore.io.wake import nudge
-    from jailcore.store.audit import AuditError, locate, open_reader
-    from jailcore.store.location import shown
-    from jailcore.store.requests import Queued, ask
+    from jailcore.store import AuditError, Queued, locate, open_reader, shown, submit
 
     try:
         path = locate(args.state_db, args.config)
@@ -33,7 +31,7 @@ def admin_request(args: argparse.Namespace, kind: str, asked: dict, pardon: bool
         print(f"jailcore {args.command}: {exc}", file=sys.stderr)
         return 1
     try:
-        request_id = ask(store, queue, why, kind, **asked)
+        request_id = submit(store, queue, why, request)
         if isinstance(request_id, Queued):
             print(f"{args.command} {request_id.said()}")
             return 0
@@ -59,17 +57,17 @@ def open_for_request(path: str, config: str | None) -> tuple[StateStore | None, 
     """The store an admin's request is written through, this machine's queue for it (a database
     server and a config that names `[state] path`), and why the store is None (the server cannot
     be reached: the request waits in the queue)."""
-    from jailcore.store.location import is_url, open_store
+    from jailcore.store import is_url, open_store
 
     queue = None
     if is_url(path) and config:
         from jailcore.config.config import Config
-        from jailcore.store.requests import requests_path
+        from jailcore.store import requests_path
 
         queue = requests_path(Config.from_toml(config).state_path)
     if not is_url(path):
         return open_store(path), None, ""
-    from jailcore.store.mariadb import Unreachable
+    from jailcore.store import Unreachable
 
     try:
         return open_store(path), queue, ""
@@ -78,8 +76,9 @@ def open_for_request(path: str, config: str | None) -> tuple[StateStore | None, 
 
 
 def main_answer(args: argparse.Namespace) -> int:
-    return admin_request(args, "answer", {"action_id": args.id, "answer": args.command, "by": args.by or getpass.getuser(),
-                                          "reason": args.reason})
+    from jailcore.store import AnswerRequest
+
+    return admin_request(args, AnswerRequest(args.id, args.command, args.by or getpass.getuser(), args.reason))
 
 
 

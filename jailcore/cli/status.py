@@ -25,17 +25,32 @@ from jailcore.cli.shim import shim_notes, shim_said
 from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, paint, safe
 from jailcore.log.errors import ConfigError
 from jailcore.log.logtime import moment
-from jailcore.store.access import out_of_reach
-from jailcore.store.audit import DAYS, AuditError, ban_left, daemon_word, locate, open_proposals, open_reader, readable_ban, span
-from jailcore.store.journal import aside_in, journal_path, waiting_in
-from jailcore.store.location import is_url, shown
-from jailcore.store.requests import refused_requests, requests_path, waiting_requests
+from jailcore.store import (
+    DAYS,
+    AuditError,
+    aside_in,
+    ban_left,
+    daemon_word,
+    is_url,
+    journal_path,
+    locate,
+    open_proposals,
+    open_reader,
+    out_of_reach,
+    readable_ban,
+    refused_requests,
+    requests_path,
+    shown,
+    span,
+    waiting_in,
+    waiting_requests,
+)
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
     from jailcore.engine.engine import Engine
     from jailcore.log.inbound import Refusals
-    from jailcore.store.reader import Reader
+    from jailcore.store import Reader
 
 STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}

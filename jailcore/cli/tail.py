@@ -22,12 +22,10 @@ if TYPE_CHECKING:
     from jailcore.config.config import Config
 
 from jailcore.log.invisible import INVISIBLE
-from jailcore.store.audit import DAYS, AuditError, as_json, ban_left, locate, open_reader, standing
-from jailcore.store.errors import errors_or
-from jailcore.store.filter import Filter
+from jailcore.store import DAYS, AuditError, Filter, as_json, ban_left, errors_or, locate, open_reader, standing
 
 if TYPE_CHECKING:
-    from jailcore.store.reader import Reader
+    from jailcore.store import Reader
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90",

@@ -15,7 +15,7 @@ from jailcore.log.errors import AdminRequestError
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
 from jailcore.session.session import Session
-from jailcore.store.interface import StateStore
+from jailcore.store import AnswerRequest, PardonRequest, StateStore
 
 
 class Requests:
@@ -43,9 +43,9 @@ class Requests:
         store's refusal (an unknown id, answered already) is said to the admins online."""
         try:
             if isinstance(ask, fx.AskPardon):
-                self.store.request_pardon(ask.action_id, ask.by, ask.reason, steamid=ask.steamid)
+                self.store.submit(PardonRequest(ask.action_id, ask.by, ask.reason, steamid=ask.steamid))
             else:
-                self.store.request_answer(ask.action_id, ask.answer, ask.by, ask.reason, server=self.server)  # an admin here answers for here
+                self.store.submit(AnswerRequest(ask.action_id, ask.answer, ask.by, ask.reason, server=self.server))  # an admin here answers for here
             self.store.commit()
         except AdminRequestError as exc:
             self.put(si.Refused(str(exc)))

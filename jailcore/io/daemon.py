@@ -30,10 +30,7 @@ from jailcore.io.supervisor import Supervisor
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
 from jailcore.session.session import Ids
-from jailcore.store.errors import DATABASE_ERRORS
-from jailcore.store.interface import StateStore
-from jailcore.store.location import shown
-from jailcore.store.writer import Reader, Writer
+from jailcore.store import DATABASE_ERRORS, NewsReader, StateStore, Writer, shown
 
 log = logging.getLogger("jailcore")
 
@@ -251,7 +248,7 @@ class Daemon(Parts):
         if self.mqtt is not None:
             await self.mqtt.drain(1.0)
 
-    async def _at_stop(self, readers: list[Reader]) -> None:
+    async def _at_stop(self, readers: list[NewsReader]) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self.writer.close if self.own_writer else self.writer.settle)
         readers.remove(self.inbox)
         self._tell_peers()  # the bans whose rows the last commit made durable: kept below if the broker has not taken them

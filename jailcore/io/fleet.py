@@ -40,11 +40,7 @@ from jailcore.io.process import Edits, last_word, process_hooks, run_loop, stopp
 from jailcore.log.inbound import Refusals, ctban_message
 from jailcore.session.inputs import PeerBan
 from jailcore.session.session import Ids
-from jailcore.store.errors import DATABASE_ERRORS, errors_or
-from jailcore.store.interface import StateStore
-from jailcore.store.location import daemon_store, daemon_writer, is_url
-from jailcore.store.sqlite import StoreError
-from jailcore.store.writer import Writer
+from jailcore.store import DATABASE_ERRORS, StateStore, StoreError, Writer, daemon_store, daemon_writer, errors_or, is_url
 
 log = logging.getLogger("jailcore")
 GC_YOUNG = 50_000  # allocations between young collections (Python's default: 700)

@@ -46,11 +46,11 @@ import aiomqtt
 
 from jailcore.log import jsontext
 from jailcore.log.inbound import NetworkBan, NetworkLift, Refusals, ctban_message, json_of, seal, unseal
-from jailcore.store.errors import DATABASE_ERRORS
+from jailcore.store import DATABASE_ERRORS
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
-    from jailcore.store.interface import StateStore
+    from jailcore.store import StateStore
 
 log = logging.getLogger("jailcore.mqtt")
 

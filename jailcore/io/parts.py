@@ -24,10 +24,7 @@ from jailcore.io.mqtt import link_for
 from jailcore.io.rcon import RconClient
 from jailcore.session import inputs as si
 from jailcore.session.session import Ids, Session
-from jailcore.store.interface import StateStore
-from jailcore.store.location import bridge_for, daemon_store, daemon_writer
-from jailcore.store.sqlite import StoreError
-from jailcore.store.writer import Writer
+from jailcore.store import StateStore, StoreError, Writer, bridge_for, daemon_store, daemon_writer
 
 ID_BLOCK, ID_GAP = 1000, 1000  # audit ids reserved at a time; skipped at each start
 Put = Callable[[Any], None]

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from jailcore.store.errors import DATABASE_ERRORS
+from jailcore.store import DATABASE_ERRORS
 
 log = logging.getLogger("jailcore")
 

@@ -9,9 +9,7 @@ from jailcore.config.config import Config
 from jailcore.io.daemon import Daemon
 from jailcore.io.notify.notifier import alongside, say_now
 from jailcore.io.process import last_word, run_loop
-from jailcore.store.errors import DATABASE_ERRORS, errors_or
-from jailcore.store.location import daemon_store
-from jailcore.store.sqlite import StoreError
+from jailcore.store import DATABASE_ERRORS, StoreError, daemon_store, errors_or
 
 log = logging.getLogger("jailcore")
 

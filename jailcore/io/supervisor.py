@@ -17,7 +17,7 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
-from jailcore.store.errors import DATABASE_ERRORS
+from jailcore.store import DATABASE_ERRORS
 
 log = logging.getLogger("jailcore")
 

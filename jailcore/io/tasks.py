@@ -23,7 +23,7 @@ from jailcore.session import inputs as si
 from jailcore.session.session import Session
 
 if TYPE_CHECKING:  # its database driver is imported only by a server that has the bridge
-    from jailcore.store.sourcebans import SourceBans
+    from jailcore.store import SourceBans
 
 Put = Callable[[Any], None]
 

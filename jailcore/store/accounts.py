@@ -29,8 +29,8 @@ from typing import Any
 
 import attrs
 
-from jailcore.log.errors import AdminRequestError
 from jailcore.log.limits import ACCOUNT, KEY, SHORT_WORD, TIME, fit
+from jailcore.store.errors import AccountError
 
 ROLES = ("viewer", "moderator", "admin", "owner")  # as config.webconfig.ROLES (the store imports no config)
 
@@ -68,10 +68,6 @@ MARIADB_TABLES = [  # widths from log/limits.py
 ]
 # What an account change was, as `account_changes.what` keeps it (the page's words: activity.account.*)
 CHANGES = ("added", "imported", "password", "role", "password_role", "removed")
-
-
-class AccountError(AdminRequestError, ValueError):
-    pass
 
 
 @attrs.frozen

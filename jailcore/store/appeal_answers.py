@@ -1,5 +1,5 @@
 """An admin's answer to an appeal, whichever door it comes by (the web page, `jailcore appeals
-grant|uphold`): a grant is a pardon through the one pardon road (store.requests.ask), an upheld
+grant|uphold`): a grant is a pardon through the one pardon road (store.requests.submit), an upheld
 appeal keeps the reason the player reads. Apart from store/appeals.py: it reaches the admins'
 request queue, which the backends' own modules reach too."""
 
@@ -8,18 +8,20 @@ from __future__ import annotations
 from typing import Any
 
 from jailcore.log.errors import AdminRequestError
-from jailcore.store.appeals import REASON_MAX, AppealError, Appeals
+from jailcore.store.appeals import REASON_MAX, Appeals
+from jailcore.store.errors import AppealError
 from jailcore.store.spelling import Row
 
 
-def settle(store: Any, queue: str | None, why_away: str, appeals: Appeals, appeal_id: int, verdict: str, by: str, reason: str,
+def settle_appeal(store: Any, queue: str | None, why_away: str, appeals: Appeals, appeal_id: int, verdict: str, by: str, reason: str,
            may_ban: bool = True) -> tuple[Row, object]:
     """An admin's answer to an open appeal: `grant` is a pardon of the punishment through the one
-    pardon road (store.requests.ask: the `pardons` row the server's daemon applies, lifting it
+    pardon road (store.requests.submit: the `pardons` row the server's daemon applies, lifting it
     in the game, here and in SourceBans++; queued while a database server is away); `uphold`
     needs a reason, which the player reads on his link. Returns the answered appeal and the
     pardon's row id (or Queued; None when it was pardoned already, or upheld)."""
-    from jailcore.store.requests import ask
+    from jailcore.store.request_kinds import PardonRequest
+    from jailcore.store.requests import submit
 
     row = appeals.still_open(appeal_id)
     reason = " ".join(reason.split())[:REASON_MAX]
@@ -31,8 +33,8 @@ def settle(store: Any, queue: str | None, why_away: str, appeals: Appeals, appea
         raise AppealError(f"grant or uphold, not {verdict[:20]!r}")
     pardon: object = None
     try:
-        pardon = ask(store, queue, why_away, "pardon", action_id=int(row["action_id"]), by=by,
-                     reason=reason or f"appeal #{appeal_id}", server=row["server"], may_ban=may_ban)
+        pardon = submit(store, queue, why_away, PardonRequest(int(row["action_id"]), by, reason or f"appeal #{appeal_id}",
+                                                              server=row["server"], may_ban=may_ban))
     except AdminRequestError as exc:
         if "already pardoned" not in str(exc):
             raise

@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from jailcore.log import limits
-from jailcore.log.errors import AdminRequestError
+from jailcore.store.errors import AppealError
 from jailcore.store.spelling import Database, Reads, Row, marks, missing_table, spell
 
 SCHEMA = [
@@ -39,10 +39,6 @@ CONTACT_MAX = limits.KEY  # its column's width
 REASON_MAX = 500  # an admin's answer
 OPEN_MAX = 1000  # appeals waiting for an answer, on every server together: past it, new ones wait for room
 STATUSES = ("open", "granted", "upheld")
-
-
-class AppealError(AdminRequestError, ValueError):
-    """An appeal or an answer refused: the message says why, in one line (a page shows it)."""
 
 
 def schema(dialect: str) -> list[str]:

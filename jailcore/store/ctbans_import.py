@@ -21,11 +21,12 @@ from jailcore.engine.actions import Action, Target
 from jailcore.log.accounts import account
 from jailcore.log.inbound import MAX_MINUTES
 from jailcore.log.numbers import SQLITE_MAX, whole
+from jailcore.store.errors import StoreError
 from jailcore.store.filter import Filter
 from jailcore.store.interface import StateStore
 from jailcore.store.location import is_url
 from jailcore.store.reader import Reader
-from jailcore.store.sqlite import StoreError
+from jailcore.store.request_kinds import CtBanRequest
 
 BY = "CT Bans import"  # the admin of the requests the import writes (and how a second run knows them)
 RULE = "import.ctbans"
@@ -73,7 +74,7 @@ EARLIEST = 946_684_800  # 2000-01-01: no CT Bans row is older
 SLACK = 86_400  # seconds a row may be ahead of this machine's clock (another machine's)
 
 
-def read(source: str, prefix: str = "", now: float | None = None) -> Rows:
+def read_ctbans(source: str, prefix: str = "", now: float | None = None) -> Rows:
     """The running bans and the log of a CT Bans database, each row judged alone; a StoreError
     of one line when it cannot be read at all (never the password)."""
     if prefix and not all(c.isascii() and (c.isalnum() or c == "_") for c in prefix):
@@ -206,7 +207,7 @@ def bring_over(store: StateStore, reader: Reader, server: str, running: list[Run
             skipped += 1
             continue
         why = f"{ban.reason or 'CT Bans'} ({ban.admin or 'CT Bans'})"[:200]
-        store.request_ctban(server, ban.steamid, ban.name, ban.minutes, None, why, BY)
+        store.submit(CtBanRequest(server, ban.steamid, ban.name, ban.minutes, None, why, BY))
         bans += 1
         permanent += ban.minutes == 0
     store.commit()

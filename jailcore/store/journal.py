@@ -27,16 +27,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from jailcore.log.errors import StateError
+from jailcore.store.errors import Taken
 
 Op = tuple[str, Any, bool]  # (SQL in the store's spelling, its parameters, executemany)
 
 
 MOST = 64  # journals beside one path: more processes than that on one machine and one database is a mistake
-
-
-class Taken(StateError):
-    """Every journal beside the path is held by another process."""
 
 
 def _named(path: str, k: int) -> str:
@@ -73,12 +69,7 @@ class Journal:
                 raise Taken(f"journal {self.path} was taken by another jailcore process while its damaged file was put aside") from None
             self._held = held
             self.db = _open(self.path)
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'origin'").fetchone()
-        if row is None:
-            self.origin = uuid.uuid4().hex
-            self.db.execute("INSERT INTO meta (key, value) VALUES ('origin', ?)", (self.origin,))
-        else:
-            self.origin = row[0]
+        self.origin = origin(self.db, uuid.uuid4().hex)
 
     def newest(self) -> int:
         return int(self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()[0])
@@ -107,6 +98,13 @@ class Journal:
     def close(self) -> None:
         self.db.close()
         os.close(self._held)  # and its lock with it
+
+
+def origin(db: sqlite3.Connection, fresh: str) -> str:
+    """A local waiting file's name for itself (a journal's, a request queue's: `meta` origin), the
+    database's key for what it applied of it: `fresh` the first time, kept for ever after."""
+    db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('origin', ?)", (fresh,))
+    return str(db.execute("SELECT value FROM meta WHERE key = 'origin'").fetchone()[0])
 
 
 def hold(candidate: str, make: bool = True) -> int | None:

@@ -70,7 +70,8 @@ def upgrade(where: str) -> str:
     else:
         import sqlite3
 
-        from jailcore.store.sqlite import StoreError, check_ours, refuse_link
+        from jailcore.store.errors import StoreError
+        from jailcore.store.sqlite import check_ours, refuse_link
         from jailcore.store.sqlite import upgrade as upgrade_file
 
         refuse_link(where)
@@ -111,7 +112,7 @@ def daemon_writer(state_url: str, state_path: str, checkpoint_interval: float = 
     writer.start()
     if writer.error is not None:  # its connection or its journal could not be opened: said now, in one line (before: nothing, and no row was ever durable)
         from jailcore.log.errors import StateError
-        from jailcore.store.sqlite import StoreError
+        from jailcore.store.errors import StoreError
 
         error = writer.error
         raise StoreError(str(error) if isinstance(error, StateError) else
@@ -125,12 +126,13 @@ def bridge_for(config: Config, where: str) -> SourceBans | None:
     from SourceBans++ are written through a store of their own (it runs in a worker thread)."""
     if config.sourcebans is None:
         return None
+    from jailcore.store.request_kinds import PardonRequest
     from jailcore.store.sourcebans import SourceBans
 
     def pardon(action_id: int, by: str, reason: str) -> object:
         store = open_store(where)
         try:
-            return store.request_pardon(action_id, by, reason)
+            return store.submit(PardonRequest(action_id, by, reason))
         finally:
             store.close()
 

@@ -20,8 +20,7 @@ from typing import Any
 
 import pymysql
 
-from jailcore.store.errors import DatabaseFault
-from jailcore.store.sqlite import StoreError
+from jailcore.store.errors import DatabaseFault, StoreError
 
 log = logging.getLogger("jailcore")
 

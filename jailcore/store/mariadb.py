@@ -29,7 +29,7 @@ import threading
 import time as clock
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import attrs
@@ -38,30 +38,45 @@ import pymysql.cursors
 
 from jailcore.engine.actions import Action, AuditStatus
 from jailcore.log.errors import AuditError
-from jailcore.log.limits import KEY, NAME, SHORT_WORD, STEAMID, TIME, TOPIC, WORD, fit, fit_text, fit_text_or_none
+from jailcore.log.limits import KEY, NAME, SHORT_WORD, STEAMID, TIME, TOPIC, WORD, fit, fit_text
 from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
 from jailcore.store import appeals, notices
 from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
 from jailcore.store.accounts import KeepsAccounts
-from jailcore.store.errors import DatabaseFault
+from jailcore.store.errors import Away, DatabaseFault, Lost, PardonError, ProposalError, Refused, StoreError, Unreachable
 from jailcore.store.hang import HangWatch
 from jailcore.store.journal import DAMAGED, Journal, Leftover, Op, damaged_beside, hold, holds, left_beside
 from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
-from jailcore.store.reader import Dialect, Reader, Row
-from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, link_values, request_values
-from jailcore.store.sqlite import (
+from jailcore.store.reader import Reader, Row
+from jailcore.store.requests import TakesRequests
+from jailcore.store.rows import (
+    ACT,
+    ACTS_WAITING,
+    ANSWER,
+    ANSWER_OF,
+    ANSWERS_WAITING,
+    ANY_WAITING,
+    AUDIT_INSERT,
+    CTBAN,
+    CTBANS_WAITING,
+    LINES,
+    PARDON,
+    PARDONS_WAITING,
+    PROPOSAL_ROW,
     PRUNE_EVERY,
-    REQUEST_TABLES,
-    SENT,
-    PardonError,
-    ProposalError,
-    StoreError,
-    check_act,
-    check_answer,
-    check_pardon,
+    PRUNE_LINES,
+    SNAPSHOT,
+    WritesRows,
+    act_values,
+    audit_values,
+    line_values,
+    pardon_values,
+    request_values,
 )
+from jailcore.store.spelling import Dialect
+from jailcore.store.verdicts import check_act, check_answer, check_pardon
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes
     from jailcore.session import effects as fx
@@ -197,10 +212,6 @@ def connect(where: Target, autocommit: bool = True, dicts: bool = True, batches:
         raise (Unreachable if code in (2003, 2005, 2006, 2013) else StoreError)(f"state database {where.shown}: {_why(exc)}") from None
 
 
-class Unreachable(StoreError):
-    """The server cannot be reached (not a refusal: a wrong password or no such database is a StoreError)."""
-
-
 def _why(exc: BaseException) -> str:
     code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
     text = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
@@ -225,6 +236,14 @@ class MariaDialect(Dialect):
 
     def sql(self, text: str) -> str:
         return text.replace("%", "%%").replace("?", "%s")
+
+    def upsert(self, table: str, key: tuple[str, ...], columns: tuple[str, ...]) -> str:
+        names = (*key, *columns)
+        return (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
+                f"ON DUPLICATE KEY UPDATE {', '.join(f'{c} = VALUES({c})' for c in columns)}")
+
+    def json_field(self, column: str, field: str) -> str:
+        return f"JSON_VALUE({column}, '$.{field}')"
 
     def has_name(self, value: str, column: str = "name") -> tuple[str, object]:
         """utf8mb4_unicode_ci compares case-blind, Cyrillic included. LOCATE rather than
@@ -416,18 +435,6 @@ def _lost(exc: BaseException) -> bool:
     return isinstance(exc, pymysql.err.OperationalError) and code in _LOST
 
 
-class Lost(DatabaseFault):
-    """The connection to the server was lost during a statement (did it land? the caller asks)."""
-
-
-class Refused(DatabaseFault):
-    """The server refused a statement (`code`, MariaDB's error number); see VALUE_REFUSALS."""
-
-    def __init__(self, message: str, code: int | None = None):
-        super().__init__(message)
-        self.code = code
-
-
 # What the server refuses for a row's own values, not for the database: a text too long for
 # its column (1406), a character its charset lacks or a number that is none (1366, 1292,
 # 1300, 1367), out of range (1264, 1690), truncated (1265), a NULL or a missing value
@@ -441,12 +448,7 @@ def _code(exc: BaseException) -> int | None:
     return exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
 
 
-class Away(StoreError):
-    """The database server is away and this store has no journal (the command line, the web
-    page): the message says so; nothing was written."""
-
-
-class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
+class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
     """The write side on MariaDB, with `store.sqlite.Store`'s methods. Writes join an open
     transaction that `commit` ends, as on SQLite. With a `journal` (the daemon's), a server
     that goes away is ridden out: transactions wait in the journal, in order, and a thread
@@ -458,6 +460,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
     (nothing waiting, no block, "ask again") for `QUIET` seconds at a time."""
 
     shared: ClassVar[bool] = True
+    dialect: ClassVar[MariaDialect]  # (set below the class: DIALECT)
 
     def __init__(self, url: str, journal: str | None = None, requests: str | None = None, on_loop: bool = False):
         self.url = url
@@ -1033,20 +1036,9 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
     # -- engine state -----------------------------------------------------------------------------
 
     def load_state(self, server: str) -> dict[str, Any] | None:
-        rows = self._rows("SELECT snapshot FROM state WHERE server = ?", (server,))
+        rows = self._rows(SNAPSHOT, (server,))
         self.db.commit()  # a fresh snapshot for the next read (REPEATABLE READ holds the first)
         return json.loads(rows[0]["snapshot"]) if rows else None
-
-    def save_standing(self, server: str, standing: str, when: str) -> None:
-        self._write("INSERT INTO standing (server, state, updated) VALUES (?, ?, ?) "
-                    "ON DUPLICATE KEY UPDATE state = VALUES(state), updated = VALUES(updated)", (server, standing, when))
-
-    def _put_state(self, server: str, text: str, when: str) -> None:
-        """The one upsert of a server's snapshot (save_state, and the session's SaveState rows)."""
-        self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
-                    "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated = VALUES(updated)", (server, text, when))
-
-    # -- audit log / outbox -----------------------------------------------------------------------
 
     def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus, row_id: int | None = None) -> int:
         """An audit row under the id the session gave it (from `reserve_ids`), else the next of this store's own block."""
@@ -1061,13 +1053,6 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
             else:
                 seen[0], seen[1], seen[2] = values[8], seen[1] + 1, max(seen[2], values[2])
         return row_id
-
-    def mark_sent(self, row_ids: list[int]) -> None:
-        if row_ids:
-            self._write(f"UPDATE audit SET reply = '{SENT}' WHERE id = ? AND status = 'pending'", [(i,) for i in row_ids], many=True)
-
-    def mark(self, row_id: int, status: str, reply: str | None) -> None:
-        self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (fit(status, WORD), fit_text_or_none(reply), row_id))
 
     def reserve_ids(self, count: int, gap: int = 0) -> int:
         """The first of `count` audit ids no process sharing the database has or will be given,
@@ -1085,24 +1070,14 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
     def keep_lines(self, row: fx.KeepLines) -> None:
         if not row.lines:
             return
-        self._write("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", line_values(row.lines), many=True)
+        self._write(LINES, line_values(row.lines), many=True)
         if clock.monotonic() >= self._prune_due and is_time(row.lines[-1][2]):  # (a log time is parsed: always, but never trusted)
             self._prune_due = clock.monotonic() + PRUNE_EVERY
-            self._write("DELETE FROM loglines WHERE time < ?", (plus_minutes(row.lines[-1][2], -row.keep_days * 1440),))
-
-    def in_game_ctban(self, g: fx.InGameCtBan) -> None:
-        self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, `by`, time, applied_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*request_values(g.server, g.steamid, g.name, g.minutes, g.rounds, g.lift, g.reason, g.by, g.when), fit(g.when, TIME)))
+            self._write(PRUNE_LINES, (plus_minutes(row.lines[-1][2], -row.keep_days * 1440),))
 
     def resume(self, server: str) -> si.Resume:
         """What a server's last process left: its pending rows and its proposals still waiting."""
-        from jailcore.session import inputs as si
-
-        pending = tuple(si.Pending(r["id"], r["command"], json.loads(r["detail"]), r["reply"] == SENT) for r in self.pending_rows(server))
-        rows = self._rows("SELECT id, JSON_VALUE(detail, '$.index') AS number FROM audit "
-                          "WHERE server = ? AND action = 'propose' AND status = 'proposed' ORDER BY seq", (server,))
-        return si.Resume(pending, tuple((int(r["number"] or 0), int(r["id"])) for r in rows))
+        return self._resumed(server, self.pending_rows(server))
 
     def waiting(self, server: str, fresh: float = 0.2) -> bool:
         """Whether any admin's row waits for this server: one query a `fresh` interval for every
@@ -1111,9 +1086,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         if now - self._waiting_at > fresh and not self._unreachable():
             self._waiting_at = now
             try:
-                self._waiting = {r["server"] for r in self._rows(
-                    "SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
-                    "UNION SELECT server FROM answers WHERE applied_at IS NULL UNION SELECT server FROM act_requests WHERE applied_at IS NULL")}
+                self._waiting = {r["server"] for r in self._rows(ANY_WAITING)}
             except DatabaseFault:
                 if not self._went_away():
                     raise
@@ -1126,18 +1099,6 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         with self._lock:
             self._block = (0, 0)
             self._reserve(gap)
-
-    def pending(self, server: str) -> list[tuple[int, str]]:
-        return [(r["id"], r["command"]) for r in self.pending_rows(server)]
-
-    def pending_rows(self, server: str) -> list[Row]:
-        return self._rows("SELECT * FROM audit WHERE server = ? AND status = 'pending' ORDER BY id", (server,))
-
-    def entries(self, where: str = "1 = 1", params: tuple[Any, ...] = ()) -> list[Row]:
-        """Audit rows in order; `where` is SQL written by this program, never by a player."""
-        return self._rows(f"SELECT * FROM audit WHERE {where} ORDER BY id", params)
-
-    # -- pardons, requests, answers ---------------------------------------------------------------
 
     def _here(self, refusal: type[StoreError] | type[PardonError] | type[ProposalError]) -> None:
         """An admin's request needs the database now (its checks read it, its id is the server's)."""
@@ -1167,8 +1128,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         row = self.reader.entry(action_id)
         row = check_pardon(row, lambda: self.reader.pardons_for([action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write("INSERT INTO pardons (server, action_id, `by`, reason, time, steamid) VALUES (?, ?, ?, ?, ?, ?)",
-                          (row["server"], action_id, fit(by, KEY), fit_text(reason), fit(when, TIME), None if steamid is None else fit(steamid, STEAMID)))
+        cur = self._write(PARDON, pardon_values(row["server"], action_id, by, reason, when, steamid))
         self.commit()
         return int(cur.lastrowid)
 
@@ -1179,8 +1139,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
                       reason: str, by: str, lift: bool = False, when: str | None = None) -> int:
         self._here(Away)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, `by`, time) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", request_values(server, steamid, name, minutes, rounds, lift, reason, by, when))
+        cur = self._write(CTBAN, (*request_values(server, steamid, name, minutes, rounds, lift, reason, by, when), None))
         self.commit()
         return int(cur.lastrowid)
 
@@ -1189,14 +1148,13 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         check_act(act, minutes)
         self._here(Away)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write("INSERT INTO act_requests (server, steamid, name, act, minutes, reason, `by`, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                          (server, steamid, name, act, minutes, reason, by, when))
+        cur = self._write(ACT, act_values(server, steamid, name, act, minutes, reason, by, when))
         self.commit()
         return int(cur.lastrowid)
 
     def acts(self, server: str) -> list[Row]:
         """The admins' warnings and bans not yet applied; none while the server is away (they wait there)."""
-        return self._polled(lambda: self._rows("SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)), [])
+        return self._polled(lambda: self._rows(ACTS_WAITING, (server,)), [])
 
     def _polled(self, read: Callable[[], T], away: T) -> T:
         """A read the daemon polls for the admins' rows: `away` (nothing) while the server is away
@@ -1227,10 +1185,7 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         return self._polled(lambda: self._requests(server), nothing)
 
     def _requests(self, server: str) -> tuple[list[Row], list[Row]]:
-        pardons = self._rows("SELECT p.id, p.action_id, p.`by`, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
-                             "WHERE p.applied_at IS NULL AND p.server = ? ORDER BY p.id", (server,))
-        bans = self._rows("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,))
-        return pardons, bans
+        return self._rows(PARDONS_WAITING, (server,)), self._rows(CTBANS_WAITING, (server,))
 
     def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
                        server: str | None = None, may_ban: bool = True) -> int:
@@ -1244,11 +1199,10 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
 
     def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
-        row = check_answer(row, lambda: next(iter(self._rows("SELECT * FROM answers WHERE action_id = ?", (action_id,))), None),
+        row = check_answer(row, lambda: next(iter(self._rows(ANSWER_OF, (action_id,))), None),
                            action_id, answer, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write("INSERT INTO answers (server, action_id, answer, `by`, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
-                          (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
+        cur = self._write(ANSWER, (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
         self.commit()
         return int(cur.lastrowid)
 
@@ -1256,56 +1210,29 @@ class MariaStore(KeepsLocks, WritesRows, KeepsAccounts):
         return self._polled(lambda: self._answers(server), [])
 
     def _answers(self, server: str) -> list[Row]:
-        return self._rows("SELECT n.*, a.detail FROM answers n JOIN audit a ON a.id = n.action_id "
-                          "WHERE n.applied_at IS NULL AND n.server = ? ORDER BY n.id", (server,))
-
-    def note_answer(self, row_id: int, note: str) -> None:
-        self._write("UPDATE answers SET note = ? WHERE id = ?", (fit_text(note), row_id))
+        return self._rows(ANSWERS_WAITING, (server,))
 
     def proposal_row(self, server: str, number: int) -> int | None:
         if self.away is not None:
             return None  # the proposal's row may still wait in the journal
-        rows = self._rows("SELECT id FROM audit WHERE server = ? AND action = 'propose' AND JSON_VALUE(detail, '$.index') = ? "
-                          "ORDER BY id DESC LIMIT 1", (server, number))
+        rows = self._rows(PROPOSAL_ROW.format(index=DIALECT.json_field("detail", "index")), (server, number))
         return int(rows[0]["id"]) if rows else None
 
-    def applied(self, table: Literal["pardons", "ctban_requests", "answers", "act_requests"], row_id: int, when: str) -> None:
-        if table not in REQUEST_TABLES:
-            raise StoreError(f"no request table {table!r}")
-        self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (fit(when, TIME), row_id))
-
-    def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str,
-                  daemon: str = "running", dropped: str = "") -> None:
-        self._write(
-            "INSERT INTO link (server, rcon, outbox, last_line, mode, updated, daemon, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON DUPLICATE KEY UPDATE rcon = VALUES(rcon), outbox = VALUES(outbox), last_line = VALUES(last_line), mode = VALUES(mode), "
-            "updated = VALUES(updated), daemon = VALUES(daemon), dropped = VALUES(dropped)",
-            link_values(server, rcon, outbox, last_line, mode, when, daemon, dropped))
-
-    # -- MQTT messages kept across a stop, and the round's story ---------------------------------
-
-    def keep_messages(self, server: str, messages: list[tuple[str, str, bool]]) -> None:
-        self._write("DELETE FROM mqtt_outbox WHERE server = ?", (server,))
-        if messages:
-            self._write("INSERT INTO mqtt_outbox (server, topic, payload, retain) VALUES (?, ?, ?, ?)",
-                        [(fit(server, KEY), fit(t, TOPIC), p, int(r)) for t, p, r in messages], many=True)
-        self.commit()
-
-    def kept_messages(self, server: str) -> list[tuple[str, str, bool]]:
-        rows = self._rows("SELECT topic, payload, retain FROM mqtt_outbox WHERE server = ? ORDER BY id", (server,))
-        return [(r["topic"], r["payload"], bool(r["retain"])) for r in rows]
-
     def prune_lines(self, before: str) -> int:
-        cur = self._write("DELETE FROM loglines WHERE time < ?", (before,))
+        cur = self._write(PRUNE_LINES, (before,))
         self.commit()
         return int(cur.rowcount)
+
+
+MariaStore.dialect = DIALECT
 
 
 def replay_beside(url: str, queue_path: str) -> int:
     """The daemon's look: a queue of this machine's admins' requests (store.requests) with some
     waiting, replayed through a store of its own (never the writer's open transaction). Returns
     how many were settled."""
-    from jailcore.store.requests import Gone, RequestQueue, replay, waiting_requests
+    from jailcore.store.errors import Gone
+    from jailcore.store.requests import RequestQueue, replay, waiting_requests
 
     if not waiting_requests(queue_path):
         return 0

@@ -40,8 +40,8 @@ class Db:
         if self._conn is not None:
             return self._conn
         if self.dialect == "mariadb":
+            from jailcore.store.errors import StoreError
             from jailcore.store.mariadb import connect, target
-            from jailcore.store.sqlite import StoreError
 
             try:
                 self._conn = connect(target(self.where), autocommit=False, timeout=self.timeout)

@@ -17,80 +17,16 @@ import json
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from jailcore.log.errors import AuditError
 from jailcore.store.access import out_of_reach
 from jailcore.store.filter import Filter
+from jailcore.store.spelling import Dialect, UnplacedDialect, contains
 
 Row = dict[str, Any]
 EVERYTHING = Filter()
 _TABLES = ("audit", "pardons", "answers", "ctban_requests", "loglines")  # the tables whose newest id is asked
-
-
-class Dialect:
-    """How SQLite spells what the backends say differently; `store.mariadb` has MariaDB's."""
-
-    name: ClassVar[str] = "sqlite"
-    # An entry's place in the log, the order readers follow: a column numbered at insert,
-    # not the id, since several processes (`run --workers N`) take their ids from blocks of
-    # their own, so a later row may have a lower id.
-    pos: ClassVar[str] = "seq"  # store.sqlite numbers it at insert (its SEQ_SCHEMA), as MariaDB does
-    by_id: ClassVar[str] = "INDEXED BY audit_seq"  # a scan of a range of places that no other index may turn into a walk of every row
-    missing: ClassVar[tuple[type[BaseException], ...]] = (sqlite3.OperationalError,)  # a table or column a database from before lacks
-    # The index a filter of one action is read on, its places in order, the time beside: a
-    # rare action (the bans in force, ?action=ban) costs its own rows, not the whole range.
-    # Empty where the database has no such index yet (a file not yet upgraded).
-    by_action: str = "INDEXED BY audit_action"
-    names: bool = True  # the database keeps the `names` table (the players search over the whole log)
-    by_name: str = ""  # a name's part read on a narrow index of its own ('' here: SQLite reads the range itself, fast enough)
-
-    def sql(self, text: str) -> str:
-        return text
-
-    def has_name(self, value: str, column: str = "name") -> tuple[str, object]:
-        """Part of a name, case-blind: SQLite folds only ASCII case, so a function of ours does it."""
-        return f"jc_has({column}, ?)", value
-
-    def hint(self, f: Filter) -> str:
-        """The index a page of the log under this filter is read on."""
-        if f.action and self.by_action:
-            return self.by_action
-        if f.name and self.by_name:
-            return self.by_name
-        return self.by_id
-
-    def where(self, f: Filter) -> tuple[str, list[Any]]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        for column, how, value in f.terms():
-            if how == "=":
-                clauses.append(f"{column} = ?")
-                params.append(value)
-            elif how == "rule":
-                clauses.append("(rule = ? OR rule LIKE ?)")
-                params += [value, f"{value}.%"]
-            elif how == ">=":
-                clauses.append(f"{column} >= ?")
-                params.append(value)
-            else:
-                clause, param = self.has_name(str(value))
-                clauses.append(clause)
-                params.append(param)
-        return (" AND ".join(clauses) or "1 = 1"), params
-
-
-class UnplacedDialect(Dialect):
-    """A file of schema version 1 or before, read before a daemon upgraded it: its audit has
-    no `seq`, and one process wrote it, so its ids are its order."""
-
-    pos: ClassVar[str] = "id"
-    by_id: ClassVar[str] = "NOT INDEXED"  # the id is the rowid: its range is read in one sweep
-    by_action = ""
-
-
-def _contains(text: str | None, part: str) -> bool:
-    return part in (text or "").casefold()
 
 
 def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Row:
@@ -333,14 +269,9 @@ class Reader:
 
     def pardons_for(self, action_ids: Iterable[int]) -> dict[int, Row]:
         """The pardon of each of these enforcements that has one (none before pardons existed)."""
-        ids = list(action_ids)
-        out: dict[int, Row] = {}
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in self._rows_or_none(f"SELECT * FROM pardons WHERE action_id IN ({marks})", chunk) or []:
-                out[row["action_id"]] = row
-        return out
+        from jailcore.store.rows import pardons_of
+
+        return pardons_of(self._rows_or_none, action_ids)
 
     def pardons_after(self, after: int, limit: int = 2**31) -> list[Row]:
         return self._rows_or_none("SELECT * FROM pardons WHERE id > ? ORDER BY id LIMIT ?", (after, limit)) or []
@@ -418,13 +349,14 @@ class Reader:
 
 def open_sqlite(path: str) -> Reader:
     """A reader of a SQLite state file, read-only; a file that is not ours is refused in one line."""
-    from jailcore.store.sqlite import StoreError, check_ours, refuse_link, upgrade
+    from jailcore.store.errors import StoreError
+    from jailcore.store.sqlite import check_ours, refuse_link, upgrade
 
     def connect() -> sqlite3.Connection:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         db.row_factory = _dict_row
         db.execute("PRAGMA busy_timeout=5000")
-        db.create_function("jc_has", 2, _contains, deterministic=True)
+        db.create_function("jc_has", 2, contains, deterministic=True)
         return db
 
     try:

@@ -32,16 +32,16 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from jailcore.log.errors import AdminRequestError, StateError
-from jailcore.store.journal import rows_in
+from jailcore.log.errors import AdminRequestError
+from jailcore.store.errors import AwayError, Gone, StoreError, errors_or
+from jailcore.store.journal import origin, rows_in
+from jailcore.store.request_kinds import AnswerRequest, CtBanRequest, PardonRequest, Request, asked_at, from_queue, queued
 
 if TYPE_CHECKING:
     from jailcore.store.interface import StateStore
 
 log = logging.getLogger("jailcore")
 
-# What an admin may ask, and the store's method that writes it (with its own checks).
-KINDS = {"pardon": "request_pardon", "ctban": "request_ctban", "answer": "request_answer", "act": "request_act"}
 
 
 @attrs.frozen
@@ -85,12 +85,10 @@ class RequestQueue:
             except sqlite3.OperationalError as exc:  # another process of this machine added it first
                 if "duplicate column" not in str(exc):
                     raise
-        self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('origin', ?)", (f"req-{uuid.uuid4().hex[:24]}",))
-        self.origin = str(self.db.execute("SELECT value FROM meta WHERE key = 'origin'").fetchone()[0])
+        self.origin = origin(self.db, f"req-{uuid.uuid4().hex[:24]}")
 
-    def add(self, kind: str, args: dict[str, Any]) -> int:
-        assert kind in KINDS
-        cur = self.db.execute("INSERT INTO queued (kind, args) VALUES (?, ?)", (kind, json.dumps(args, ensure_ascii=False)))
+    def add(self, request: Request) -> int:
+        cur = self.db.execute("INSERT INTO queued (kind, args) VALUES (?, ?)", (request.kind, json.dumps(queued(request), ensure_ascii=False)))
         assert cur.lastrowid is not None
         return cur.lastrowid
 
@@ -132,7 +130,7 @@ REFUSALS_SHOWN = 3  # the newest refusals `jailcore status` names (it counts the
 
 
 @attrs.frozen
-class Refused:
+class RefusedRequest:
     """A queued request that its checks refused at replay: what was asked (`kind`, `args`: the
     store method's arguments, `by` and `server` among them), why not, and when ('' in a queue
     file from before the time was kept)."""
@@ -156,7 +154,7 @@ class Refused:
         return f"pardon #{a.get('action_id')}"
 
 
-def refused_requests(path: str | Path | None, limit: int = REFUSALS_SHOWN, since: str = "") -> tuple[int, list[Refused]]:
+def refused_requests(path: str | Path | None, limit: int = REFUSALS_SHOWN, since: str = "") -> tuple[int, list[RefusedRequest]]:
     """How many requests of a queue file were refused at replay (those settled at `since` or
     later, a time; '' for all) and the newest `limit` of them; read only, (0, []) without a file."""
     if not path or not os.path.isfile(path):
@@ -171,7 +169,7 @@ def refused_requests(path: str | Path | None, limit: int = REFUSALS_SHOWN, since
         where = f"outcome LIKE 'refused: %' AND {when} >= ?"
         count = int(db.execute(f"SELECT COUNT(*) FROM settled WHERE {where}", (since,)).fetchone()[0])
         rows = db.execute(f"SELECT seq, kind, args, outcome, {when} FROM settled WHERE {where} ORDER BY seq DESC LIMIT ?", (since, limit))
-        return count, [Refused(int(seq), kind, _args(args), outcome.removeprefix(REFUSED), at) for seq, kind, args, outcome, at in rows]
+        return count, [RefusedRequest(int(seq), kind, _args(args), outcome.removeprefix(REFUSED), at) for seq, kind, args, outcome, at in rows]
     except sqlite3.Error:  # not a queue file (yet): nothing refused in it
         return 0, []
     finally:
@@ -186,16 +184,9 @@ def _args(text: str) -> dict[str, Any]:
     return got if isinstance(got, dict) else {}
 
 
-class Gone(StateError):
-    """The database went away during a replay: what is left stays queued."""
-
-
 def replay(store: StateStore, queue: RequestQueue) -> dict[int, int | AdminRequestError]:
     """Applies the queue to the database, oldest first, each request once. Returns each settled
     request's row id, or the refusal its checks gave; stops (raises Gone) if the database goes away."""
-    from jailcore.store.errors import errors_or
-    from jailcore.store.sqlite import StoreError
-
     out: dict[int, int | AdminRequestError] = {}
     with queue.replaying():
         for seq, kind, args in queue.queued():  # read again under the lock: another process may have settled some
@@ -205,7 +196,7 @@ def replay(store: StateStore, queue: RequestQueue) -> dict[int, int | AdminReque
                     continue
                 store.queued_mark = (queue.origin, seq)
                 try:
-                    row_id = getattr(store, KINDS[kind])(**args)
+                    row_id = store.submit(from_queue(kind, args))
                 finally:
                     store.queued_mark = None
             except AdminRequestError as exc:  # checked now, as when it was asked: refused, nothing written
@@ -220,22 +211,19 @@ def replay(store: StateStore, queue: RequestQueue) -> dict[int, int | AdminReque
     return out
 
 
-def ask(store: StateStore | None, queue_path: str | None, why_away: str, kind: str, **args: Any) -> int | Queued:
+def submit(store: StateStore | None, queue_path: str | None, why_away: str, request: Request) -> int | Queued:
     """An admin's request: the row id written, or Queued while the database is away (`store` None:
     it could not be reached). Without a queue (a SQLite file, or no `[state] path` known) it is
-    the store's own write, as before. A refusal of its checks is raised (AdminRequestError)."""
-    from jailcore.store.errors import errors_or
-    from jailcore.store.sqlite import StoreError
-
-    args.setdefault("when", datetime.now().isoformat(timespec="seconds"))  # when it was asked, whichever door: kept if it waits
+    the store's own write. A refusal of its checks is raised (AdminRequestError)."""
+    request = asked_at(request)
     if queue_path is None or (store is not None and not getattr(store, "shared", False)):
         if store is None:
             raise AwayError(f"the state database is away ({why_away}) and this command has no local queue to keep the request in: "
                             "give --config FILE (its [state] path holds the queue), or ask again when the database is back")
-        return int(getattr(store, KINDS[kind])(**args))
+        return int(store.submit(request))
     queue = RequestQueue(queue_path)
     try:
-        seq = queue.add(kind, args)
+        seq = queue.add(request)
         if store is None:
             return Queued(seq, queue.path, why_away)
         try:
@@ -257,5 +245,20 @@ def ask(store: StateStore | None, queue_path: str | None, why_away: str, kind: s
         queue.close()
 
 
-class AwayError(AdminRequestError):
-    """The database is away and the request could not be kept: nothing was written."""
+class TakesRequests:
+    """Mixed into a backend: `submit(request)`, the one write of an admin's request, each kind
+    through the backend's own method and its checks."""
+
+    def submit(self, request: Request) -> int:
+        me: Any = self
+        if isinstance(request, PardonRequest):
+            return int(me.request_pardon(request.action_id, request.by, request.reason, request.when, request.server, request.may_ban,
+                                         request.steamid))
+        if isinstance(request, CtBanRequest):
+            return int(me.request_ctban(request.server, request.steamid, request.name, request.minutes, request.rounds, request.reason,
+                                        request.by, request.lift, request.when))
+        if isinstance(request, AnswerRequest):
+            return int(me.request_answer(request.action_id, request.answer, request.by, request.reason, request.when, request.server,
+                                         request.may_ban))
+        return int(me.request_act(request.server, request.steamid, request.name, request.act, request.minutes, request.reason,
+                                  request.by, request.when))

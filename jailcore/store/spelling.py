@@ -1,14 +1,21 @@
-"""The words SQLite and MariaDB spell differently in a table's definition, and the face of a
-connection the portable statements run on (store/portable.py's `Db`). Imports nothing of the
-store: the backends read the notices' and appeals' tables from here without a circle."""
+"""What SQLite and MariaDB spell differently: the words of a table's definition, and in a
+statement the few things a `Dialect` spells (a placeholder, an upsert, a field of JSON text, a
+case-blind part of a name, an index to read a range on; `store.mariadb.MariaDialect` is
+MariaDB's); and the face of a connection the portable statements run on (store/portable.py's
+`Db`). Imports nothing of the store but its filter's type: the backends and the reader read it
+without a circle."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from jailcore.log import limits
+
+if TYPE_CHECKING:
+    from jailcore.store.filter import Filter
 
 Row = dict[str, Any]
 
@@ -50,3 +57,79 @@ class Database(Reads, Protocol):
     def execute(self, sql: str, params: Sequence[Any] = ...) -> tuple[int, int | None]: ...
     def transaction(self) -> AbstractContextManager[None]: ...
     def put(self, table: str, key: dict[str, Any], values: dict[str, Any]) -> None: ...
+
+
+class Dialect:
+    """How SQLite spells what the backends say differently; `store.mariadb` has MariaDB's."""
+
+    name: ClassVar[str] = "sqlite"
+    # An entry's place in the log, the order readers follow: a column numbered at insert,
+    # not the id, since several processes (`run --workers N`) take their ids from blocks of
+    # their own, so a later row may have a lower id.
+    pos: ClassVar[str] = "seq"  # store.sqlite numbers it at insert (its SEQ_SCHEMA), as MariaDB does
+    by_id: ClassVar[str] = "INDEXED BY audit_seq"  # a scan of a range of places that no other index may turn into a walk of every row
+    missing: ClassVar[tuple[type[BaseException], ...]] = (sqlite3.OperationalError,)  # a table or column a database from before lacks
+    # The index a filter of one action is read on, its places in order, the time beside: a
+    # rare action (the bans in force, ?action=ban) costs its own rows, not the whole range.
+    # Empty where the database has no such index yet (a file not yet upgraded).
+    by_action: str = "INDEXED BY audit_action"
+    names: bool = True  # the database keeps the `names` table (the players search over the whole log)
+    by_name: str = ""  # a name's part read on a narrow index of its own ('' here: SQLite reads the range itself, fast enough)
+
+    def sql(self, text: str) -> str:
+        return text
+
+    def upsert(self, table: str, key: tuple[str, ...], columns: tuple[str, ...]) -> str:
+        """The row of this key inserted, or its columns set when it is there (store.rows' STATE, LINK, ...)."""
+        names = (*key, *columns)
+        return (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) ON CONFLICT({', '.join(key)}) "
+                f"DO UPDATE SET {', '.join(f'{c} = excluded.{c}' for c in columns)}")
+
+    def json_field(self, column: str, field: str) -> str:
+        """A field of a column of JSON text, as a value."""
+        return f"json_extract({column}, '$.{field}')"
+
+    def has_name(self, value: str, column: str = "name") -> tuple[str, object]:
+        """Part of a name, case-blind: SQLite folds only ASCII case, so a function of ours does it."""
+        return f"jc_has({column}, ?)", value
+
+    def hint(self, f: Filter) -> str:
+        """The index a page of the log under this filter is read on."""
+        if f.action and self.by_action:
+            return self.by_action
+        if f.name and self.by_name:
+            return self.by_name
+        return self.by_id
+
+    def where(self, f: Filter) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        for column, how, value in f.terms():
+            if how == "=":
+                clauses.append(f"{column} = ?")
+                params.append(value)
+            elif how == "rule":
+                clauses.append("(rule = ? OR rule LIKE ?)")
+                params += [value, f"{value}.%"]
+            elif how == ">=":
+                clauses.append(f"{column} >= ?")
+                params.append(value)
+            else:
+                clause, param = self.has_name(str(value))
+                clauses.append(clause)
+                params.append(param)
+        return (" AND ".join(clauses) or "1 = 1"), params
+
+
+class UnplacedDialect(Dialect):
+    """A file of schema version 1 or before, read before a daemon upgraded it: its audit has
+    no `seq`, and one process wrote it, so its ids are its order."""
+
+    pos: ClassVar[str] = "id"
+    by_id: ClassVar[str] = "NOT INDEXED"  # the id is the rowid: its range is read in one sweep
+    by_action = ""
+
+
+def contains(text: str | None, part: str) -> bool:
+    """`jc_has(column, part)`: part of a name, case-blind (Cyrillic too), for SQLite, which folds only ASCII case."""
+    return part in (text or "").casefold()

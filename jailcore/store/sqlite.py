@@ -18,21 +18,49 @@ import os
 import sqlite3
 import threading
 import time as clock
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from jailcore.engine.actions import Action, AuditStatus, kinds_that
-from jailcore.log.errors import AdminRequestError, StateError
-from jailcore.log.limits import KEY, STEAMID, TIME, TOPIC, WORD, fit, fit_text, fit_text_or_none
+from jailcore.engine.actions import Action, AuditStatus
+from jailcore.log.limits import KEY, TIME, fit, fit_text
 from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
 from jailcore.store import appeals, notices
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
-from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, link_values, request_values
+from jailcore.store.errors import StoreError
+from jailcore.store.requests import TakesRequests
+from jailcore.store.rows import (
+    ACT,
+    ACTS_WAITING,
+    ANSWER,
+    ANSWER_OF,
+    ANSWERS_WAITING,
+    ANY_WAITING,
+    AUDIT_INSERT,
+    CTBAN,
+    CTBANS_WAITING,
+    ENTRY,
+    LINES,
+    PARDON,
+    PARDONS_WAITING,
+    PROPOSAL_ROW,
+    PRUNE_EVERY,
+    PRUNE_LINES,
+    SNAPSHOT,
+    WritesRows,
+    act_values,
+    audit_values,
+    line_values,
+    pardon_values,
+    pardons_of,
+    request_values,
+)
+from jailcore.store.spelling import Dialect, contains
+from jailcore.store.verdicts import check_act, check_answer, check_pardon
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes, so `tail` and `ctban list` start at once
     from jailcore.session import effects as fx
@@ -146,12 +174,7 @@ def _fill_names(db: sqlite3.Connection) -> None:
 # A `propose` row (a punishment waiting for an admin) is proposed, then confirmed,
 # dismissed or expired, its reply saying by whom or why.
 
-SENT = "sent, no answer yet"  # a pending row's reply once its command went out
 _OURS = {"state": {"server", "snapshot", "updated"}, "audit": {"id", "server", "action", "status", "command", "detail"}}
-
-
-class StoreError(StateError):
-    """The state database cannot be used: the message says which file and why, in one line."""
 
 
 def _inserted(cur: sqlite3.Cursor) -> int:
@@ -161,52 +184,9 @@ def _inserted(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
-def done(row: Any) -> bool:
-    """Whether an audit row's decision was done at all: one `observe` or `advise` mode decided
-    was only written (advise warned the player of it, a row of its own): no ladder counts it,
-    no ban stands, so no pardon is offered or taken for it."""
-    return row["status"] not in ("observed", "advised")
-
-
-def check_pardon(row: Any, given: Callable[[], Any], action_id: int, where: str, server: str | None, may_ban: bool) -> Any:
-    """The row if it may be pardoned, else why not (PardonError), for both backends: an unknown
-    id or another server's, a server ban unless `may_ban`, what is no punishment, one already
-    pardoned (`given()`: its pardon, asked only when the rest holds)."""
-    if row is None or (server is not None and row["server"] != server):
-        raise PardonError(f"no enforcement with id {action_id} in {where}" + (f" for server {server}" if server else ""))
-    if row["action"] == "ban" and not may_ban:
-        raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
-    if row["action"] not in PARDONABLE:
-        raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
-    if not done(row):
-        mode = "observe" if row["status"] == "observed" else "advise"
-        raise PardonError(f"enforcement {action_id} was only {row['status']} (its server was in {mode} mode): nothing was done to "
-                          "the player and nothing counts against him, so there is nothing to pardon")
-    if (had := given()) is not None:
-        raise PardonError(f"enforcement {action_id} was already pardoned by {had['by']} at {had['time']}: {had['reason']}")
-    return row
-
-
-def check_answer(row: Any, given: Callable[[], Any], action_id: int, answer: str, where: str, server: str | None,
-                 may_ban: bool) -> Any:
-    """The row if it may be answered, else why not (ProposalError), for both backends: no
-    proposal (or another server's), a server ban to confirm unless `may_ban`, one answered
-    already (`given()`: its answer), one no longer waiting."""
-    if row is None or (server is not None and row["server"] != server):
-        raise ProposalError(f"no proposal with id {action_id} in {where}" + (f" for server {server}" if server else ""))
-    if row["action"] != "propose":
-        raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
-    if answer == "confirm" and not may_ban and str(json.loads(row["detail"]).get("step") or "").startswith("ban"):
-        raise ProposalError(f"proposal {action_id} is a server ban: carrying it out is an admin's")
-    if (had := given()) is not None:
-        raise ProposalError(f"proposal {action_id} was already answered ({had['answer']}) by {had['by']} at {had['time']}")
-    if row["status"] != "proposed":
-        raise ProposalError(f"proposal {action_id} is {row['status']}: {row['reply'] or ''}".rstrip(": "))
-    return row
-
-
-class Store(WritesRows, KeepsAccounts):
+class Store(WritesRows, TakesRequests, KeepsAccounts):
     shared: ClassVar[bool] = False  # one machine's file (a file lock keeps one daemon on it), not a database server
+    dialect: ClassVar[Dialect] = Dialect()  # how the statements both backends run are spelled here (store.rows)
     queued_mark: tuple[str, int] | None = None  # a file is never away: the admins' requests are never queued for it
 
     def queued_applied(self, origin: str) -> int:
@@ -219,6 +199,7 @@ class Store(WritesRows, KeepsAccounts):
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
+            self.db.create_function("jc_has", 2, contains, deterministic=True)  # a Filter's part of a name (entries)
             check_ours(self.db)
             wal(self.db)
             self.db.execute("PRAGMA synchronous=NORMAL")
@@ -240,6 +221,7 @@ class Store(WritesRows, KeepsAccounts):
     def _open(self) -> None:
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.row_factory = sqlite3.Row
+        self.db.create_function("jc_has", 2, contains, deterministic=True)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=5000")
@@ -311,12 +293,15 @@ class Store(WritesRows, KeepsAccounts):
         if not self.db.in_transaction:
             self.db.execute("BEGIN IMMEDIATE")
 
-    def _write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
+    def _write(self, sql: str, params: Sequence[Any], many: bool = False) -> sqlite3.Cursor:
+        """A write of the open transaction (begun here); `many`: `params` is a list of rows."""
         self._begin()
-        return self.db.execute(sql, params)
+        return self.db.executemany(sql, params) if many else self.db.execute(sql, params)
 
-    def _select(self, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         return list(self.db.execute(sql, params))
+
+    _select = _rows  # (store.accounts' name for a read)
 
     def checkpoint(self) -> None:
         """Copy the WAL into the database file; on the caller's (worker) thread, with its own
@@ -332,37 +317,12 @@ class Store(WritesRows, KeepsAccounts):
     # -- engine state --------------------------------------------------------------------
 
     def load_state(self, server: str) -> dict[str, Any] | None:
-        row = self.db.execute("SELECT snapshot FROM state WHERE server = ?", (server,)).fetchone()
+        row = self.db.execute(SNAPSHOT, (server,)).fetchone()
         return json.loads(row["snapshot"]) if row else None
-
-    def save_standing(self, server: str, standing: str, when: str) -> None:
-        """What `status` shows of a server's engine, written in the same transaction as its
-        snapshot (call it first): the command reads it without loading the rules."""
-        self._write(
-            "INSERT INTO standing (server, state, updated) VALUES (?, ?, ?) "
-            "ON CONFLICT(server) DO UPDATE SET state = excluded.state, updated = excluded.updated",
-            (server, standing, when),
-        )
-
-    def _put_state(self, server: str, text: str, when: str) -> None:
-        """The one upsert of a server's snapshot (save_state, and the session's SaveState rows)."""
-        self._write("INSERT INTO state (server, snapshot, updated) VALUES (?, ?, ?) "
-                    "ON CONFLICT(server) DO UPDATE SET snapshot = excluded.snapshot, updated = excluded.updated", (server, text, when))
-
-    # -- audit log / outbox --------------------------------------------------------------
 
     def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus, row_id: int | None = None) -> int:
         cur = self._write(AUDIT_INSERT, audit_values(row_id, server, action, day, command, status))
         return _inserted(cur)
-
-    def mark_sent(self, row_ids: list[int]) -> None:
-        """Rows whose command went out (still pending): their reply says `sent` until the answer."""
-        if row_ids:
-            self._begin()
-            self.db.executemany(f"UPDATE audit SET reply = '{SENT}' WHERE id = ? AND status = 'pending'", [(i,) for i in row_ids])
-
-    def mark(self, row_id: int, status: str, reply: str | None) -> None:
-        self._write("UPDATE audit SET status = ?, reply = ? WHERE id = ?", (fit(status, WORD), fit_text_or_none(reply), row_id))
 
     def skip_ids(self, gap: int) -> None:
         """Audit ids go on `gap` above the last one: a row sent but lost before its commit
@@ -371,30 +331,10 @@ class Store(WritesRows, KeepsAccounts):
         self._write("UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'audit'", (gap,))
         self.commit()
 
-    def pending(self, server: str) -> list[tuple[int, str]]:
-        return [(r["id"], r["command"]) for r in self.pending_rows(server)]
-
-    def pending_rows(self, server: str) -> list[sqlite3.Row]:
-        return list(self.db.execute("SELECT * FROM audit WHERE server = ? AND status = 'pending' ORDER BY id", (server,)))
-
-    def entries(self, where: str = "1", params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
-        """Audit rows in order; `where` is SQL written by this program, never by a player."""
-        return list(self.db.execute(f"SELECT * FROM audit WHERE {where} ORDER BY id", params))
-
-
-    # -- the daemon's writes: typed rows, one transaction (jailcore.store.base.Backend) -----------
-
-    def in_game_ctban(self, g: fx.InGameCtBan) -> None:
-        self._write("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, by, time, applied_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*request_values(g.server, g.steamid, g.name, g.minutes, g.rounds, g.lift, g.reason, g.by, g.when), fit(g.when, TIME)))
-
-
     def keep_lines(self, row: fx.KeepLines) -> None:
         if not row.lines:
             return
-        self._begin()
-        self.db.executemany("INSERT INTO loglines (server, round, time, line, audit) VALUES (?, ?, ?, ?, ?)", line_values(row.lines))
+        self._write(LINES, line_values(row.lines), many=True)
         if clock.monotonic() >= self._prune_due and is_time(row.lines[-1][2]):  # (a log time is parsed: always, but never trusted)
             self._prune_due = clock.monotonic() + PRUNE_EVERY
             self.prune_lines(plus_minutes(row.lines[-1][2], -row.keep_days * 1440))
@@ -417,12 +357,7 @@ class Store(WritesRows, KeepsAccounts):
 
     def resume(self, server: str) -> si.Resume:
         """What a server's last process left: its pending rows and its proposals still waiting."""
-        from jailcore.session import inputs as si
-
-        pending = tuple(si.Pending(r["id"], r["command"], json.loads(r["detail"]), r["reply"] == SENT) for r in self.pending_rows(server))
-        rows = self.db.execute("SELECT id, json_extract(detail, '$.index') AS number FROM audit "
-                               "WHERE server = ? AND action = 'propose' AND status = 'proposed' ORDER BY id", (server,))
-        return si.Resume(pending, tuple((int(r["number"] or 0), int(r["id"])) for r in rows))
+        return self._resumed(server, self.pending_rows(server))
 
     def waiting(self, server: str, fresh: float = 0.2) -> bool:
         """Whether any admin's row waits for this server: one query a `fresh` interval for every
@@ -430,9 +365,7 @@ class Store(WritesRows, KeepsAccounts):
         now = clock.monotonic()
         if now - self._waiting_at > fresh:
             self._waiting_at = now
-            self._waiting = {r[0] for r in self.db.execute(
-                "SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
-                "UNION SELECT server FROM answers WHERE applied_at IS NULL UNION SELECT server FROM act_requests WHERE applied_at IS NULL")}
+            self._waiting = {r[0] for r in self.db.execute(ANY_WAITING)}
         return server in self._waiting
 
 
@@ -446,28 +379,22 @@ class Store(WritesRows, KeepsAccounts):
         one the admin was judged on) another server's entry, and a server ban unless `may_ban`
         (lifting one is an admin's)."""
         fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
-        row = self.db.execute("SELECT id, server, action, status FROM audit WHERE id = ?", (action_id,)).fetchone() if fits else None
-        row = check_pardon(row, lambda: pardons_for(self.db, [action_id]).get(action_id), action_id, self.path, server, may_ban)
+        row = self.db.execute(ENTRY, (action_id,)).fetchone() if fits else None
+        row = check_pardon(row, lambda: self.pardons_for([action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(
-            "INSERT INTO pardons (server, action_id, by, reason, time, steamid) VALUES (?, ?, ?, ?, ?, ?)",
-            (row["server"], action_id, fit(by, KEY), fit_text(reason), fit(when, TIME), None if steamid is None else fit(steamid, STEAMID)),
-        )
+        cur = self._write(PARDON, pardon_values(row["server"], action_id, by, reason, when, steamid))
         self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
 
-    def pardons_for(self, action_ids: Iterable[int]) -> dict[int, sqlite3.Row]:
-        return pardons_for(self.db, action_ids)
+    def pardons_for(self, action_ids: Iterable[int]) -> dict[int, Any]:
+        return pardons_of(self._rows, action_ids)
 
     def request_ctban(self, server: str, steamid: str, name: str, minutes: int | None, rounds: int | None,
                       reason: str, by: str, lift: bool = False, when: str | None = None) -> int:
         """A CT ban given or lifted from outside the game (`jailcore ctban add|lift`, the web
         page); the running daemon of that server applies it within a second."""
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(
-            "INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, by, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            request_values(server, steamid, name, minutes, rounds, lift, reason, by, when),
-        )
+        cur = self._write(CTBAN, (*request_values(server, steamid, name, minutes, rounds, lift, reason, by, when), None))
         self.commit()
         return _inserted(cur)
 
@@ -477,22 +404,17 @@ class Store(WritesRows, KeepsAccounts):
         carries it out within a second."""
         check_act(act, minutes)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write("INSERT INTO act_requests (server, steamid, name, act, minutes, reason, by, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                          (server, steamid, name, act, minutes, reason, by, when))
+        cur = self._write(ACT, act_values(server, steamid, name, act, minutes, reason, by, when))
         self.commit()
         return _inserted(cur)
 
     def acts(self, server: str) -> list[sqlite3.Row]:
         """The admins' warnings and bans not yet applied, oldest first."""
-        return list(self.db.execute("SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)))
+        return self._rows(ACTS_WAITING, (server,))
 
     def requests(self, server: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
         """The pardons (with the enforcement they undo) and the CT-ban requests not yet applied."""
-        pardons = list(self.db.execute(
-            "SELECT p.id, p.action_id, p.by, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
-            "WHERE p.applied_at IS NULL AND p.server = ? ORDER BY p.id", (server,)))
-        bans = list(self.db.execute("SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id", (server,)))
-        return pardons, bans
+        return self._rows(PARDONS_WAITING, (server,)), self._rows(CTBANS_WAITING, (server,))
 
     def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
                        server: str | None = None, may_ban: bool = True) -> int:
@@ -501,68 +423,26 @@ class Store(WritesRows, KeepsAccounts):
         still waiting, a second answer, and (given `server`, the one the admin was judged
         on) a proposal of another server."""
         assert answer in ("confirm", "dismiss")
-        row = self.db.execute("SELECT id, server, action, status, reply, detail FROM audit WHERE id = ?", (action_id,)).fetchone()
-        row = check_answer(row, lambda: self.db.execute("SELECT * FROM answers WHERE action_id = ?", (action_id,)).fetchone(),
+        row = self.db.execute(ENTRY, (action_id,)).fetchone() if 0 < action_id <= SQLITE_MAX else None
+        row = check_answer(row, lambda: self.db.execute(ANSWER_OF, (action_id,)).fetchone(),
                            action_id, answer, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(
-            "INSERT INTO answers (server, action_id, answer, by, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
-            (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)),
-        )
+        cur = self._write(ANSWER, (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
         self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
 
     def answers(self, server: str) -> list[sqlite3.Row]:
         """Admins' answers to proposals not yet applied, with the proposal they answer."""
-        return list(self.db.execute(
-            "SELECT n.*, a.detail FROM answers n JOIN audit a ON a.id = n.action_id "
-            "WHERE n.applied_at IS NULL AND n.server = ? ORDER BY n.id", (server,)))
-
-    def note_answer(self, row_id: int, note: str) -> None:
-        """Why an answer waits (the player is away): said to the admin once."""
-        self._write("UPDATE answers SET note = ? WHERE id = ?", (fit_text(note), row_id))
+        return self._rows(ANSWERS_WAITING, (server,))
 
     def proposal_row(self, server: str, number: int) -> int | None:
         """The audit id of the engine's proposal `number` (its `propose` row)."""
-        row = self.db.execute(
-            "SELECT id FROM audit WHERE server = ? AND action = 'propose' AND json_extract(detail, '$.index') = ? "
-            "ORDER BY id DESC LIMIT 1", (server, number)).fetchone()
+        row = self.db.execute(PROPOSAL_ROW.format(index=self.dialect.json_field("detail", "index")), (server, number)).fetchone()
         return int(row["id"]) if row else None
-
-    def applied(self, table: Literal["pardons", "ctban_requests", "answers", "act_requests"], row_id: int, when: str) -> None:
-        if table not in REQUEST_TABLES:  # the name goes into the SQL: never trust a caller with it
-            raise StoreError(f"no request table {table!r}")
-        self._write(f"UPDATE {table} SET applied_at = ? WHERE id = ?", (fit(when, TIME), row_id))
-
-    def save_link(self, server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str,
-                  daemon: str = "running", dropped: str = "") -> None:
-        """How the daemon stands (for `jailcore status` and the web page's servers); `daemon`
-        is `running` (rewritten every few seconds, so its age tells a daemon that died) or
-        `stopped` (written at a clean stop); `dropped` the log datagrams dropped by cause."""
-        self._write(
-            "INSERT INTO link (server, rcon, outbox, last_line, mode, updated, daemon, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(server) DO UPDATE SET rcon = excluded.rcon, outbox = excluded.outbox, last_line = excluded.last_line, "
-            "mode = excluded.mode, updated = excluded.updated, daemon = excluded.daemon, dropped = excluded.dropped",
-            link_values(server, rcon, outbox, last_line, mode, when, daemon, dropped),
-        )
-
-    # -- MQTT messages the broker never took (kept across a stop) ------------------------------
-
-    def keep_messages(self, server: str, messages: list[tuple[str, str, bool]]) -> None:
-        self._write("DELETE FROM mqtt_outbox WHERE server = ?", (server,))
-        self.db.executemany("INSERT INTO mqtt_outbox (server, topic, payload, retain) VALUES (?, ?, ?, ?)",
-                            [(fit(server, KEY), fit(t, TOPIC), p, int(r)) for t, p, r in messages])
-        self.commit()
-
-    def kept_messages(self, server: str) -> list[tuple[str, str, bool]]:
-        """The messages kept at the last stop, oldest first; they leave the file when the
-        broker has taken them (the next stop keeps what is still waiting)."""
-        rows = self.db.execute("SELECT topic, payload, retain FROM mqtt_outbox WHERE server = ? ORDER BY id", (server,))
-        return [(r["topic"], r["payload"], bool(r["retain"])) for r in rows]
 
     def prune_lines(self, before: str) -> int:
         """Drop kept log lines older than `before` (log time, ISO)."""
-        return self.db.execute("DELETE FROM loglines WHERE time < ?", (before,)).rowcount
+        return int(self._write(PRUNE_LINES, (before,)).rowcount)
 
 
 # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`,
@@ -730,30 +610,6 @@ def check_ours(db: sqlite3.Connection) -> None:
             raise sqlite3.DatabaseError(f"not a jailcore state database (it has tables {', '.join(sorted(tables))})")
 
 
-class PardonError(AdminRequestError, ValueError):
-    pass
-
-
-REQUEST_TABLES = ("pardons", "ctban_requests", "answers", "act_requests")
-ACTS = ("warn", "ban")  # what an admin asks of a player from the web page (`act_requests`)
-
-
-def check_act(act: str, minutes: int | None) -> None:
-    """An admin's act as a tool may write it: a warning, or a ban of 0 (permanent) or more minutes."""
-    if act not in ACTS:
-        raise AdminRequestError(f"no admin act {act!r}: give one of {', '.join(ACTS)}")
-    if act == "ban" and (minutes is None or minutes < 0):
-        raise AdminRequestError("a ban needs its length in minutes (0 is permanent)")
-
-
-class ProposalError(AdminRequestError, ValueError):
-    pass
-
-
-# What a pardon can take back: the ladder step, the CT ban, the ban. Announcements,
-# compensation and cancelled prohibitions are not punishments.
-PARDONABLE = tuple(sorted(kinds_that("pardonable")))
-PRUNE_EVERY = 3600.0
 
 STORY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS pardons (
@@ -816,16 +672,3 @@ CREATE TABLE IF NOT EXISTS mqtt_outbox (
 CREATE INDEX IF NOT EXISTS loglines_round ON loglines (server, round);
 CREATE INDEX IF NOT EXISTS loglines_time ON loglines (time);
 """
-
-
-def pardons_for(db: sqlite3.Connection, action_ids: Iterable[int]) -> dict[int, sqlite3.Row]:
-    """The pardon of each of these enforcements that has one (any connection: the web
-    page and `jailcore tail` read with their own)."""
-    ids = list(action_ids)
-    out: dict[int, sqlite3.Row] = {}
-    for i in range(0, len(ids), 500):
-        chunk = ids[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in db.execute(f"SELECT * FROM pardons WHERE action_id IN ({marks})", chunk):
-            out[row["action_id"]] = row
-    return out

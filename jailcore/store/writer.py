@@ -37,7 +37,7 @@ class Loop(Protocol):
     def call_soon_threadsafe(self, callback: Callable[..., object], *args: Any) -> Any: ...
 
 
-class Reader(Protocol):
+class NewsReader(Protocol):
     """A daemon's inbox as the writer tells it its news, on its loop."""
 
     wants: int  # the sequence whose durability is news to it (0: none): a commit short of it wakes nothing
@@ -61,12 +61,12 @@ class Writer:
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
         self.backend: Backend | None = None
-        self._readers: dict[Loop, list[Reader]] = {}
+        self._readers: dict[Loop, list[NewsReader]] = {}
 
     def listen(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
-    def readers(self, loop: Loop) -> list[Reader]:
+    def readers(self, loop: Loop) -> list[NewsReader]:
         """Whom the news goes to on `loop`: a daemon adds its inbox while it serves. The thread
         wakes the loop once a commit, not once a server; a commit that no server of a big fleet
         waited for wakes none of them."""

@@ -44,9 +44,7 @@ from starlette.types import ASGIApp
 from jailcore.config.config import ROLES, WebConfig
 from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.invisible import visible
-from jailcore.store.audit import AuditError
-from jailcore.store.errors import errors_or
-from jailcore.store.requests import Queued
+from jailcore.store import AuditError, PardonRequest, Queued, errors_or
 from jailcore.web import appeals, data, proposals, steamids
 from jailcore.web.access import ADMIN, MODERATOR, OPEN, OWNER, VIEWER, WATCH, Forbidden, NotAllowed, TooLarge, local_path, number, shown_text
 from jailcore.web.auth import LoginLimit, Session, Sessions, check_password, csrf_ok, known_device
@@ -556,8 +554,8 @@ class Web(Manage):
         except errors_or(StateError, AuditError) as exc:  # the database away: judged on the server asked, checked again when applied
             self.must(session, MODERATOR, server)
             assert action_id is not None and session is not None and session.user is not None
-            return await queue_away(self, request, self.sources.of(server, look=False), exc, "pardon", action_id=action_id, by=session.user,
-                                    reason=reason, server=server, may_ban=self.may(session, ADMIN, server))
+            return await queue_away(self, request, self.sources.of(server, look=False), exc,
+                                    PardonRequest(action_id, session.user, reason, server=server, may_ban=self.may(session, ADMIN, server)))
         if entry is None:
             return self.render(request, "error.html", status=404, message=f"{server} #{fields.get('id', '')[:20]}: ?")
         self.must(session, ADMIN if entry["action"] == "ban" else MODERATOR, server)  # lifting a server ban is an admin's
@@ -565,8 +563,7 @@ class Web(Manage):
         if source is None or session is None or session.user is None:  # `find` and `must` let none of these through
             raise NotAllowed(MODERATOR)
         try:
-            done = await ask(self, source, "pardon", action_id=entry["id"], by=session.user, reason=reason, server=server,
-                             may_ban=self.may(session, ADMIN, server))
+            done = await ask(self, source, PardonRequest(entry["id"], session.user, reason, server=server, may_ban=self.may(session, ADMIN, server)))
         except AdminRequestError as exc:
             return self.render(request, "error.html", status=409, message=str(exc))
         if isinstance(done, Queued):

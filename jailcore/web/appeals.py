@@ -6,7 +6,7 @@ sentences name players by name and #userid). He files one appeal per punishment 
 optional contact) and gets a link of his own, `/appeal/<token>`, where he reads the answer.
 
 Admins see the appeals on `/appeals`, beside the proposals, with the same evidence, and answer:
-grant (a pardon through the one pardon road: store.appeal_answers.settle) or uphold with a reason.
+grant (a pardon through the one pardon road: store.settle_appeal) or uphold with a reason.
 
 The public part faces the internet: looks and filings limited per address, a bounded number of
 appeals waiting (store.appeals.OPEN_MAX), every field cut, a CSRF token on the form (the
@@ -28,11 +28,7 @@ from starlette.responses import RedirectResponse, Response
 
 from jailcore.log.errors import AdminRequestError, AuditError, StateError
 from jailcore.log.logtime import moment
-from jailcore.store.appeal_answers import settle
-from jailcore.store.appeals import CONTACT_MAX, REASON_MAX, TEXT_MAX, AppealError, Appeals
-from jailcore.store.errors import errors_or
-from jailcore.store.notices import failing, sink_health
-from jailcore.store.portable import Db
+from jailcore.store import CONTACT_MAX, REASON_MAX, TEXT_MAX, AppealError, Appeals, Db, errors_or, failing, settle_appeal, sink_health
 from jailcore.web import data, steamids
 from jailcore.web.access import ADMIN, MODERATOR, number
 from jailcore.web.auth import LoginLimit
@@ -364,7 +360,7 @@ async def answer(web: Web, desk: Desk, request: Request) -> Response:
         return web.render(request, "error.html", status=404, message=f"#{appeal_id}: ?")
     web.must(session, ADMIN if verdict == "grant" and row["action"] == "ban" else MODERATOR, row["server"])
     try:
-        await web.read(lambda: source.write(settle, source.store, source.requests, "", Appeals(desk.db(source)), appeal_id, verdict,
+        await web.read(lambda: source.write(settle_appeal, source.store, source.requests, "", Appeals(desk.db(source)), appeal_id, verdict,
                                             admin_name(session), reason, web.may(session, ADMIN, row["server"])))
     except errors_or(AdminRequestError, StateError, AuditError) as exc:
         return web.render(request, "error.html", status=409, message=str(exc))

@@ -31,14 +31,25 @@ from jailcore.log.accounts import same_account
 from jailcore.log.errors import ConfigError, StateError
 from jailcore.log.events import player_key
 from jailcore.log.logtime import moment
-from jailcore.store.appeals import Appeals
-from jailcore.store.audit import USERID, daemon_word, open_reader, standing
-from jailcore.store.filter import Filter, personal
-from jailcore.store.interface import StateStore
-from jailcore.store.location import is_url, open_store, shown
-from jailcore.store.reader import Reader, Row
-from jailcore.store.requests import refused_requests, requests_path
-from jailcore.store.sqlite import PARDONABLE, done
+from jailcore.store import (
+    PARDONABLE,
+    USERID,
+    Appeals,
+    Filter,
+    Reader,
+    Row,
+    StateStore,
+    daemon_word,
+    done,
+    is_url,
+    open_reader,
+    open_store,
+    personal,
+    refused_requests,
+    requests_path,
+    shown,
+    standing,
+)
 
 T = TypeVar("T")
 SCAN = 20_000  # audit ids one page of a list looks at, per database
@@ -756,7 +767,7 @@ def sourcebans(sources: Sources, now: datetime, limit: int = PAGE) -> tuple[list
     read-only here (SourceBans++'s panel is where they are changed)."""
     if not sources.sourcebans:
         return [], ""
-    from jailcore.store.sourcebans import network_bans
+    from jailcore.store import network_bans
 
     out: list[dict] = []
     for settings in sources.sourcebans:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from jailcore.engine.actions import kind_name as step_name
-from jailcore.store.audit import DAYS
+from jailcore.store import DAYS
 
 LANGS = ("ru", "en")
 

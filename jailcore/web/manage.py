@@ -6,6 +6,7 @@ are there; every change here also checks the role on the server it changes."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
@@ -20,15 +21,14 @@ from jailcore.engine.admin import MAX_MINUTES
 from jailcore.io.logsource import log_clash
 from jailcore.log.errors import AdminRequestError, AuditError, StateError
 from jailcore.log.logtime import seconds_between
-from jailcore.store import requests
-from jailcore.store.errors import errors_or
-from jailcore.store.requests import Queued
+from jailcore.store import ActRequest, CtBanRequest, Queued, errors_or, submit
 from jailcore.web import configedit, data, steamids
 from jailcore.web.access import ADMIN, MODERATOR, OWNER, NotAllowed, local_path, number
 from jailcore.web.auth import Session, hash_password
 from jailcore.web.i18n import Words
 
 if TYPE_CHECKING:
+    from jailcore.store import Request as AdminRequest
     from jailcore.web.pageface import Page as _Page
 else:
     _Page = object  # the page is `app.Web`: these handlers are mixed into it
@@ -241,14 +241,14 @@ class Manage(_Page):
             return await self.ctbans(request, t(problem), 400)
         self.must(session, MODERATOR, server)
         reason = fields.get("reason", "").strip()[:200]
-        asked = {"server": server, "minutes": None if lift or rounds else minutes, "rounds": None if lift else rounds, "reason": reason,
-                 "by": admin_name(session), "lift": lift}
+        asked = partial(CtBanRequest, server=server, minutes=None if lift or rounds else minutes, rounds=None if lift else rounds,
+                        reason=reason, by=admin_name(session), lift=lift)
         try:
             steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
             name = await self.read(data.last_name, self.sources, server, steamid)
         except errors_or(StateError, AuditError) as exc:  # the database away: kept as [U:1:N], which every game's ban matches
-            return await queue_away(self, request, source, exc, "ctban", steamid=f"[U:1:{number_}]", name="", **asked)
-        done = await ask(self, source, "ctban", steamid=steamid, name=name, **asked)
+            return await queue_away(self, request, source, exc, asked(steamid=f"[U:1:{number_}]", name=""))
+        done = await ask(self, source, asked(steamid=steamid, name=name))
         if isinstance(done, Queued):
             return queued_page(self, request, done)
         return RedirectResponse(back_to(fields.get("next", ""), "lift" if lift else "ctban") or "/ctbans?" + urlencode({"server": server}), 303)
@@ -272,15 +272,15 @@ class Manage(_Page):
         if problem or source is None or number_ is None:
             return self.render(request, "error.html", status=400, message=t(problem or "ctban.no_server"))
         self.must(session, ADMIN if act == "ban" else MODERATOR, server)  # a server ban is an admin's, as lifting one is
-        asked = {"server": server, "act": act, "minutes": min(minutes or 0, MAX_MINUTES) if act == "ban" else None, "reason": reason,
-                 "by": admin_name(session)}
+        given = partial(ActRequest, server=server, act=act, minutes=min(minutes or 0, MAX_MINUTES) if act == "ban" else None, reason=reason,
+                        by=admin_name(session))
         try:
             steamid = steamids.written(number_, await self.read(data.style, self.sources, server))
             name = await self.read(data.last_name, self.sources, server, steamid)
         except errors_or(StateError, AuditError) as exc:  # the database away: kept as [U:1:N], which every game's form matches
-            return await queue_away(self, request, source, exc, "act", steamid=f"[U:1:{number_}]", name="", **asked)
+            return await queue_away(self, request, source, exc, given(steamid=f"[U:1:{number_}]", name=""))
         try:
-            done = await ask(self, source, "act", steamid=steamid, name=name, **asked)
+            done = await ask(self, source, given(steamid=steamid, name=name))
         except AdminRequestError as exc:
             return self.render(request, "error.html", status=409, message=str(exc))
         if isinstance(done, Queued):
@@ -288,19 +288,19 @@ class Manage(_Page):
         return RedirectResponse(back_to("/player?" + urlencode({"key": key}), act), 303)
 
 
-async def ask(page: _Page, source: data.Source, kind: str, **args: object) -> int | Queued:
-    """An admin's request through the store (store.requests.ask): its row id, or Queued while the
+async def ask(page: _Page, source: data.Source, asked: AdminRequest) -> int | Queued:
+    """An admin's request through the store (`jailcore.store.submit`): its row id, or Queued while the
     database is away; a refusal of its checks is raised. In a worker thread, one write at a time."""
-    return await page.read(lambda: source.write(requests.ask, source.store, source.requests, "", kind, **args))
+    return await page.read(lambda: source.write(submit, source.store, source.requests, "", asked))
 
 
-async def queue_away(page: _Page, request: Request, source: data.Source | None, exc: BaseException, kind: str, **args: object) -> Response:
+async def queue_away(page: _Page, request: Request, source: data.Source | None, exc: BaseException, asked: AdminRequest) -> Response:
     """The database could not be read to check a request: on a database server it waits in this
     machine's queue (checked when it is applied), else the refusal, each said on a page."""
     if source is None or source.requests is None:
         return page.render(request, "error.html", status=503, message=str(exc))
     queue, why = source.requests, str(exc).split(": ", 1)[-1]
-    queued = await anyio.to_thread.run_sync(lambda: requests.ask(None, queue, why, kind, **args))
+    queued = await anyio.to_thread.run_sync(lambda: submit(None, queue, why, asked))
     assert isinstance(queued, Queued)
     return queued_page(page, request, queued)
 

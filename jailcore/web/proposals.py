@@ -10,8 +10,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from jailcore.log.errors import AdminRequestError, AuditError, StateError
-from jailcore.store.errors import errors_or
-from jailcore.store.requests import Queued
+from jailcore.store import AnswerRequest, Queued, errors_or
 from jailcore.web.access import ADMIN, MODERATOR, local_path, number
 from jailcore.web.data import WAITING, Sources, proposed_step
 from jailcore.web.i18n import STATUS, WORDS
@@ -87,16 +86,15 @@ async def answer(web: Web, request: Request) -> Response:
         row = await web.read(source.reader.entry, action_id)
     except errors_or(StateError, AuditError) as exc:  # the database away: judged on the server asked, checked again when applied
         web.must(session, MODERATOR, server)
-        return await queue_away(web, request, source, exc, "answer", action_id=action_id, answer=verb, by=admin_name(session),
-                                reason=reason, server=server, may_ban=web.may(session, ADMIN, server))
+        return await queue_away(web, request, source, exc, AnswerRequest(action_id, verb, admin_name(session), reason, server=server,
+                                                                         may_ban=web.may(session, ADMIN, server)))
     if row is None or row["action"] != "propose" or row["server"] != server:
         return web.render(request, "error.html", status=404, message=f"{server[:100]} #{action_id}: ?")
     # Carrying out a server ban is an admin's, as lifting one is; the rest a moderator's.
     step = proposed_step(row["detail"])
     web.must(session, ADMIN if verb == "confirm" and step.startswith("ban") else MODERATOR, row["server"])
     try:
-        done = await ask(web, source, "answer", action_id=action_id, answer=verb, by=admin_name(session), reason=reason,
-                         server=row["server"])
+        done = await ask(web, source, AnswerRequest(action_id, verb, admin_name(session), reason, server=row["server"]))
     except AdminRequestError as exc:
         return web.render(request, "error.html", status=409, message=str(exc))
     if isinstance(done, Queued):

@@ -18,13 +18,13 @@ import uvicorn
 from jailcore.config.config import ROLES, Config, ConfigError, WebConfig
 from jailcore.io.ports import PortError, bind_tcp
 from jailcore.log.errors import AdminRequestError, StateError
-from jailcore.store.errors import errors_or
+from jailcore.store import errors_or
 from jailcore.web.app import Web
 from jailcore.web.auth import hash_password
 from jailcore.web.data import SourceError, Sources, warm
 
 if TYPE_CHECKING:
-    from jailcore.store.interface import StateStore
+    from jailcore.store import StateStore
 
 
 class Server(uvicorn.Server):
@@ -109,7 +109,7 @@ def roles_given(given: Sequence[str]) -> dict[str, str] | str:
 def accounts_store(args: argparse.Namespace) -> tuple[StateStore, list[Config]] | str:
     """The database whose accounts the command changes, as the page picks it: `--state-db`, else the
     config its `[web]` is read from (the first that has one), else the first config."""
-    from jailcore.store.location import open_store
+    from jailcore.store import open_store
 
     configs = [Config.from_toml(path) for path in args.config or []]
     if args.state_db:

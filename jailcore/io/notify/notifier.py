@@ -47,10 +47,7 @@ from jailcore.config.notifyconfig import Sink, sinks_of
 from jailcore.io.notify.post import Answer, post
 from jailcore.io.notify.text import excerpt, plain_request, requests_for
 from jailcore.session import inputs as si
-from jailcore.store.appeals import Appeals
-from jailcore.store.errors import DATABASE_ERRORS
-from jailcore.store.notices import Notices
-from jailcore.store.portable import Db
+from jailcore.store import DATABASE_ERRORS, Appeals, Db, Notices
 
 if TYPE_CHECKING:
     from jailcore.io.daemon import Daemon
