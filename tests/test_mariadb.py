@@ -18,10 +18,10 @@ import pytest
 from jailcore.config.config import load
 from jailcore.engine.actions import Action, Target
 from jailcore.sim.simserver import SimServer
+from jailcore.store import PardonError, StoreError
 from jailcore.store.filter import Filter
 from jailcore.store.location import open_reader, open_store
 from jailcore.store.mariadb import SCHEMA_VERSION, MariaStore, target
-from jailcore.store.sqlite import PardonError, StoreError
 from tests.mariadb import PASSWORD, mariadb, mariadb_server
 from tests.test_live import config_text, populate, running, sent, special_days, until
 from tests.test_mqtt import broker, needs_broker

@@ -15,7 +15,8 @@ from jailcore.log.parse import records
 from jailcore.session import inputs as i
 from jailcore.session.effects import InGameCtBan, Record, Send, TellPeers, Write
 from jailcore.session.session import Ids, Session
-from jailcore.store.sqlite import PardonError, Store
+from jailcore.store import PardonError
+from jailcore.store.sqlite import Store
 from tests.logtext import Log, config, run
 from tests.scenes import GUARD, WARDEN, next_day, setup
 

@@ -18,7 +18,8 @@ from jailcore.log.parse import records
 from jailcore.session import inputs as i
 from jailcore.session.effects import KeepLines, Record, Write
 from jailcore.session.session import Ids, Session
-from jailcore.store.sqlite import PardonError, Store
+from jailcore.store import PardonError
+from jailcore.store.sqlite import Store
 from jailcore.web.auth import LoginLimit, Sessions, check_password, csrf_ok, hash_password
 from jailcore.web.story import tell
 from tests.audit_rows import entries
