@@ -17,6 +17,7 @@ bench:
 	$(PYTHON) bench/web_bench.py
 	$(PYTHON) bench/web_bench.py --mariadb
 	$(PYTHON) bench/notify_bench.py
+	$(PYTHON) bench/store_bench.py
 	$(PYTHON) bench/net_bench.py 100 --mariadb --bans 10
 
 # The network on one box: 200 simulated servers in one jailcore process at 50 lines/s each (one

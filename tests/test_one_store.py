@@ -130,3 +130,16 @@ def test_the_counts_look_at_the_right_tree():
     assert any(s.startswith("insert into audit") for s in statements(PACKAGE / "store" / "rows.py"))
     tree = ast.parse("from jailcore.store import sqlite\nimport jailcore.store.reader\nfrom ..store.errors import X")
     assert tree and _absolute(PACKAGE / "cli" / "x.py", PACKAGE, "store.errors", 2) == "jailcore.store.errors"
+
+
+def test_every_name_the_store_offers_is_there_and_no_module_hides_one():
+    """`jailcore.store` gives each name it lists (imported at its first use), and none of its
+    modules is named like one of those names: importing that module would take the name's place."""
+    import importlib
+
+    store = importlib.import_module("jailcore.store")
+    modules = {p.stem for p in (PACKAGE / "store").glob("*.py")}
+    assert not modules & set(store.__all__)
+    missing = [name for name in store.__all__ if getattr(store, name, None) is None]
+    assert not missing, f"jailcore.store lists names it cannot give: {missing}"
+    assert store.standing.__module__ == "jailcore.store.audit" and callable(store.submit)

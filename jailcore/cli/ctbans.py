@@ -16,7 +16,7 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
-from jailcore.cli.status import _standings, expired, saved_servers, server_names
+from jailcore.cli.status import _standings, expired, saved_servers, server_names, worked_out
 from jailcore.cli.tail import coloured, json_line, paint, safe
 from jailcore.log.accounts import account, same_account
 from jailcore.log.errors import AdminRequestError, ConfigError
@@ -74,12 +74,9 @@ def held(server: str, kept: list[dict], now: str | None) -> list[dict]:
 
 def bans(saved: Saved) -> list[dict]:
     """The same from the server's saved engine (a state its daemon saved before its standing held them)."""
-    engine = saved.engine
-    assert engine is not None
-    online = {seat.key for seat in engine.state.players.values()}
-    kept = [{"steamid": b.steamid, "name": b.name, "until": b.until, "rounds": b.rounds, "rule": b.rule, "ref": b.ref,
-             "reason": b.reason, "by": b.by, "origin": b.origin, "online": key in online} for key, b in engine.state.ctbans.items()]
-    return held(saved.server, kept, engine.state.time or None)
+    assert saved.engine is not None
+    state = worked_out(saved.engine, saved.config)
+    return held(saved.server, state["ctbans"], state["time"])
 
 
 def _standing_bans(db: Reader, only: set[str] | None) -> dict[str, list[dict]]:

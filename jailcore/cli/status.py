@@ -30,6 +30,7 @@ from jailcore.store import (
     AuditError,
     aside_in,
     ban_left,
+    cooldown_of,
     daemon_word,
     is_url,
     journal_path,
@@ -37,7 +38,6 @@ from jailcore.store import (
     open_proposals,
     open_reader,
     out_of_reach,
-    readable_ban,
     refused_requests,
     requests_path,
     shown,
@@ -97,6 +97,14 @@ def saved_servers(db: Reader, configs: Mapping[str, Config], only: set[str] | No
     return out
 
 
+def worked_out(engine: Engine, config: Config) -> dict:
+    """A server's standing from its engine under `config`, as its daemon works it out and saves it
+    (a state saved before its daemon kept the standing, or a config given on the command line)."""
+    from jailcore.session.session import standing as session_standing
+
+    return session_standing(engine, config)
+
+
 def server_names(db: Reader) -> list[str]:
     return db.servers()
 
@@ -112,19 +120,7 @@ def expired(until: str | None, rounds: int | None, now: str | None) -> bool:
 def _standings(db: Reader, configs: Mapping[str, Config], only: set[str] | None) -> dict[str, dict]:
     """The servers without a config given whose daemon saved its standing with its snapshot:
     read as it is, without loading the rules (a command that answers at once)."""
-    out = {}
-    for server, text in db.standings():
-        if server in configs or (only is not None and server not in only):
-            continue
-        try:
-            state = json.loads(text)
-        except ValueError:
-            continue
-        if isinstance(state, dict):
-            if isinstance(state.get("ctbans"), list):
-                state["ctbans"] = [b for b in state["ctbans"] if readable_ban(server, b)]
-            out[server] = state
-    return out
+    return {s.server: dict(s.state) for s in db.standings() if s.server not in configs and (only is None or s.server in only)}
 
 
 def from_database(path: str, configs: Mapping[str, Config], only: set[str] | None) -> list[dict]:
@@ -141,12 +137,7 @@ def from_database(path: str, configs: Mapping[str, Config], only: set[str] | Non
             if s.engine is None:
                 out.append({"server": s.server, "error": s.error})
                 continue
-            state = {**s.engine.public_state(), **s.engine.shim_state()}
-            online = {seat.key for seat in s.engine.state.players.values()}
-            for ban in state["ctbans"]:
-                ban["online"] = ban["key"] in online
-            state["time"] = s.engine.state.time or None
-            out.append(standing(s.server, state, s.config, _link(db, s.server), label))
+            out.append(standing(s.server, worked_out(s.engine, s.config), s.config, _link(db, s.server), label))
         sinks = failing_sinks(db)  # the notifications' sinks that keep failing: every server of the database says them
         for item in out:
             item["proposals"] = open_proposals(db, item["server"])
@@ -229,20 +220,16 @@ def standing(server: str, state: dict, config: Config | None, link: dict | None,
     now = now or datetime.now()
     out = {**state, "server": server, "source": source, "link": link}
     out.update(shim_said(state))
-    rnd, special = state.get("round"), state.get("specialday")
     saved_rounds = out.pop("cooldown_rounds", None)
     out.pop("ladder_steps", None)  # for `history`
     if config is not None:
-        from jailcore.engine.rules.specialday import SpecialDayCooldown  # loaded with the config already
+        from jailcore.session.session import cooldown_rounds  # loaded with the config already
 
-        rule = config.settings_of(SpecialDayCooldown)
-        rounds = rule.rounds if rule.enabled else None
+        rounds = cooldown_rounds(config)
     else:
-        rounds = saved_rounds if isinstance(saved_rounds, int) else None
-    if rounds is not None and isinstance(rnd, int) and isinstance(special, int):
-        out["cooldown"] = {"rounds": rounds, "next": special + rounds, "left": max(0, special + rounds - rnd)}
-    else:
-        out["cooldown"] = None
+        rounds = saved_rounds if type(saved_rounds) is int else None
+    cooldown = cooldown_of(state, rounds)
+    out["cooldown"] = attrs.asdict(cooldown) if cooldown is not None else None
     out["daemon"] = daemon_word(link, now, aged=source != "mqtt")  # over MQTT the broker's last will says it instead
     last = (link or {}).get("last_line") or state.get("time")
     out["last_line"] = last

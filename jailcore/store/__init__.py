@@ -14,6 +14,9 @@ What it offers, by who asks:
   this machine while a database server is away), the appeals and the notifications' queue;
 - everyone: the store's errors (store/errors.py), each a `JailcoreError`.
 
+A module of the store is never named like a name it offers (`standing` is `audit.standing`, the
+saved standings are `store/standings.py`): importing the module would put it in that name's place.
+
 Each name is imported when it is first asked for (PEP 562), so a command that only reads the
 SQLite file never loads the MariaDB driver or the daemon's writer: `jailcore tail` starts as
 fast as when it imported the modules themselves.
@@ -29,7 +32,8 @@ _HOME = {
     "errors": ("DATABASE_ERRORS", "AccountError", "AppealError", "AuditError", "Away", "AwayError", "DatabaseFault", "PardonError",
                "ProposalError", "StoreError", "Unreachable", "errors_or"),
     "location": ("bridge_for", "daemon_store", "daemon_writer", "is_url", "open_reader", "open_store", "shown", "upgrade"),
-    "audit": ("DAYS", "as_json", "ban_left", "daemon_word", "locate", "open_proposals", "readable_ban", "span", "standing"),
+    "audit": ("DAYS", "as_json", "ban_left", "daemon_word", "locate", "open_proposals", "span", "standing"),
+    "standings": ("Cooldown", "Standing", "cooldown_of", "readable_ban"),
     "filter": ("USERID", "Filter", "personal", "since_time"),
     "access": ("DEFAULT_STATE", "out_of_reach"),
     "interface": ("Claim", "StateStore"),
@@ -63,7 +67,6 @@ if TYPE_CHECKING:
     from jailcore.store.audit import daemon_word as daemon_word
     from jailcore.store.audit import locate as locate
     from jailcore.store.audit import open_proposals as open_proposals
-    from jailcore.store.audit import readable_ban as readable_ban
     from jailcore.store.audit import span as span
     from jailcore.store.audit import standing as standing
     from jailcore.store.ctbans_import import bring_over as bring_over
@@ -116,6 +119,10 @@ if TYPE_CHECKING:
     from jailcore.store.requests import waiting_requests as waiting_requests
     from jailcore.store.sourcebans import SourceBans as SourceBans
     from jailcore.store.sourcebans import network_bans as network_bans
+    from jailcore.store.standings import Cooldown as Cooldown
+    from jailcore.store.standings import Standing as Standing
+    from jailcore.store.standings import cooldown_of as cooldown_of
+    from jailcore.store.standings import readable_ban as readable_ban
     from jailcore.store.verdicts import PARDONABLE as PARDONABLE
     from jailcore.store.verdicts import done as done
     from jailcore.store.writer import NewsReader as NewsReader

@@ -5,14 +5,13 @@ length as admins read it. The queries themselves are the store's (`store.reader`
 from __future__ import annotations
 
 import json
-import logging
 import os
 from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from jailcore.log.errors import AuditError
-from jailcore.log.logtime import is_time, seconds_between
+from jailcore.log.logtime import seconds_between
 from jailcore.store.access import DEFAULT_STATE, out_of_reach
 from jailcore.store.filter import USERID, since_time
 from jailcore.store.location import is_url, open_reader
@@ -101,20 +100,6 @@ def _default_config() -> Config:
     from jailcore.config.config import Config
 
     return Config.default()
-
-
-def readable_ban(server: str, ban: Any) -> bool:
-    """A CT ban of a saved standing whose end is a time of the calendar (or a count of rounds):
-    one saved by a version that took a network message unparsed (`until "2026-13-45T25:61:61"`)
-    is left out with a line, never a traceback, and the rest are shown."""
-    if not isinstance(ban, dict):
-        return False
-    until, rounds = ban.get("until"), ban.get("rounds")
-    if (until is None or (isinstance(until, str) and is_time(until))) and (rounds is None or type(rounds) is int):
-        return True
-    logging.getLogger("jailcore").warning("server %r: its saved CT ban of %r is left out: its end %r is no time", server,
-                                          str(ban.get("steamid"))[:64], str(until if until is not None else rounds)[:64])
-    return False
 
 
 def ban_left(until: str | None, rounds: int | None, now: str | None = None) -> str:

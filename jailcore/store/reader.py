@@ -23,6 +23,7 @@ from jailcore.log.errors import AuditError
 from jailcore.store.access import out_of_reach
 from jailcore.store.filter import Filter
 from jailcore.store.spelling import Dialect, UnplacedDialect, contains
+from jailcore.store.standings import Standing, read_standing
 
 Row = dict[str, Any]
 EVERYTHING = Filter()
@@ -318,11 +319,13 @@ class Reader:
     def servers(self) -> list[str]:
         return [r["server"] for r in self.rows("SELECT server FROM state WHERE server != '' ORDER BY server")]
 
-    def standings(self) -> list[tuple[str, str]]:
-        """(server, what `status` shows of it) saved with its newest snapshot (none before it was kept)."""
+    def standings(self) -> list[Standing]:
+        """Each server's standing (what `status` and the web page's servers show of it), saved with
+        its newest snapshot, by name (none before it was kept, nor one that is not a JSON object)."""
         got = self._rows_or_none("SELECT s.server, p.state FROM state s JOIN standing p ON p.server = s.server AND p.updated = s.updated "
-                                 "WHERE s.server != ''")
-        return [(r["server"], r["state"]) for r in got or []]
+                                 "WHERE s.server != '' ORDER BY s.server")
+        found = (read_standing(r["server"], r["state"]) for r in got or [])
+        return [s for s in found if s is not None]
 
     def saved_steps(self, server: str) -> dict[str, list[str]] | None:
         """Each ladder's steps under the server's own config, as its daemon saved them with its

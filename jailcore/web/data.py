@@ -26,11 +26,11 @@ import attrs
 
 from jailcore.config.config import Config
 from jailcore.engine.engine import Engine
-from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.log.accounts import same_account
 from jailcore.log.errors import ConfigError, StateError
 from jailcore.log.events import player_key
 from jailcore.log.logtime import moment
+from jailcore.session.session import standing as session_standing
 from jailcore.store import (
     PARDONABLE,
     USERID,
@@ -39,6 +39,7 @@ from jailcore.store import (
     Reader,
     Row,
     StateStore,
+    cooldown_of,
     daemon_word,
     done,
     is_url,
@@ -439,16 +440,19 @@ def servers(sources: Sources, now: datetime) -> list[dict]:
     (`health`) and who is on it now (from the snapshot: name, team, alive; at most a server's 64 slots)."""
     out = []
     for source in sources.sources:
+        saved = {s.server: s for s in source.reader.standings()}  # as each daemon worked it out under its own config
         for row in source.reader.states():
             server = row["server"]
             config = sources.config(server)
             snapshot = json.loads(row["snapshot"])
-            engine = Engine(config, snapshot)
-            state = {**engine.public_state(), **engine.shim_state()}
+            kept = saved.get(server)
+            if kept is not None:
+                state, cooldown = dict(kept.state), kept.cooldown
+            else:  # a state saved before its daemon kept the standing: worked out as the daemon does
+                state = session_standing(Engine(config, snapshot), config)
+                cooldown = cooldown_of(state, state["cooldown_rounds"])
             pending = source.reader.pending(server)
             last = snapshot.get("time") or row["updated"]
-            cooldown = config.settings_of(SpecialDayCooldown).rounds
-            special = state["specialday"]
             players = online(snapshot)
             state.update({
                 "server": server,
@@ -458,8 +462,8 @@ def servers(sources: Sources, now: datetime) -> list[dict]:
                 "oldest_pending": pending[1],
                 "last_time": last,
                 "age": (now - moment(last)).total_seconds() if last else None,
-                "next_specialday": special + cooldown if special is not None else None,
-                "cooldown_left": max(0, special + cooldown - state["round"]) if special is not None else 0,
+                "next_specialday": cooldown.next if cooldown is not None else None,
+                "cooldown_left": cooldown.left if cooldown is not None else 0,
                 "players": len(players),
                 "seated": players,
                 "health": health(source.reader.link(server), now, len(players)),
@@ -516,10 +520,10 @@ def glance(sources: Sources, now: datetime, waiting: dict[str, Callable[[Sources
     problems: dict[str, list[tuple[str, str]]] = {}
     for source in sources.sources:
         on = {}  # players online per server, from the standing each daemon saves with its state (small, unlike the snapshot)
-        for server, text in source.reader.standings():
+        for kept in source.reader.standings():
             try:
-                counted = json.loads(text).get("online") or {}
-                on[server] = sum(int(n) for n in counted.values()) if isinstance(counted, dict) else 0
+                counted = kept.state.get("online") or {}
+                on[kept.server] = sum(int(n) for n in counted.values()) if isinstance(counted, dict) else 0
             except (ValueError, TypeError, AttributeError):
                 continue
         for link in source.reader.links():
