@@ -25,7 +25,7 @@ from jailcore.store import AuditError, StoreError, ban_left, locate, open_reader
 if TYPE_CHECKING:  # `list` reads what the daemon saved and loads no rule: it answers at once
     from jailcore.cli.status import Saved
     from jailcore.config.config import Config
-    from jailcore.store import Reader
+    from jailcore.store import AuditLog
 
 STEAMID = re.compile(r"STEAM_[01]:[01]:[0-9]{1,10}|\[U:1:[0-9]{1,10}\]|7656119[0-9]{10}")
 
@@ -79,7 +79,7 @@ def bans(saved: Saved) -> list[dict]:
     return held(saved.server, state["ctbans"], state["time"])
 
 
-def _standing_bans(db: Reader, only: set[str] | None) -> dict[str, list[dict]]:
+def _standing_bans(db: AuditLog, only: set[str] | None) -> dict[str, list[dict]]:
     """Each server's bans from the standing its daemon saves beside its snapshot, where that
     standing holds all that `list` shows."""
     out = {}
@@ -90,7 +90,7 @@ def _standing_bans(db: Reader, only: set[str] | None) -> dict[str, list[dict]]:
     return out
 
 
-def waiting(db: Reader, server: str | None) -> list[dict]:
+def waiting(db: AuditLog, server: str | None) -> list[dict]:
     """Requests the daemon has not applied yet (it is not running, or it is about to)."""
     rows = db.ctbans_waiting(server)
     return [{"server": r["server"], "request": r["id"], "steamid": r["steamid"], "name": r["name"], "lift": bool(r["lift"]),
@@ -225,14 +225,14 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
 
 
 
-def _name(db: Reader, steamid: str, holds: dict[str, dict]) -> str:
+def _name(db: AuditLog, steamid: str, holds: dict[str, dict]) -> str:
     """The player's name as last seen: his ban, else the newest entry of the audit log."""
     if steamid in holds:
         return holds[steamid]["name"]
     return db.last_name(steamid)
 
 
-def _other_universe(db: Reader, steamid: str, server: str, holds: dict[str, dict]) -> None:
+def _other_universe(db: AuditLog, steamid: str, server: str, holds: dict[str, dict]) -> None:
     """CS:S logs STEAM_0:, CS:GO STEAM_1: for the same account: the daemon matches bans by
     account, and says which form the server's log uses when only the other is known here."""
     if not steamid.startswith("STEAM_") or steamid in holds:

@@ -38,9 +38,9 @@ def main_notify(args: argparse.Namespace) -> int:
 def failing_sinks(db: Any) -> dict[str, Any]:
     """`{"notify_failing": [...]}`: the sinks that keep failing, from the database's own record
     (the senders write it); {} when none."""
-    from jailcore.store import failing, sink_health
+    from jailcore.store import failing
 
-    found = failing(sink_health(db.rows))
+    found = failing(db.sinks())
     return {"notify_failing": found} if found else {}
 
 

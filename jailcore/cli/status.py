@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from jailcore.config.config import Config
     from jailcore.engine.engine import Engine
     from jailcore.log.inbound import Refusals
-    from jailcore.store import Reader
+    from jailcore.store import AuditLog, Row
 
 STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
@@ -76,7 +76,7 @@ class Saved:
     error: str | None = None
 
 
-def saved_servers(db: Reader, configs: Mapping[str, Config], only: set[str] | None = None) -> list[Saved]:
+def saved_servers(db: AuditLog, configs: Mapping[str, Config], only: set[str] | None = None) -> list[Saved]:
     """Each server of the database with its engine as the daemon saved it, under its config
     when one is given (else `default_config()`)."""
     from cattrs.errors import BaseValidationError
@@ -105,7 +105,7 @@ def worked_out(engine: Engine, config: Config) -> dict:
     return session_standing(engine, config)
 
 
-def server_names(db: Reader) -> list[str]:
+def server_names(db: AuditLog) -> list[str]:
     return db.servers()
 
 
@@ -117,7 +117,7 @@ def expired(until: str | None, rounds: int | None, now: str | None) -> bool:
 # -- gathering --------------------------------------------------------------------------------
 
 
-def _standings(db: Reader, configs: Mapping[str, Config], only: set[str] | None) -> dict[str, dict]:
+def _standings(db: AuditLog, configs: Mapping[str, Config], only: set[str] | None) -> dict[str, dict]:
     """The servers without a config given whose daemon saved its standing with its snapshot:
     read as it is, without loading the rules (a command that answers at once)."""
     return {s.server: dict(s.state) for s in db.standings() if s.server not in configs and (only is None or s.server in only)}
@@ -166,7 +166,7 @@ def _refused(queue: str) -> dict | None:
                        for r in newest]}
 
 
-def _owed(db: Reader, server: str) -> list[dict]:
+def _owed(db: AuditLog, server: str) -> list[Row]:
     """Punishments decided for players who had left (`owed`), not carried out nor expired yet:
     those that wait for his return (an owed CT ban or autoslay is held by SteamID already, at
     the door and at the round start, and listed with the CT bans)."""
@@ -176,7 +176,7 @@ def _owed(db: Reader, server: str) -> list[dict]:
 _LINK = ("rcon", "outbox", "last_line", "mode", "updated", "daemon", "dropped")
 
 
-def _link(db: Reader, server: str) -> dict | None:
+def _link(db: AuditLog, server: str) -> dict | None:
     row = db.link(server)
     if row is not None:  # a database from before the daemon's columns has only the first five
         return {k: row[k] for k in _LINK if k in row}

@@ -25,7 +25,7 @@ from jailcore.log.invisible import INVISIBLE
 from jailcore.store import DAYS, AuditError, Filter, as_json, ban_left, errors_or, locate, open_reader, standing
 
 if TYPE_CHECKING:
-    from jailcore.store import Reader
+    from jailcore.store import AuditLog
 
 COLOURS = {kind: entry.colour for kind, entry in VOCABULARY.items()}
 STATUS_COLOURS = {"delivered": "32", "failed": "31;1", "pending": "33", "observed": "36", "advised": "36", "expired": "90",
@@ -111,7 +111,7 @@ def asked(args: argparse.Namespace) -> Filter:
     return wanted
 
 
-def _tail(args: argparse.Namespace, db: Reader, wanted: Filter) -> int:
+def _tail(args: argparse.Namespace, db: AuditLog, wanted: Filter) -> int:
     colour = coloured(args.json)
     rows = db.entries(wanted)
     last = rows[-1]["pos"] if rows else db.max_id()  # followed by place in the log (store.reader's `pos`)
@@ -162,7 +162,7 @@ def main_history(args: argparse.Namespace) -> int:
         return 1
 
 
-def _history(args: argparse.Namespace, db: Reader, config: Config | None) -> int:
+def _history(args: argparse.Namespace, db: AuditLog, config: Config | None) -> int:
     rows = db.entries(Filter(server=args.server or "", player=args.player or ""))
     from jailcore.log.accounts import player_key
 

@@ -36,8 +36,9 @@ _HOME = {
     "standings": ("Cooldown", "Standing", "cooldown_of", "readable_ban"),
     "filter": ("USERID", "Filter", "personal", "since_time"),
     "access": ("DEFAULT_STATE", "out_of_reach"),
-    "interface": ("Claim", "StateStore"),
-    "reader": ("Reader", "Row"),
+    "interface": ("AuditLog", "Claim", "StateStore"),
+    "reader": ("Reader",),
+    "spelling": ("Row",),
     "writer": ("NewsReader", "Writer"),
     "request_kinds": ("ActRequest", "AnswerRequest", "CtBanRequest", "PardonRequest", "Request"),
     "requests": ("Queued", "RefusedRequest", "refused_requests", "requests_path", "submit", "waiting_requests"),
@@ -87,6 +88,7 @@ if TYPE_CHECKING:
     from jailcore.store.filter import Filter as Filter
     from jailcore.store.filter import personal as personal
     from jailcore.store.filter import since_time as since_time
+    from jailcore.store.interface import AuditLog as AuditLog
     from jailcore.store.interface import Claim as Claim
     from jailcore.store.interface import StateStore as StateStore
     from jailcore.store.journal import aside_in as aside_in
@@ -105,7 +107,6 @@ if TYPE_CHECKING:
     from jailcore.store.notices import sink_health as sink_health
     from jailcore.store.portable import Db as Db
     from jailcore.store.reader import Reader as Reader
-    from jailcore.store.reader import Row as Row
     from jailcore.store.request_kinds import ActRequest as ActRequest
     from jailcore.store.request_kinds import AnswerRequest as AnswerRequest
     from jailcore.store.request_kinds import CtBanRequest as CtBanRequest
@@ -119,6 +120,7 @@ if TYPE_CHECKING:
     from jailcore.store.requests import waiting_requests as waiting_requests
     from jailcore.store.sourcebans import SourceBans as SourceBans
     from jailcore.store.sourcebans import network_bans as network_bans
+    from jailcore.store.spelling import Row as Row
     from jailcore.store.standings import Cooldown as Cooldown
     from jailcore.store.standings import Standing as Standing
     from jailcore.store.standings import cooldown_of as cooldown_of

@@ -18,7 +18,7 @@ from jailcore.store.location import is_url, open_reader
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
-    from jailcore.store.reader import Reader
+    from jailcore.store.interface import AuditLog
 
 __all__ = ["DAYS", "USERID", "AuditError", "as_json", "ban_left", "daemon_word", "locate", "open_reader", "since_time", "standing"]
 
@@ -58,7 +58,7 @@ def as_json(row: Mapping[str, Any], pardon: Mapping[str, Any] | None = None) -> 
     return out
 
 
-def standing(db: Reader, keys: set[str], config: Config | None, server: str | None = None) -> list[dict[str, Any]]:
+def standing(db: AuditLog, keys: set[str], config: Config | None, server: str | None = None) -> list[dict[str, Any]]:
     """Where the player stands on each ladder, and his CT ban, per server (or on one). The
     next step is the config's when one is given, else the one the server's daemon saved
     with its standing (under its own config), else the rulebooks' default."""
@@ -82,7 +82,7 @@ def standing(db: Reader, keys: set[str], config: Config | None, server: str | No
     return out
 
 
-def open_proposals(db: Reader, server: str) -> list[dict[str, Any]]:
+def open_proposals(db: AuditLog, server: str) -> list[dict[str, Any]]:
     """A server's punishments waiting for an admin (a rule set `confirm = "admin"`) and not
     yet answered, oldest first, with the id `jailcore confirm|dismiss` takes."""
     out = []

@@ -23,9 +23,8 @@ from jailcore.log.inbound import MAX_MINUTES
 from jailcore.log.numbers import SQLITE_MAX, whole
 from jailcore.store.errors import StoreError
 from jailcore.store.filter import Filter
-from jailcore.store.interface import StateStore
+from jailcore.store.interface import AuditLog, StateStore
 from jailcore.store.location import is_url
-from jailcore.store.reader import Reader
 from jailcore.store.request_kinds import CtBanRequest
 
 BY = "CT Bans import"  # the admin of the requests the import writes (and how a second run knows them)
@@ -188,7 +187,7 @@ class Taken:
     skipped: int  # already imported by an earlier run
 
 
-def bring_over(store: StateStore, reader: Reader, server: str, running: list[Running], logged: list[Logged]) -> Taken:
+def bring_over(store: StateStore, reader: AuditLog, server: str, running: list[Running], logged: list[Logged]) -> Taken:
     """Writes what an earlier run has not: a request per running ban, an entry per log row."""
     have_requests = {r["steamid"] for r in reader.ctban_requests(BY, limit=10**6)}
     have_history = {r["reply"] for r in reader.entries(Filter(rule=RULE))}

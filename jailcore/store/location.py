@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
-    from jailcore.store.interface import StateStore
-    from jailcore.store.reader import Reader
+    from jailcore.store.interface import AuditLog, StateStore
     from jailcore.store.sourcebans import SourceBans
     from jailcore.store.writer import Writer
 
@@ -42,7 +41,7 @@ def open_store(where: str, journal: str | None = None, requests: str | None = No
     return Store(where)
 
 
-def open_reader(where: str) -> Reader:
+def open_reader(where: str) -> AuditLog:
     """The read side; a SQLite file is opened read-only."""
     if is_url(where):
         from jailcore.store.mariadb import open_reader as maria_reader

@@ -43,39 +43,17 @@ from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
 from jailcore.store import appeals, notices
+from jailcore.store import rows as common  # the statements both backends run, written once
 from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import Away, DatabaseFault, Lost, PardonError, ProposalError, Refused, StoreError, Unreachable
 from jailcore.store.hang import HangWatch
 from jailcore.store.journal import DAMAGED, Journal, Leftover, Op, damaged_beside, hold, holds, left_beside
 from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
-from jailcore.store.reader import Reader, Row
+from jailcore.store.reader import Reader
 from jailcore.store.requests import TakesRequests
-from jailcore.store.rows import (
-    ACT,
-    ACTS_WAITING,
-    ANSWER,
-    ANSWER_OF,
-    ANSWERS_WAITING,
-    ANY_WAITING,
-    AUDIT_INSERT,
-    CTBAN,
-    CTBANS_WAITING,
-    LINES,
-    PARDON,
-    PARDONS_WAITING,
-    PROPOSAL_ROW,
-    PRUNE_EVERY,
-    PRUNE_LINES,
-    SNAPSHOT,
-    WritesRows,
-    act_values,
-    audit_values,
-    line_values,
-    pardon_values,
-    request_values,
-)
-from jailcore.store.spelling import Dialect
+from jailcore.store.rows import AUDIT_INSERT, WritesRows, act_values, audit_values, line_values, pardon_values, request_values
+from jailcore.store.spelling import Dialect, Row
 from jailcore.store.verdicts import check_act, check_answer, check_pardon
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes
@@ -1036,7 +1014,7 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
     # -- engine state -----------------------------------------------------------------------------
 
     def load_state(self, server: str) -> dict[str, Any] | None:
-        rows = self._rows(SNAPSHOT, (server,))
+        rows = self._rows(common.SNAPSHOT, (server,))
         self.db.commit()  # a fresh snapshot for the next read (REPEATABLE READ holds the first)
         return json.loads(rows[0]["snapshot"]) if rows else None
 
@@ -1070,10 +1048,10 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
     def keep_lines(self, row: fx.KeepLines) -> None:
         if not row.lines:
             return
-        self._write(LINES, line_values(row.lines), many=True)
+        self._write(common.LINES, line_values(row.lines), many=True)
         if clock.monotonic() >= self._prune_due and is_time(row.lines[-1][2]):  # (a log time is parsed: always, but never trusted)
-            self._prune_due = clock.monotonic() + PRUNE_EVERY
-            self._write(PRUNE_LINES, (plus_minutes(row.lines[-1][2], -row.keep_days * 1440),))
+            self._prune_due = clock.monotonic() + common.PRUNE_EVERY
+            self._write(common.PRUNE_LINES, (plus_minutes(row.lines[-1][2], -row.keep_days * 1440),))
 
     def resume(self, server: str) -> si.Resume:
         """What a server's last process left: its pending rows and its proposals still waiting."""
@@ -1086,7 +1064,7 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
         if now - self._waiting_at > fresh and not self._unreachable():
             self._waiting_at = now
             try:
-                self._waiting = {r["server"] for r in self._rows(ANY_WAITING)}
+                self._waiting = {r["server"] for r in self._rows(common.ANY_WAITING)}
             except DatabaseFault:
                 if not self._went_away():
                     raise
@@ -1128,7 +1106,7 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
         row = self.reader.entry(action_id)
         row = check_pardon(row, lambda: self.reader.pardons_for([action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(PARDON, pardon_values(row["server"], action_id, by, reason, when, steamid))
+        cur = self._write(common.PARDON, pardon_values(row["server"], action_id, by, reason, when, steamid))
         self.commit()
         return int(cur.lastrowid)
 
@@ -1139,7 +1117,7 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
                       reason: str, by: str, lift: bool = False, when: str | None = None) -> int:
         self._here(Away)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(CTBAN, (*request_values(server, steamid, name, minutes, rounds, lift, reason, by, when), None))
+        cur = self._write(common.CTBAN, (*request_values(server, steamid, name, minutes, rounds, lift, reason, by, when), None))
         self.commit()
         return int(cur.lastrowid)
 
@@ -1148,13 +1126,13 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
         check_act(act, minutes)
         self._here(Away)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(ACT, act_values(server, steamid, name, act, minutes, reason, by, when))
+        cur = self._write(common.ACT, act_values(server, steamid, name, act, minutes, reason, by, when))
         self.commit()
         return int(cur.lastrowid)
 
     def acts(self, server: str) -> list[Row]:
         """The admins' warnings and bans not yet applied; none while the server is away (they wait there)."""
-        return self._polled(lambda: self._rows(ACTS_WAITING, (server,)), [])
+        return self._polled(lambda: self._rows(common.ACTS_WAITING, (server,)), [])
 
     def _polled(self, read: Callable[[], T], away: T) -> T:
         """A read the daemon polls for the admins' rows: `away` (nothing) while the server is away
@@ -1185,7 +1163,7 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
         return self._polled(lambda: self._requests(server), nothing)
 
     def _requests(self, server: str) -> tuple[list[Row], list[Row]]:
-        return self._rows(PARDONS_WAITING, (server,)), self._rows(CTBANS_WAITING, (server,))
+        return self._rows(common.PARDONS_WAITING, (server,)), self._rows(common.CTBANS_WAITING, (server,))
 
     def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
                        server: str | None = None, may_ban: bool = True) -> int:
@@ -1199,10 +1177,10 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
 
     def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
         row = self.reader.entry(action_id)
-        row = check_answer(row, lambda: next(iter(self._rows(ANSWER_OF, (action_id,))), None),
+        row = check_answer(row, lambda: next(iter(self._rows(common.ANSWER_OF, (action_id,))), None),
                            action_id, answer, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(ANSWER, (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
+        cur = self._write(common.ANSWER, (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
         self.commit()
         return int(cur.lastrowid)
 
@@ -1210,16 +1188,16 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
         return self._polled(lambda: self._answers(server), [])
 
     def _answers(self, server: str) -> list[Row]:
-        return self._rows(ANSWERS_WAITING, (server,))
+        return self._rows(common.ANSWERS_WAITING, (server,))
 
     def proposal_row(self, server: str, number: int) -> int | None:
         if self.away is not None:
             return None  # the proposal's row may still wait in the journal
-        rows = self._rows(PROPOSAL_ROW.format(index=DIALECT.json_field("detail", "index")), (server, number))
+        rows = self._rows(common.PROPOSAL_ROW.format(index=DIALECT.json_field("detail", "index")), (server, number))
         return int(rows[0]["id"]) if rows else None
 
     def prune_lines(self, before: str) -> int:
-        cur = self._write(PRUNE_LINES, (before,))
+        cur = self._write(common.PRUNE_LINES, (before,))
         self.commit()
         return int(cur.rowcount)
 

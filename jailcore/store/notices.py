@@ -61,7 +61,7 @@ class Notices:
             n += 1
         return n
 
-    def take(self, sink: str, holder: str, lease_seconds: float, limit: int = 100) -> list[Row]:
+    def take(self, sink: str, holder: str, lease_seconds: float, limit: int = 100) -> list[dict[str, Any]]:
         """The sink's oldest messages not yet sent and held by no one (or whose holder's lease
         ran out), now held by `holder`; oldest first."""
         at = datetime.now()
@@ -144,7 +144,7 @@ class Notices:
                                                         "error": error[:500], "updated": stamp})
         return failures
 
-    def sinks(self) -> list[Row]:
+    def sinks(self) -> list[dict[str, Any]]:
         return sink_health(self.db.rows)
 
     # -- what the watcher reads -------------------------------------------------------------------
@@ -162,7 +162,7 @@ class Notices:
         """A round's kept log lines, each with the newest audit id once it was handled (store.sqlite's loglines)."""
         return self.db.rows("SELECT line, audit FROM loglines WHERE server = ? AND round = ? ORDER BY id LIMIT ?", (server, round_no, limit))
 
-    def clause(self, action_id: int) -> Row | None:
+    def clause(self, action_id: int) -> dict[str, Any] | None:
         got = self.db.rows("SELECT ref, reason, rule FROM audit WHERE id = ?", (action_id,))
         return got[0] if got else None
 
@@ -179,7 +179,7 @@ class Notices:
 FAILING = 3  # failures in a row after which a sink is said to be failing (status, the web page)
 
 
-def sink_health(rows: Callable[[str, Sequence[Any]], list[Row]]) -> list[Row]:
+def sink_health(rows: Callable[[str, Sequence[Any]], list[Row]]) -> list[dict[str, Any]]:
     """Every sink's health, with how many messages wait for it, through any reader's `rows`
     (`jailcore status` and the web page read with their own); none on a database from before."""
     try:
@@ -192,5 +192,5 @@ def sink_health(rows: Callable[[str, Sequence[Any]], list[Row]]) -> list[Row]:
     return [{**r, "waiting": counts.get(r["sink"], 0)} for r in found]
 
 
-def failing(rows: list[Row]) -> list[Row]:
+def failing(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in rows if int(r.get("failures") or 0) >= FAILING]

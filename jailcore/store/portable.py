@@ -96,7 +96,7 @@ class Db:
                 cur = self._db.cursor()
                 cur.execute(self._sql(sql), tuple(params))
                 names = [d[0] for d in cur.description or ()]
-                got = [r if isinstance(r, dict) else dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+                got = [Row(r) if isinstance(r, dict) else Row(zip(names, r, strict=True)) for r in cur.fetchall()]
                 if self._depth == 0 and self.dialect == "mariadb":
                     self._db.commit()  # a read alone: the next sees what others committed since
                 return got

@@ -16,22 +16,24 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from jailcore.log.errors import AuditError
 from jailcore.store.access import out_of_reach
 from jailcore.store.filter import Filter
-from jailcore.store.spelling import Dialect, UnplacedDialect, contains
+from jailcore.store.spelling import Dialect, Row, UnplacedDialect, contains
 from jailcore.store.standings import Standing, read_standing
 
-Row = dict[str, Any]
+if TYPE_CHECKING:
+    from jailcore.store.appeals import Appeals
+
 EVERYTHING = Filter()
 _TABLES = ("audit", "pardons", "answers", "ctban_requests", "loglines")  # the tables whose newest id is asked
 
 
 def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Row:
-    return {d[0]: v for d, v in zip(cursor.description, row, strict=True)}
+    return Row(zip((d[0] for d in cursor.description), row, strict=True))
 
 
 class Reader:
@@ -71,7 +73,7 @@ class Reader:
         try:
             cur.execute(self.dialect.sql(sql), tuple(params))
             names = [d[0] for d in cur.description or ()]
-            return [r if isinstance(r, dict) else dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+            return [r if isinstance(r, Row) else Row(r) if isinstance(r, dict) else Row(zip(names, r, strict=True)) for r in cur.fetchall()]
         finally:
             cur.close()
 
@@ -244,7 +246,7 @@ class Reader:
         return self.rows(f"SELECT a.*, a.{p} AS pos FROM (SELECT {p} AS k FROM audit {hint} WHERE {p} > ? AND action = 'ban') b "
                          f"JOIN audit a ON a.{p} = b.k WHERE (? = '' OR a.server = ?) ORDER BY a.{p} DESC", (low, server, server))
 
-    def ban_of_move(self, move: Row) -> Row | None:
+    def ban_of_move(self, move: Mapping[str, Any]) -> Row | None:
         """The CT ban a move to T was written right after (the same rule, player and moment)."""
         return self.one(f"SELECT *, {self.dialect.pos} AS pos FROM audit WHERE id BETWEEN ? AND ? AND action = 'ctban' AND server = ? AND userid = ? "
                         "AND rule = ? AND time = ? ORDER BY id DESC LIMIT 1",
@@ -308,6 +310,18 @@ class Reader:
             for row in self._rows_or_none(f"SELECT `by` AS who, COUNT(*) AS n FROM {table} WHERE time >= ? GROUP BY `by`", (first,)) or []:
                 counts[row["who"]] = counts.get(row["who"], 0) + int(row["n"])
         return counts
+
+    def appeals(self) -> Appeals:
+        """The players' appeals, read through this reader's connections (none before their table)."""
+        from jailcore.store.appeals import Appeals
+
+        return Appeals(self)
+
+    def sinks(self) -> list[dict[str, Any]]:
+        """Every notification sink's health, with how many messages wait for it (none before their tables)."""
+        from jailcore.store.notices import sink_health
+
+        return sink_health(self.rows)
 
     # -- saved state -------------------------------------------------------------------------
 

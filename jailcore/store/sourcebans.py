@@ -50,8 +50,9 @@ from jailcore.log.events import account
 from jailcore.log.limits import INT_MAX
 from jailcore.log.logtime import is_time
 from jailcore.store.filter import Filter
+from jailcore.store.interface import AuditLog
 from jailcore.store.mariadb import VALUE_REFUSALS, _code, _lost, _why, connect, target
-from jailcore.store.reader import Reader, Row
+from jailcore.store.spelling import Row
 
 POLL = 2.0
 PLUGIN_WAIT = 30.0  # seconds a ban waits for the plugin's own row before the bridge writes one
@@ -126,7 +127,7 @@ def _fits(text: str, column: dict[str, Any] | None) -> str:
 class SourceBans:
     """The bridge for one game server."""
 
-    def __init__(self, settings: SourceBansSettings, server: str, origin: str, reader: Reader,
+    def __init__(self, settings: SourceBansSettings, server: str, origin: str, reader: AuditLog,
                  pardon: Callable[[int, str, str], object], clock: Callable[[], float] = time.time):
         if not settings.prefix.replace("_", "").isalnum():  # the prefix goes into the SQL: letters, digits, _
             raise ValueError(f"[sourcebans] prefix {settings.prefix!r}: letters, digits and _ only")
@@ -360,9 +361,9 @@ class SourceBans:
 
     def _protests(self) -> None:
         """The appeals of this server's bans are SourceBans++ protests, archived when answered (store/appeals.py)."""
-        from jailcore.store.appeals import Appeals, sync_protests
+        from jailcore.store.appeals import sync_protests
 
-        appeals = [a for a in Appeals(self.reader).listed("", 1000) if a["server"] == self.server]
+        appeals = [a for a in self.reader.appeals().listed("", 1000) if a["server"] == self.server]
         if appeals:
             links = {audit_id: int(link["bid"]) for audit_id, link in self._linked().items()}
             sync_protests(self._cursor, lambda: self.db.commit(), self.settings.prefix, self.origin, self.server, self.settings.admin_id,

@@ -17,7 +17,22 @@ from jailcore.log import limits
 if TYPE_CHECKING:
     from jailcore.store.filter import Filter
 
-Row = dict[str, Any]
+
+
+class Row(dict[str, Any]):
+    """One row as the store read it: column to value, frozen. It is a dict (JSON, `dict(row)`,
+    `{**row, ...}`, a template's `row.name` read it as one), but a page or a command that wants
+    another shape makes its own copy: a row changed in place would be a row the database never held."""
+
+    __slots__ = ()
+
+    def _frozen(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("a row the store read is not changed in place: make a copy ({**row, ...})")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _frozen  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copy and pickle make it whole, not key by key
+        return (Row, (dict(self),))
 
 # A table's words as each backend spells them: a row id numbered by the database, text columns
 # as wide as log/limits.py says (a key: MariaDB indexes at most 191 characters of utf8mb4 in

@@ -29,36 +29,12 @@ from jailcore.log.limits import KEY, TIME, fit, fit_text
 from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
 from jailcore.store import appeals, notices
+from jailcore.store import rows as common  # the statements both backends run, written once
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import StoreError
 from jailcore.store.requests import TakesRequests
-from jailcore.store.rows import (
-    ACT,
-    ACTS_WAITING,
-    ANSWER,
-    ANSWER_OF,
-    ANSWERS_WAITING,
-    ANY_WAITING,
-    AUDIT_INSERT,
-    CTBAN,
-    CTBANS_WAITING,
-    ENTRY,
-    LINES,
-    PARDON,
-    PARDONS_WAITING,
-    PROPOSAL_ROW,
-    PRUNE_EVERY,
-    PRUNE_LINES,
-    SNAPSHOT,
-    WritesRows,
-    act_values,
-    audit_values,
-    line_values,
-    pardon_values,
-    pardons_of,
-    request_values,
-)
+from jailcore.store.rows import AUDIT_INSERT, WritesRows, act_values, audit_values, line_values, pardon_values, pardons_of, request_values
 from jailcore.store.spelling import Dialect, contains
 from jailcore.store.verdicts import check_act, check_answer, check_pardon
 
@@ -317,7 +293,7 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
     # -- engine state --------------------------------------------------------------------
 
     def load_state(self, server: str) -> dict[str, Any] | None:
-        row = self.db.execute(SNAPSHOT, (server,)).fetchone()
+        row = self.db.execute(common.SNAPSHOT, (server,)).fetchone()
         return json.loads(row["snapshot"]) if row else None
 
     def record(self, server: str, action: Action, day: int, command: str | None, status: AuditStatus, row_id: int | None = None) -> int:
@@ -334,9 +310,9 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
     def keep_lines(self, row: fx.KeepLines) -> None:
         if not row.lines:
             return
-        self._write(LINES, line_values(row.lines), many=True)
+        self._write(common.LINES, line_values(row.lines), many=True)
         if clock.monotonic() >= self._prune_due and is_time(row.lines[-1][2]):  # (a log time is parsed: always, but never trusted)
-            self._prune_due = clock.monotonic() + PRUNE_EVERY
+            self._prune_due = clock.monotonic() + common.PRUNE_EVERY
             self.prune_lines(plus_minutes(row.lines[-1][2], -row.keep_days * 1440))
 
     def reserve_ids(self, count: int, gap: int = 0) -> int:
@@ -365,7 +341,7 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
         now = clock.monotonic()
         if now - self._waiting_at > fresh:
             self._waiting_at = now
-            self._waiting = {r[0] for r in self.db.execute(ANY_WAITING)}
+            self._waiting = {r[0] for r in self.db.execute(common.ANY_WAITING)}
         return server in self._waiting
 
 
@@ -379,10 +355,10 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
         one the admin was judged on) another server's entry, and a server ban unless `may_ban`
         (lifting one is an admin's)."""
         fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
-        row = self.db.execute(ENTRY, (action_id,)).fetchone() if fits else None
+        row = self.db.execute(common.ENTRY, (action_id,)).fetchone() if fits else None
         row = check_pardon(row, lambda: self.pardons_for([action_id]).get(action_id), action_id, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(PARDON, pardon_values(row["server"], action_id, by, reason, when, steamid))
+        cur = self._write(common.PARDON, pardon_values(row["server"], action_id, by, reason, when, steamid))
         self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
 
@@ -394,7 +370,7 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
         """A CT ban given or lifted from outside the game (`jailcore ctban add|lift`, the web
         page); the running daemon of that server applies it within a second."""
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(CTBAN, (*request_values(server, steamid, name, minutes, rounds, lift, reason, by, when), None))
+        cur = self._write(common.CTBAN, (*request_values(server, steamid, name, minutes, rounds, lift, reason, by, when), None))
         self.commit()
         return _inserted(cur)
 
@@ -404,17 +380,17 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
         carries it out within a second."""
         check_act(act, minutes)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(ACT, act_values(server, steamid, name, act, minutes, reason, by, when))
+        cur = self._write(common.ACT, act_values(server, steamid, name, act, minutes, reason, by, when))
         self.commit()
         return _inserted(cur)
 
     def acts(self, server: str) -> list[sqlite3.Row]:
         """The admins' warnings and bans not yet applied, oldest first."""
-        return self._rows(ACTS_WAITING, (server,))
+        return self._rows(common.ACTS_WAITING, (server,))
 
     def requests(self, server: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
         """The pardons (with the enforcement they undo) and the CT-ban requests not yet applied."""
-        return self._rows(PARDONS_WAITING, (server,)), self._rows(CTBANS_WAITING, (server,))
+        return self._rows(common.PARDONS_WAITING, (server,)), self._rows(common.CTBANS_WAITING, (server,))
 
     def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
                        server: str | None = None, may_ban: bool = True) -> int:
@@ -423,26 +399,26 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
         still waiting, a second answer, and (given `server`, the one the admin was judged
         on) a proposal of another server."""
         assert answer in ("confirm", "dismiss")
-        row = self.db.execute(ENTRY, (action_id,)).fetchone() if 0 < action_id <= SQLITE_MAX else None
-        row = check_answer(row, lambda: self.db.execute(ANSWER_OF, (action_id,)).fetchone(),
+        row = self.db.execute(common.ENTRY, (action_id,)).fetchone() if 0 < action_id <= SQLITE_MAX else None
+        row = check_answer(row, lambda: self.db.execute(common.ANSWER_OF, (action_id,)).fetchone(),
                            action_id, answer, self.path, server, may_ban)
         when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(ANSWER, (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
+        cur = self._write(common.ANSWER, (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
         self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
 
     def answers(self, server: str) -> list[sqlite3.Row]:
         """Admins' answers to proposals not yet applied, with the proposal they answer."""
-        return self._rows(ANSWERS_WAITING, (server,))
+        return self._rows(common.ANSWERS_WAITING, (server,))
 
     def proposal_row(self, server: str, number: int) -> int | None:
         """The audit id of the engine's proposal `number` (its `propose` row)."""
-        row = self.db.execute(PROPOSAL_ROW.format(index=self.dialect.json_field("detail", "index")), (server, number)).fetchone()
+        row = self.db.execute(common.PROPOSAL_ROW.format(index=self.dialect.json_field("detail", "index")), (server, number)).fetchone()
         return int(row["id"]) if row else None
 
     def prune_lines(self, before: str) -> int:
         """Drop kept log lines older than `before` (log time, ISO)."""
-        return int(self._write(PRUNE_LINES, (before,)).rowcount)
+        return int(self._write(common.PRUNE_LINES, (before,)).rowcount)
 
 
 # PRAGMA user_version; 0 is a file from before the schema was versioned, 1 one without the audit's `seq`,

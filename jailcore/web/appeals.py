@@ -28,7 +28,7 @@ from starlette.responses import RedirectResponse, Response
 
 from jailcore.log.errors import AdminRequestError, AuditError, StateError
 from jailcore.log.logtime import moment
-from jailcore.store import CONTACT_MAX, REASON_MAX, TEXT_MAX, AppealError, Appeals, Db, errors_or, failing, settle_appeal, sink_health
+from jailcore.store import CONTACT_MAX, REASON_MAX, TEXT_MAX, AppealError, Appeals, Db, errors_or, failing, settle_appeal
 from jailcore.web import data, steamids
 from jailcore.web.access import ADMIN, MODERATOR, number
 from jailcore.web.auth import LoginLimit
@@ -209,7 +209,7 @@ def _appealed(web: Web, desk: Desk, items: list[dict[str, Any]]) -> None:
         for i in mine:
             by_server.setdefault(i["server"], []).append(int(i["id"]))
         for server, ids in by_server.items():
-            found = Appeals(source.reader).for_actions(server, ids)
+            found = source.reader.appeals().for_actions(server, ids)
             for i in mine:
                 if i["server"] == server and int(i["id"]) in found:
                     i["appeal"] = found[int(i["id"])]["status"]
@@ -296,7 +296,7 @@ async def follow(web: Web, desk: Desk, request: Request) -> Response:
     found = None
     try:
         for source in web.sources.sources:
-            row = await web.read(Appeals(source.reader).by_token, token) if re.fullmatch(r"[A-Za-z0-9_-]{16,64}", token) else None
+            row = await web.read(source.reader.appeals().by_token, token) if re.fullmatch(r"[A-Za-z0-9_-]{16,64}", token) else None
             if row is not None:
                 entry = await web.read(source.reader.entry, int(row["action_id"]))
                 found = {**row, "entry": entry}
@@ -318,20 +318,20 @@ def listed(web: Web, lang: str) -> dict[str, Any]:
     answered: list[dict[str, Any]] = []
     sinks: list[dict[str, Any]] = []
     for source in web.sources.sources:
-        appeals = Appeals(source.reader)
+        appeals = source.reader.appeals()
         for row in appeals.listed("open", 200):
             entry = source.reader.entry(int(row["action_id"]))
             story = story_of(web.sources, row["server"], int(entry["round"]), int(entry["id"]), lang) if entry else []
             waiting.append({**row, "entry": entry, "story": story, "src": source.index, "dom": f"appeal-{source.index}-{row['id']}"})
         answered += [{**r, "src": source.index} for r in appeals.listed("", 100) if r["status"] != "open"][:30]
-        sinks += failing(sink_health(source.reader.rows))
+        sinks += failing(source.reader.sinks())
     waiting.sort(key=lambda a: (a["time"], a["id"]))
     answered.sort(key=lambda a: a["answered"] or "", reverse=True)
     return {"waiting": waiting, "answered": answered[:30], "sinks": sinks}
 
 
 def waiting_count(web: Web) -> int:
-    return sum(len(Appeals(s.reader).listed("open", 1000)) for s in web.sources.sources)
+    return sum(len(s.reader.appeals().listed("open", 1000)) for s in web.sources.sources)
 
 
 async def page(web: Web, desk: Desk, request: Request) -> Response:
@@ -353,7 +353,7 @@ async def answer(web: Web, desk: Desk, request: Request) -> Response:
     if source is None or appeal_id is None or verdict not in ("grant", "uphold"):
         return web.render(request, "error.html", status=404, message=f"#{fields.get('id', '')[:20]}: ?")
     try:
-        row = await web.read(Appeals(source.reader).get, appeal_id)
+        row = await web.read(source.reader.appeals().get, appeal_id)
     except FAULTS as exc:
         return web.render(request, "error.html", status=409, message=str(exc))
     if row is None:

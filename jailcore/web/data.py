@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,9 +34,8 @@ from jailcore.session.session import standing as session_standing
 from jailcore.store import (
     PARDONABLE,
     USERID,
-    Appeals,
+    AuditLog,
     Filter,
-    Reader,
     Row,
     StateStore,
     cooldown_of,
@@ -70,7 +69,7 @@ class Source:
     index: int
     path: str
     store: StateStore
-    reader: Reader
+    reader: AuditLog
     servers: set[str] = attrs.field(factory=set)
     requests: str | None = None  # on a database server: this machine's queue for the admins' requests while it is away
     _lock: threading.Lock = attrs.field(factory=threading.Lock)
@@ -490,7 +489,7 @@ def online(snapshot: dict) -> list[dict]:
 LOG_QUIET = 120.0  # seconds without a log line, players online, before the log is called silent
 
 
-def health(link: Row | None, now: datetime, players: int = 0) -> dict:
+def health(link: Mapping[str, Any] | None, now: datetime, players: int = 0) -> dict:
     """How a server's daemon stands, from its `link` row (as `jailcore status` reads it): the
     daemon stopped or silent, the RCON link down, the log silent while players are on. Each
     problem is (word, detail); none: all well."""
@@ -663,7 +662,7 @@ def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict]:
             out.append({"kind": "ctban.lift" if r["lift"] else "ctban.give", **r})
         for r in source.reader.act_requests(by, limit):  # warnings and bans from a player's page
             out.append({"kind": "act.ban" if r["act"] == "ban" else "act.warn", **r})
-        for r in Appeals(source.reader).answered(by, limit):  # who granted or upheld an appeal, and when
+        for r in source.reader.appeals().answered(by, limit):  # who granted or upheld an appeal, and when
             out.append({**r, "kind": f"appeal.{r['status']}", "time": r["answered"]})
         for refused in refused_requests(source.requests, limit * 5)[1]:  # only this machine's queue: the others' are theirs
             args = refused.args
