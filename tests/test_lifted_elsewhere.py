@@ -14,7 +14,7 @@ from jailcore.config.notifyconfig import sinks_of
 from jailcore.io.notify.notifier import Watch
 from jailcore.session import inputs as i
 from jailcore.session.effects import CloseAppeals, Record
-from jailcore.store.appeal_answers import settle
+from jailcore.store import settle_appeal
 from jailcore.store.appeals import Appeals
 from jailcore.store.mariadb import MariaStore
 from jailcore.store.portable import Db
@@ -108,7 +108,7 @@ def test_an_admin_granting_an_appeal_the_daemon_already_closed_is_told_granted_n
 
         closing = ClosingStore()
         closing.request_pardon = pardon_then_close
-        row, pardon = settle(closing, None, "", appeals, number, "grant", "admin", "верно")
+        row, pardon = settle_appeal(closing, None, "", appeals, number, "grant", "admin", "верно")
         assert row["status"] == "granted" and pardon is not None
     finally:
         store.close()
