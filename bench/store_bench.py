@@ -8,7 +8,8 @@ server's link row, as a busy server does every few seconds. 40 servers share one
 fleet's case). Two ways: all queued at once (`flood`: the writer's ceiling, a few big group
 commits), and in waves of 20 decisions, each waited for until durable before the next is
 queued (`waves`: a commit every 20 decisions, as a daemon whose commands wait for their rows).
-Printed: rows made durable a second, best and median of 5 runs, and commits a second.
+Printed: rows made durable a second, best and median of 5 runs, commits a second, and the
+process's CPU per row (median; on a box shared with other work it moves less than the rate).
 
     python bench/store_bench.py                 # SQLite, then MariaDB when mariadbd is installed
     python bench/store_bench.py --sqlite-only
@@ -62,32 +63,33 @@ def _opener(where: str, alchemy: bool, journal: str | None = None) -> Callable[[
     return lambda: AlchemyBackend(url)
 
 
-def measure(open_backend: Callable[[], Any], waves: bool) -> tuple[float, float]:
-    """(rows a second, commits a second) for one run of DECISIONS decisions through a fresh writer."""
+def measure(open_backend: Callable[[], Any], waves: bool) -> tuple[float, float, float]:
+    """(rows a second, commits a second, CPU µs a row) for one run of DECISIONS decisions through a fresh writer."""
     writer = _writer(open_backend)
     try:
         first = writer.call(lambda b: b.reserve_ids(DECISIONS))
         batches = rows_of(first, DECISIONS)
         count = sum(len(b) for b in batches)
         before = writer.batches
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         step = WAVE * 3 if waves else len(batches)
         for i in range(0, len(batches), step):
             for batch in batches[i : i + step]:
                 writer.submit(batch)
             writer.settle()
-        took = time.perf_counter() - start
+        took, cpu = time.perf_counter() - start, time.process_time() - cpu
         if writer.error is not None:
             raise SystemExit(f"store_bench: the writer failed: {writer.error}")
-        return count / took, (writer.batches - before) / took
+        return count / took, (writer.batches - before) / took, cpu / count * 1e6
     finally:
         writer.close()
 
 
-def report(label: str, runs: Sequence[tuple[float, float]]) -> None:
-    rates = sorted(r for r, _ in runs)
-    commits = statistics.median(c for _, c in runs)
-    print(f"  {label:<34} {max(rates):>9,.0f} rows/s best, {statistics.median(rates):>9,.0f} median  "
+def report(label: str, runs: Sequence[tuple[float, float, float]]) -> None:
+    rates = sorted(r for r, _, _ in runs)
+    commits = statistics.median(c for _, c, _ in runs)
+    cpu = statistics.median(u for _, _, u in runs)
+    print(f"  {label:<34} {max(rates):>9,.0f} rows/s best, {statistics.median(rates):>9,.0f} median, {cpu:5.1f} µs CPU a row  "
           f"({commits:,.0f} commits/s, {len(runs)} runs of {DECISIONS * 3 + DECISIONS // 10:,} rows)")
 
 
@@ -117,7 +119,7 @@ def _open_store(where: str, journal: str | None = None) -> Any:
     return open_store(where, journal) if journal else open_store(where)
 
 
-def sqlite_runs(tmp: Path, alchemy: bool, waves: bool) -> list[tuple[float, float]]:
+def sqlite_runs(tmp: Path, alchemy: bool, waves: bool) -> list[tuple[float, float, float]]:
     out = []
     for run in range(RUNS):
         path = str(tmp / f"state-{run}-{waves}.sqlite3")
@@ -126,7 +128,7 @@ def sqlite_runs(tmp: Path, alchemy: bool, waves: bool) -> list[tuple[float, floa
     return out
 
 
-def mariadb_runs(tmp: Path, alchemy: bool) -> dict[bool, list[tuple[float, float]]] | None:
+def mariadb_runs(tmp: Path, alchemy: bool) -> dict[bool, list[tuple[float, float, float]]] | None:
     from tests.mariadb import INSTALL, MARIADBD, MariaServer
 
     if MARIADBD is None or INSTALL is None:
@@ -137,7 +139,7 @@ def mariadb_runs(tmp: Path, alchemy: bool) -> dict[bool, list[tuple[float, float
     server.start()
     try:
         server.setup_user()
-        out: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+        out: dict[bool, list[tuple[float, float, float]]] = {False: [], True: []}
         for waves in (False, True):
             for run in range(RUNS):
                 url = server.database(f"bench{run}_{int(waves)}")

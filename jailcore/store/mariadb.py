@@ -22,6 +22,7 @@ a lock another process took meanwhile is the daemon's end (`Claim.lost`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -215,6 +216,7 @@ class MariaDialect(Dialect):
     def sql(self, text: str) -> str:
         return text.replace("%", "%%").replace("?", "%s")
 
+    @functools.cache  # noqa: B019  (as Dialect.upsert)
     def upsert(self, table: str, key: tuple[str, ...], columns: tuple[str, ...]) -> str:
         names = (*key, *columns)
         return (f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "

@@ -7,6 +7,7 @@ without a circle."""
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -94,6 +95,7 @@ class Dialect:
     def sql(self, text: str) -> str:
         return text
 
+    @functools.cache  # noqa: B019  (a few dialects, each for the life of the process: spelled once a statement)
     def upsert(self, table: str, key: tuple[str, ...], columns: tuple[str, ...]) -> str:
         """The row of this key inserted, or its columns set when it is there (store.rows' STATE, LINK, ...)."""
         names = (*key, *columns)
