@@ -143,3 +143,25 @@ def test_every_name_the_store_offers_is_there_and_no_module_hides_one():
     missing = [name for name in store.__all__ if getattr(store, name, None) is None]
     assert not missing, f"jailcore.store lists names it cannot give: {missing}"
     assert store.standing.__module__ == "jailcore.store.audit" and callable(store.submit)
+
+
+def test_a_queued_request_reads_back_as_it_was_kept_and_a_bad_one_is_a_refusal():
+    """A request waits in a queue file as its kind and its fields (the words and keys the queue
+    held before the classes: a queue written by an older jailcore replays), and one that cannot be
+    read is refused as an admin's request is, never a traceback in the replay."""
+    import pytest
+
+    from jailcore.log.errors import AdminRequestError
+    from jailcore.store import AnswerRequest, CtBanRequest, PardonRequest
+    from jailcore.store.request_kinds import from_queue, queued
+
+    kept = {"action_id": 7, "by": "Админ", "reason": "ошибся", "when": "2026-12-01T10:00:00", "server": "jail", "may_ban": False,
+            "steamid": None}
+    assert from_queue("pardon", kept) == PardonRequest(7, "Админ", "ошибся", "2026-12-01T10:00:00", "jail", False)
+    ban = CtBanRequest("jail", "STEAM_1:0:5", "Вася", None, 3, "", "kolya", lift=False, when="2026-12-01T10:00:00")
+    assert from_queue(ban.kind, queued(ban)) == ban and queued(ban)["rounds"] == 3
+    for kind, args in (("answer", {"action_id": 9, "answer": "maybe", "by": "mod"}), ("pardon", {"action_id": 7}), ("undo", {})):
+        with pytest.raises(AdminRequestError):
+            from_queue(kind, args)
+    with pytest.raises(ValueError):
+        AnswerRequest(9, "maybe", "mod")

@@ -93,7 +93,7 @@ def from_queue(kind: str, args: Mapping[str, Any]) -> Request:
         raise AdminRequestError(f"no request of kind {kind!r}")
     try:
         return cls(**args)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:  # a field missing or unknown, or a value refused (an answer neither confirm nor dismiss)
         raise AdminRequestError(f"a {kind} request that cannot be read: {exc}") from None
 
 
