@@ -37,8 +37,9 @@ from pathlib import Path
 import attrs
 
 from jailcore.config.config import Config
-from jailcore.engine.actions import Action, kinds_that
+from jailcore.engine.actions import Action
 from jailcore.engine.engine import Engine
+from jailcore.engine.vocabulary import kinds_that
 from jailcore.log.parse import LogParser
 from jailcore.sim.logwriter import LogWriter, Who
 

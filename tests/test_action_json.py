@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from jailcore.engine.actions import KINDS, Action
+from jailcore.engine.actions import CLASSES, Action
+from jailcore.engine.vocabulary import KINDS
 
 T = {"userid": 7, "steamid": "STEAM_1:0:42", "name": "Вася \"<ник>\""}
 HEAD = {"time": "2026-11-30T21:04:05", "round": 7}
@@ -66,13 +67,19 @@ CASES = [
 ]
 
 
-def test_every_kind_of_action_has_a_case():
+def test_every_kind_of_action_has_a_case_and_a_class_of_its_own():
     assert {c["action"] for c in CASES} == set(KINDS)
+    assert set(CLASSES) == set(KINDS)
+    assert all(cls.action == kind for kind, cls in CLASSES.items())
 
 
-@pytest.mark.parametrize("data", CASES, ids=lambda c: f"{c['action']}:{'+'.join(k for k in c if k not in HEAD and k not in ('action', 'target', 'rule', 'ref', 'reason'))}")
+def _name(c: dict[str, object]) -> str:
+    return f"{c['action']}:{'+'.join(k for k in c if k not in (*HEAD, 'action', 'target', 'rule', 'ref', 'reason'))}"
+
+
+@pytest.mark.parametrize("data", CASES, ids=_name)
 def test_an_action_writes_exactly_the_json_it_was_read_from(data: dict[str, object]):
     text = json.dumps(data, ensure_ascii=False)
     action = Action.from_json(json.loads(text))
     assert json.dumps(action.to_json(), ensure_ascii=False) == text
-    assert action.action == data["action"]
+    assert type(action) is CLASSES[str(data["action"])] and action.action == data["action"]

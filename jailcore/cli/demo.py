@@ -18,7 +18,7 @@ from pathlib import Path
 
 from jailcore.cli.tail import COLOURS, paint
 from jailcore.config.config import Config
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Propose
 from jailcore.io.daemon import Daemon
 from jailcore.sim.simserver import SimServer
 
@@ -57,7 +57,7 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
             head = _paint(f"{action.action.upper():9}", COLOURS.get(action.action))
             print(f"  {head} round {action.round} [{action.rule} {action.ref}] -> {who}")
             print(f"            {action.reason}")
-            if action.action == "propose":
+            if isinstance(action, Propose):
                 print(_paint(f"            waits for an admin ({action.step}); nothing is sent to the game until one confirms", "2"))
 
         def received(command: str) -> None:

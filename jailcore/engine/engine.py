@@ -23,9 +23,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from jailcore.engine import admin, proposals, sequence
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Hud
 from jailcore.engine.bookkeeping import STOP, Bookkeeping
 from jailcore.engine.context import Context
+from jailcore.engine.public import public
 from jailcore.engine.punish import door_action, move_to_t, network_ban, time_left
 from jailcore.engine.rules import ORDER
 from jailcore.engine.settings import ServerRules
@@ -137,7 +138,7 @@ class Engine:
 
     def public_state(self) -> dict[str, Any]:
         """The standing state as `replay --state`, MQTT and the web page show it."""
-        return self.ctx.public()
+        return public(self.ctx)
 
     def shim_state(self) -> dict[str, Any]:
         """The plugin's version and its lost lines, as `status` and the web page show them."""
@@ -206,7 +207,7 @@ class Engine:
         self.state.ctbans[key] = record
         if seat is None:
             return []
-        out = [door_action(self.ctx, seat, record)]  # online here: the shim holds it at the door
+        out: list[Action] = [door_action(self.ctx, seat, record)]  # online here: the shim holds it at the door
         if seat.team == CT and self.config.on("ctban"):
             reason = self.ctx.quoting(record.ref, self.ctx.text("ctban", left=time_left(self.ctx, record)))
             out += move_to_t(self.ctx, seat, "ctban", record.ref, reason, block=False)
@@ -236,6 +237,6 @@ class Engine:
         text = ctx.hud_line()
         if text != s.hud:
             s.hud = text
-            out.append(ctx.action("hud", None, "hud", "", text))
+            out.append(ctx.everyone(Hud, "hud", "", text))
         return out
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import attrs
 
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Freeday, Money, Offer, Respawn, Say
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import RuleSettings
@@ -40,11 +40,11 @@ class Freekill(Rule["Freekill.Settings", "Freekill.State"]):
         rule = self.settings
         amount = rule.damage_amount if e.damage_only else rule.kill_amount
         reason = ctx.quoting(rule, ctx.text("fairness.freedamage" if e.damage_only else "fairness.freekill", amount=amount))
-        out = [ctx.action("money", victim, self.key, rule.ref, reason, amount=amount)]
+        out: list[Action] = [ctx.action(Money, victim, self.key, rule.ref, reason, amount=amount)]
         if not e.damage_only:
             if self._can_respawn(ctx, victim):
                 self.state.offered.append(victim.userid)
-                out.append(ctx.action("offer", victim, self.key, rule.ref, ctx.quoting(rule, ctx.text("fairness.choose"))))
+                out.append(ctx.action(Offer, victim, self.key, rule.ref, ctx.quoting(rule, ctx.text("fairness.choose"))))
             else:
                 out += self._freeday(ctx, victim)
         return out
@@ -57,7 +57,7 @@ class Freekill(Rule["Freekill.Settings", "Freekill.State"]):
         self.state.offered.remove(victim.userid)
         if e.choice == "respawn" and self._can_respawn(ctx, victim):
             victim.alive = True
-            return [ctx.action("respawn", victim, self.key, self.ref, ctx.quoting(self.settings, ctx.text("fairness.respawn")))]
+            return [ctx.action(Respawn, victim, self.key, self.ref, ctx.quoting(self.settings, ctx.text("fairness.respawn")))]
         return self._freeday(ctx, victim)
 
     @handles(ev.RoundEnd)
@@ -78,7 +78,7 @@ class Freekill(Rule["Freekill.Settings", "Freekill.State"]):
     def _freeday(self, ctx: Context, victim: Seat) -> list[Action]:
         self.state.next_round.append(victim.key)
         ctx.state.owed[victim.key] = ctx.state.round
-        return [ctx.action("freeday", victim, self.key, self.ref, ctx.text("freeday.next", name=victim.name))]
+        return [ctx.action(Freeday, victim, self.key, self.ref, ctx.text("freeday.next", name=victim.name))]
 
     @handles(ev.RoundStart)
     def owed(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
@@ -86,4 +86,4 @@ class Freekill(Rule["Freekill.Settings", "Freekill.State"]):
             return []
         names = [p.name for p in ctx.state.players.values() if p.key in self.state.next_round]
         self.state.next_round = []
-        return [ctx.action("say", None, self.key, self.ref, ctx.text("freeday.today", names=", ".join(names)))] if names else []
+        return [ctx.everyone(Say, self.key, self.ref, ctx.text("freeday.today", names=", ".join(names)))] if names else []

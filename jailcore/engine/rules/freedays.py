@@ -14,7 +14,7 @@ import re
 
 import attrs
 
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Say, Warn
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles, vetoes
 from jailcore.engine.rules.common import half_dead
@@ -159,7 +159,7 @@ class PersonalFreeday(Rule["PersonalFreeday.Settings", "PersonalFreeday.State"])
         if self.state.granted.get(target.key) == ctx.week and not won:
             # Taking it back is no punishment: everyone is told, the guards above all.
             text = ctx.quoting(self.settings, ctx.text("calendar.personal_freeday", name=target.name))
-            return [ctx.action("say", None, self.key, self.ref, text), ctx.action("warn", target, self.key, self.ref, text)]
+            return [ctx.everyone(Say, self.key, self.ref, text), ctx.action(Warn, target, self.key, self.ref, text)]
         if not won:
             self.state.granted[target.key] = ctx.week
             self.state.given[target.key] = ctx.state.round
@@ -218,7 +218,7 @@ class FreedayEnd(Rule["FreedayEnd.Settings", "FreedayEnd.State"]):
         if s.freeday and mine.playing and dead * 2 >= mine.playing and "general" not in mine.told:
             mine.told.append("general")
             text = ctx.quoting(rule.general_ref, ctx.text("calendar.freeday_end.general", dead=dead, playing=mine.playing))
-            out.append(ctx.action("say", None, self.key, rule.general_ref, text))
+            out.append(ctx.everyone(Say, self.key, rule.general_ref, text))
         return out
 
     def round_cleared(self, ctx: Context) -> None:

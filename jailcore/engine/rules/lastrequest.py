@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import attrs
 
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Freeday, Money
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import RuleSettings
@@ -50,7 +50,7 @@ class LastRequestTimeout(Rule["LastRequestTimeout.Settings", "LastRequestTimeout
         victim = s.players[e.victim.userid]
         s.owed[victim.key] = s.round
         text = ctx.quoting(self.settings, ctx.text("lastrequest.freeday", name=victim.name))
-        return [ctx.action("freeday", victim, self.key, self.ref, text)]
+        return [ctx.action(Freeday, victim, self.key, self.ref, text)]
 
     @handles(ev.LastRequest)
     def chosen(self, ctx: Context, e: ev.LastRequest) -> list[Action]:
@@ -90,4 +90,4 @@ class GuardSuicide(Rule["GuardSuicide.Settings", None]):
         if len(alive) != 1:
             return []
         text = ctx.text("lastrequest.guard_suicide", guard=seat.name, amount=self.settings.amount)
-        return [ctx.action("money", alive[0], self.key, self.ref, ctx.quoting(self.settings, text), amount=self.settings.amount)]
+        return [ctx.action(Money, alive[0], self.key, self.ref, ctx.quoting(self.settings, text), amount=self.settings.amount)]
