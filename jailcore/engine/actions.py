@@ -58,7 +58,7 @@ class Target:
     steamid: str
     name: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"userid": self.userid, "steamid": self.steamid, "name": self.name}
 
 
@@ -117,9 +117,9 @@ class Action:
         """The console command that carries it out, or None: nothing is sent (the daemon keeps it)."""
         return None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         target = self.target
-        out: dict[str, Any] = {"time": self.time, "round": self.round, "action": self.action,
+        out: dict[str, object] = {"time": self.time, "round": self.round, "action": self.action,
                                "target": target.to_json() if target else None, "rule": self.rule, "ref": self.ref,
                                "reason": self.reason}
         for key in self._keys:

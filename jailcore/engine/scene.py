@@ -10,7 +10,7 @@ owns one `Context` and updates it; rules never keep it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from jailcore.engine.actions import Action, Say, Target
 from jailcore.engine.catalogue import Catalogue, Game
@@ -139,7 +139,7 @@ class Scene:
 
     # -- saying and doing ----------------------------------------------------------------
 
-    def text(self, key: str, **values: Any) -> str:
+    def text(self, key: str, **values: object) -> str:
         return say(self.lang, key, **values)
 
     def quoting(self, rule: RuleSettings | str, text: str) -> str:

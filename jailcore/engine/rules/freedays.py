@@ -16,6 +16,7 @@ import attrs
 
 from jailcore.engine.actions import Action, Say, Warn
 from jailcore.engine.context import Context
+from jailcore.engine.ledger import Entry, OwedFreedayGiven, RoundFreeday
 from jailcore.engine.rules.base import Rule, handles, vetoes
 from jailcore.engine.rules.common import half_dead
 from jailcore.engine.settings import Ladder, RuleSettings, steps
@@ -60,12 +61,11 @@ class MondayFreeday(Rule["MondayFreeday.Settings", "MondayFreeday.State"]):
         self.state.playing = self.state.prisoners + len(ctx.alive(CT))
 
     @handles(ev.RoundStart)
-    def monday(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
+    def monday(self, ctx: Context, e: ev.RoundStart) -> list[Action | Entry]:
         if ctx.day != 1:
             return []
-        ctx.state.freeday = True
         self._count(ctx)
-        return [ctx.announce(self.key, self.settings, ctx.text("calendar.freeday.say", day=ctx.day, week=ctx.week))]
+        return [RoundFreeday(), ctx.announce(self.key, self.settings, ctx.text("calendar.freeday.say", day=ctx.day, week=ctx.week))]
 
     @handles(ev.FreezeEnded)
     def play(self, ctx: Context, e: ev.FreezeEnded) -> list[Action]:
@@ -144,7 +144,7 @@ class PersonalFreeday(Rule["PersonalFreeday.Settings", "PersonalFreeday.State"])
         self.state.fighting = {}
 
     @handles(ev.FreedayGranted)
-    def granted(self, ctx: Context, e: ev.FreedayGranted) -> list[Action]:
+    def granted(self, ctx: Context, e: ev.FreedayGranted) -> list[Action | Entry]:
         target = ctx.state.players.get(e.target) if e.scope == "personal" and e.target is not None else None
         if target is None:
             return []
@@ -152,8 +152,7 @@ class PersonalFreeday(Rule["PersonalFreeday.Settings", "PersonalFreeday.State"])
             self._won(ctx, target.userid)  # given his reward while the round still runs
         won = self.state.duels.get(target.key, -9) >= ctx.state.round - 1
         if ctx.state.owed.get(target.key, -9) >= ctx.state.round - 1:
-            del ctx.state.owed[target.key]  # a freeday a rule owed him (ПЗ 1, FreeKill) is not one he acquired
-            return []
+            return [OwedFreedayGiven(target.key)]  # a freeday a rule owed him (ПЗ 1, FreeKill) is not one he acquired
         if self.state.given.get(target.key) == ctx.state.round:
             return []  # «!fd #5» typed twice in one round is one freeday
         if self.state.granted.get(target.key) == ctx.week and not won:
