@@ -10,7 +10,7 @@ nothing happened. Snapshots written before this layout (version 1) are read too.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 import attrs
 import cattrs
@@ -21,13 +21,18 @@ from jailcore.log.errors import StateError
 from jailcore.log.inbound import NetworkBan, Refusals, typed
 from jailcore.log.limits import fit
 
-if TYPE_CHECKING:
-    from jailcore.engine.rules.base import Rule
-
 CT, T = ev.CT, ev.T
 PLAYING = (CT, T)
 VERSION = 2
 Own = TypeVar("Own")  # a rule's own state class
+
+
+class HasState(Protocol[Own]):
+    """A rule class as `State.rule` reads it (`rules/base.py` sits above this module): its key,
+    and the type of the state it keeps."""
+
+    key: ClassVar[str]
+    state: Own
 
 
 @attrs.define(slots=True)
@@ -238,7 +243,7 @@ class State:
     recent: dict[int, str] = attrs.Factory(dict)
     hud: str = ""  # the display line last shown: sent again only when it changes
 
-    def rule(self, rule: type[Rule[Any, Own]]) -> Own:
+    def rule(self, rule: type[HasState[Own]]) -> Own:
         """That rule's own state, typed: `state.rule(GlobalGames).played`."""
         return cast(Own, self.rules[rule.key])
 
