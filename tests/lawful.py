@@ -37,7 +37,7 @@ from pathlib import Path
 import attrs
 
 from jailcore.config.config import Config
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Punishment
 from jailcore.engine.engine import Engine
 from jailcore.engine.vocabulary import kinds_that
 from jailcore.log.parse import LogParser
@@ -175,7 +175,7 @@ class Season:
     def answer(self, action: Action) -> None:
         """What the game server does with a command: the shim's CS_SwitchTeam, a slay, a kick."""
         who = self.players.get(action.target.userid) if action.target else None
-        if who is None or action.absent:
+        if who is None or (isinstance(action, Punishment) and action.absent):
             return  # (one decided for a player who has left is sent to no one: he is gone)
         if action.action == "teamswap":
             self.blocked[who.steamid] = self.round + 5
