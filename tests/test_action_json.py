@@ -53,6 +53,8 @@ CASES = [
     case("say", None, "calendar.freeday", "ФД 1", "Понедельник"),
     case("hud", None, "hud", "", "Начальник: —"),
     case("unctban", T, "pardon", "6.5", "помилован"),
+    case("unctban", T, "admin", "CT", "снят", by="Админ"),
+    case("unctban", {**T, "userid": 0}, "pardon", "6.5", "помилован", by="Админ", absent=True),
     case("unban", T, "pardon", "Общие 19", "помилован"),
     case("pardon", T, "pardon", "6.5", "помилован"),
     case("offer", T, "fairness.freekill", "Охрана 11", "выбор"),

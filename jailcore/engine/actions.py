@@ -318,10 +318,15 @@ class Cancel(ToPlayer):
 
 @attrs.frozen(slots=True)
 class Unctban(ToPlayer):
+    """A CT ban lifted, by an admin (`by`; none in rows from before it was said). For a player who
+    has left (`absent`) nothing is sent: the daemon holds the ban, the game holds nothing for him."""
+
     action = "unctban"
+    by: str | None = attrs.field(default=None, kw_only=True)
+    absent: bool = attrs.field(default=False, kw_only=True)
 
     def command(self) -> str | None:
-        return self._to_player("jb_ctban_clear {uid}")
+        return None if self.absent else self._to_player("jb_ctban_clear {uid}")
 
 
 @attrs.frozen(slots=True)

@@ -52,7 +52,7 @@ def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Ac
     gave_block = kind == "teamswap" and ban is not None and ban.rule == "ctban.return_block" and ban.since == entry.get("round")
     if (gave_ban or gave_block) and ban is not None:
         del s.ctbans[key]
-        out.append(ctx.action(Unctban, seat, PARDON, ban.ref, text))
+        out.append(ctx.action(Unctban, seat, PARDON, ban.ref, text, by=by, absent=ctx.online(key) is None))
     if kind == "autoslay":
         s.autoslay.pop(key, None)
     if kind == "ban":
@@ -137,9 +137,11 @@ def lift_ctban(ctx: Context, key: str, by: str, reason: str = "") -> list[Action
         ban = bans.pop(other, None) or ban
     if ban is None:
         return []
-    seat = ctx.online(key) or Seat(0, ban.steamid, ban.name)
+    seat = ctx.online(key)
     text = ctx.text("ctban.lifted", by=by, reason=reason or "-")
-    return [ctx.action(Unctban, seat, ADMIN, ban.ref, text)] if seat.userid else []
+    if seat is None:  # he is away: lifted here all the same, and audited (and told to the admins) as given
+        return [ctx.action(Unctban, Seat(0, ban.steamid, ban.name), ADMIN, ban.ref, text, by=by, absent=True)]
+    return [ctx.action(Unctban, seat, ADMIN, ban.ref, text, by=by)]
 
 
 def door(ctx: Context) -> list[Action]:

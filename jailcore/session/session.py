@@ -22,7 +22,7 @@ from typing import Any
 
 from jailcore.config.config import Config
 from jailcore.engine import proposals as engine_proposals
-from jailcore.engine.actions import Action, Ask, AuditStatus, Door, Lapse, Propose, Punishment, Warn, clean_text, render, with_id
+from jailcore.engine.actions import Action, Ask, AuditStatus, Door, Lapse, Propose, Punishment, Unctban, Warn, clean_text, render, with_id
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.engine.vocabulary import kind_name, kinds_that
@@ -38,6 +38,7 @@ from jailcore.session import inputs as i
 from jailcore.session.effects import (
     AskAnswer,
     AskPardon,
+    CloseAppeals,
     DropLink,
     Effect,
     InGameCtBan,
@@ -347,6 +348,7 @@ class Session:
         if mode == "observe" or command is None:
             # Nothing to send now to one who has left: not `delivered` but `owed`, carried out
             # (a row of its own naming this one) when he returns, `expired` if he does not.
+            # A lift for one who has left is done here (the daemon holds the ban; the game holds nothing for him).
             absent = isinstance(action, Punishment) and action.absent
             status: AuditStatus = "observed" if mode == "observe" else "owed" if absent else "delivered"
             written = self.record(action, command, status)
@@ -401,6 +403,8 @@ class Session:
             if ban is not None:  # lifted meanwhile: nothing to share
                 self._tells.append(TellPeers({"id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
                                               "until": ban.until, "rounds": ban.rounds, "ref": action.ref, "reason": action.reason}))
+        if isinstance(action, Unctban) and really_given(status):  # its appeals are answered by the lift
+            out.append(Write(CloseAppeals(self.server, (), (action.target.steamid,), action.by or "jailcore", action.reason, self.wall or action.time)))
         out += self.publish(row_id, status, action)
         if isinstance(action, Punishment) and action.owed and action.owed_row is not None:  # the decision's row names its carrying out, as this one names it
             said = "исполнено при возвращении" if self.config.language == "ru" else "carried out at his return"
