@@ -850,4 +850,4 @@ def punishments(s: Season) -> list[tuple[int, Action]]:
 
 def judged(s: Season) -> list[tuple[int, Action]]:
     """The decisions: not the carrying out, at his return, of one decided while he was away."""
-    return [(r, a) for r, a in s.actions if a.action in JUDGED and not a.owed]
+    return [(r, a) for r, a in s.actions if a.action in JUDGED and not (isinstance(a, Punishment) and a.owed)]
