@@ -16,11 +16,12 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from jailcore.cli.notify import failing_sinks, sink_lines
+from jailcore.cli.shapes import RefusedRequests, Status
 from jailcore.cli.shim import shim_notes, shim_said
 from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, paint, safe
 from jailcore.log.errors import ConfigError
@@ -41,32 +42,6 @@ STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
 STALE = 120.0  # seconds without a log line before the age is shown as a warning
 REFUSED_DAYS = 7  # queued requests refused at replay are counted this far back: an old refusal is not news every day
-
-# A server's status as `status --json` prints it: the public state its daemon saved or
-# retained, with what this command adds (its link, cooldown, age, proposals...). Its values
-# are JSON's (json.loads and a broker's message give no type; anyone may publish to a broker),
-# so `block` checks each one's type before it uses it.
-Status = dict[str, Any]
-
-
-class RefusedRequest(TypedDict):
-    """One admin's request refused at replay, as `status` shows it."""
-
-    time: str
-    asked: str
-    by: Any  # the queued request's own arguments (JSON): shown as they were written
-    server: Any
-    why: str
-
-
-class RefusedRequests(TypedDict):
-    """The requests of this machine's queue refused at replay in the last `days` days."""
-
-    count: int
-    days: int
-    queue: str
-    newest: list[RefusedRequest]
-
 
 @cache
 def default_config() -> Config:
@@ -232,8 +207,7 @@ def from_broker(url: str, tls: dict[str, Any], configs: Mapping[str, Config], on
     return sorted(out, key=lambda s: s["server"]), refused
 
 
-def standing(server: str, state: Mapping[str, Any], config: Config | None, link: Mapping[str, Any] | None, source: str,
-             now: datetime | None = None) -> Status:
+def standing(server: str, state: Mapping[str, Any], config: Config | None, link: Mapping[str, Any] | None, source: str, now: datetime | None = None) -> Status:
     """A server's status: its public state, the special-day cooldown under its config (or,
     without one, as the daemon saved it under its own), its link, and the age of its last
     log line."""
