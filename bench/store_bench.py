@@ -28,7 +28,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Target
+
+try:  # the typed actions (issue 35)
+    from jailcore.engine.actions import Slay
+except ImportError:  # the code from before them (the bench measures both)
+    Slay = None
 from jailcore.session import effects as fx
 
 DECISIONS = 6000
@@ -42,7 +47,12 @@ def rows_of(first_id: int, n: int) -> list[list[fx.Row]]:
     for k in range(n):
         row_id, server = first_id + k, f"jail-{k % SERVERS:03d}"
         seat = Target(100 + k % 60, f"STEAM_0:1:{5000 + k % 900}", f"игрок {k % 900}")
-        action = Action("2026-12-01T20:00:00", 7, "slay", seat, "orders.disobey", "001 3.1", "не выполнил приказ")
+        if Slay is not None:
+            action = Slay("2026-12-01T20:00:00", 7, "orders.disobey", "001 3.1", "не выполнил приказ", seat)
+        else:
+            from jailcore.engine.actions import Action
+
+            action = Action("2026-12-01T20:00:00", 7, "slay", seat, "orders.disobey", "001 3.1", "не выполнил приказ")
         out.append([fx.Record(row_id, server, action, 3, f'jb_slay #{seat.userid} "не выполнил приказ" @{row_id}', "pending")])
         out.append([fx.MarkSent((row_id,))])
         done: list[fx.Row] = [fx.Mark(row_id, "delivered", "ok")]

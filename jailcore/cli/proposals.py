@@ -94,7 +94,7 @@ def add_word_arguments(p: argparse.ArgumentParser, id_type: Callable[[str], int]
     where.add_argument("--config", help="the server's config (for its state database)")
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     for name, what in (("confirm", "carry out a proposed punishment (its ladder climbed then)"),
                        ("dismiss", "drop a proposed punishment: nothing is done, the ladder stays")):
         p = sub.add_parser(name, help=f"{what}; the running daemon applies it within a second")

@@ -16,11 +16,12 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from jailcore.cli.notify import failing_sinks, sink_lines
+from jailcore.cli.shapes import RefusedRequests, Status
 from jailcore.cli.shim import shim_notes, shim_said
 from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, paint, safe
 from jailcore.log.errors import ConfigError
@@ -56,7 +57,6 @@ STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
 STALE = 120.0  # seconds without a log line before the age is shown as a warning
 REFUSED_DAYS = 7  # queued requests refused at replay are counted this far back: an old refusal is not news every day
-
 
 @cache
 def default_config() -> Config:
@@ -97,7 +97,7 @@ def saved_servers(db: AuditLog, configs: Mapping[str, Config], only: set[str] | 
     return out
 
 
-def worked_out(engine: Engine, config: Config) -> dict:
+def worked_out(engine: Engine, config: Config) -> dict[str, Any]:
     """A server's standing from its engine under `config`, as its daemon works it out and saves it
     (a state saved before its daemon kept the standing, or a config given on the command line)."""
     from jailcore.session.session import standing as session_standing
@@ -117,13 +117,13 @@ def expired(until: str | None, rounds: int | None, now: str | None) -> bool:
 # -- gathering --------------------------------------------------------------------------------
 
 
-def _standings(db: AuditLog, configs: Mapping[str, Config], only: set[str] | None) -> dict[str, dict]:
+def _standings(db: AuditLog, configs: Mapping[str, Config], only: set[str] | None) -> dict[str, Status]:
     """The servers without a config given whose daemon saved its standing with its snapshot:
     read as it is, without loading the rules (a command that answers at once)."""
     return {s.server: dict(s.state) for s in db.standings() if s.server not in configs and (only is None or s.server in only)}
 
 
-def from_database(path: str, configs: Mapping[str, Config], only: set[str] | None) -> list[dict]:
+def from_database(path: str, configs: Mapping[str, Config], only: set[str] | None) -> list[Status]:
     db = open_reader(path)
     label = shown(path)
     try:
@@ -154,7 +154,7 @@ def from_database(path: str, configs: Mapping[str, Config], only: set[str] | Non
         db.close()
 
 
-def _refused(queue: str) -> dict | None:
+def _refused(queue: str) -> RefusedRequests | None:
     """The requests of this machine's queue refused at replay in the last REFUSED_DAYS days: how
     many, and the newest few with what was asked, by whom and why (None: none)."""
     since = (datetime.now() - timedelta(days=REFUSED_DAYS)).isoformat(timespec="seconds")
@@ -176,14 +176,14 @@ def _owed(db: AuditLog, server: str) -> list[Row]:
 _LINK = ("rcon", "outbox", "last_line", "mode", "updated", "daemon", "dropped")
 
 
-def _link(db: AuditLog, server: str) -> dict | None:
+def _link(db: AuditLog, server: str) -> dict[str, Any]:
     row = db.link(server)
     if row is not None:  # a database from before the daemon's columns has only the first five
         return {k: row[k] for k in _LINK if k in row}
     return {"rcon": None, "outbox": db.pending(server)[0], "last_line": None, "mode": None, "updated": None}
 
 
-def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[str] | None) -> tuple[list[dict], Refusals]:
+def from_broker(url: str, tls: dict[str, Any], configs: Mapping[str, Config], only: set[str] | None) -> tuple[list[Status], Refusals]:
     """The retained states, and what was refused among them (not a state's JSON, a field
     of the wrong type, or, when a config or JAILCORE_NETWORK_KEY gives the network's key,
     not signed with it)."""
@@ -191,7 +191,7 @@ def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[st
     from jailcore.log.inbound import Refusals, read_message  # the network's shapes: only for --mqtt
     from jailcore.log.shapes import state_message
 
-    out: list[dict] = []
+    out: list[Status] = []
     refused = Refusals("a retained state", say=lambda _: None)
     key = network_key(argparse.Namespace(), list(configs.values()))
     for topic, payload in retained(url, STATES, tls):
@@ -213,7 +213,7 @@ def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[st
     return sorted(out, key=lambda s: s["server"]), refused
 
 
-def standing(server: str, state: dict, config: Config | None, link: dict | None, source: str, now: datetime | None = None) -> dict:
+def standing(server: str, state: Mapping[str, Any], config: Config | None, link: Mapping[str, Any] | None, source: str, now: datetime | None = None) -> Status:
     """A server's status: its public state, the special-day cooldown under its config (or,
     without one, as the daemon saved it under its own), its link, and the age of its last
     log line."""
@@ -243,7 +243,7 @@ def standing(server: str, state: dict, config: Config | None, link: dict | None,
 # -- showing ---------------------------------------------------------------------------------
 
 
-def block(s: dict, colour: bool, lang: str = "ru") -> str:
+def block(s: Status, colour: bool, lang: str = "ru") -> str:
     """One server at a glance; every value a player or a broker could have written is escaped."""
     head = paint(safe(s["server"]), "1", colour)
     refused = s.get("refused_requests")
@@ -313,7 +313,7 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     return "\n".join(lines)
 
 
-def _refusals(refused: dict, colour: bool) -> str:
+def _refusals(refused: Mapping[str, Any], colour: bool) -> str:
     """The admins' queued requests refused when the database was back, the newest first."""
     head = paint(safe(f"  admin request(s) refused at replay in the last {refused.get('days')} days: {refused['count']} "
                       f"(queue {refused.get('queue')})"), "31;1", colour)
@@ -321,7 +321,7 @@ def _refusals(refused: dict, colour: bool) -> str:
                                 for r in refused.get("newest") or [] if isinstance(r, dict)])
 
 
-def _proposals(items: list[dict], colour: bool) -> str:
+def _proposals(items: list[dict[str, Any]], colour: bool) -> str:
     """The punishments waiting for an admin, each with the id to answer it by."""
     head = paint(f"  waiting for an admin: {len(items)} (jailcore confirm|dismiss ID)", "35;1", colour)
     return "\n".join([head] + [safe(f"    #{p.get('id') or '?'} {p.get('step') or '?'} {p.get('name') or '?'} {p.get('steamid') or ''} "
@@ -334,7 +334,7 @@ def _ago(seconds: float) -> str:
     return f"{span(seconds)} ago"
 
 
-def _cooldown(s: dict) -> str:
+def _cooldown(s: Status) -> str:
     special, cool = s.get("specialday"), s.get("cooldown")
     if special is None:
         return "none yet"
@@ -344,7 +344,7 @@ def _cooldown(s: dict) -> str:
     return safe(f"last in round {special}; {wait}")
 
 
-def _bans(s: dict, colour: bool) -> str:
+def _bans(s: Status, colour: bool) -> str:
     bans = [b for b in s.get("ctbans") or [] if isinstance(b, dict) and not expired(b.get("until"), b.get("rounds"), s.get("last_line"))]
     known = all("online" in b for b in bans)
     shown = [b for b in bans if b.get("online")] if known else bans
@@ -379,7 +379,7 @@ def main_status(args: argparse.Namespace) -> int:
     return 1 if any(s.get("error") for s in servers) else 0
 
 
-def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]:
+def _gather(args: argparse.Namespace) -> tuple[list[Status], str, Refusals | None]:
     """The servers asked for: with --mqtt all that retain a state; with --state-db (or
     JAILCORE_STATE) all in that file; with configs only theirs, each from its own [state] path.
     Configs always lend their rule settings to the servers they name."""

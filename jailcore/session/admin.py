@@ -23,9 +23,10 @@ import attrs
 from jailcore.config.config import Config
 from jailcore.engine import admin as engine_admin
 from jailcore.engine import proposals
-from jailcore.engine.actions import Action, AuditStatus, kind_name
+from jailcore.engine.actions import Action, AuditStatus, Lapse, Propose
 from jailcore.engine.engine import Engine
 from jailcore.engine.ladder import parse_step
+from jailcore.engine.vocabulary import kind_name
 from jailcore.log import shapes
 from jailcore.log.inbound import Refusals
 from jailcore.session import inputs as i
@@ -100,15 +101,15 @@ def said(s: Session, key: str, **values: str) -> str:
 # -- from the engine --------------------------------------------------------------------------
 
 
-def decided(s: Session, action: Action) -> list[Effect]:
-    if action.action == "propose":
+def decided(s: Session, action: Propose | Lapse) -> list[Effect]:
+    if isinstance(action, Propose):
         out = s.record(action, None, PROPOSED)
         row_id = s.ids.last
-        s.proposals[action.index or 0] = row_id
-        s.say_to_admins(f"[jailcore #{row_id}] ? {step_text(s.config.language, action.step or '')} {action.target.name if action.target else ''} "
+        s.proposals[action.index] = row_id
+        s.say_to_admins(f"[jailcore #{row_id}] ? {step_text(s.config.language, action.step)} {action.target.name} "
                         f"({action.ref} {action.rule}) — !jcconfirm {row_id} / !jcdismiss {row_id}")
         return out
-    lapsed = s.proposals.pop(action.index or 0, None)
+    lapsed = None if action.index is None else s.proposals.pop(action.index, None)
     out = []
     if lapsed is not None:
         out.append(Write(Mark(lapsed, "expired", action.reason)))

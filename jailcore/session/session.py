@@ -22,9 +22,10 @@ from typing import Any
 
 from jailcore.config.config import Config
 from jailcore.engine import proposals as engine_proposals
-from jailcore.engine.actions import STEPS, Action, AuditStatus, clean_text, kind_name, kinds_that, render, with_id
+from jailcore.engine.actions import Action, Ask, AuditStatus, Door, Lapse, Propose, Punishment, Unctban, Warn, clean_text, render, with_id
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
+from jailcore.engine.vocabulary import kind_name, kinds_that
 from jailcore.log import events as ev
 from jailcore.log import jsontext, shapes
 from jailcore.log.errors import LimitError, StateError
@@ -61,7 +62,6 @@ RECORDED = kinds_that("audited")
 ROUND_BOUND = kinds_that("round")  # sent late they would punish for another day's doing
 OFFLINE = kinds_that("offline")  # by steamid: whoever is online
 FEED = kinds_that("feed")  # what the admins online are told of
-PROPOSALS = frozenset({"propose", "lapse"})
 MAX_SHOWN = 50  # proposals a retained state carries (they lapse in minutes: more is a flood, not a list to answer)
 LINK_HEARTBEAT = 5.0  # seconds between link rows while nothing changes: `status` reads their age
 # Seconds between a server's retained states on the broker (`status --mqtt`): the newest within
@@ -325,14 +325,14 @@ class Session:
         return out
 
     def dispatch(self, action: Action) -> list[Effect]:
-        if action.action == "ask":  # an admin's word in game: the command line's row, whatever the mode
+        if isinstance(action, Ask):  # an admin's word in game: the command line's row, whatever the mode
             if action.step == "pardon":
-                return [AskPardon(action.index or 0, action.by or "", action.reason, action.target.steamid if action.target else None)]
-            return [AskAnswer(action.index or 0, action.step or "", action.by or "", action.reason)]
-        if action.action == "lapse" and action.owed_row is not None:  # he did not come back in time
+                return [AskPardon(action.index, action.by, action.reason, action.target.steamid)]
+            return [AskAnswer(action.index, action.step, action.by, action.reason)]
+        if isinstance(action, Lapse) and action.owed_row is not None:  # he did not come back in time
             log.info("owed #%s (%s %s) expired: %s", action.owed_row, action.rule, action.step, action.reason)
             return [Write(Mark(action.owed_row, "expired", action.reason)), *self.publish(action.owed_row, "expired", action, action.reason)]
-        if action.action in PROPOSALS:  # waits for an admin: nothing goes to the game
+        if isinstance(action, Propose | Lapse):  # waits for an admin (or did): nothing goes to the game
             return admin.decided(self, action)
         try:
             command = render(action)
@@ -349,7 +349,8 @@ class Session:
             # Nothing to send now to one who has left: not `delivered` but `owed`, carried out
             # (a row of its own naming this one) when he returns, `expired` if he does not.
             # A lift for one who has left is done here (the daemon holds the ban; the game holds nothing for him).
-            status: AuditStatus = "observed" if mode == "observe" else "owed" if action.absent and action.action in STEPS else "delivered"
+            absent = isinstance(action, Punishment) and action.absent
+            status: AuditStatus = "observed" if mode == "observe" else "owed" if absent else "delivered"
             written = self.record(action, command, status)
             if status == "owed":
                 self._owed_row(action, self.ids.last)
@@ -357,10 +358,11 @@ class Session:
         out: list[Effect] = []
         if mode == "advise" and action.action not in ADVISORY:
             out += self.record(action, command, "advised")
-            if action.target is None:
+            target = action.target
+            if target is None:
                 return out
             would = f"{kind_name(self.config.language, action.action)}: {action.reason}"
-            action = Action(action.time, action.round, "warn", action.target, action.rule, action.ref, would)
+            action = Warn(action.time, action.round, action.rule, action.ref, would, target)
             command = render(action)
             assert command is not None  # a warning to a player always has its command
         out += self.record(action, command, "pending")
@@ -401,10 +403,10 @@ class Session:
             if ban is not None:  # lifted meanwhile: nothing to share
                 self._tells.append(TellPeers({"id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
                                               "until": ban.until, "rounds": ban.rounds, "ref": action.ref, "reason": action.reason}))
-        if action.action == "unctban" and t is not None and really_given(status):  # its appeals are answered by the lift
-            out.append(Write(CloseAppeals(self.server, (), (t.steamid,), action.by or "jailcore", action.reason, self.wall or action.time)))
+        if isinstance(action, Unctban) and really_given(status):  # its appeals are answered by the lift
+            out.append(Write(CloseAppeals(self.server, (), (action.target.steamid,), action.by or "jailcore", action.reason, self.wall or action.time)))
         out += self.publish(row_id, status, action)
-        if action.owed and action.owed_row is not None:  # the decision's row names its carrying out, as this one names it
+        if isinstance(action, Punishment) and action.owed and action.owed_row is not None:  # the decision's row names its carrying out, as this one names it
             said = "исполнено при возвращении" if self.config.language == "ru" else "carried out at his return"
             out.append(Write(Mark(action.owed_row, "owed", f"{said}: #{row_id}")))
         who = f"{t.name} #{t.userid} {t.steamid}" if t else "everyone"
@@ -424,7 +426,8 @@ class Session:
         if action.action not in FEED or action.target is None or self.config.mode == "observe":
             return
         name = kind_name(self.config.language, action.action)
-        why = action.rule if action.rule != "admin" or not action.by else f"admin {action.by}"
+        by = action.by if isinstance(action, Punishment) else None
+        why = action.rule if action.rule != "admin" or not by else f"admin {by}"
         why = f"{action.ref} {why}" if action.ref else why  # no empty number: «( admin)» said nothing
         self.say_to_admins(f"[jailcore #{row_id}] {name} {action.target.name} ({why}) — !jcpardon {row_id}")
 
@@ -457,7 +460,7 @@ class Session:
         out: list[Effect] = []
         for d in done:
             item = d.item
-            if d.status == "delivered" and item.action is not None and item.action.owed_row is not None:
+            if d.status == "delivered" and isinstance(item.action, Punishment | Door) and item.action.owed_row is not None:
                 out += self._owed_done(item)
             if item.tag is None:
                 continue
@@ -471,7 +474,7 @@ class Session:
     def _owed_done(self, item: Item) -> list[Effect]:
         """What was owed is carried out (its follow-up delivered): the `owed` row says done, so
         `tail`, `status` and the web page stop listing it as waiting for his return."""
-        assert item.action is not None and item.action.owed_row is not None
+        assert isinstance(item.action, Punishment | Door) and item.action.owed_row is not None
         row = item.action.owed_row
         if item.tag is None:  # the door's copy of a ban: the ban forgets its row, the next door is a plain one
             for ban in self.engine.state.ctbans.values():
@@ -492,7 +495,8 @@ class Session:
         if action.action in ROUND_BOUND and self.epoch > item.epoch:
             return f"{sent}round {action.round} ended, so it is not sent again" if sent else f"round {action.round} ended before it could be sent"
         t = action.target
-        if t is not None and action.action not in OFFLINE and not action.absent:  # by SteamID: his absence is the point
+        absent = isinstance(action, Punishment) and action.absent
+        if t is not None and action.action not in OFFLINE and not absent:  # by SteamID: his absence is the point
             seat = self.engine.state.players.get(t.userid)
             if seat is None or seat.steamid != t.steamid:
                 return f"{sent}{t.name} #{t.userid} is no longer on the server"

@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from jailcore.engine.actions import kinds_that
+from jailcore.engine.vocabulary import kinds_that
 from jailcore.log.errors import AdminRequestError
 from jailcore.store.errors import PardonError, ProposalError
 
