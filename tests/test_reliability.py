@@ -568,7 +568,7 @@ async def test_the_state_is_saved_on_a_timer_only_when_it_changed(tmp_path):
         saves: list[str] = []
         daemon.writer.call(lambda backend: backend.db.set_trace_callback(
             lambda sql: saves.append(sql) if sql.startswith("INSERT INTO state") else None))
-        daemon.save_interval = 0.1
+        daemon.session.save_interval = 0.1
         populate(sim)
         for _ in range(10):  # twenty events that each used to save at once
             sim.round_end()

@@ -25,7 +25,7 @@ async def jailcore(*args: str) -> str:
 
 async def test_ctban_add_and_pardon_wake_the_daemon(tmp_path):
     async with live(tmp_path) as (sim, daemon):
-        daemon.requests_interval = 60.0  # the poll would take a minute
+        daemon.requests.interval = 60.0  # the poll would take a minute
         await asyncio.sleep(0.6)  # the poll that was already waiting is behind us
         warden, _ = await settled(sim, daemon)
         guard = warden

@@ -1,0 +1,64 @@
+"""The shape of the upper floors (issue 35): no class of the daemon's floors is a monolith, and
+`jailcore run` places its servers the cheaper way unless asked otherwise."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from jailcore.io.process import ONE_PROCESS_UP_TO, Placement
+from tests.test_fleet import server_config
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_CLASS = 250  # lines, docstrings and comments included
+
+
+def classes(folder: str) -> list[tuple[int, str]]:
+    out = []
+    for path in sorted((ROOT / "jailcore" / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                out.append(((node.end_lineno or node.lineno) - node.lineno + 1, f"{path.relative_to(ROOT)} {node.name}"))
+    return out
+
+
+def test_no_class_of_the_driver_floor_is_over_250_lines():
+    found = classes("io")
+    assert len(found) > 20  # the walk saw the floor
+    assert [c for c in found if c[0] > MAX_CLASS] == []
+
+
+def test_the_default_placement_is_one_process_up_to_the_measured_count():
+    assert Placement.of(1) == Placement(0, alone=True)
+    assert Placement.of(1, asked=4) == Placement(0, alone=True)  # one server is one process, as ever
+    assert Placement.of(200, cpus=2) == Placement(0)  # the cheaper one (docs/benchmarks.md)
+    assert Placement.of(ONE_PROCESS_UP_TO, cpus=8) == Placement(0)
+    assert Placement.of(ONE_PROCESS_UP_TO + 1, cpus=8) == Placement(8)
+    assert Placement.of(ONE_PROCESS_UP_TO + 1, cpus=1) == Placement(0)
+    assert Placement.of(200, asked=2, cpus=8) == Placement(2)  # --workers N as asked
+    assert Placement.of(200, asked=1, cpus=8) == Placement(0)
+
+
+def test_jailcore_run_with_a_folder_and_no_workers_serves_them_in_one_process(tmp_path):
+    folder = tmp_path / "servers"
+    folder.mkdir()
+    for name in "xy":  # no server behind either: RCON unreachable is waited for, not fatal
+        server_config(folder / f"{name}.toml", name, 1, tmp_path / "s.sqlite3", "127.0.0.1:0", "")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "jailcore", "run", "--config-dir", str(folder)], cwd=tmp_path, env=env,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        lines: list[str] = []
+        while not any("2 server(s) in one process, 0 refused" in line for line in lines):
+            lines.append(proc.stderr.readline())
+            assert lines[-1], "".join(lines)
+        children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        assert children == []  # no worker processes beside it
+    finally:
+        proc.terminate()
+        rest = proc.communicate(timeout=30)[1]
+    assert proc.returncode == 0, rest
