@@ -118,14 +118,18 @@ class Daemon:
     # -- inputs in, effects out -------------------------------------------------------------
 
     def record(self, data: bytes, place: int = 0) -> None:
-        """A log line, at once when nothing waits before it (a task woken for each of 10,000 lines a second was a
-        tenth of a 200-server process); what it raises goes to the task (`failed`), whose supervisor judges it.
-        `place`: its number in a `run --workers` parent's relay (`kept`)."""
+        """A log line. `place`: its number in a `run --workers` parent's relay (`Outgoing.kept`)."""
+        self.take(si.LogRecord(data, place))
+
+    def take(self, item: si.Input) -> None:
+        """An input handled at once when nothing waits before it, else queued behind what does (a task woken for each
+        of 10,000 lines a second was a tenth of a 200-server process; a CT ban relayed to 199 servers reaches every door
+        in one turn of the loop). What it raises goes to the task (`failed`), whose supervisor judges it."""
         inbox = self.inbox
         if not inbox.serving or inbox.items or inbox.ready.is_set():
-            return inbox.put(si.LogRecord(data, place))
+            return inbox.put(item)
         try:
-            self.feed(si.LogRecord(data, place))
+            self.feed(item)
         except Exception as exc:
             inbox.failed = exc
             inbox.ready.set()
@@ -256,9 +260,7 @@ class Daemon:
                 tasks.start(supervisor, self, self.inbox.put, self.outgoing.held)
                 self.ready.set()
                 if self.stop_reason is None:  # said once the log's port is held, never before a line saying why not
-                    log.info("jailcore %s: up: log %s, RCON %s:%s, state %s, mode %s", self.server, config.log_file or
-                             f"{config.log_listen.rpartition(':')[0]}:{self.log_port}", config.rcon_host, config.rcon_port,
-                             shown(config.state_where), config.mode)
+                    say_up(config, self.log_port)
                 await self.stopping.wait()
         finally:
             self.ready.set()
@@ -291,3 +293,8 @@ class Daemon:
     def store_failed(self, exc: BaseException) -> None:
         self.fail(f"the state database {self.store.path} cannot be written ({exc}); commands are not sent without "
                   "their audit rows. Free the disk or fix the file, then start jailcore again: what was not answered is re-sent")
+
+
+def say_up(config: Config, port: int) -> None:
+    log.info("jailcore %s: up: log %s, RCON %s:%s, state %s, mode %s", config.server_name, config.log_file or
+             f"{config.log_listen.rpartition(':')[0]}:{port}", config.rcon_host, config.rcon_port, shown(config.state_where), config.mode)
