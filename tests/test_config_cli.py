@@ -116,7 +116,7 @@ def test_demo_runs_by_itself_and_enforces():
         assert needle in out
     assert " 0 delivered" not in out
     # a proposal is shown as one, with what it waits for, and the admin's answer in game (issue 28)
-    assert "PROPOSE   round 5 [conduct.advertising Общие 19]" in out and "waits for an admin (ban 0)" in out
+    assert "PROPOSE   round 5 [conduct.advertising Общие 19]" in out and "waits for an admin (ban for ever)" in out
     assert re.search(r"\[jailcore #(\d+)\] \? .* — !jcconfirm \1 / !jcdismiss \1", out), out
     assert re.search(r"entry #\d+: dismissed \(by Смотритель: ", out) and "jb_ban" not in out
 

@@ -52,7 +52,8 @@ def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Ac
     gave_block = kind == "teamswap" and ban is not None and ban.rule == "ctban.return_block" and ban.since == entry.get("round")
     if (gave_ban or gave_block) and ban is not None:
         del s.ctbans[key]
-        out.append(ctx.action("unctban", seat, PARDON, ban.ref, text))
+        lift = ctx.action("unctban", seat, PARDON, ban.ref, text)
+        out.append(attrs.evolve(lift, by=by, absent=True) if ctx.online(key) is None else attrs.evolve(lift, by=by))
     if kind == "autoslay":
         s.autoslay.pop(key, None)
     if kind == "ban":
@@ -136,9 +137,11 @@ def lift_ctban(ctx: Context, key: str, by: str, reason: str = "") -> list[Action
         ban = bans.pop(other, None) or ban
     if ban is None:
         return []
-    seat = ctx.online(key) or Seat(0, ban.steamid, ban.name)
+    seat = ctx.online(key)
     text = ctx.text("ctban.lifted", by=by, reason=reason or "-")
-    return [ctx.action("unctban", seat, ADMIN, ban.ref, text)] if seat.userid else []
+    if seat is None:  # he is away: lifted here all the same, and audited (and told to the admins) as given
+        return [attrs.evolve(ctx.action("unctban", Seat(0, ban.steamid, ban.name), ADMIN, ban.ref, text), by=by, absent=True)]
+    return [attrs.evolve(ctx.action("unctban", seat, ADMIN, ban.ref, text), by=by)]
 
 
 def door(ctx: Context) -> list[Action]:

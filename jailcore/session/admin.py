@@ -29,7 +29,7 @@ from jailcore.engine.ladder import parse_step
 from jailcore.log import shapes
 from jailcore.log.inbound import Refusals
 from jailcore.session import inputs as i
-from jailcore.session.effects import Applied, Effect, Mark, NoteAnswer, RequestTable, TellPeers, Write
+from jailcore.session.effects import Applied, CloseAppeals, Effect, Mark, NoteAnswer, RequestTable, TellPeers, Write
 
 log = logging.getLogger("jailcore")
 
@@ -62,6 +62,7 @@ class Session(Protocol):
 
     config: Config
     engine: Engine
+    server: str
     proposals: dict[int, int]
     wall: str
     dirty: bool
@@ -170,6 +171,8 @@ def _pardon(s: Session, row: i.PardonRow) -> list[Effect]:
     s.dirty = True
     out += s.carry_out(s.engine.pardon(entry, row.by, row.reason))
     out += s.publish(row.action_id, "pardoned", entry, pardon={"by": row.by, "reason": row.reason})
+    # An appeal of it still open (the pardon came by another road: the command line, the game, SourceBans++) is answered by it.
+    out.append(Write(CloseAppeals(s.server, (row.action_id,), (), row.by, row.reason or f"pardon {row.id}", s.wall)))
     target = entry.get("target") or {}
     if entry.get("action") == "ctban" and target.get("steamid"):
         out.append(s.network_lift(target["steamid"], row.by, f"pardon {row.id}"))

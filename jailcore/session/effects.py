@@ -117,7 +117,22 @@ class InGameCtBan:
     when: str
 
 
-Row = InGameCtBan | Record | Mark | MarkSent | SaveState | SaveLink | KeepLines | Applied | NoteAnswer
+@attrs.frozen(slots=True)
+class CloseAppeals:
+    """A punishment lifted by another road (a pardon, a CT ban lifted on the command line, the
+    web page, in game or by the network): its open appeals are answered with the lift, so the
+    player's link says so and no admin answers them again. `action_ids` are the punishments'
+    rows; `ctbans_of`, SteamIDs whose CT ban appeals (every form of the account) are closed."""
+
+    server: str
+    action_ids: tuple[int, ...]
+    ctbans_of: tuple[str, ...]
+    by: str
+    reason: str
+    when: str
+
+
+Row = InGameCtBan | Record | Mark | MarkSent | SaveState | SaveLink | KeepLines | Applied | NoteAnswer | CloseAppeals
 
 # -- effects ---------------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from jailcore.config.config import Config
 from jailcore.engine import proposals as engine_proposals
-from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name, kinds_that, render, with_id
+from jailcore.engine.actions import STEPS, Action, AuditStatus, clean_text, kind_name, kinds_that, render, with_id
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules.specialday import SpecialDayCooldown
 from jailcore.log import events as ev
@@ -37,6 +37,7 @@ from jailcore.session import inputs as i
 from jailcore.session.effects import (
     AskAnswer,
     AskPardon,
+    CloseAppeals,
     DropLink,
     Effect,
     InGameCtBan,
@@ -347,7 +348,8 @@ class Session:
         if mode == "observe" or command is None:
             # Nothing to send now to one who has left: not `delivered` but `owed`, carried out
             # (a row of its own naming this one) when he returns, `expired` if he does not.
-            status: AuditStatus = "observed" if mode == "observe" else "owed" if action.absent else "delivered"
+            # A lift for one who has left is done here (the daemon holds the ban; the game holds nothing for him).
+            status: AuditStatus = "observed" if mode == "observe" else "owed" if action.absent and action.action in STEPS else "delivered"
             written = self.record(action, command, status)
             if status == "owed":
                 self._owed_row(action, self.ids.last)
@@ -399,6 +401,8 @@ class Session:
             if ban is not None:  # lifted meanwhile: nothing to share
                 self._tells.append(TellPeers({"id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
                                               "until": ban.until, "rounds": ban.rounds, "ref": action.ref, "reason": action.reason}))
+        if action.action == "unctban" and t is not None and really_given(status):  # its appeals are answered by the lift
+            out.append(Write(CloseAppeals(self.server, (), (t.steamid,), action.by or "jailcore", action.reason, self.wall or action.time)))
         out += self.publish(row_id, status, action)
         if action.owed and action.owed_row is not None:  # the decision's row names its carrying out, as this one names it
             said = "исполнено при возвращении" if self.config.language == "ru" else "carried out at his return"

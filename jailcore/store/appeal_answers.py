@@ -36,4 +36,12 @@ def settle(store: Any, queue: str | None, why_away: str, appeals: Appeals, appea
     except AdminRequestError as exc:
         if "already pardoned" not in str(exc):
             raise
-    return appeals.answer(appeal_id, "granted", by, reason), pardon
+    try:
+        return appeals.answer(appeal_id, "granted", by, reason), pardon
+    except AppealError:
+        # The daemon applied the pardon first and answered the appeal with it (session/effects.py
+        # CloseAppeals): granted all the same, by this pardon.
+        got = appeals.get(appeal_id)
+        if got is None or got["status"] != "granted":
+            raise
+        return got, pardon

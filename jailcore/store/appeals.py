@@ -19,7 +19,7 @@ appeal, whatever fails between.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
@@ -53,6 +53,27 @@ def _now() -> str:
     return datetime.now().isoformat(timespec="seconds")
 
 
+
+
+def close_lifted(server: str, action_ids: Sequence[int], ctbans_of: Sequence[str], by: str, reason: str,
+                 when: str) -> list[tuple[str, tuple[Any, ...]]]:
+    """The statements that answer the open appeals of punishments lifted by another road
+    (session/effects.py `CloseAppeals`): granted, by whoever lifted it, with the lift's words,
+    as if answered here. One statement for both backends; none for nothing to close."""
+    from jailcore.log.accounts import same_account
+
+    answer = ("granted", reason[:REASON_MAX], by[:191], when)
+    out: list[tuple[str, tuple[Any, ...]]] = []
+    ids = [int(i) for i in action_ids][:500]
+    if ids:
+        out.append((f"UPDATE appeals SET status = ?, reason = ?, `by` = ?, answered = ? "
+                    f"WHERE server = ? AND status = 'open' AND action_id IN ({marks(len(ids))})", (*answer, server, *ids)))
+    forms = sorted({form for steamid in ctbans_of if steamid for form in (steamid, *same_account(steamid))})[:50]
+    if forms:
+        out.append((f"UPDATE appeals SET status = ?, reason = ?, `by` = ?, answered = ? "
+                    f"WHERE server = ? AND status = 'open' AND action = 'ctban' AND steamid IN ({marks(len(forms))})",
+                    (*answer, server, *forms)))
+    return out
 
 
 class Appeals:

@@ -120,5 +120,10 @@ class WritesRows:
             me.note_answer(row.id, row.note)
         elif isinstance(row, fx.InGameCtBan):
             me.in_game_ctban(row)
+        elif isinstance(row, fx.CloseAppeals):
+            from jailcore.store.appeals import close_lifted
+
+            for sql, params in close_lifted(row.server, row.action_ids, row.ctbans_of, row.by, row.reason, row.when):
+                me._write(sql, params)
         else:
             raise StateError(f"not a row the store writes: {row!r}")
