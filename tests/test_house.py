@@ -25,10 +25,25 @@ def classes(folder: str) -> list[tuple[int, str]]:
     return out
 
 
-def test_no_class_of_the_driver_floor_is_over_250_lines():
-    found = classes("io")
-    assert len(found) > 20  # the walk saw the floor
-    assert [c for c in found if c[0] > MAX_CLASS] == []
+def test_no_class_of_the_session_or_the_driver_is_over_250_lines():
+    for folder in ("session", "io"):
+        found = classes(folder)
+        assert len(found) > 20, folder  # the walk saw the floor
+        assert [c for c in found if c[0] > MAX_CLASS] == [], folder
+
+
+def test_the_session_is_a_dispatcher_of_parts_none_calling_back():
+    """A part of the session imports the parts below it, never the dispatcher (`session.py`) nor a
+    Protocol of it: each is called one way."""
+    folder = ROOT / "jailcore" / "session"
+    for path in folder.glob("*.py"):
+        if path.name == "session.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert "jailcore.session.session" not in imported, path.name
+        protocols = [n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and any(ast.unparse(b) == "Protocol" for b in n.bases)]
+        assert "Session" not in protocols, path.name
 
 
 def test_the_default_placement_is_one_process_up_to_the_measured_count():
