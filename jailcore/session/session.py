@@ -41,12 +41,12 @@ from jailcore.session.network import Network
 from jailcore.session.outbox import Outbox
 from jailcore.session.reload import Reload
 from jailcore.session.saver import Saver
-from jailcore.session.shared import Ids, IdsExhausted, Shared
+from jailcore.session.shared import Ids, IdsExhausted, Part, Shared
 
 __all__ = ["Ids", "IdsExhausted", "Session"]
 
 
-class Session:
+class Session(Part):  # its config, engine, server and ids are the shared ground's
     def __init__(self, config: Config, snapshot: dict[str, Any] | None, ids: Ids, save_interval: float = 0.5):
         engine = Engine(config, snapshot)  # a snapshot that is not ours raises here, before anything is done
         self.shared = shared = Shared(config, engine, ids, config.server_name)
@@ -136,22 +136,6 @@ class Session:
     def unsaved(self) -> bool:
         """The state changed since it was last saved."""
         return self.saver.unsaved
-
-    @property
-    def config(self) -> Config:
-        return self.shared.config
-
-    @property
-    def engine(self) -> Engine:
-        return self.shared.engine
-
-    @property
-    def server(self) -> str:
-        return self.shared.server
-
-    @property
-    def ids(self) -> Ids:
-        return self.shared.ids
 
     @property
     def parser(self) -> LogParser:
