@@ -11,14 +11,15 @@ One command line (shared/protocol.md §3), three placements of the same servers:
   CT ban to the worker process that serves its server; each worker is a fleet of its share.
 
 The default is the cheaper placement, measured (docs/benchmarks.md, "Where the servers go"):
-with 200 servers at 50 lines/s, the fleet in one process took 42-66% of a core and 130-144 MB
-where the parent and two workers took 88% and 277 MB (the parent's look at each datagram, its
-relay over a socket, the second and third interpreter with their own copies of every rule), and
-1,000 servers at 10 lines/s were cheaper in one process too. What one process cannot keep up
-with is lines, not servers, and a core takes 20,000 lines a second or more (40-50 µs each, all
-counted): a jail network's few hundred servers write far fewer. So the servers of several configs
-go into one process up to `ONE_PROCESS_UP_TO` of them, the largest measured; past it, one worker
-a core, as before. `--workers N` places them as asked (1: one process).
+with 200 servers at 50 lines/s, one process took 41-47% of a core and 141-145 MB where the
+parent and two workers took 58-60% and 277 MB (the parent's look at each datagram, its relay
+over a socket, the second and third interpreter with their own copies of every rule), and 1,000
+servers at 10 lines/s were cheaper in one process too, and their CT bans faster. What one
+process cannot keep up with is lines, not servers, and a core takes 20,000 lines a second or
+more (40-50 µs each, all counted): a jail network's few hundred servers write far fewer. So the
+servers of several configs go into one process up to `ONE_PROCESS_UP_TO` of them, the largest
+count measured; past it, one worker a core, as before. `--workers N` places them as asked (1:
+one process).
 """
 
 from __future__ import annotations
