@@ -9,12 +9,14 @@ import argparse
 import getpass
 import json
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 from jailcore.log.errors import AdminRequestError, ConfigError, StateError
 from jailcore.store.errors import errors_or
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("appeals", help="the players' appeals: list them, grant one (a pardon) or uphold one (with a reason)")
     p.add_argument("do", nargs="?", choices=("list", "grant", "uphold"), default="list")
     p.add_argument("id", nargs="?", type=int, help="with grant and uphold: the appeal's number (appeals list shows it)")
@@ -77,7 +79,7 @@ def main_appeals(args: argparse.Namespace) -> int:
         db.close()
 
 
-def line(r: dict) -> str:
+def line(r: Mapping[str, Any]) -> str:
     head = f"#{r['id']} {r['status']} {r['server']} {r['action']} #{r['action_id']} {r['name'] or '?'} {r['steamid']} {str(r['time']).replace('T', ' ')}"
     text = " ".join(str(r["text"]).split())
     out = f"{head}\n    {text[:300]}" + (f"\n    contact: {r['contact']}" if r.get("contact") else "")

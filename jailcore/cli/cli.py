@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from jailcore.log.errors import ConfigError
 from jailcore.log.numbers import is_digits
 
 if TYPE_CHECKING:
     from jailcore.config.config import Config
+    from jailcore.engine.settings import RuleSettings
 
 # Each command imports what it needs when it runs: `--help`, `status` or `tail` would
 # otherwise pay for loading every rule before printing a line.
@@ -46,7 +48,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def rule_table(rules: list) -> str:
+def rule_table(rules: list[tuple[str, RuleSettings]]) -> str:
     """The rules a server will enforce, as an admin checks them against his rulebook."""
     rows = [("rule", "ref", "ladder")] + [(k, r.ref or "-", (" → ".join(map(str, getattr(r, "ladder", ()))) or "-")
                                            + (" (an admin confirms)" if r.confirm == "admin" else "")) for k, r in rules]
@@ -161,14 +163,15 @@ def number(text: str) -> int:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, as every other refusal of jailcore
+    def error(self, message: str) -> NoReturn:  # one line, as every other refusal of jailcore
         self.exit(2, f"{self.prog}: {message} (see {self.prog} -h)\n")
 
 
 class _Version(argparse.Action):
     """`--version`, worked out only when asked (the package's metadata and the plugin's source are read then)."""
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: str | Sequence[Any] | None,
+                 option_string: str | None = None) -> None:  # argparse.Action's own signature
         from jailcore.config import shipped
 
         try:
@@ -180,7 +183,7 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="jailcore", description="Live rule enforcement for CS:S/CS:GO jail servers.")
+    parser: argparse.ArgumentParser = _Parser(prog="jailcore", description="Live rule enforcement for CS:S/CS:GO jail servers.")
     parser.add_argument("--version", action=_Version, nargs=0, help="jailcore's version and its plugin's, then stop")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -339,8 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     from jailcore.store.errors import errors_or
 
     args = build_parser().parse_args(argv)
+    command: Callable[[argparse.Namespace], int] = args.func  # every command's set_defaults(func=main_...); a Namespace has no types
     try:
-        return args.func(args)
+        return command(args)
     except ConfigError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)

@@ -14,7 +14,7 @@ import argparse
 import getpass
 import re
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from jailcore.cli.status import _standings, expired, saved_servers, server_names
 from jailcore.cli.tail import coloured, json_line, paint, safe
@@ -34,6 +34,40 @@ STEAMID = re.compile(r"STEAM_[01]:[01]:[0-9]{1,10}|\[U:1:[0-9]{1,10}\]|7656119[0
 
 class CtbanError(AdminRequestError):
     pass
+
+
+class HeldBan(TypedDict):
+    """A CT ban that holds, as `ctban list` shows it (and writes it with --json)."""
+
+    server: str
+    steamid: str
+    name: str
+    until: str | None
+    rounds: int | None
+    left: str  # what is left of it, in words
+    rule: str
+    ref: str
+    reason: str
+    by: str
+    origin: str
+    online: bool
+    pending: Literal[False]
+
+
+class WaitingBan(TypedDict):
+    """A CT ban or lift asked for (a `ctban_requests` row) that the daemon has not applied yet."""
+
+    server: str
+    request: int
+    steamid: str
+    name: str
+    lift: bool
+    minutes: int | None
+    rounds: int | None
+    reason: str
+    by: str
+    time: str
+    pending: Literal[True]
 
 
 def main_ctban(args: argparse.Namespace) -> int:
@@ -62,9 +96,9 @@ def check_steamid(text: str) -> str:
 # -- list -------------------------------------------------------------------------------------
 
 
-def held(server: str, kept: list[dict], now: str | None) -> list[dict]:
+def held(server: str, kept: list[dict[str, Any]], now: str | None) -> list[HeldBan]:
     """The server's bans that still hold, by name, with what is left as of its last log line."""
-    out = []
+    out: list[HeldBan] = []
     for ban in sorted(kept, key=lambda b: (b["name"].casefold(), b["steamid"])):
         if expired(ban["until"], ban["rounds"], now):
             continue
@@ -74,7 +108,7 @@ def held(server: str, kept: list[dict], now: str | None) -> list[dict]:
     return out
 
 
-def bans(saved: Saved) -> list[dict]:
+def bans(saved: Saved) -> list[HeldBan]:
     """The same from the server's saved engine (a state its daemon saved before its standing held them)."""
     engine = saved.engine
     assert engine is not None
@@ -84,7 +118,7 @@ def bans(saved: Saved) -> list[dict]:
     return held(saved.server, kept, engine.state.time or None)
 
 
-def _standing_bans(db: Reader, only: set[str] | None) -> dict[str, list[dict]]:
+def _standing_bans(db: Reader, only: set[str] | None) -> dict[str, list[HeldBan]]:
     """Each server's bans from the standing its daemon saves beside its snapshot, where that
     standing holds all that `list` shows."""
     out = {}
@@ -95,7 +129,7 @@ def _standing_bans(db: Reader, only: set[str] | None) -> dict[str, list[dict]]:
     return out
 
 
-def waiting(db: Reader, server: str | None) -> list[dict]:
+def waiting(db: Reader, server: str | None) -> list[WaitingBan]:
     """Requests the daemon has not applied yet (it is not running, or it is about to)."""
     rows = db.ctbans_waiting(server)
     return [{"server": r["server"], "request": r["id"], "steamid": r["steamid"], "name": r["name"], "lift": bool(r["lift"]),
@@ -127,7 +161,7 @@ def _list(args: argparse.Namespace, path: str, config: Config | None) -> int:
     return 1 if any(s.error for s in saved) else 0
 
 
-def _line(item: dict, colour: bool) -> str:
+def _line(item: HeldBan | WaitingBan, colour: bool) -> str:
     who = paint(safe(f"{item['name'] or '?'} {item['steamid']}"), "1", colour)
     if item["pending"]:
         what = "lift" if item["lift"] else f"ban {_length(item['minutes'], item['rounds'])}"
@@ -232,14 +266,14 @@ def _request(args: argparse.Namespace, path: str, config: Config | None) -> int:
 
 
 
-def _name(db: Reader, steamid: str, holds: dict[str, dict]) -> str:
+def _name(db: Reader, steamid: str, holds: dict[str, HeldBan]) -> str:
     """The player's name as last seen: his ban, else the newest entry of the audit log."""
     if steamid in holds:
         return holds[steamid]["name"]
     return db.last_name(steamid)
 
 
-def _other_universe(db: Reader, steamid: str, server: str, holds: dict[str, dict]) -> None:
+def _other_universe(db: Reader, steamid: str, server: str, holds: dict[str, HeldBan]) -> None:
     """CS:S logs STEAM_0:, CS:GO STEAM_1: for the same account: the daemon matches bans by
     account, and says which form the server's log uses when only the other is known here."""
     if not steamid.startswith("STEAM_") or steamid in holds:

@@ -14,7 +14,9 @@ import asyncio
 import contextlib
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 from jailcore.cli.tail import COLOURS, paint
 from jailcore.config.config import Config
@@ -22,6 +24,22 @@ from jailcore.engine.actions import Action
 from jailcore.io.daemon import Daemon
 from jailcore.session.audit import step_text
 from jailcore.sim.simserver import SimServer
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from jailcore.sim.world import Client
+    from jailcore.web.app import Web
+
+    # The demo's web page while it serves: the page, its server, the task serving it, and the line that says how to log in.
+    Page = tuple[Web, uvicorn.Server, asyncio.Task[None], str]
+
+
+class DemoWeb(TypedDict):
+    """`demo --web`: where the page listens, and how long it keeps serving after the demo (None: until Ctrl-C)."""
+
+    listen: str
+    seconds: float | None
 
 
 def _clean(chat: str) -> str:
@@ -33,7 +51,7 @@ def _paint(text: str, code: str | None) -> str:
     return paint(text, code, sys.stdout.isatty())
 
 
-async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -> int:
+async def _demo(rounds: int, lang: str, pause: float, web: DemoWeb | None = None) -> int:
     sim = SimServer(password="demo-password")
     print(_paint(f"* simulated server: {sim.shim_note}", "2"))
     port = await sim.start()
@@ -72,7 +90,7 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
         await sim.log_to_daemon(("127.0.0.1", daemon.log_port))
         page = await _start_web(config, lang, web["listen"]) if web else None
 
-        async def step(title: str, write) -> None:
+        async def step(title: str, write: Callable[[], object]) -> None:
             if daemon.stopping.is_set():  # SIGTERM or Ctrl-C during the demo
                 return
             print(_paint(f"* {title}", "1"))
@@ -86,11 +104,11 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
         for i in range(9):
             sim.add_player(f"Зек {i + 1}", "T")
 
-        def says(who, *lines: str) -> None:
+        def says(who: Client, *lines: str) -> None:
             for line in lines:
                 sim.say(who, line)
 
-        def new_round(who) -> None:
+        def new_round(who: Client) -> None:
             sim.round_end()
             sim.round_start()
             sim.make_warden(who)  # types !w
@@ -152,7 +170,7 @@ async def _demo(rounds: int, lang: str, pause: float, web: dict | None = None) -
     return 0
 
 
-async def _start_web(config, lang: str, listen: str):
+async def _start_web(config: Config, lang: str, listen: str) -> Page:
     """The web page on the demo's database, with a one-time admin password."""
     import secrets
 
@@ -170,14 +188,14 @@ async def _start_web(config, lang: str, listen: str):
     return web, srv, task, f"* web page: http://127.0.0.1:{bound_port(srv)}/  log in as admin, password {password}"
 
 
-async def _stop_web(web, srv, task, _login: str) -> None:
+async def _stop_web(web: Web, srv: uvicorn.Server, task: asyncio.Task[None], _login: str) -> None:
     web.stopping = srv.should_exit = True
     await task
     web.sources.close()
 
 
 def main_demo(args: argparse.Namespace) -> int:
-    web = {"listen": args.listen, "seconds": args.seconds} if getattr(args, "web", False) else None
+    web: DemoWeb | None = {"listen": args.listen, "seconds": args.seconds} if getattr(args, "web", False) else None
     try:
         return asyncio.run(_demo(args.rounds, args.lang, getattr(args, "pause", 0.4), web))
     except KeyboardInterrupt:

@@ -49,7 +49,7 @@ def main_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("import", help="bring another plugin's records over: `import ctbans URL` (databomb's CT Bans)")
     what = p.add_subparsers(dest="what", required=True)
     q = what.add_parser("ctbans", help="CT Bans' running bans and log (MySQL/MariaDB URL or a SQLite file), once")

@@ -142,7 +142,7 @@ def main_init(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("init", help="write a new server's config from a shipped preset and print its server.cfg lines")
     p.add_argument("name", help="the server's name, as status, tail and the web page show it (server-c)")
     p.add_argument("--preset", choices=PRESETS, default="example",

@@ -7,10 +7,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jailcore.store.reader import Reader
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("notify", help="notifications: `notify test` sends one message to every sink and prints each answer")
     p.add_argument("action", choices=("test",))
     p.add_argument("--config", help="the server's config (its [notify.*] sinks); without one, the environment's")
@@ -35,7 +39,7 @@ def main_notify(args: argparse.Namespace) -> int:
 # -- what `jailcore status` says of the sinks (in the database it reads) ------------------------------
 
 
-def failing_sinks(db: Any) -> dict[str, Any]:
+def failing_sinks(db: Reader) -> dict[str, Any]:
     """`{"notify_failing": [...]}`: the sinks that keep failing, from the database's own record
     (the senders write it); {} when none."""
     from jailcore.store.notices import failing, sink_health
@@ -44,7 +48,7 @@ def failing_sinks(db: Any) -> dict[str, Any]:
     return {"notify_failing": found} if found else {}
 
 
-def sink_lines(s: dict, colour: bool) -> list[str]:
+def sink_lines(s: Mapping[str, Any], colour: bool) -> list[str]:
     from jailcore.cli.tail import paint, safe
 
     return [paint(safe(f"  notifications to {sink.get('shown')} failing since {str(sink.get('since') or '?').replace('T', ' ')} "

@@ -127,7 +127,7 @@ def main_install(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("plugin", help="the SourceMod plugin: where it is and its version; `plugin install DIR` copies it to a game server")
     do = p.add_subparsers(dest="do")
     p.set_defaults(func=main_show)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from jailcore.log.errors import AdminRequestError, ConfigError, StateError
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from jailcore.store.interface import StateStore
 
 
-def admin_request(args: argparse.Namespace, kind: str, asked: dict, pardon: bool = False) -> int:
+def admin_request(args: argparse.Namespace, kind: str, asked: Mapping[str, object], pardon: bool = False) -> int:
     """An admin's word on one entry (`pardon`, `confirm`, `dismiss`), written as a row the
     running daemon applies: at once when it hears the nudge, else at its next poll. On a
     database server that cannot be reached it waits in this machine's queue (store.requests)."""
@@ -95,7 +95,7 @@ def add_word_arguments(p: argparse.ArgumentParser, id_type: Callable[[str], int]
     where.add_argument("--config", help="the server's config (for its state database)")
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     for name, what in (("confirm", "carry out a proposed punishment (its ladder climbed then)"),
                        ("dismiss", "drop a proposed punishment: nothing is done, the ladder stays")):
         p = sub.add_parser(name, help=f"{what}; the running daemon applies it within a second")

@@ -4,11 +4,14 @@ expects, with what to do about it, and the lines of it the daemon never got (gap
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from jailcore.cli.tail import paint, safe
 from jailcore.log.plugin import PLUGIN_UPDATE
 
 
-def shim_said(state: dict) -> dict:
+def shim_said(state: Mapping[str, Any]) -> dict[str, Any]:
     """The plugin's part of a server's status, with what to do when it is old (for --json too)."""
     plugin = state.get("plugin")
     if isinstance(plugin, dict) and plugin.get("old"):
@@ -16,7 +19,7 @@ def shim_said(state: dict) -> dict:
     return {}
 
 
-def shim_notes(s: dict, colour: bool) -> list[str]:
+def shim_notes(s: Mapping[str, Any], colour: bool) -> list[str]:
     """The plugin older than this daemon expects, with what to do; lines of it the daemon never
     got (gaps in its seq), and whether the round's state is still in doubt for them."""
     out = []

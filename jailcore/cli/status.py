@@ -16,11 +16,12 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from jailcore.cli.notify import failing_sinks, sink_lines
+from jailcore.cli.shapes import RefusedRequests, Status
 from jailcore.cli.shim import shim_notes, shim_said
 from jailcore.cli.tail import coloured, json_line, mqtt_target, network_key, paint, safe
 from jailcore.log.errors import ConfigError
@@ -41,7 +42,6 @@ STATES = "jailcore/+/state"
 RCON_COLOURS = {"open": "32", "unreachable": "31;1", "refused": "31;1", "lost": "31;1", "stopped": "33", "closed": "33"}
 STALE = 120.0  # seconds without a log line before the age is shown as a warning
 REFUSED_DAYS = 7  # queued requests refused at replay are counted this far back: an old refusal is not news every day
-
 
 @cache
 def default_config() -> Config:
@@ -94,7 +94,7 @@ def expired(until: str | None, rounds: int | None, now: str | None) -> bool:
 # -- gathering --------------------------------------------------------------------------------
 
 
-def _standings(db: Reader, configs: Mapping[str, Config], only: set[str] | None) -> dict[str, dict]:
+def _standings(db: Reader, configs: Mapping[str, Config], only: set[str] | None) -> dict[str, Status]:
     """The servers without a config given whose daemon saved its standing with its snapshot:
     read as it is, without loading the rules (a command that answers at once)."""
     out = {}
@@ -112,7 +112,7 @@ def _standings(db: Reader, configs: Mapping[str, Config], only: set[str] | None)
     return out
 
 
-def from_database(path: str, configs: Mapping[str, Config], only: set[str] | None) -> list[dict]:
+def from_database(path: str, configs: Mapping[str, Config], only: set[str] | None) -> list[Status]:
     db = open_reader(path)
     label = shown(path)
     try:
@@ -148,7 +148,7 @@ def from_database(path: str, configs: Mapping[str, Config], only: set[str] | Non
         db.close()
 
 
-def _refused(queue: str) -> dict | None:
+def _refused(queue: str) -> RefusedRequests | None:
     """The requests of this machine's queue refused at replay in the last REFUSED_DAYS days: how
     many, and the newest few with what was asked, by whom and why (None: none)."""
     since = (datetime.now() - timedelta(days=REFUSED_DAYS)).isoformat(timespec="seconds")
@@ -160,7 +160,7 @@ def _refused(queue: str) -> dict | None:
                        for r in newest]}
 
 
-def _owed(db: Reader, server: str) -> list[dict]:
+def _owed(db: Reader, server: str) -> list[dict[str, Any]]:
     """Punishments decided for players who had left (`owed`), not carried out nor expired yet:
     those that wait for his return (an owed CT ban or autoslay is held by SteamID already, at
     the door and at the round start, and listed with the CT bans)."""
@@ -170,14 +170,14 @@ def _owed(db: Reader, server: str) -> list[dict]:
 _LINK = ("rcon", "outbox", "last_line", "mode", "updated", "daemon", "dropped")
 
 
-def _link(db: Reader, server: str) -> dict | None:
+def _link(db: Reader, server: str) -> dict[str, Any]:
     row = db.link(server)
     if row is not None:  # a database from before the daemon's columns has only the first five
         return {k: row[k] for k in _LINK if k in row}
     return {"rcon": None, "outbox": db.pending(server)[0], "last_line": None, "mode": None, "updated": None}
 
 
-def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[str] | None) -> tuple[list[dict], Refusals]:
+def from_broker(url: str, tls: dict[str, Any], configs: Mapping[str, Config], only: set[str] | None) -> tuple[list[Status], Refusals]:
     """The retained states, and what was refused among them (not a state's JSON, a field
     of the wrong type, or, when a config or JAILCORE_NETWORK_KEY gives the network's key,
     not signed with it)."""
@@ -185,7 +185,7 @@ def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[st
     from jailcore.log.inbound import Refusals, read_message  # the network's shapes: only for --mqtt
     from jailcore.log.shapes import state_message
 
-    out: list[dict] = []
+    out: list[Status] = []
     refused = Refusals("a retained state", say=lambda _: None)
     key = network_key(argparse.Namespace(), list(configs.values()))
     for topic, payload in retained(url, STATES, tls):
@@ -207,7 +207,7 @@ def from_broker(url: str, tls: dict, configs: Mapping[str, Config], only: set[st
     return sorted(out, key=lambda s: s["server"]), refused
 
 
-def standing(server: str, state: dict, config: Config | None, link: dict | None, source: str, now: datetime | None = None) -> dict:
+def standing(server: str, state: Mapping[str, Any], config: Config | None, link: Mapping[str, Any] | None, source: str, now: datetime | None = None) -> Status:
     """A server's status: its public state, the special-day cooldown under its config (or,
     without one, as the daemon saved it under its own), its link, and the age of its last
     log line."""
@@ -241,7 +241,7 @@ def standing(server: str, state: dict, config: Config | None, link: dict | None,
 # -- showing ---------------------------------------------------------------------------------
 
 
-def block(s: dict, colour: bool, lang: str = "ru") -> str:
+def block(s: Status, colour: bool, lang: str = "ru") -> str:
     """One server at a glance; every value a player or a broker could have written is escaped."""
     head = paint(safe(s["server"]), "1", colour)
     refused = s.get("refused_requests")
@@ -311,7 +311,7 @@ def block(s: dict, colour: bool, lang: str = "ru") -> str:
     return "\n".join(lines)
 
 
-def _refusals(refused: dict, colour: bool) -> str:
+def _refusals(refused: Mapping[str, Any], colour: bool) -> str:
     """The admins' queued requests refused when the database was back, the newest first."""
     head = paint(safe(f"  admin request(s) refused at replay in the last {refused.get('days')} days: {refused['count']} "
                       f"(queue {refused.get('queue')})"), "31;1", colour)
@@ -319,7 +319,7 @@ def _refusals(refused: dict, colour: bool) -> str:
                                 for r in refused.get("newest") or [] if isinstance(r, dict)])
 
 
-def _proposals(items: list[dict], colour: bool) -> str:
+def _proposals(items: list[dict[str, Any]], colour: bool) -> str:
     """The punishments waiting for an admin, each with the id to answer it by."""
     head = paint(f"  waiting for an admin: {len(items)} (jailcore confirm|dismiss ID)", "35;1", colour)
     return "\n".join([head] + [safe(f"    #{p.get('id') or '?'} {p.get('step') or '?'} {p.get('name') or '?'} {p.get('steamid') or ''} "
@@ -332,7 +332,7 @@ def _ago(seconds: float) -> str:
     return f"{span(seconds)} ago"
 
 
-def _cooldown(s: dict) -> str:
+def _cooldown(s: Status) -> str:
     special, cool = s.get("specialday"), s.get("cooldown")
     if special is None:
         return "none yet"
@@ -342,7 +342,7 @@ def _cooldown(s: dict) -> str:
     return safe(f"last in round {special}; {wait}")
 
 
-def _bans(s: dict, colour: bool) -> str:
+def _bans(s: Status, colour: bool) -> str:
     bans = [b for b in s.get("ctbans") or [] if isinstance(b, dict) and not expired(b.get("until"), b.get("rounds"), s.get("last_line"))]
     known = all("online" in b for b in bans)
     shown = [b for b in bans if b.get("online")] if known else bans
@@ -377,7 +377,7 @@ def main_status(args: argparse.Namespace) -> int:
     return 1 if any(s.get("error") for s in servers) else 0
 
 
-def _gather(args: argparse.Namespace) -> tuple[list[dict], str, Refusals | None]:
+def _gather(args: argparse.Namespace) -> tuple[list[Status], str, Refusals | None]:
     """The servers asked for: with --mqtt all that retain a state; with --state-db (or
     JAILCORE_STATE) all in that file; with configs only theirs, each from its own [state] path.
     Configs always lend their rule settings to the servers they name."""

@@ -51,7 +51,7 @@ def safe(value: object) -> str:
     return _UNSAFE.sub(_escaped, text)
 
 
-def _escaped(m: re.Match) -> str:
+def _escaped(m: re.Match[str]) -> str:
     n = ord(m.group())
     return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
 
@@ -185,7 +185,7 @@ def _history(args: argparse.Namespace, db: Reader, config: Config | None) -> int
     return 0 if rows or keys else 1
 
 
-def standing_lines(items: list[dict]) -> list[str]:
+def standing_lines(items: list[dict[str, Any]]) -> list[str]:
     lines = ["ladders:" if items else "ladders: clean"]
     for item in items:
         if "ctban" in item:
@@ -205,7 +205,7 @@ _COLUMNS = ("id", "server", "time", "round", "day", "action", "rule", "ref", "us
 _NOT_ACTION = frozenset(("server", "id", "status", "pardon", "reply", "command", "day"))
 
 
-def mqtt_target(args: argparse.Namespace, who: str) -> tuple[str, dict]:
+def mqtt_target(args: argparse.Namespace, who: str) -> tuple[str, dict[str, Any]]:
     """The broker's URL (`--mqtt URL`, else JAILCORE_MQTT_URL, else the config's [mqtt] url)
     and its TLS files (the config's). A URL in the environment keeps its password out of `ps`."""
     configs = getattr(args, "config", None) or []
@@ -218,7 +218,7 @@ def mqtt_target(args: argparse.Namespace, who: str) -> tuple[str, dict]:
     return url, dict(config.mqtt_tls) if config else {}
 
 
-def network_key(args: argparse.Namespace, configs: list | None = None) -> bytes:
+def network_key(args: argparse.Namespace, configs: list[Config] | None = None) -> bytes:
     """The network's key, to show only messages signed with it: JAILCORE_NETWORK_KEY, else the
     first config (given, or `--config`) that has one; empty when none does."""
     if os.environ.get("JAILCORE_NETWORK_KEY"):
@@ -231,7 +231,7 @@ def network_key(args: argparse.Namespace, configs: list | None = None) -> bytes:
     return next((c.network_key for c in configs if c.network_key), "").encode()
 
 
-def json_object(payload: bytes) -> dict:
+def json_object(payload: bytes) -> dict[str, Any]:
     """A message's JSON object; ValueError for anything else (a broker carries what anyone publishes)."""
     data = json.loads(payload)
     if not isinstance(data, dict):
@@ -248,14 +248,14 @@ class Network:
         self.wanted = asked(args)
         # What each entry was last seen as (its status, its pardon): a later message may carry
         # only the news. Bounded: a network runs for months.
-        self.seen: dict[tuple, tuple[str, dict | None]] = {}
+        self.seen: dict[tuple[str, Any], tuple[str, dict[str, Any] | None]] = {}
         self.skipped = 0
         from jailcore.log.inbound import Refusals  # the network's shapes: only for --mqtt
 
         self.refused = Refusals("an action message", say=lambda _: None)
         self.key = network_key(args)  # given, only the network's own messages are shown
 
-    def row(self, topic: str, payload: bytes) -> tuple[dict, dict | None] | None:
+    def row(self, topic: str, payload: bytes) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         """The message as an audit row and its pardon, or None when the filters leave it out
         or it is not an action's JSON. The server is the message's, else the topic's."""
         from jailcore.log.inbound import read_message

@@ -25,10 +25,11 @@ import json
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 from functools import partial
 from pathlib import Path
+from typing import TypedDict, TypeVar, TypeVarTuple
 from urllib.parse import parse_qs, urlencode
 
 import anyio
@@ -39,7 +40,7 @@ from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from jailcore.config.config import ROLES, WebConfig
 from jailcore.log.errors import AdminRequestError, StateError
@@ -78,17 +79,29 @@ _HEADERS = [
 ]
 
 
+T = TypeVar("T")
+Args = TypeVarTuple("Args")
+
+
+class AtTop(TypedDict):
+    """The menu's counts (per page, on the servers the admin may answer on) and the health
+    strip (per server he may see, each problem as (word, detail))."""
+
+    waiting: dict[str, int]
+    problems: dict[str, list[tuple[str, str]]]
+
+
 class _SecurityHeaders:
     """Pure ASGI, so the live stream is not buffered by a middleware."""
 
-    def __init__(self, app):
+    def __init__(self, app: ASGIApp):
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
 
-        async def send_with(message):
+        async def send_with(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *_HEADERS]
             await send(message)
@@ -121,7 +134,7 @@ class Web(Manage):
         self._accounts_at = float("-inf")
         self._accounts_away = ""  # why the accounts could not be read last time (said once)
         self.waiting = dict(data.WAITING)  # what waits for an admin, by the page that lists it (the menu counts it)
-        self.glance: dict = {"waiting": {}, "problems": {}}  # read at most every GLANCE_FRESH seconds, for every page
+        self.glance: data.Glance = {"waiting": {}, "problems": {}}  # read at most every GLANCE_FRESH seconds, for every page
         self._glance_at = float("-inf")
         self.appeal_desk = appeals.Desk()  # the players' appeals: their limits per address and their writes (web/appeals.py)
         self.import_accounts(settings)
@@ -200,7 +213,7 @@ class Web(Manage):
         if not self.may(session, level, server):
             raise NotAllowed(level)
 
-    async def read(self, fn: Callable, *args):
+    async def read(self, fn: Callable[[*Args], T], *args: *Args) -> T:
         """A read of the databases, in a worker thread: the event loop keeps serving."""
         return await anyio.to_thread.run_sync(lambda: fn(*args), limiter=self.readers)
 
@@ -256,7 +269,7 @@ class Web(Manage):
         except errors_or(StateError, AuditError) as exc:
             log.debug("the servers' health could not be read: %s", exc)
 
-    def at_top(self, admin: Session | None) -> dict:
+    def at_top(self, admin: Session | None) -> AtTop:
         """The menu's counts and the health strip, for this admin: what waits on the servers he may
         answer on, what is wrong on those he may see."""
         if admin is None:
@@ -282,7 +295,7 @@ class Web(Manage):
         lang = request.cookies.get(LANG_COOKIE)
         return Words(lang if lang in LANGS else self.settings.language, self.clock().year)
 
-    def render(self, request: Request, template: str, status: int = 200, **context) -> Response:
+    def render(self, request: Request, template: str, status: int = 200, **context: object) -> Response:
         session = self.session(request) or getattr(request.state, "new_session", None)
         admin = session if session is not None and session.user is not None else None
         context.update(request=request, t=self.words(request), session=session, admin=admin.user if admin else None,
@@ -301,7 +314,8 @@ class Web(Manage):
     async def form(self, request: Request, session: Session | None) -> dict[str, str]:
         """The posted form, once its CSRF token and origin are checked (read once, kept)."""
         if hasattr(request.state, "fields"):
-            return request.state.fields
+            fields: dict[str, str] = request.state.fields  # as kept below (Starlette's request.state has no types)
+            return fields
         origin = request.headers.get("origin")
         if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
             raise Forbidden("cross-origin form")
@@ -421,7 +435,7 @@ class Web(Manage):
             given["player"] = ""  # the public sees no steamid, so it may not look one up to put a name to it
         return data.Filters(**given)
 
-    def shown(self, admin: Session | None, entries: list[dict]) -> list[dict]:
+    def shown(self, admin: Session | None, entries: list[data.Entry]) -> list[data.Entry]:
         """An admin sees everything; the public what a public ban list shows."""
         return entries if admin is not None else [public_entry(e) for e in entries]
 
@@ -454,7 +468,7 @@ class Web(Manage):
         admin = self.admin(request)
         back = "/live?" + urlencode(filters.query())  # where a pardon made in the stream's rows comes back to
 
-        async def stream():
+        async def stream() -> AsyncIterator[str]:
             yield "retry: 1000\n\n"
             quiet = 0.0
             while not self.stopping and not await request.is_disconnected():
@@ -592,7 +606,7 @@ async def _capped_body(request: Request, cap: int) -> bytes:
 _CSV = ("time", "server", "round", "day", "action", "rule", "ref", "userid", "steamid", "name", "reason", "status", "reply")
 
 
-def to_csv(entries: list[dict]) -> str:
+def to_csv(entries: list[data.Entry]) -> str:
     """A spreadsheet cannot run a cell a player wrote, whatever it splits on: every field is
     quoted, and every piece of one that a `;`, `,` or tab could make a cell of its own (a
     Russian-locale Excel splits on `;`) is defused where it starts like a formula."""

@@ -20,9 +20,10 @@ import shutil
 import stat
 import tempfile
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import Any, NotRequired, TypedDict
 
 import attrs
 
@@ -49,9 +50,31 @@ def read(path: str) -> str:
     return Path(path).read_text(encoding="utf-8")
 
 
-def rules(config: Config) -> list[dict]:
+class RuleRow(TypedDict):
+    """One rule of the config page's table."""
+
+    key: str
+    ref: str  # the rulebook's clause
+    enabled: bool
+    ladder: list[str]
+    settings: dict[str, str]  # its own settings, as the file writes them
+    waits: bool  # its punishments wait for an admin (`confirm = "admin"`)
+    confirm_minutes: int
+    return_minutes: int | None  # None: the default
+    body: NotRequired[str]  # its table's text, as the file has it or as the admin is editing it (the page adds it)
+
+
+class Version(TypedDict):
+    """An earlier version of a config file: its name in the versions folder, when it was replaced, and by whom."""
+
+    name: str
+    time: str
+    by: str
+
+
+def rules(config: Config) -> list[RuleRow]:
     """The rule table: each rule's key, clause, switch, ladder and other settings."""
-    out = []
+    out: list[RuleRow] = []
     for key, settings in sorted(config.rules.items()):
         values = attrs.asdict(settings, recurse=False)
         ladder = [str(step) for step in values.pop("ladder", ())]
@@ -144,12 +167,12 @@ RULE_TABLES = frozenset(RULES) | {"calendar"}
 _RULE_SETTINGS = {"server": ("rulebook", "mode", "language", "ladder_reset"), "games": ("catalogue",)}
 
 
-def owners_part(text: str) -> dict:
+def owners_part(text: str) -> dict[str, Any]:
     """The file as parsed, without the rule tables and rule settings: what only an owner changes."""
     data = tomllib.loads(text)
     for key in RULE_TABLES:
         *parents, last = key.split(".")
-        path = [data]  # the tables from the top down to the rule's own
+        path: list[dict[str, Any]] = [data]  # the tables from the top down to the rule's own
         for part in parents:
             node = path[-1].get(part)
             if not isinstance(node, dict):
@@ -311,12 +334,12 @@ def versions_dir(path: str) -> Path:
     return Path(f"{path}.versions")
 
 
-def versions(path: str, limit: int = 50) -> list[dict]:
+def versions(path: str, limit: int = 50) -> list[Version]:
     """Earlier versions of the file, newest first: when it was replaced, and by whom."""
     folder = versions_dir(path)
     if not folder.is_dir():
         return []
-    out = []
+    out: list[Version] = []
     for entry in sorted(folder.iterdir(), reverse=True):
         m = _VERSION.fullmatch(entry.name)
         if m:
@@ -336,6 +359,6 @@ def version(path: str, name: str) -> str:
 
 def with_accounts(text: str, users: dict[str, str], roles: Mapping[str, object]) -> str:
     """The file with its `[web.users]` and `[web.roles]` tables written from these."""
-    quoted = lambda name: toml_value(name)  # noqa: E731 - any name, Cyrillic too, as a quoted key
+    quoted: Callable[[str], str] = lambda name: toml_value(name)  # noqa: E731 - any name, Cyrillic too, as a quoted key
     text = _with_any_table(text, "web.users", "\n".join(f"{quoted(n)} = {toml_value(h)}" for n, h in sorted(users.items())))
     return _with_any_table(text, "web.roles", "\n".join(f"{quoted(n)} = {toml_value(r)}" for n, r in sorted(roles.items()) if n in users))

@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 import attrs
 
@@ -45,6 +45,72 @@ SCAN = 20_000  # audit ids one page of a list looks at, per database
 PAGE = 100  # entries on one page of the live log
 KEEP = 500  # entries a live view keeps; a stream never starts further back than this
 
+# An enforcement as the page shows it: its audit row (store.reader's Row: a database driver
+# gives no column types) with the page's own keys: src, dom, pardon, pardonable, step (a
+# proposal's), moved (a CT ban's move to T), and on the bans page minutes, by, until, holds.
+Entry = dict[str, Any]
+DayCount = tuple[str, str, str, str, int]  # (day, rule, ref, server, punishments): store.reader's day_counts
+
+
+class FoundPlayer(TypedDict):
+    """One player the search found: his names (the newest first), the servers he was seen on and is on now."""
+
+    key: str
+    steamid: str
+    name: str
+    names: list[str]
+    servers: set[str]
+    count: int  # his entries in the log
+    last: str  # the time of his newest entry
+    online: set[str]
+
+
+class PlayerRecord(TypedDict):
+    """A player's page: his entries on every server, where he stands on each ladder, his CT bans."""
+
+    key: str
+    names: list[str]
+    entries: list[Entry]
+    ladders: list[dict[str, Any]]  # store.audit's standing: JSON of the engine's ladders
+    ctbans: list[dict[str, Any]]
+    pardons: list[Entry]
+    online: list[dict[str, Any]]  # `online`'s seats, with their server
+
+
+class Health(TypedDict):
+    """How a server's daemon stands: its word (running, stopped, stale...) and each problem as (word, detail)."""
+
+    daemon: str
+    problems: list[tuple[str, str]]
+    rcon: str | None
+    mode: str | None
+
+
+class Glance(TypedDict):
+    """What every page shows at its top: per page that lists things to decide, how many wait on
+    each server; per server, what is wrong with its daemon."""
+
+    waiting: dict[str, dict[str, int]]
+    problems: dict[str, list[tuple[str, str]]]
+
+
+class PerDay(TypedDict):
+    """The charts' punishments per day: the days, the counts per rule and per server (one a
+    day), and the rules that fired most as (rule, ref, punishments)."""
+
+    dates: list[str]
+    by_rule: dict[str, list[int]]
+    by_server: dict[str, list[int]]
+    top: list[tuple[str, str, int]]
+
+
+class CtBanLists(TypedDict):
+    """The CT bans page: the bans that hold, the requests not applied yet, and those of the past."""
+
+    active: list[dict[str, Any]]  # a snapshot's CT bans (JSON), with their server and whether he is online
+    waiting: list[dict[str, Any]]  # ctban_requests rows
+    past: list[dict[str, Any]]
+
 
 class SourceError(ConfigError):
     pass
@@ -63,7 +129,7 @@ class Source:
     requests: str | None = None  # on a database server: this machine's queue for the admins' requests while it is away
     _lock: threading.Lock = attrs.field(factory=threading.Lock)
     _writing: threading.Lock = attrs.field(factory=threading.Lock)
-    days: dict[str, list[tuple]] = attrs.field(factory=dict)  # the charts' counts of past days (see _counts)
+    days: dict[str, list[DayCount]] = attrs.field(factory=dict)  # the charts' counts of past days (see _counts)
 
     def write(self, request: Callable[..., T], *args: object, **kwargs: object) -> T:
         """An admin's request written through the store (called in a worker thread: never on the loop)."""
@@ -160,7 +226,7 @@ def _contains(text: str | None, part: str) -> bool:
 Filters = Filter  # the page's filters are the store's typed filter (the name the page's code knew)
 
 
-def entry(source: Source, row: Row, pardon: Row | None) -> dict:
+def entry(source: Source, row: Row, pardon: Row | None) -> Entry:
     out = dict(row)
     out["src"] = source.index
     out["dom"] = f"e{source.index}-{row['id']}"
@@ -180,19 +246,19 @@ def proposed_step(detail: str | None) -> str:
     return found if isinstance(found, str) else ""
 
 
-def _entries(source: Source, rows: Iterable[Row]) -> list[dict]:
+def _entries(source: Source, rows: Iterable[Row]) -> list[Entry]:
     rows = list(rows)
     given = source.reader.pardons_for(r["id"] for r in rows)
     return [entry(source, r, given.get(r["id"])) for r in rows]
 
 
-def latest(sources: Sources, filters: Filters, limit: int = PAGE, before: str = "") -> tuple[list[dict], str]:
+def latest(sources: Sources, filters: Filters, limit: int = PAGE, before: str = "") -> tuple[list[Entry], str]:
     """One page of enforcements of every server, newest first, and the cursor of the page
     after it ('' at the oldest). `before` is such a cursor: `source:id,...`, each source's
     entries older than its id. Each source looks at no more than SCAN ids."""
     filters.check()
     upto = _load_ids(before)
-    fetched: dict[int, tuple[list[dict], int]] = {}
+    fetched: dict[int, tuple[list[Entry], int]] = {}
     for source in sources.sources:
         i = source.index
         hi = upto.get(i, source.reader.max_id("audit") + 1) - 1
@@ -286,11 +352,11 @@ def start_watch(sources: Sources, filters: Filters, cursor: str = "", shown: str
     return watch
 
 
-def changes(sources: Sources, filters: Filters, watch: Watch, limit: int = PAGE) -> list[dict]:
+def changes(sources: Sources, filters: Filters, watch: Watch, limit: int = PAGE) -> list[Entry]:
     """Entries new since the watch, and shown ones whose status changed or that were
     pardoned; oldest first, at most `limit` new ones a source. Moves the watch on."""
     filters.check()
-    out: list[dict] = []
+    out: list[Entry] = []
     for source in sources.sources:
         i, db = source.index, source.reader
         top = db.max_id("audit")
@@ -316,7 +382,7 @@ def changes(sources: Sources, filters: Filters, watch: Watch, limit: int = PAGE)
     return out
 
 
-def find(sources: Sources, server: str, action_id: int) -> dict | None:
+def find(sources: Sources, server: str, action_id: int) -> Entry | None:
     source = sources.of(server)
     if source is None:
         return None
@@ -335,7 +401,7 @@ def rounds(sources: Sources, server: str, limit: int = 60) -> list[int]:
     return source.reader.rounds(server, limit)
 
 
-def round_material(sources: Sources, server: str, round: int) -> tuple[list[Row], list[dict]]:
+def round_material(sources: Sources, server: str, round: int) -> tuple[list[Row], list[Entry]]:
     """The kept log lines of a round and the decisions made in it."""
     source = sources.of(server)
     if source is None:
@@ -348,7 +414,7 @@ def round_material(sources: Sources, server: str, round: int) -> tuple[list[Row]
 # -- players ----------------------------------------------------------------------------------
 
 
-def find_players(sources: Sources, query: str, limit: int = 50, page: int = 0) -> list[dict]:
+def find_players(sources: Sources, query: str, limit: int = 50, page: int = 0) -> list[FoundPlayer]:
     """Players by name (part of it, any case), steamid or #userid: from the audit log and
     the players online now; one row per steamid, newest name first, most entries first,
     `limit` a page (and one more, to say there is a next page). A name is looked for among
@@ -359,7 +425,7 @@ def find_players(sources: Sources, query: str, limit: int = 50, page: int = 0) -
         return []
     userid = USERID.fullmatch(query)
     asked = Filter(player=f"#{userid.group(1)}" if userid else query)
-    found: dict[str, dict] = {}
+    found: dict[str, FoundPlayer] = {}
     wanted = (page + 1) * limit + 1
     for source in sources.sources:
         named = None if userid or personal(query) else source.reader.names_with(query, wanted)
@@ -377,7 +443,7 @@ def find_players(sources: Sources, query: str, limit: int = 50, page: int = 0) -
     return ranked[page * limit:(page + 1) * limit + 1]
 
 
-def _seen(found: dict, steamid: str, userid: int, name: str, server: str, n: int, last: str, online: bool = False) -> None:
+def _seen(found: dict[str, FoundPlayer], steamid: str, userid: int, name: str, server: str, n: int, last: str, online: bool = False) -> None:
     key = player_key(steamid or "", userid or 0)
     p = found.setdefault(key, {"key": key, "steamid": steamid, "name": name, "names": [], "servers": set(), "count": 0,
                                "last": "", "online": set()})
@@ -391,11 +457,11 @@ def _seen(found: dict, steamid: str, userid: int, name: str, server: str, n: int
         p["online"].add(server)
 
 
-def player(sources: Sources, key: str, limit: int = PAGE * 2) -> dict:
+def player(sources: Sources, key: str, limit: int = PAGE * 2) -> PlayerRecord:
     """A player's record on every server (the newest `limit` entries of each), where he
     stands on each ladder, his CT bans."""
-    entries: list[dict] = []
-    stand: list[dict] = []
+    entries: list[Entry] = []
+    stand: list[dict[str, Any]] = []
     names: list[str] = []
     for source in sources.sources:
         if key.startswith("#"):  # a bot or a player without a steamid: among the newest entries only
@@ -423,7 +489,7 @@ def player(sources: Sources, key: str, limit: int = PAGE * 2) -> dict:
 # -- servers ----------------------------------------------------------------------------------
 
 
-def servers(sources: Sources, now: datetime) -> list[dict]:
+def servers(sources: Sources, now: datetime) -> list[dict[str, Any]]:
     """Each server's standing state from its last snapshot, its outbox, how its daemon stands
     (`health`) and who is on it now (from the snapshot: name, team, alive; at most a server's 64 slots)."""
     out = []
@@ -460,7 +526,7 @@ def servers(sources: Sources, now: datetime) -> list[dict]:
 TEAM_ORDER = {"CT": 0, "TERRORIST": 1, "Spectator": 2, "Unassigned": 3}
 
 
-def online(snapshot: dict) -> list[dict]:
+def online(snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The players of a saved snapshot: guards first, then prisoners, the living before the dead, by name."""
     seats = snapshot.get("players") or []
     if isinstance(seats, dict):
@@ -475,7 +541,7 @@ def online(snapshot: dict) -> list[dict]:
 LOG_QUIET = 120.0  # seconds without a log line, players online, before the log is called silent
 
 
-def health(link: Row | None, now: datetime, players: int = 0) -> dict:
+def health(link: Row | None, now: datetime, players: int = 0) -> Health:
     """How a server's daemon stands, from its `link` row (as `jailcore status` reads it): the
     daemon stopped or silent, the RCON link down, the log silent while players are on. Each
     problem is (word, detail); none: all well."""
@@ -498,7 +564,7 @@ def health(link: Row | None, now: datetime, players: int = 0) -> dict:
     return {"daemon": daemon["word"], "problems": problems, "rcon": (link or {}).get("rcon"), "mode": (link or {}).get("mode")}
 
 
-def glance(sources: Sources, now: datetime, waiting: dict[str, Callable[[Sources], dict[str, int]]]) -> dict:
+def glance(sources: Sources, now: datetime, waiting: dict[str, Callable[[Sources], dict[str, int]]]) -> Glance:
     """What every page shows at its top, per server: how many things wait for an admin, by the
     page that lists them (`waiting`: that page's counter), and what is wrong with its daemon."""
     counts = {page: count(sources) for page, count in waiting.items()}
@@ -521,7 +587,7 @@ def glance(sources: Sources, now: datetime, waiting: dict[str, Callable[[Sources
 # -- charts -----------------------------------------------------------------------------------
 
 
-def per_day(sources: Sources, days: int, now: datetime) -> dict:
+def per_day(sources: Sources, days: int, now: datetime) -> PerDay:
     """Punishments per day over the last `days` days: by rule, by server, and the rules
     that fired most."""
     first = (now - timedelta(days=days - 1)).date()
@@ -541,13 +607,13 @@ def per_day(sources: Sources, days: int, now: datetime) -> dict:
     return {"dates": dates, "by_rule": by_rule, "by_server": by_server, "top": [(k, refs[k], n) for n, k in top]}
 
 
-def _counts(source: Source, first: str, yesterday: str) -> list[tuple]:
+def _counts(source: Source, first: str, yesterday: str) -> list[DayCount]:
     """Counts per day, rule and server from `first` on. A day before yesterday no longer
     changes: it is counted once and remembered (26 weeks are 160,000 rows at a million)."""
     with source._lock:
         cached = source.days
         missing = [d for d in _days(first, yesterday) if d not in cached]
-    fresh: dict[str, list[tuple]] = {d: [] for d in missing}
+    fresh: dict[str, list[DayCount]] = {d: [] for d in missing}
     if missing:
         for row in source.reader.day_counts(missing[0], yesterday, PARDONABLE):
             fresh.setdefault(row[0], []).append(row)
@@ -575,19 +641,19 @@ def _days(first: str, end: str) -> list[str]:
 # -- CT bans ----------------------------------------------------------------------------------
 
 
-def ctbans(sources: Sources, server: str = "", query: str = "", by: str = "", limit: int = PAGE * 2) -> dict:
+def ctbans(sources: Sources, server: str = "", query: str = "", by: str = "", limit: int = PAGE * 2) -> CtBanLists:
     """The CT bans that hold on each server (from its last saved state), the requests its
     daemon has not applied yet, and the requests of the past (who gave or lifted what, from
     the page or the command line), newest first. `query` is part of a name or a steamid."""
     want = query.casefold()
 
-    def shown(item: dict) -> bool:
+    def shown(item: Mapping[str, Any]) -> bool:
         return ((not server or item["server"] == server) and (not by or item.get("by") == by)
                 and (not want or want in (item.get("name") or "").casefold() or want in (item.get("steamid") or "").casefold()))
 
-    active: list[dict] = []
-    waiting: list[dict] = []
-    past: list[dict] = []
+    active: list[dict[str, Any]] = []
+    waiting: list[dict[str, Any]] = []
+    past: list[dict[str, Any]] = []
     for source in sources.sources:
         for row in source.reader.states():
             snap = json.loads(row["snapshot"])
@@ -634,13 +700,13 @@ def last_name(sources: Sources, server: str, steamid: str) -> str:
 # -- what admins did --------------------------------------------------------------------------
 
 
-def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict]:
+def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict[str, Any]]:
     """Who did what, newest first: pardons (from the page, the command line or in game),
     CT bans given and lifted from outside the game, warnings and bans from a player's page, the accounts added, changed and removed
     (in the page's accounts database; the roles, never a password), and the requests this
     machine queued while the database was away that were refused when it was back (with why).
     Config edits made on the page are added by the page (their versions are files)."""
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for source in sources.sources:
         for r in source.reader.pardons_by(by, limit):
             out.append({"kind": "pardon", **r})
@@ -675,12 +741,12 @@ def activity(sources: Sources, by: str = "", limit: int = PAGE) -> list[dict]:
 # -- server bans ------------------------------------------------------------------------------
 
 
-def bans(sources: Sources, now: datetime, server: str = "", state: str = "", query: str = "", by: str = "", limit: int = PAGE) -> list[dict]:
+def bans(sources: Sources, now: datetime, server: str = "", state: str = "", query: str = "", by: str = "", limit: int = PAGE) -> list[Entry]:
     """The server bans the rules (or an admin in game) gave, newest first, each with whether
     it still holds at `now`: not pardoned, and permanent or not yet run out. Looks at the
     newest SCAN * 5 enforcements of each database (the `action` column has no index)."""
     want = query.casefold()
-    out: list[dict] = []
+    out: list[Entry] = []
     for source in sources.sources:
         low = source.reader.max_id("audit") - SCAN * 5
         for e in _entries(source, source.reader.bans_after(low, server)):
@@ -703,17 +769,17 @@ def bans(sources: Sources, now: datetime, server: str = "", state: str = "", que
 # -- one decision, one row --------------------------------------------------------------------
 
 
-def _pair(e: dict) -> tuple:
+def _pair(e: Entry) -> tuple[int, str, int, int | None, str, str]:
     return (e["src"], e["server"], e["round"], e["userid"], e["rule"], e["time"])
 
 
-def decisions(sources: Sources, entries: list[dict]) -> list[dict]:
+def decisions(sources: Sources, entries: list[Entry]) -> list[Entry]:
     """A CT ban and the move to T it caused (the same rule, player and moment, written
     right after it) are one decision: the move is shown inside the ban's row, not as a
     row of its own, and is pardoned with it. A move whose ban is not among `entries` (a
     page's edge, a stream's later answer) brings its ban along."""
     bans = {_pair(e): e for e in entries if e["action"] == "ctban"}
-    out: list[dict] = []
+    out: list[Entry] = []
     by_src = {s.index: s for s in sources.sources}
     for e in entries:
         if e["action"] != "teamswap" or e["userid"] is None:
@@ -750,7 +816,7 @@ def per_admin(sources: Sources, days: int, now: datetime) -> list[tuple[str, int
 # -- SourceBans++ ---------------------------------------------------------------------------
 
 
-def sourcebans(sources: Sources, now: datetime, limit: int = PAGE) -> tuple[list[dict], str]:
+def sourcebans(sources: Sources, now: datetime, limit: int = PAGE) -> tuple[list[dict[str, Any]], str]:
     """The network's SourceBans++ bans beside jailcore's, newest first, and what went wrong
     ('' when nothing): a row jailcore wrote or linked names its entry; the others are
     read-only here (SourceBans++'s panel is where they are changed)."""
@@ -758,7 +824,7 @@ def sourcebans(sources: Sources, now: datetime, limit: int = PAGE) -> tuple[list
         return [], ""
     from jailcore.store.sourcebans import network_bans
 
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for settings in sources.sourcebans:
         try:
             rows = network_bans(settings, limit)

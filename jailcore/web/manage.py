@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import anyio
@@ -53,8 +53,8 @@ class Manage(_Page):
         server, state, query, by = (q.get(k, "").strip()[:100] for k in ("server", "state", "q", "by"))
         found = await self.read(data.bans, self.sources, self.clock(), server, state if state in ("active", "expired") else "", query, by)
         sourcebans, sourcebans_problem = await self.read(data.sourcebans, self.sources, self.clock())
-        extra = {"sourcebans": sourcebans, "sourcebans_problem": sourcebans_problem}
-        return self.render(request, "bans.html", **extra, found=found, server=server, state=state, query=query, by=by, servers=self.sources.servers(),
+        return self.render(request, "bans.html", sourcebans=sourcebans, sourcebans_problem=sourcebans_problem, found=found, server=server,
+                           state=state, query=query, by=by, servers=self.sources.servers(),
                            profile=steamids.profile, here="/bans?" + urlencode({k: v for k, v in (("server", server), ("state", state),
                                                                                                   ("q", query), ("by", by)) if v}))
 
@@ -90,7 +90,7 @@ class Manage(_Page):
                            versions=await anyio.to_thread.run_sync(configedit.versions, path) if path else [], problems=problems or [],
                            edited=edited, saved=request.query_params.get("saved", "")[:100])
 
-    async def config_change(self, request: Request) -> tuple[dict, str, str, str, str]:
+    async def config_change(self, request: Request) -> tuple[dict[str, str], str, str, str, str]:
         """The form of an edit or a rollback, and the file's text now and as it would be."""
         fields = await self.form(request, self.admin(request))
         server = fields.get("server", "")
@@ -326,7 +326,7 @@ def admin_name(session: Session | None) -> str:
     return session.user
 
 
-def _ban_left(ban: dict, t: Words) -> str:
+def _ban_left(ban: Mapping[str, Any], t: Words) -> str:
     """What is left of a CT ban, in the page's language, as of its server's last log line."""
     if ban.get("rounds") is not None:
         return t("ctban.rounds", n=ban["rounds"])

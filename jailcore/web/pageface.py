@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol, TypeVar, TypeVarTuple
 
 import anyio
 from starlette.requests import Request
@@ -16,6 +16,9 @@ from jailcore.config.webconfig import WebConfig
 from jailcore.web.auth import Session, Sessions
 from jailcore.web.data import Sources
 from jailcore.web.i18n import Words
+
+T = TypeVar("T")
+Args = TypeVarTuple("Args")
 
 
 class Page(Protocol):
@@ -39,7 +42,7 @@ class Page(Protocol):
 
     def words(self, request: Request) -> Words: ...
 
-    def render(self, request: Request, template: str, status: int = 200, **context: Any) -> Response: ...
+    def render(self, request: Request, template: str, status: int = 200, **context: object) -> Response: ...
 
     async def form(self, request: Request, session: Session | None) -> dict[str, str]: ...
 
@@ -47,4 +50,4 @@ class Page(Protocol):
 
     def may(self, session: Session | None, level: str, server: str | None = None) -> bool: ...
 
-    async def read(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+    async def read(self, fn: Callable[[*Args], T], *args: *Args) -> T: ...

@@ -13,7 +13,7 @@ from jailcore.log.errors import AdminRequestError, AuditError, StateError
 from jailcore.store.errors import errors_or
 from jailcore.store.requests import Queued
 from jailcore.web.access import ADMIN, MODERATOR, local_path, number
-from jailcore.web.data import WAITING, Sources, proposed_step
+from jailcore.web.data import WAITING, Entry, Sources, proposed_step
 from jailcore.web.i18n import STATUS, WORDS
 from jailcore.web.manage import admin_name, ask, queue_away, queued_page
 
@@ -36,7 +36,7 @@ for lang, words in (("ru", {"proposed": "ждёт решения", "confirmed": 
     STATUS[lang].update(words)
 
 
-def waiting(sources: Sources) -> list[dict]:
+def waiting(sources: Sources) -> list[Entry]:
     """Every proposal still open, oldest first (the first to lapse)."""
     out = []
     for source in sources.sources:

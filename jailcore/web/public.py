@@ -7,6 +7,10 @@ advertises in his name or in words the reason quotes."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jailcore.web.data import Entry
 
 # scheme://…, www.…, a bare domain with a usual ending, an IPv4 address (with a port)
 URL = re.compile(
@@ -30,8 +34,8 @@ def masked(steamid: str | None) -> str | None:
     return f"{m.group(1)}{m.group(2)[:2]}…{m.group(3)}" if m else "…"
 
 
-def public_entry(entry: dict) -> dict:
-    out = {k: entry[k] for k in ("src", "dom", "id", "time", "server", "round", "day", "action", "rule", "ref", "userid", "status")
+def public_entry(entry: Entry) -> Entry:
+    out: Entry = {k: entry[k] for k in ("src", "dom", "id", "time", "server", "round", "day", "action", "rule", "ref", "userid", "status")
            if k in entry}
     out.update(name=unadvertised(entry.get("name")), reason=unadvertised(entry.get("reason") or ""), steamid=masked(entry.get("steamid")),
                reply=None, command=None, detail="{}", pardonable=False,

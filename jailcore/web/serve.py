@@ -8,7 +8,7 @@ import contextlib
 import getpass
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -31,8 +31,9 @@ class Server(uvicorn.Server):
     """uvicorn inside a program that already owns the loop and the signals (the demo,
     the tests): it stops when `should_exit` is set."""
 
-    def capture_signals(self):
-        return contextlib.nullcontext()
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:  # uvicorn's own is a context manager too: here it captures nothing
+        yield
 
 
 def host_port(listen: str) -> tuple[str, int]:
@@ -56,7 +57,8 @@ def server(web: Web, listen: str, kind: type[uvicorn.Server] = Server) -> uvicor
 
 
 def bound_port(srv: uvicorn.Server) -> int:
-    return srv.servers[0].sockets[0].getsockname()[1]
+    port: int = srv.servers[0].sockets[0].getsockname()[1]  # an IP socket's (host, port, ...): the socket module types it Any
+    return port
 
 
 def adduser(name: str, password: str | None) -> int:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
-from typing import cast
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
@@ -24,6 +24,9 @@ from jailcore.log import events as ev
 from jailcore.log.logtime import plus_seconds, seconds_between
 from jailcore.log.parse import LogParser
 from jailcore.web.i18n import LOG_WORDS, TEAMS
+
+if TYPE_CHECKING:
+    from jailcore.web.data import Entry
 
 # What a line is, for the page: (category, minor). Minor lines are hidden unless asked for.
 _KIND: dict[type, tuple[str, bool]] = {
@@ -117,13 +120,13 @@ class Moment:
     text: str
     line: str
     minor: bool
-    decisions: tuple[dict, ...] = ()
+    decisions: tuple[Entry, ...] = ()
 
 
 @attrs.frozen
 class Story:
     moments: tuple[Moment, ...]
-    orphans: tuple[dict, ...]  # decisions with no kept line (pruned, or made by a resync)
+    orphans: tuple[Entry, ...]  # decisions with no kept line (pruned, or made by a resync)
     wardens: tuple[str, ...]
     orders: tuple[str, ...]
     prohibitions: tuple[str, ...]
@@ -163,12 +166,12 @@ class _Start:
         return _SAY[ev.RoundStart]
 
 
-def tell(lines: Sequence, decisions: Sequence[dict], lang: str = "ru") -> Story:
+def tell(lines: Sequence[Mapping[str, Any]], decisions: Sequence[Entry], lang: str = "ru") -> Story:
     """`lines`: kept rows (time, line, audit) in order; `decisions`: audit entries of the round."""
     say = 1 if lang == "en" else 0
     parser = LogParser()
     marks = [row["audit"] for row in lines]
-    placed: dict[int, list[dict]] = {}
+    placed: dict[int, list[Entry]] = {}
     orphans = []
     for d in sorted(decisions, key=lambda d: d["id"]):
         at = bisect_left(marks, d["id"])
