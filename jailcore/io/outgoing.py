@@ -63,8 +63,10 @@ class Outgoing:
         return self._kept
 
     def release(self) -> None:
-        """The commands whose rows are durable, to RCON in one write; their rows then say `sent`."""
-        durable = self.tell_peers()
+        """The commands whose rows are durable, to RCON in one write (their rows then say `sent`), then the CT bans
+        for the network: this server's own door first, the other servers of the process (each handling the ban in
+        this very turn) after it."""
+        durable = self.writer.durable
         batch: list[fx.Send] = []
         held = self.held
         if getattr(self.lock, "lost", None) is not None:
@@ -78,6 +80,7 @@ class Outgoing:
             sent = tuple(s.audit for s in batch if s.audit is not None)
             if sent:
                 self.seq = self.writer.submit([fx.MarkSent(sent)])
+        self.tell_peers()
         idle = not self.session.busy and not held and not self.telling and durable >= self.seq  # its own rows
         (self.idle.set if idle else self.idle.clear)()
         # Next awaited: the first held command's rows, the first ban for the peers, else its last rows (`idle`).
