@@ -41,7 +41,7 @@ from jailcore.io.banrelay import BanRelay
 from jailcore.io.daemon import Daemon
 from jailcore.io.logports import LogPorts, by_port, on_shared_port
 from jailcore.io.logsource import Claim, SharedLog, log_clash
-from jailcore.io.loop import Edits, last_word, process_hooks, run_loop, started, stopped_servers, until
+from jailcore.io.loop import Edits, last_word, process_hooks, run_loop, started, stopped_servers, watch
 from jailcore.io.parts import ID_BLOCK
 from jailcore.io.tasks import read_config
 from jailcore.session.session import Ids
@@ -239,15 +239,16 @@ class Fleet:
         """Every config file of the process, one look each `watch_interval`: a running server's edit is read and
         handed to it whole (as SIGHUP does); a config refused at start is read again when its file changes, and
         once it is right its server joins the running ones."""
-        edits = Edits([*(d.config_path for d in self.daemons if d.config_path), *self.refused])
-        while not await until(self.stopping, self.watch_interval):
-            for path in edits.changed():
-                daemon = next((d for d in self.daemons if d.config_path == path), None)
-                if daemon is not None:
-                    if not daemon.stopping.is_set():
-                        daemon.inbox.put(read_config(path, "changed", daemon.vet))
-                elif path in self.refused:
-                    await self._join(path)
+
+        async def changed(path: str) -> None:
+            daemon = next((d for d in self.daemons if d.config_path == path), None)
+            if daemon is not None:
+                if not daemon.stopping.is_set():
+                    daemon.inbox.put(read_config(path, "changed", daemon.vet))
+            elif path in self.refused:
+                await self._join(path)
+
+        await watch(Edits([*(d.config_path for d in self.daemons if d.config_path), *self.refused]), self.watch_interval, changed, self.stopping)
 
     async def _join(self, path: str) -> None:
         del self.refused[path]

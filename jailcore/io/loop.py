@@ -7,7 +7,7 @@ import asyncio
 import gc
 import logging
 import signal
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,15 @@ class Edits:
 
     def forget(self, path: str) -> None:
         self.seen.pop(path, None)
+
+
+async def watch(edits: Edits, every: float, changed: Callable[[str], Awaitable[None]], stopping: asyncio.Event | None = None) -> None:
+    """The one watcher of config files, a daemon's alone or a fleet's: every `every` seconds, each file that
+    changed since the last look, to `changed` in turn, until `stopping`. Whatever a file holds, it goes on."""
+    stopping = stopping or asyncio.Event()
+    while not await until(stopping, every):
+        for path in edits.changed():
+            await changed(path)
 
 
 @asynccontextmanager

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from jailcore.config.config import Config, ConfigError
 from jailcore.io.admins import Requests
 from jailcore.io.logsource import AllowList, UdpLog, follow_file
-from jailcore.io.loop import Edits, until
+from jailcore.io.loop import Edits, until, watch
 from jailcore.io.mqtt import MqttLink
 from jailcore.io.parts import Parts, Put
 from jailcore.io.rcon import RconClient, RconUnavailable
@@ -105,11 +105,11 @@ def read_config(path: str | None, why: str, vet: Vet | None) -> si.ConfigRead:
 async def watch_config(path: str, interval: float, put: Put, vet: Vet | None) -> None:
     """An edit of the config file is read at once; whatever the file holds (any bytes), the
     watcher keeps watching."""
-    edits = Edits([path])
-    while True:
-        await asyncio.sleep(interval)
-        if edits.changed():
-            put(read_config(path, "changed", vet))
+
+    async def changed(path: str) -> None:
+        put(read_config(path, "changed", vet))
+
+    await watch(Edits([path]), interval, changed)
 
 
 async def bridge(sourcebans: SourceBans) -> None:
