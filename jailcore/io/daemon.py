@@ -212,7 +212,7 @@ class Daemon:
     def _more_ids(self) -> None:
         """After each turn: the next block of ids while this one runs low; and the server's lock, which on a database
         server goes with the connection and is taken again when it is back, or this daemon stops (`lost`, exit 1)."""
-        if (lost := getattr(self.lock, "lost", None)) is not None:
+        if (lost := self.lock.lost) is not None:
             self.fail(lost)
         if self.ids.low:  # most turns: nothing to ask (a context entered at each of 10,000 lines a second was 2% of a fleet)
             try:

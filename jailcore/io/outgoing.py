@@ -69,7 +69,7 @@ class Outgoing:
         durable = self.writer.durable
         batch: list[fx.Send] = []
         held = self.held
-        if getattr(self.lock, "lost", None) is not None:
+        if self.lock.lost is not None:
             held.clear()  # another process serves this server now (the daemon stops): its to send
         while held and held[0][0] <= durable:
             batch.append(held.popleft()[1])

@@ -68,6 +68,9 @@ class Held(Protocol):
     """The hold that makes a server this process's: a file lock, or the database server's named
     lock (whose `lost` says why this process no longer holds it)."""
 
+    @property
+    def lost(self) -> str | None: ...
+
     def release(self) -> None: ...
 
 

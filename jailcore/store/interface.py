@@ -15,6 +15,8 @@ RequestTable = Literal["pardons", "ctban_requests", "answers", "act_requests"]
 
 
 class Claim(Protocol):
+    lost: str | None  # why this process no longer holds it (another took it while the database was away), or None
+
     def release(self) -> None: ...
 
 
