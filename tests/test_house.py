@@ -77,3 +77,23 @@ def test_jailcore_run_with_a_folder_and_no_workers_serves_them_in_one_process(tm
         proc.terminate()
         rest = proc.communicate(timeout=30)[1]
     assert proc.returncode == 0, rest
+
+
+def test_the_round_and_a_command_move_only_by_their_tables():
+    import pytest
+
+    from jailcore.session.phases import ROUND, Command, PhaseError, Round, Step, command_step, round_step
+
+    assert len(ROUND) == len(Round) ** 2  # every step from every phase is named
+    assert round_step((Round.FREEZE, 4), (Round.PLAY, 4)) is Step.DRIFT  # the freeze ends: the same round
+    assert round_step((Round.PLAY, 4), (Round.ENDED, 4)) is Step.ENDED
+    assert round_step((Round.PLAY, 4), (Round.FREEZE, 5)) is Step.ENDED  # cut short by the next one (a lost Round_End)
+    assert round_step((Round.ENDED, 4), (Round.FREEZE, 5)) is Step.CHANGED
+    assert round_step((Round.RESTARTING, 1), (Round.RESTARTING, 1)) is Step.DRIFT  # the warm-up goes on
+    phase = Command.QUEUED
+    for step, after in (("flush", Command.FLYING), ("left", Command.SENT), ("lost", Command.QUEUED), ("flush", Command.FLYING),
+                        ("answer", Command.ANSWERED)):
+        phase = command_step(phase, step)
+        assert phase is after, step
+    with pytest.raises(PhaseError, match="answered cannot take the step 'flush'"):
+        command_step(phase, "flush")

@@ -18,7 +18,7 @@ from jailcore.session import inputs as i
 from jailcore.session.commands import Commands
 from jailcore.session.effects import Effect
 from jailcore.session.network import Network
-from jailcore.session.phases import Step, round_phase, round_step
+from jailcore.session.phases import OPEN, Step, round_phase, round_step
 from jailcore.session.saver import Saver
 from jailcore.session.shared import Part, Shared
 
@@ -51,8 +51,11 @@ class Lines(Part):
         self.shared.line_at = self.now
         if s.lost != self._lines_lost or kind is ev.ShimHello:
             self._shim_said()
-        now = (round_phase(s), s.round)
-        step, self._round = round_step(self._round, now), now
+        if s.round == self._round[1] and s.round_open == (self._round[0] in OPEN):
+            step = Step.DRIFT  # most lines: the same round, as open as it was (the table's answer, without its look-up)
+        else:
+            now = (round_phase(s), s.round)
+            step, self._round = round_step(self._round, now), now
         if step is Step.DRIFT:
             self.saver.drift = True  # within SNAPSHOT_EVERY; a decision's state goes with its row (`decisions`)
         else:

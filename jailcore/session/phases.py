@@ -30,6 +30,9 @@ class Step(enum.Enum):
     ENDED = "ended"  # the round ended (or was cut short): saved, and what is bound to it expires
 
 
+OPEN = frozenset({Round.FREEZE, Round.PLAY})  # a round is being played (the engine's `round_open`)
+
+
 def round_phase(state: State) -> Round:
     if state.round_open:
         return Round.FREEZE if state.time < state.play_from else Round.PLAY
