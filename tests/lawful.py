@@ -37,8 +37,9 @@ from pathlib import Path
 import attrs
 
 from jailcore.config.config import Config
-from jailcore.engine.actions import Action, kinds_that
+from jailcore.engine.actions import Action, Punishment
 from jailcore.engine.engine import Engine
+from jailcore.engine.vocabulary import kinds_that
 from jailcore.log.parse import LogParser
 from jailcore.sim.logwriter import LogWriter, Who
 
@@ -174,7 +175,7 @@ class Season:
     def answer(self, action: Action) -> None:
         """What the game server does with a command: the shim's CS_SwitchTeam, a slay, a kick."""
         who = self.players.get(action.target.userid) if action.target else None
-        if who is None or action.absent:
+        if who is None or (isinstance(action, Punishment) and action.absent):
             return  # (one decided for a player who has left is sent to no one: he is gone)
         if action.action == "teamswap":
             self.blocked[who.steamid] = self.round + 5
@@ -849,4 +850,4 @@ def punishments(s: Season) -> list[tuple[int, Action]]:
 
 def judged(s: Season) -> list[tuple[int, Action]]:
     """The decisions: not the carrying out, at his return, of one decided while he was away."""
-    return [(r, a) for r, a in s.actions if a.action in JUDGED and not a.owed]
+    return [(r, a) for r, a in s.actions if a.action in JUDGED and not (isinstance(a, Punishment) and a.owed)]

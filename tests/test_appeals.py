@@ -170,11 +170,11 @@ async def test_a_player_appeals_a_ban_in_chromium_an_admin_grants_it_and_it_is_l
 def _bans(path: Path, players: list[tuple[int, str, str]], lines: tuple[str, ...] = ()) -> list[int]:
     """A state file with a server ban in force of each player (userid, steamid, name) on jail-a
     in round 7, and these lines of that round (kept with the first ban)."""
-    from jailcore.engine.actions import Action, Target
+    from jailcore.engine.actions import Ban, Target
     from jailcore.store.sqlite import Store
 
     store = Store(path)
-    rows = [store.record("jail-a", Action(time="2026-11-30T21:00:05", round=7, action="ban", rule="conduct.advertising", ref="Общие 19",
+    rows = [store.record("jail-a", Ban(time="2026-11-30T21:00:05", round=7, rule="conduct.advertising", ref="Общие 19",
                                           reason="реклама", target=Target(userid=userid, steamid=steamid, name=name), minutes=0),
                          2, f"jb_ban #{userid} 0", "delivered") for userid, steamid, name in players]
     for line in lines:

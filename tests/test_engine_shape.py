@@ -1,5 +1,5 @@
 """The engine's shape: a restore at any moment changes nothing, the modules import one way,
-and every rule is a small class that declares what it reads."""
+every rule is a small class that declares what it reads, and no rule writes the shared state."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from jailcore.config.config import Config
 from jailcore.engine.engine import Engine
 from jailcore.engine.rules import ORDER
+from jailcore.engine.rules.calendar import GlobalGames, Rebellion
 from jailcore.log.parse import LogParser, records
 from tests import corpus
 from tests.logtext import restored
@@ -132,5 +133,121 @@ def test_a_snapshot_of_the_first_layout_is_read():
     s = engine.state
     assert (s.round, s.players[2].name, s.ladders, s.ctbans["STEAM_1:0:7"].rounds, s.ctbans["STEAM_1:0:7"].fresh) == (
         9, "W", {"specialday.cooldown|STEAM_1:0:42": 2}, 2, True)
-    assert s.rules["calendar.global_games"].played == 1 and s.rules["calendar.rebellion"].rebels == {"STEAM_1:0:5": 8}
+    assert s.rule(GlobalGames).played == 1 and s.rule(Rebellion).rebels == {"STEAM_1:0:5": 8}
     assert s.game.name == "Король" and s.last_prisoner.uid == 5
+
+
+# What a rule reads of the server and may not assign to: the shared state (`ctx.state` and all
+# that hangs from it) and the seats `Context` hands out. Its own state (`self.state`) is its own.
+SHARED = {"state", "seat", "player", "online", "alive", "warden"}
+MUTATORS = {"append", "extend", "insert", "remove", "pop", "popitem", "clear", "setdefault", "update", "add", "discard", "sort",
+            "reverse"}
+
+
+def _chain(node: ast.AST) -> list[str]:
+    """`ctx.state.players.get(uid).alive` -> ["ctx", "state", "players", "get", "alive"]: the
+    names from the root (a call's arguments and a subscript's key are not on the way)."""
+    names: list[str] = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            names.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call):
+            node = node.func
+        else:
+            break
+    if isinstance(node, ast.Name):
+        names.append(node.id)
+    return names[::-1]
+
+
+def _values(node: ast.AST) -> list[ast.AST]:
+    """What an expression may evaluate to: each branch of `a if c else b` and of `a or b`."""
+    if isinstance(node, ast.IfExp):
+        return _values(node.body) + _values(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return [v for value in node.values for v in _values(value)]
+    return [node]
+
+
+def _shared(node: ast.AST, aliases: set[str]) -> bool:
+    chain = _chain(node)
+    return bool(chain) and ((chain[0] == "ctx" and len(chain) > 1 and chain[1] in SHARED) or chain[0] in aliases)
+
+
+def _shared_writes(tree: ast.AST) -> list[tuple[int, str]]:
+    """Each assignment, deletion or mutating call whose target is the shared state, reached
+    from `ctx` directly or through a local name bound to it (`s = ctx.state`, `game =
+    ctx.state.game`, `for p in ctx.alive(T)`), as (line, target)."""
+    found: list[tuple[int, str]] = []
+    for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]:
+        aliases: set[str] = set()
+        grew = True
+        while grew:  # an alias of an alias is one too
+            grew = False
+            for node in ast.walk(fn):
+                pairs: list[tuple[ast.AST, ast.AST]] = []
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+                            pairs += zip(target.elts, node.value.elts, strict=False)
+                        else:
+                            pairs.append((target, node.value))
+                elif isinstance(node, ast.For | ast.comprehension):
+                    pairs.append((node.target, node.iter))
+                elif isinstance(node, ast.NamedExpr):
+                    pairs.append((node.target, node.value))
+                for target, value in pairs:
+                    names = [target] if isinstance(target, ast.Name) else target.elts if isinstance(target, ast.Tuple) else []
+                    if any(_shared(v, aliases) for v in _values(value)):
+                        for name in names:
+                            if isinstance(name, ast.Name) and name.id not in aliases:
+                                aliases.add(name.id)
+                                grew = True
+        for node in ast.walk(fn):
+            targets: list[ast.AST] = []
+            if isinstance(node, ast.Assign | ast.Delete):
+                targets = list(node.targets)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            for target in targets:
+                for one in target.elts if isinstance(target, ast.Tuple) else [target]:
+                    if isinstance(one, ast.Attribute | ast.Subscript) and _shared(one, aliases):
+                        found.append((node.lineno, ast.unparse(one)))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS and _shared(node.func.value, aliases):
+                found.append((node.lineno, ast.unparse(node.func)))
+    return sorted(found)
+
+
+def test_no_rule_writes_the_shared_state():
+    """Every write to the facts the rules share (the round's orders, the game, the freedays
+    owed, who is alive...) is the bookkeeping's or the ledger's: a rule returns what it found
+    as `engine/ledger.py`'s entries, written before the next rule runs."""
+    found = [f"{path.name}:{line}: {target}" for path in sorted((ROOT / "jailcore" / "engine" / "rules").glob("*.py"))
+             for line, target in _shared_writes(ast.parse(path.read_text(encoding="utf-8")))]
+    assert found == []
+
+
+def test_the_check_of_the_rules_finds_a_write_however_it_is_reached():
+    sample = """
+def judged(self, ctx, e):
+    s = ctx.state
+    s.first_order = True
+    victim = ctx.state.players.get(e.victim)
+    victim.alive = True
+    ctx.state.owed[e.key] = 1
+    for p in ctx.alive(T):
+        p.team = "CT"
+    game, mine = ctx.state.game, self.state
+    game.result = True
+    s.orders.append(e.order)
+    del ctx.state.owed[e.key]
+    ctx.seat(e.player).name = e.name
+    mine.count += 1
+    self.state.seen.append(e.key)
+    out = self.decide(ctx.state.round)
+    out.append(e)
+"""
+    assert [line for line, _ in _shared_writes(ast.parse(sample))] == [4, 6, 7, 9, 11, 12, 13, 14]

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from jailcore.config.config import Config, load
+from jailcore.engine.rules.conduct import GrenadeSpam
 from jailcore.sim.simserver import SimServer
 from tests.test_live import config_text, live, never_answering, populate, running, sent, settled, special_days, until
 from tests.test_mqtt import broker, daemon_on, needs_broker, watching  # noqa: F401  (the broker fixture)
@@ -330,7 +331,7 @@ async def test_a_players_grenade_window_is_forgotten_when_he_leaves(tmp_path):
         for who in ts:
             sim.log.add(f"{who.ident()} threw hegrenade [1 2 3]")
         sim.flush()
-        window = lambda: daemon.engine.state.rules["conduct.grenade_spam"].thrown  # noqa: E731
+        window = lambda: daemon.engine.state.rule(GrenadeSpam).thrown  # noqa: E731
         await until(lambda: len(window()) == len(ts))
         sim.disconnect(ts[0])
         sim.flush()

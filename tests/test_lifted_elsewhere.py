@@ -115,9 +115,9 @@ def test_an_admin_granting_an_appeal_the_daemon_already_closed_is_told_granted_n
 
 
 def _ban_action():
-    from jailcore.engine.actions import Action, Target
+    from jailcore.engine.actions import Ban, Target
 
-    return Action("2026-12-01T10:00:00", 3, "ban", Target(7, AWAY, "Вася"), "conduct.advertising", "19", "Реклама", minutes=0)
+    return Ban("2026-12-01T10:00:00", 3, "conduct.advertising", "19", "Реклама", Target(7, AWAY, "Вася"), minutes=0)
 
 
 def test_the_watcher_tells_the_sinks_of_a_lift_for_one_who_is_away(tmp_path):
@@ -127,9 +127,9 @@ def test_the_watcher_tells_the_sinks_of_a_lift_for_one_who_is_away(tmp_path):
     watch = Watch(path, sinks_of([config]))
     try:
         watch.once({"a": config})  # the mark: from now on
-        from jailcore.engine.actions import Action, Target
+        from jailcore.engine.actions import Target, Unctban
 
-        lift = Action("2026-12-01T10:00:00", 3, "unctban", Target(0, AWAY, "Вася"), "admin", "", "снят", by="petya", absent=True)
+        lift = Unctban("2026-12-01T10:00:00", 3, "admin", "", "снят", Target(0, AWAY, "Вася"), by="petya", absent=True)
         store.record("a", lift, 1, None, "delivered", row_id=501)
         store.commit()
         queued, _ = watch.once({"a": config})

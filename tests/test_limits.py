@@ -17,9 +17,7 @@ from jailcore.engine.actions import (
     MAX_DOOR_BY,
     MAX_DOOR_REASON,
     MAX_TEXT,
-    VOCABULARY,
     Action,
-    ActionKind,
     Target,
     clean_text,
     render,
@@ -28,6 +26,7 @@ from jailcore.engine.actions import (
 from jailcore.engine.engine import Engine
 from jailcore.engine.punish import door_action
 from jailcore.engine.state import Seat
+from jailcore.engine.vocabulary import VOCABULARY, ActionKind
 from jailcore.io.rcon import RconClient
 from jailcore.log.errors import JailcoreError, LimitError
 from jailcore.sim.simserver import SimServer
@@ -67,8 +66,9 @@ def test_every_kind_of_command_fits_with_its_id_whatever_the_texts():
     huge = "Ж" * 2000
     target = Target(65535, "STEAM_1:1:" + "9" * 12, huge)
     for kind in VOCABULARY:
-        action = Action("2026-11-30T20:00:00", 1, kind, target, "rule", "ref", huge, team="CT", minutes=10**9,
-                        amount=10**9, index=10**9, by=huge)
+        action = Action.from_json({"time": "2026-11-30T20:00:00", "round": 1, "action": kind, "target": target.to_json(), "rule": "rule",
+                                   "ref": "ref", "reason": huge, "team": "CT", "minutes": 10**9, "rounds": 10**9, "amount": 10**9,
+                                   "index": 10**9, "by": huge, "step": "pardon"})
         command = render(action)
         if command is None:
             continue

@@ -16,7 +16,7 @@ import pymysql
 import pytest
 
 from jailcore.config.config import load
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Action, Ban, Say, Slay, Target
 from jailcore.sim.simserver import SimServer
 from jailcore.store.filter import Filter
 from jailcore.store.location import open_reader, open_store
@@ -30,8 +30,9 @@ __all__ = ["broker", "mariadb", "mariadb_server"]
 
 
 def act(n: int, name: str = "Игрок", action: str = "slay", rule: str = "prohibitions.max") -> Action:
-    return Action(time=f"2026-12-01T10:00:{n % 60:02d}", round=1 + n // 10, action=action, rule=rule, ref="3.1", reason="за дело",
-                  target=Target(userid=n, steamid=f"STEAM_1:0:{n}", name=name))
+    kind, own = (Ban, {"minutes": 0}) if action == "ban" else (Slay, {})
+    return kind(time=f"2026-12-01T10:00:{n % 60:02d}", round=1 + n // 10, rule=rule, ref="3.1", reason="за дело",
+                target=Target(userid=n, steamid=f"STEAM_1:0:{n}", name=name), **own)
 
 
 def jailcore(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -420,7 +421,7 @@ def test_the_names_table_is_kept_by_the_writer_and_searched_case_blind(mariadb):
             store.record("a", act(7, "Ёжик Вася"), 1, None, "delivered")
         store.record("b", act(7, "ЁЖИК ВАСЯ"), 1, None, "delivered")
         store.record("a", act(8, "Другой"), 1, None, "delivered")
-        store.record("a", Action(time="2026-12-01T10:00:59", round=1, action="say", rule="r", ref="1", reason="всем", target=None), 1, None, "delivered")
+        store.record("a", Say(time="2026-12-01T10:00:59", round=1, rule="r", ref="1", reason="всем"), 1, None, "delivered")
         reader = open_reader(mariadb)
         try:
             assert reader.names_with("ёжик", 10) == []  # not committed yet: nothing of the transaction is seen

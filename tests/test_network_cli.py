@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 
 import aiomqtt
 
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Action, CtBan, Slay, Target, Warn
 from tests import test_mqtt
 from tests.test_mqtt import free_port, needs_broker
 from tests.test_tail import ROOT
@@ -32,9 +32,9 @@ def published(server: str, row_id: int, status: str, action: Action, **extra) ->
     return {"server": server, "id": row_id, "status": status, **action.to_json(), **extra}
 
 
-SLAY = Action("2026-11-30T20:05:00", 3, "slay", WARDEN, "specialday.cooldown", "6.5", "особый день")
-CTBAN = Action("2026-11-30T20:05:01", 3, "ctban", WARDEN, "specialday.cooldown", "6.5", "особый день", minutes=30)
-WARN = Action("2026-11-30T20:06:00", 4, "warn", ZEK, "prohibitions.max", "6.3", "третий запрет")
+SLAY = Slay("2026-11-30T20:05:00", 3, "specialday.cooldown", "6.5", "особый день", WARDEN)
+CTBAN = CtBan("2026-11-30T20:05:01", 3, "specialday.cooldown", "6.5", "особый день", WARDEN, minutes=30, rounds=None)
+WARN = Warn("2026-11-30T20:06:00", 4, "prohibitions.max", "6.3", "третий запрет", ZEK)
 
 
 async def jailcore(*args: str) -> asyncio.subprocess.Process:

@@ -184,11 +184,11 @@ def test_the_engine_says_each_observed_step_as_enforce_would_reach_it():
 
 
 def test_an_observed_row_is_refused_a_pardon_with_a_clear_line(tmp_path):
-    from jailcore.engine.actions import Action, Target
+    from jailcore.engine.actions import Target, TeamSwap
 
     store = Store(tmp_path / "state.sqlite3")
     try:
-        action = Action("2026-11-30T20:00:00", 3, "teamswap", Target(2, WARDEN.steamid, WARDEN.name), "specialday.cooldown", "6.5", "r", team="T")
+        action = TeamSwap("2026-11-30T20:00:00", 3, "specialday.cooldown", "6.5", "r", Target(2, WARDEN.steamid, WARDEN.name))
         store.record("server-a", action, 3, None, "observed", row_id=1)
         store.record("server-a", action, 3, 'jb_teamswap #2 T "r"', "delivered", row_id=2)
         with pytest.raises(PardonError, match=r"only observed .* nothing to pardon"):
@@ -202,13 +202,13 @@ async def test_the_web_page_offers_no_pardon_for_an_observed_row_and_refuses_one
     pytest.importorskip("starlette", reason="the web extra is not installed")
     import re
 
-    from jailcore.engine.actions import Action, Target
+    from jailcore.engine.actions import Slay, Target
     from jailcore.web.auth import hash_password
     from tests.webkit import Browser, web
 
     path = tmp_path / "state.sqlite3"
     store = Store(path)
-    action = Action("2026-11-30T21:00:00", 3, "slay", Target(2, WARDEN.steamid, WARDEN.name), "specialday.cooldown", "6.5", "r")
+    action = Slay("2026-11-30T21:00:00", 3, "specialday.cooldown", "6.5", "r", Target(2, WARDEN.steamid, WARDEN.name))
     store.record("jail-a", action, 3, None, "observed", row_id=11)
     store.record("jail-a", action, 3, 'jb_slay #2 "r"', "delivered", row_id=12)
     store.commit()

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from jailcore.config.config import ConfigError, load
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Target, Warn
 from jailcore.log.parse import records
 from jailcore.session import inputs as i
 from jailcore.session.effects import KeepLines, Record, Write
@@ -179,7 +179,7 @@ def test_tail_reads_a_database_from_before_pardons(tmp_path):
     db.executescript("CREATE TABLE audit (id INTEGER PRIMARY KEY, server TEXT, time TEXT, round INT, day INT, action TEXT, rule TEXT, "
                      "ref TEXT, userid INT, steamid TEXT, name TEXT, reason TEXT, detail TEXT, command TEXT, status TEXT, reply TEXT);"
                      "CREATE TABLE state (server TEXT PRIMARY KEY, snapshot TEXT, updated TEXT);")
-    detail = json.dumps(Action("2026-11-30T20:00:00", 1, "warn", Target(2, "STEAM_1:0:42", "Н"), "orders", "3", "x").to_json())
+    detail = json.dumps(Warn("2026-11-30T20:00:00", 1, "orders", "3", "x", Target(2, "STEAM_1:0:42", "Н")).to_json())
     db.execute("INSERT INTO audit VALUES (1, 's', '2026-11-30T20:00:00', 1, 1, 'warn', 'orders', '3', 2, 'STEAM_1:0:42', 'Н', 'x', ?, 'c', "
                "'delivered', 'ok')", (detail,))
     db.commit()

@@ -504,12 +504,12 @@ def test_run_refuses_a_bad_state_file_untouched(tmp_path, bad_files, kind):
 
 
 def test_tail_and_history_escape_control_characters(tmp_path, capsys):
-    from jailcore.engine.actions import Action, Target
+    from jailcore.engine.actions import Slay, Target
 
     db = tmp_path / "audit.sqlite3"
     store = Store(db)
     evil = Target(5, "STEAM_1:0:5", "\x1b]0;PWNED\x07\x1b[2JВася\x9b31m")
-    store.record("srv", Action("2026-11-30T20:00:00", 2, "slay", evil, "r", "1", "reason \x1b[31mred"), 1, "c", "failed")
+    store.record("srv", Slay("2026-11-30T20:00:00", 2, "r", "1", "reason \x1b[31mred", evil), 1, "c", "failed")
     store.commit()
     store.close()
     result = run_cli("tail", "--state-db", str(db), env={"NO_COLOR": "1"})  # one real process, the rest in this one

@@ -9,7 +9,7 @@ import sqlite3
 
 import pymysql
 
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Action, CtBan, Target
 from jailcore.store import mariadb as maria
 from jailcore.store import sqlite as lite
 from tests.mariadb import mariadb, mariadb_server
@@ -18,8 +18,8 @@ __all__ = ["mariadb", "mariadb_server"]
 
 
 def ctban() -> Action:
-    return Action(time="2026-12-01T10:00:00", round=1, action="ctban", rule="specialday.cooldown", ref="6.5", reason="r",
-                  target=Target(userid=3, steamid="STEAM_1:0:3", name="Игрок"), minutes=60)
+    return CtBan(time="2026-12-01T10:00:00", round=1, rule="specialday.cooldown", ref="6.5", reason="r",
+                 target=Target(userid=3, steamid="STEAM_1:0:3", name="Игрок"), minutes=60, rounds=None)
 
 
 def test_a_version_7_sqlite_file_is_upgraded_and_keeps_its_pardons(tmp_path):

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from jailcore.engine.actions import Action
 from jailcore.log.parse import records
 from jailcore.session import inputs as i
 from jailcore.session.effects import (
@@ -172,8 +171,9 @@ def test_a_round_bound_command_expires_with_its_round_never_late():
 
 
 def test_pending_rows_of_the_last_process_are_judged_again_under_the_config_in_force():
-    action = Action("2026-11-30T20:00:00", 0, "slay", None, "specialday.cooldown", "6.5", "r")
-    pending = i.Pending(77, "jb_slay #2 \"r\"", action.to_json(), sent=True)
+    detail = {"time": "2026-11-30T20:00:00", "round": 0, "action": "slay", "target": None, "rule": "specialday.cooldown", "ref": "6.5",
+              "reason": "r"}  # its audit row's JSON, as the store reads it back
+    pending = i.Pending(77, "jb_slay #2 \"r\"", detail, sent=True)
     s = session('[server]\nmode = "observe"\n')
     out = s.handle(i.Resume((pending,)), 0.0)
     assert rows(out, Mark) == [Mark(77, "dropped", "not sent: the server is in observe mode now")]

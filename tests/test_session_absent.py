@@ -6,7 +6,7 @@ says `expired`, and why. A server ban for him goes at once by SteamID through th
 
 from __future__ import annotations
 
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Action, Ban, Target
 from jailcore.log.parse import records
 from jailcore.session import inputs as i
 from jailcore.session.effects import Mark, Record, Send
@@ -76,8 +76,8 @@ def test_an_owed_row_expires_when_he_does_not_return_in_time_and_says_why():
 
 
 def absent_ban(steamid: str = "STEAM_1:0:4242") -> Action:
-    return Action("2026-11-30T20:00:00", 3, "ban", Target(7, steamid, "Спамер"), "games.duration", "5.11",
-                  "Реклама", minutes=0, absent=True)
+    return Ban("2026-11-30T20:00:00", 3, "games.duration", "5.11", "Реклама", Target(7, steamid, "Спамер"), minutes=0,
+               absent=True)
 
 
 def test_a_ban_for_one_who_left_goes_by_steamid_through_the_shim_with_its_id_and_is_not_expired_for_his_absence():

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from jailcore.engine.actions import KINDS, Action, Target, render
+from jailcore.engine.actions import Action, Target, render
+from jailcore.engine.vocabulary import KINDS
 from jailcore.log.parse import EXTENSION_TRIGGERS, SHIM_TRIGGERS
 from jailcore.sim.simserver import SimServer
 from jailcore.sim.standin import GENERIC
@@ -48,8 +49,11 @@ def sent_commands() -> set[str]:
     target = Target(7, "STEAM_1:0:7", "x")
     names = set()
     for kind in KINDS:
-        for absent in (None, True):  # and for a player who has left (a ban by steamid)
-            action = Action("2026-11-30T20:00:00", 1, kind, target, "r", "1", "text", team="T", minutes=5, amount=100, index=3, absent=absent)
+        for absent in (False, True):  # and for a player who has left (a ban by steamid)
+            # Every field any kind has: each kind takes its own (`Action.from_json`).
+            action = Action.from_json({"time": "2026-11-30T20:00:00", "round": 1, "action": kind, "target": target.to_json(), "rule": "r",
+                                       "ref": "1", "reason": "text", "team": "T", "minutes": 5, "rounds": 2, "amount": 100, "index": 3,
+                                       "by": "admin", "step": "pardon", "absent": absent})
             command = render(action)
             if command:
                 names.add(command.split()[0])

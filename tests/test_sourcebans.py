@@ -13,7 +13,7 @@ import pymysql
 
 from jailcore.config.config import load
 from jailcore.config.netsettings import SourceBansSettings
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Action, Ban, Target
 from jailcore.sim.simserver import SimServer
 from jailcore.store.location import open_reader, open_store
 from jailcore.store.mariadb import MariaStore, target
@@ -59,7 +59,7 @@ def rows(url: str, where: str = "1 = 1") -> list[dict]:
 
 
 def ban(n: int, minutes: int | None, steamid: str) -> Action:
-    return Action(time=f"2026-12-01T10:00:{n:02d}", round=1, action="ban", rule="conduct.advertising", ref="Общие 19",
+    return Ban(time=f"2026-12-01T10:00:{n:02d}", round=1, rule="conduct.advertising", ref="Общие 19",
                   reason="реклама", target=Target(userid=n, steamid=steamid, name=f"Рекламщик {n}"), minutes=minutes)
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from jailcore.config.config import load
 from jailcore.config.netsettings import SourceBansSettings
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Action, Ban, Target
 from jailcore.sim.simserver import SimServer
 from jailcore.store.location import open_reader, open_store
 from jailcore.store.mariadb import MariaStore, target
@@ -94,8 +94,8 @@ def php_htmlspecialchars(text: str) -> str:
 
 
 def ban(n: int, steamid: str, name: str, minutes: int | None = 60, reason: str = "[Правило Общие 19] реклама") -> Action:
-    return Action(time=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(time.time() - 60 + n)), round=1, action="ban",
-                  rule="conduct.advertising", ref="Общие 19", reason=reason, target=Target(userid=n, steamid=steamid, name=name), minutes=minutes)
+    return Ban(time=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(time.time() - 60 + n)), round=1,
+               rule="conduct.advertising", ref="Общие 19", reason=reason, target=Target(userid=n, steamid=steamid, name=name), minutes=minutes)
 
 
 def delivered(store: MariaStore, action: Action) -> int:

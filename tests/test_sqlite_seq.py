@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import sqlite3
 
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Action, Ban, Slay, Target
 from jailcore.store.filter import Filter
 from jailcore.store.reader import open_sqlite
 from jailcore.store.sqlite import SCHEMA_VERSION, Store, upgrade
 
 
 def act(n: int) -> Action:
-    return Action(time=f"2026-12-01T10:00:{n % 60:02d}", round=1, action="slay", rule="prohibitions.max", ref="3.1", reason="за дело",
+    return Slay(time=f"2026-12-01T10:00:{n % 60:02d}", round=1, rule="prohibitions.max", ref="3.1", reason="за дело",
                   target=Target(userid=n, steamid=f"STEAM_1:0:{n}", name=f"Игрок {n}"))
 
 
@@ -117,8 +117,8 @@ def test_version_3_is_read_without_the_action_index_and_upgraded_to_it(tmp_path)
     try:
         for i in range(1, 6):
             store.record("a", act(i), 1, None, "delivered")
-        ban = store.record("a", Action(time="2026-12-01T10:00:09", round=1, action="ban", rule="r", ref="1", reason="x",
-                                       target=Target(9, "STEAM_1:0:9", "Бан")), 1, None, "delivered")
+        ban = store.record("a", Ban(time="2026-12-01T10:00:09", round=1, rule="r", ref="1", reason="x",
+                                    target=Target(9, "STEAM_1:0:9", "Бан"), minutes=0), 1, None, "delivered")
         store.commit()
     finally:
         store.close()

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jailcore.config.netsettings import SourceBansSettings
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Ban, Target, Warn
 from jailcore.log import limits
 from jailcore.session import effects as fx
 from jailcore.store.location import open_reader
@@ -58,8 +58,8 @@ def write(store, server: str, rows: list[dict], first: int) -> None:
     """As the daemon's writer: the session's rows, then one commit."""
     out: list = []
     for k, r in enumerate(rows):
-        action = Action(time=r["time"], round=r["round"], action="warn", target=Target(r["userid"], r["steamid"], r["name"]), rule=r["rule"],
-                        ref=r["ref"], reason=r["reason"])
+        action = Warn(time=r["time"], round=r["round"], target=Target(r["userid"], r["steamid"], r["name"]), rule=r["rule"],
+                      ref=r["ref"], reason=r["reason"])
         out += [fx.Record(first + k, server, action, r["day"], r["command"], "pending"), fx.Mark(first + k, r["status"], r["reply"]),
                 fx.KeepLines(((server, r["round"], "2026-12-01T10:00:00", r["line"], first + k),), 14),  # (a line's time is the parser's)
                 fx.InGameCtBan(server, r["steamid"], r["name"], r["minutes"], r["round"], r["reason"], r["by"], False, r["time"])]
@@ -149,7 +149,7 @@ def test_any_ban_through_sourcebans_in_either_charset(sourcebans, charset, bans)
     try:
         ids = []
         for k, b in enumerate(bans):
-            action = Action(time=time.strftime("%Y-%m-%dT%H:%M:%S"), round=1, action="ban", rule="r", ref=b["ref"], reason=b["reason"],
+            action = Ban(time=time.strftime("%Y-%m-%dT%H:%M:%S"), round=1, rule="r", ref=b["ref"], reason=b["reason"],
                             target=Target(k, f"STEAM_1:0:{k + 1}", b["name"]), minutes=b["minutes"])
             row = store.record(server, action, 1, "jb_ban", "pending")
             store.mark(row, "delivered", "ok")

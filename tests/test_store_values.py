@@ -15,7 +15,7 @@ import sys
 from contextlib import asynccontextmanager
 
 from jailcore.config.config import load
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Action, Target, Warn
 from jailcore.engine.engine import Engine
 from jailcore.engine.state import dump
 from jailcore.io.mqtt import CTBANS
@@ -116,8 +116,8 @@ async def test_a_long_ref_a_long_name_and_a_refused_row_never_stop_a_mariadb_dae
 
 def act(n: int, **more) -> Action:
     fields = {"reason": "r", **more}
-    return Action(time=f"2026-12-01T10:00:{n:02d}", round=1, action="warn", rule="conduct.test", ref="Общие 1",
-                  target=Target(userid=n, steamid=f"STEAM_1:0:{n}", name=f"Игрок {n}"), **fields)
+    return Warn(time=f"2026-12-01T10:00:{n:02d}", round=1, rule="conduct.test", ref="Общие 1",
+                target=Target(userid=n, steamid=f"STEAM_1:0:{n}", name=f"Игрок {n}"), **fields)
 
 
 def test_a_row_the_database_refuses_is_set_aside_and_the_rest_of_its_transaction_written(tmp_path, mariadb):
@@ -129,8 +129,8 @@ def test_a_row_the_database_refuses_is_set_aside_and_the_rest_of_its_transaction
     sql(mariadb, "ALTER TABLE audit ADD CONSTRAINT no_poison CHECK (name IS NULL OR name <> 'Отрава')")
     store = MariaStore(mariadb, str(tmp_path / "state.journal"))
     try:
-        poisoned = Action(time="2026-12-01T10:00:00", round=1, action="warn", rule="conduct.test", ref="1", reason="r",
-                          target=Target(userid=5, steamid="STEAM_1:0:5", name="Отрава"))
+        poisoned = Warn(time="2026-12-01T10:00:00", round=1, rule="conduct.test", ref="1", reason="r",
+                        target=Target(userid=5, steamid="STEAM_1:0:5", name="Отрава"))
         store.write([fx.Record(1, "jail", act(1), 1, "jb_warn #1", "pending"), fx.Record(2, "jail", poisoned, 1, "jb_warn #5", "pending"),
                      fx.Record(3, "jail", act(3, reason="Я" * 70_000), 1, "x" * 70_000, "pending"), fx.Mark(1, "delivered", "ok")])
         store.commit()

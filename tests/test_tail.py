@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import CLASSES, Action, Target
 from jailcore.store.sqlite import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +20,8 @@ ZEK = Target(7, "STEAM_1:1:7", "Зек Вася")
 
 
 def act(time: str, kind: str, target: Target | None, rule: str, ref: str, reason: str, **kw) -> Action:
-    return Action(time, 3, kind, target, rule, ref, reason, **kw)
+    header = (time, 3, rule, ref, reason) if target is None else (time, 3, rule, ref, reason, target)
+    return CLASSES[kind](*header, **kw)
 
 
 @pytest.fixture
@@ -98,7 +99,7 @@ def test_tail_follow_prints_new_entries_as_they_happen(db):
     try:
         first = json.loads(_line_within(proc, 20))
         store = Store(db)
-        store.record("srv", act("2026-11-30T20:10:00", "teamswap", WARDEN, "games.online_limit", "5.17", "Король", team="T"), 4, "c", "pending")
+        store.record("srv", act("2026-11-30T20:10:00", "teamswap", WARDEN, "games.online_limit", "5.17", "Король"), 4, "c", "pending")
         store.close()
         line = json.loads(_line_within(proc, 10))
         assert line["action"] == "teamswap" and line["time"] == "2026-11-30T20:10:00" and line != first

@@ -238,16 +238,16 @@ async def test_the_owner_adds_an_admin_who_logs_in_with_his_role_and_removes_him
 
 
 async def test_bans_are_listed_filtered_and_an_admin_unbans_where_a_moderator_may_not(tmp_path):
-    from jailcore.engine.actions import Action, Target
+    from jailcore.engine.actions import Ban, Target
 
     async with page_beside_daemon(tmp_path, users=MODERATOR) as (sim, daemon, base, browser, _p):
         populate(sim)
         sim.flush()
         await until(lambda: daemon.engine.state.round >= 2)
         now = daemon.engine.state.time
-        old = Action("2026-01-01T10:00:00", 1, "ban", Target(9, "STEAM_1:0:99", "Старый"), "calendar.rebellion", "Заключённые 5",
-                     "бунт", minutes=10)
-        new = Action(now, 2, "ban", Target(8, "STEAM_1:0:88", "Бунтарь"), "calendar.rebellion", "Заключённые 5", "бунт в среду", minutes=0)
+        old = Ban("2026-01-01T10:00:00", 1, "calendar.rebellion", "Заключённые 5", "бунт", Target(9, "STEAM_1:0:99", "Старый"),
+                  minutes=10)
+        new = Ban(now, 2, "calendar.rebellion", "Заключённые 5", "бунт в среду", Target(8, "STEAM_1:0:88", "Бунтарь"), minutes=0)
         daemon.store.record("t", old, 1, None, "delivered")
         ban_id = daemon.store.record("t", new, 2, None, "delivered")
         daemon.store.commit()

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from jailcore.cli.tail import COLOURS, paint
 from jailcore.config.config import Config
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Propose
 from jailcore.io.daemon import Daemon
 from jailcore.session.audit import step_text
 from jailcore.sim.simserver import SimServer
@@ -76,8 +76,8 @@ async def _demo(rounds: int, lang: str, pause: float, web: DemoWeb | None = None
             head = _paint(f"{action.action.upper():9}", COLOURS.get(action.action))
             print(f"  {head} round {action.round} [{action.rule} {action.ref}] -> {who}")
             print(f"            {action.reason}")
-            if action.action == "propose":
-                print(_paint(f"            waits for an admin ({step_text(lang, action.step or '')}); nothing is sent to the game until one confirms", "2"))
+            if isinstance(action, Propose):
+                print(_paint(f"            waits for an admin ({step_text(lang, action.step)}); nothing is sent to the game until one confirms", "2"))
 
         def received(command: str) -> None:
             if not command.startswith(("jb_hud", "jb_status", "jb_adminfeed", "jb_ctban_set")):

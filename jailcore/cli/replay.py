@@ -14,8 +14,9 @@ import attrs
 
 from jailcore.cli.logfiles import open_log
 from jailcore.config.config import Config
-from jailcore.engine.actions import Action, kinds_that
+from jailcore.engine.actions import Action
 from jailcore.engine.engine import Engine
+from jailcore.engine.vocabulary import kinds_that
 from jailcore.log.parse import LogParser, records
 
 # What protocol section 3 lists as an action; the display line, the door's copy of a CT ban

@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from jailcore.engine.actions import VOCABULARY
+from jailcore.engine.vocabulary import VOCABULARY
 from jailcore.log.errors import ConfigError
 
 if TYPE_CHECKING:

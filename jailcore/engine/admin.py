@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from jailcore.engine import proposals
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import Action, Ask, Asked, Ban, CtBan, Money, Pardon, Punishment, Target, Unban, Unctban, Warn
 from jailcore.engine.ladder import parse_step
 from jailcore.engine.punish import active_ban, ban_from_ct, carry_out, door_action
 from jailcore.engine.state import Seat
@@ -46,24 +46,25 @@ def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Ac
             del s.ladders[counter]
     seat = ctx.online(key) or Seat(userid, steamid, str(target.get("name", "")))
     text = ctx.text("pardon", by=by, reason=reason or "-", what=ctx.text("pardon.what", action=kind, ref=entry.get("ref", "")))
-    out = [ctx.action("pardon", seat, PARDON, str(entry.get("ref", "")), text)] if ctx.online(key) else []
+    out: list[Action] = [ctx.action(Pardon, seat, PARDON, str(entry.get("ref", "")), text)] if ctx.online(key) else []
     ban = s.ctbans.get(key)
     gave_ban = kind == "ctban" and ban is not None and ban.rule == rule
     gave_block = kind == "teamswap" and ban is not None and ban.rule == "ctban.return_block" and ban.since == entry.get("round")
     if (gave_ban or gave_block) and ban is not None:
         del s.ctbans[key]
-        lift = ctx.action("unctban", seat, PARDON, ban.ref, text)
-        out.append(attrs.evolve(lift, by=by, absent=True) if ctx.online(key) is None else attrs.evolve(lift, by=by))
+        out.append(ctx.action(Unctban, seat, PARDON, ban.ref, text, by=by, absent=ctx.online(key) is None))
     if kind == "autoslay":
         s.autoslay.pop(key, None)
     if kind == "ban":
-        out.append(ctx.action("unban", seat, PARDON, str(entry.get("ref", "")), text))
-    if kind == "money" and int(entry.get("amount") or 0) < 0:
-        out.append(ctx.action("money", seat, PARDON, str(entry.get("ref", "")), text, amount=-int(entry["amount"])))
+        out.append(ctx.action(Unban, seat, PARDON, str(entry.get("ref", "")), text))
+    amount = entry.get("amount")
+    if kind == "money" and isinstance(amount, int) and amount < 0:
+        out.append(ctx.action(Money, seat, PARDON, str(entry.get("ref", "")), text, amount=-amount))
     return out
 
 
-ASKED = {ev.PardonAsked: "pardon", ev.ConfirmAsked: "confirm", ev.DismissAsked: "dismiss"}
+ASKED: dict[type[ev.PardonAsked | ev.ConfirmAsked | ev.DismissAsked], Asked] = {
+    ev.PardonAsked: "pardon", ev.ConfirmAsked: "confirm", ev.DismissAsked: "dismiss"}
 
 
 def asked(ctx: Context, e: ev.PardonAsked | ev.ConfirmAsked | ev.DismissAsked) -> list[Action]:
@@ -72,7 +73,7 @@ def asked(ctx: Context, e: ev.PardonAsked | ev.ConfirmAsked | ev.DismissAsked) -
     `ask`: the session writes it as the row the command line writes, and applies that row."""
     # The admin as his target: his SteamID (the game authenticated it) goes with a pardon, by which SourceBans++ credits him.
     admin = Target(e.player.userid, e.player.steamid, e.player.name)
-    return [attrs.evolve(ctx.action("ask", None, ADMIN, "", e.reason, index=e.id, by=e.player.name, step=ASKED[type(e)]), target=admin)]
+    return [Ask(ctx.state.time, ctx.state.round, ADMIN, "", e.reason, admin, index=e.id, by=e.player.name, step=ASKED[type(e)])]
 
 
 def confirm(ctx: Context, number: int, by: str) -> tuple[list[Action], str | None]:
@@ -88,7 +89,7 @@ def confirm(ctx: Context, number: int, by: str) -> tuple[list[Action], str | Non
     # when he returns (`punish.py`).
     seat = ctx.online(p.key) or Seat(p.userid, p.steamid, p.name)
     out = carry_out(ctx, p.rule, p.ref, step, seat, p.reason)
-    out = [attrs.evolve(a, by=by) if a.rule == p.rule and a.by is None else a for a in out]
+    out = [attrs.evolve(a, by=by) if isinstance(a, Punishment) and a.rule == p.rule and a.by is None else a for a in out]
     return [a for a in out if a.target is None or a.target.userid], None
 
 
@@ -110,7 +111,7 @@ def give_ctban(ctx: Context, seat: Seat, minutes: int | None, rounds: int | None
     out = ban_from_ct(ctx, seat, ADMIN, ref, text, minutes=minutes, rounds=rounds)
     if not ctx.observing:
         ctx.state.ctbans[seat.key].by = by
-    return [attrs.evolve(a, by=by) if a.action == "ctban" else a for a in out]
+    return [attrs.evolve(a, by=by) if isinstance(a, CtBan) else a for a in out]
 
 
 def act(ctx: Context, steamid: str, name: str, kind: str, minutes: int | None, reason: str, by: str) -> list[Action]:
@@ -122,12 +123,11 @@ def act(ctx: Context, steamid: str, name: str, kind: str, minutes: int | None, r
     seat = next((s for k in (key, *same_account(key)) if (s := ctx.online(k)) is not None), None) or Seat(0, steamid, name)
     text = ctx.text(f"{kind}.admin", by=by, reason=reason or "-")
     if kind == "warn":
-        return [attrs.evolve(ctx.action("warn", seat, ADMIN, "", text), by=by)] if seat.userid else []
+        return [ctx.action(Warn, seat, ADMIN, "", text, by=by)] if seat.userid else []
     if kind != "ban":
         return []
-    minutes = max(0, min(int(minutes or 0), MAX_MINUTES))
-    ban = attrs.evolve(ctx.action("ban", seat, ADMIN, "", text, minutes=minutes), by=by)
-    return [ban if seat.userid else attrs.evolve(ban, absent=True)]
+    minutes = 0 if minutes is None else max(0, min(int(minutes), MAX_MINUTES))  # none said: a permanent ban
+    return [ctx.action(Ban, seat, ADMIN, "", text, minutes=minutes, by=by, absent=not seat.userid)]
 
 
 def lift_ctban(ctx: Context, key: str, by: str, reason: str = "") -> list[Action]:
@@ -140,14 +140,14 @@ def lift_ctban(ctx: Context, key: str, by: str, reason: str = "") -> list[Action
     seat = ctx.online(key)
     text = ctx.text("ctban.lifted", by=by, reason=reason or "-")
     if seat is None:  # he is away: lifted here all the same, and audited (and told to the admins) as given
-        return [attrs.evolve(ctx.action("unctban", Seat(0, ban.steamid, ban.name), ADMIN, ban.ref, text), by=by, absent=True)]
-    return [attrs.evolve(ctx.action("unctban", seat, ADMIN, ban.ref, text), by=by)]
+        return [ctx.action(Unctban, Seat(0, ban.steamid, ban.name), ADMIN, ban.ref, text, by=by, absent=True)]
+    return [ctx.action(Unctban, seat, ADMIN, ban.ref, text, by=by)]
 
 
 def door(ctx: Context) -> list[Action]:
     """The bans of the players on the server, for the shim to refuse their join to CT even
     while the daemon is away (sent after `jb_hello` and a resync)."""
-    out = []
+    out: list[Action] = []
     for seat in ctx.state.players.values():
         ban = active_ban(ctx, seat)
         if ban is not None:

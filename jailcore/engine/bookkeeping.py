@@ -77,9 +77,10 @@ class Bookkeeping:
             ev.Entered: self._entered_after,
             ev.CtBanGiven: self._ctban_given,
             ev.CtBanLifted: self._ctban_lifted,
+            ev.SpecialDay: self._day_played,
         }
 
-    def _ignored(self, e: Any) -> object:
+    def _ignored(self, e: object) -> object:
         return STOP
 
     def _freeze_ended(self, e: ev.FreezeEnded) -> None:
@@ -90,7 +91,7 @@ class Bookkeeping:
 
     # -- players -------------------------------------------------------------------------
 
-    def _seen(self, e: Any) -> None:
+    def _seen(self, e: ev.Validated | ev.Entered | ev.Chat | ev.Threw | ev.PrivilegeUsed) -> None:
         self.ctx.seat(e.player)
 
     def _connected(self, e: ev.Connected) -> None:
@@ -271,7 +272,7 @@ class Bookkeeping:
             count_down_bans(self.ctx)
             self._clear_round()
 
-    def _restart(self, e: Any) -> None:
+    def _restart(self, e: object) -> None:
         """`Restart_Round` and `Game_Commencing` void the round in progress: not a day."""
         s = self.ctx.state
         if s.round_open:
@@ -297,7 +298,7 @@ class Bookkeeping:
             if s.specialday is not None and s.specialday > s.round:
                 s.specialday = None
 
-    def _warmup(self, e: Any) -> None:
+    def _warmup(self, e: ev.WarmupStart | ev.WarmupEnd) -> None:
         if isinstance(e, ev.WarmupStart):
             self._restart(e)
         self.ctx.state.warmup = isinstance(e, ev.WarmupStart)
@@ -342,7 +343,7 @@ class Bookkeeping:
                 s.resigned, s.resigned_at = e.player.userid, e.time  # a hand-over, or a move off CT whose line is next
             self.ctx.warden_gone(orders_end=e.reason in ("died", "left"))
 
-    def _something_else(self, e: Any) -> None:
+    def _something_else(self, e: object) -> None:
         """Something new in the round (an order, a prohibition, a game, its end, a special day,
         a freeday, a last request, a new warden): a game of half that is over is behind it."""
         self.ctx.state.half = None
@@ -388,8 +389,11 @@ class Bookkeeping:
         s = self.ctx.state
         s.half = None
         self.ctx.seat(e.player)
-        s.specialday = s.round
         s.specialday_name = e.day
+
+    def _day_played(self, e: ev.SpecialDay) -> None:
+        """Its round, once the rules have seen the line: the cooldown counts from the day before."""
+        self.ctx.state.specialday = self.ctx.state.round
 
     def _freeday(self, e: ev.FreedayGranted) -> None:
         self.ctx.state.half = None

@@ -19,13 +19,14 @@ The table of who handles what is built at construction and on every reload.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from jailcore.engine import admin, proposals, sequence
-from jailcore.engine.actions import Action
+from jailcore.engine import admin, ledger, proposals, sequence
+from jailcore.engine.actions import Action, Hud
 from jailcore.engine.bookkeeping import STOP, Bookkeeping
 from jailcore.engine.context import Context
+from jailcore.engine.public import public
 from jailcore.engine.punish import door_action, move_to_t, network_ban, time_left
 from jailcore.engine.rules import ORDER
 from jailcore.engine.settings import ServerRules
@@ -39,7 +40,7 @@ QUIET = frozenset({ev.Attacked, ev.Chat, ev.Threw, ev.Validated, ev.Entered, ev.
 
 ROUND_LINES = (ev.RoundBegins, ev.RoundStart, ev.FreezeStarted)
 
-Handler = Callable[[Context, Any], list[Action]]
+Handler = Callable[[Context, Any], Sequence[Action | ledger.Entry]]
 Veto = Callable[[Context, Any], "list[Action] | None"]
 
 
@@ -52,7 +53,7 @@ class Engine:
             self.state.rules.setdefault(key, cls())
         self.ctx = Context(config, self.state)
         self._last: ev.Parsed | None = None
-        self._hud_key: tuple[Any, ...] | None = None  # what the HUD showed, cheaper to compare than its text
+        self._hud_key: tuple[object, ...] | None = None  # what the HUD showed, cheaper to compare than its text
         self.reconfigure(config)
 
     # -- public --------------------------------------------------------------------------
@@ -97,7 +98,7 @@ class Engine:
         out: list[Action] = proposals.lapse_due(self.ctx) if s.proposals else []
         if s.round_open:
             for tick in self._tickers:
-                out += tick(self.ctx, event.time)
+                out += ledger.take(s, tick(self.ctx, event.time))
         if type(event) is ev.ShimHello:
             sequence.hello(self.ctx, event)
             return out
@@ -116,7 +117,7 @@ class Engine:
         if before is not None and before(event) is STOP:
             return out
         for handler in handlers:
-            out += handler(self.ctx, event)
+            out += ledger.take(s, handler(self.ctx, event))  # what it found of the shared facts written before the next rule
         if after is not None:
             out += after(event) or []
         if not out and type(event) in QUIET:
@@ -137,7 +138,7 @@ class Engine:
 
     def public_state(self) -> dict[str, Any]:
         """The standing state as `replay --state`, MQTT and the web page show it."""
-        return self.ctx.public()
+        return public(self.ctx)
 
     def shim_state(self) -> dict[str, Any]:
         """The plugin's version and its lost lines, as `status` and the web page show them."""
@@ -206,7 +207,7 @@ class Engine:
         self.state.ctbans[key] = record
         if seat is None:
             return []
-        out = [door_action(self.ctx, seat, record)]  # online here: the shim holds it at the door
+        out: list[Action] = [door_action(self.ctx, seat, record)]  # online here: the shim holds it at the door
         if seat.team == CT and self.config.on("ctban"):
             reason = self.ctx.quoting(record.ref, self.ctx.text("ctban", left=time_left(self.ctx, record)))
             out += move_to_t(self.ctx, seat, "ctban", record.ref, reason, block=False)
@@ -236,6 +237,6 @@ class Engine:
         text = ctx.hud_line()
         if text != s.hud:
             s.hud = text
-            out.append(ctx.action("hud", None, "hud", "", text))
+            out.append(ctx.everyone(Hud, "hud", "", text))
         return out
 

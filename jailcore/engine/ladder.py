@@ -13,8 +13,8 @@ from typing import cast
 
 import attrs
 
-from jailcore.engine.actions import STEPS as ACTIONS
-from jailcore.engine.actions import ActionKind
+from jailcore.engine.vocabulary import STEPS as ACTIONS
+from jailcore.engine.vocabulary import ActionKind
 from jailcore.log.errors import ConfigError
 
 # A CT ban or server ban longer than ten years is a typo; it would also overflow the
@@ -44,6 +44,14 @@ class Step:
         if self.amount is not None:
             return f"{self.action} {self.amount}"
         return self.action
+
+    def number(self) -> int:
+        """The number of a ban (its minutes), an autoslay (its rounds) or money (its amount):
+        `parse_step` refuses any of them without it, so a step that lacks it is a bug."""
+        number = self.minutes if self.action == "ban" else self.amount
+        if number is None:
+            raise LadderError(f"{self}: a {self.action} step without its number")
+        return number
 
 
 _STEP = re.compile(r"\s*([a-z]+)(?:\s+(-?[0-9]{1,12})\s*([mhdr]?))?\s*")  # ASCII digits, bounded: never int()'s limits

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jailcore.engine.actions import Action, kinds_that
+from jailcore.engine.actions import Action, Lapse, Propose
 from jailcore.engine.ladder import Step
 from jailcore.engine.state import Proposal, Seat
+from jailcore.engine.vocabulary import kinds_that
 from jailcore.log.logtime import plus_minutes
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def propose(ctx: Scene, key: str, rule: RuleSettings, seat: Seat, ref: str, step
     p = Proposal(s.proposed, key, ref, str(step), seat.steamid, seat.userid, seat.name, reason, s.round, s.time,
                  plus_minutes(s.time, max(1, rule.confirm_minutes)), step.action in _ROUND_ONLY)
     s.proposals.append(p)
-    return [ctx.action("propose", seat, key, ref, reason, index=p.number, step=p.step)]
+    return [ctx.action(Propose, seat, key, ref, reason, index=p.number, step=p.step)]
 
 
 def take(ctx: Scene, number: int) -> Proposal | None:
@@ -52,7 +53,7 @@ def find(ctx: Scene, number: int) -> Proposal | None:
 
 def lapse_due(ctx: Scene) -> list[Action]:
     s = ctx.state
-    out = []
+    out: list[Action] = []
     for p in list(s.proposals):
         round_over = p.round_only and (s.round != p.round or not s.round_open)
         if not round_over and s.time < p.expires:
@@ -60,7 +61,7 @@ def lapse_due(ctx: Scene) -> list[Action]:
         s.proposals.remove(p)
         why = ctx.text("proposal.round_over") if round_over else ctx.text("proposal.timeout", minutes=_minutes(ctx, p))
         seat = ctx.online(p.key) or Seat(p.userid, p.steamid, p.name)
-        out.append(ctx.action("lapse", seat, p.rule, p.ref, ctx.text("proposal.lapsed", number=p.number, why=why),
+        out.append(ctx.action(Lapse, seat, p.rule, p.ref, ctx.text("proposal.lapsed", number=p.number, why=why),
                               index=p.number, step=p.step))
     return out
 

@@ -20,10 +20,13 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 import attrs
 
-from jailcore.engine.actions import Action, kind_name
+from jailcore.engine.actions import PLAIN, Action, Autoslay, Ban, CtBan, Door, Lapse, Money, Punishment, Slay, TeamSwap
 from jailcore.engine.ladder import Step, parse_step
 from jailcore.engine.proposals import propose
-from jailcore.engine.state import CT, Autoslay, CtBan, Owed, Seat, State, T
+from jailcore.engine.state import CT, Owed, Seat, State, T
+from jailcore.engine.state import Autoslay as AutoslayKept
+from jailcore.engine.state import CtBan as CtBanKept
+from jailcore.engine.vocabulary import kind_name
 from jailcore.log.events import same_account
 from jailcore.log.inbound import NetworkBan
 from jailcore.log.logtime import plus_minutes, seconds_between
@@ -102,12 +105,13 @@ def _owed(ctx: Scene, key: str, ref: str, step: Step, seat: Seat, reason: str) -
         minutes = rule.return_minutes if rule is not None else 60
         if not ctx.observing:  # observed: said, never kept for his return
             s.owing.setdefault(seat.key, []).append(Owed(key, ref, str(step), reason, plus_minutes(s.time, max(1, minutes))))
-        out = [ctx.action(step.action, seat, key, ref, reason, team="T" if step.action == "teamswap" else None)]
+        out: list[Action] = [ctx.action(TeamSwap, seat, key, ref, reason) if step.action == "teamswap" else
+                             ctx.action(PLAIN[step.action], seat, key, ref, reason)]
     elif step.action in ("ban", "ctban", "autoslay"):
         out = STEPS[step.action](ctx, step, seat, key, ref, reason)
     else:
         out = []  # money, a respawn, a freeday: for this round's game only
-    return [attrs.evolve(a, absent=True) if a.target is not None and a.target.userid == seat.userid else a for a in out]
+    return [attrs.evolve(a, absent=True) if isinstance(a, Punishment) and a.target.userid == seat.userid else a for a in out]
 
 
 def on_return(ctx: Scene, seat: Seat) -> list[Action]:
@@ -130,17 +134,19 @@ def on_return(ctx: Scene, seat: Seat) -> list[Action]:
         if step.action == "teamswap":
             done = move_to_t(ctx, seat, o.rule, o.ref, o.reason, block=False)
         else:
-            done = [ctx.action(step.action, seat, o.rule, o.ref, o.reason)]
-        out += [attrs.evolve(a, owed=True, owed_row=o.row) if a.target is not None else a for a in done]
+            done = [ctx.action(PLAIN[step.action], seat, o.rule, o.ref, o.reason)]
+        out += [attrs.evolve(a, owed=True, owed_row=o.row) if isinstance(a, Punishment) else a for a in done]
     if kept:
         s.owing[seat.key] = kept
     return out
 
 
-def _lapsed(ctx: Scene, seat: Seat | None, o: Owed) -> Action:
+def _lapsed(ctx: Scene, seat: Seat | None, o: Owed) -> Lapse:
     """He did not come back within the rule's `return_minutes`: its `owed` row says `expired`, and why."""
-    return ctx.action("lapse", seat, o.rule, o.ref, ctx.text("owed.lapsed", step=kind_name(ctx.lang, parse_step(o.step).action), expires=o.expires),
-                      step=o.step, owed_row=o.row)
+    text = ctx.text("owed.lapsed", step=kind_name(ctx.lang, parse_step(o.step).action), expires=o.expires)
+    if seat is None:  # not on the server now
+        return Lapse(ctx.state.time, ctx.state.round, o.rule, o.ref, text, None, step=o.step, owed_row=o.row)
+    return ctx.action(Lapse, seat, o.rule, o.ref, text, step=o.step, owed_row=o.row)
 
 
 def _owing(s: State, key: str) -> list[Owed]:
@@ -153,7 +159,7 @@ def _owing(s: State, key: str) -> list[Owed]:
 def owed_slays(ctx: Scene) -> list[Action]:
     """At a round start: the slays owed by players back and alive; what has expired goes."""
     s = ctx.state
-    out = []
+    out: list[Action] = []
     for key, owed in list(s.owing.items()):
         seat = ctx.online(key)
         out += [_lapsed(ctx, seat, o) for o in owed if o.expires <= s.time]
@@ -161,7 +167,7 @@ def owed_slays(ctx: Scene) -> list[Action]:
         if seat is not None and seat.alive:
             for o in [o for o in owed if o.step == "slay"]:
                 owed.remove(o)
-                out += [attrs.evolve(a, owed=True, owed_row=o.row) for a in _slay(ctx, Step("slay"), seat, o.rule, o.ref, o.reason)]
+                out.append(attrs.evolve(_slain(ctx, seat, o.rule, o.ref, o.reason), owed=True, owed_row=o.row))
         if owed:
             s.owing[key] = owed
         else:
@@ -173,7 +179,7 @@ def owed_slays(ctx: Scene) -> list[Action]:
 
 
 def _plain(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
-    return [ctx.action(step.action, seat, key, ref, reason)]
+    return [ctx.action(PLAIN[step.action], seat, key, ref, reason)]
 
 
 def _cancel(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
@@ -181,10 +187,14 @@ def _cancel(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str)
 
 
 def _slay(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
+    return [_slain(ctx, seat, key, ref, reason)]
+
+
+def _slain(ctx: Scene, seat: Seat, key: str, ref: str, reason: str) -> Slay:
     if not ctx.observing:
         seat.alive = False
         ctx.state.slain.append(seat.userid)
-    return [ctx.action("slay", seat, key, ref, reason)]
+    return ctx.action(Slay, seat, key, ref, reason)
 
 
 def _teamswap(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
@@ -196,21 +206,22 @@ def _ctban(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) 
 
 
 def _autoslay(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
-    rounds = step.amount or 1
+    rounds = step.number() or 1  # `autoslay 0` slays once
     if not ctx.observing:
-        ctx.state.autoslay[seat.key] = Autoslay(rounds, key, ref, reason)
-    return [ctx.action("autoslay", seat, key, ref, ctx.text("autoslay.given", rounds=rounds, text=reason), rounds=rounds)]
+        ctx.state.autoslay[seat.key] = AutoslayKept(rounds, key, ref, reason)
+    return [ctx.action(Autoslay, seat, key, ref, ctx.text("autoslay.given", rounds=rounds, text=reason), rounds=rounds)]
 
 
 def _ban(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
-    return [ctx.action("ban", seat, key, ref, reason, minutes=step.minutes)]
+    return [ctx.action(Ban, seat, key, ref, reason, minutes=step.number())]
 
 
 def _money(ctx: Scene, step: Step, seat: Seat, key: str, ref: str, reason: str) -> list[Action]:
-    return [ctx.action("money", seat, key, ref, reason, amount=step.amount)]
+    return [ctx.action(Money, seat, key, ref, reason, amount=step.number())]
 
 
-STEPS: dict[str, Callable[..., list[Action]]] = {
+# What each step does: (context, step, offender, rule key, clause, reason) -> its actions.
+STEPS: dict[str, Callable[[Scene, Step, Seat, str, str, str], list[Action]]] = {
     "warn": _plain,
     "kick": _plain,
     "respawn": _plain,
@@ -233,7 +244,7 @@ def move_to_t(ctx: Scene, seat: Seat, key: str, ref: str, reason: str, block: bo
     (balance, not knowing the rules, bad command, bad microphone: the rule keys in
     `ctban.return_block.after`, and `"ladder"` there for any rule's ladder step, a move
     for breaking a rule) also blocks his return when the server has that rule."""
-    out = [ctx.action("teamswap", seat, key, ref, reason, team="T")]
+    out: list[Action] = [ctx.action(TeamSwap, seat, key, ref, reason)]
     if ctx.observing:
         return out  # never moved: he is where the log says, his command and his game his still
     was_ct = seat.team == CT
@@ -253,21 +264,21 @@ def move_to_t(ctx: Scene, seat: Seat, key: str, ref: str, reason: str, block: bo
     return out
 
 
-def door_action(ctx: Scene, seat: Seat, ban: CtBan) -> Action:
+def door_action(ctx: Scene, seat: Seat, ban: CtBanKept) -> Door:
     """`door`: the shim's copy of one ban (minutes left, rounded up; none for a ban in
     rounds or for ever, which the daemon lifts itself)."""
     minutes = None
     if ban.until is not None and ban.rounds is None:
         minutes = max(1, -(-int(seconds_between(ctx.state.time, ban.until)) // 60))
-    door = ctx.action("door", seat, ban.rule, ban.ref, ban.reason, minutes=minutes, rounds=ban.rounds, by=ban.by)
     # A ban given while he was away is carried out here: the session marks its `owed` row done once the shim holds it.
-    return door if ban.row is None else attrs.evolve(door, owed=True, owed_row=ban.row)
+    return ctx.action(Door, seat, ban.rule, ban.ref, ban.reason, minutes=minutes, rounds=ban.rounds, by=ban.by,
+                      owed=ban.row is not None, owed_row=ban.row)
 
 
 def ban_record(ctx: Scene, steamid: str, name: str, rule: str, ref: str, reason: str,
-               until: str | None = None, rounds: int | None = None, origin: str = "") -> CtBan:
+               until: str | None = None, rounds: int | None = None, origin: str = "") -> CtBanKept:
     # Given while a round runs: that round does not count; given between rounds: the next does.
-    return CtBan(steamid, name, until, rounds, ctx.state.round, rule, ref, reason, origin, fresh=ctx.state.round_open)
+    return CtBanKept(steamid, name, until, rounds, ctx.state.round, rule, ref, reason, origin, fresh=ctx.state.round_open)
 
 
 def ban_from_ct(ctx: Scene, seat: Seat, key: str, ref: str, reason: str,
@@ -277,13 +288,13 @@ def ban_from_ct(ctx: Scene, seat: Seat, key: str, ref: str, reason: str,
     if not ctx.observing:
         ctx.state.ctbans[seat.key] = ban
     text = ctx.text("ctban.given", left=time_left(ctx, ban), text=reason)
-    out = [ctx.action("ctban", seat, key, ref, text, minutes=minutes, rounds=rounds)]
+    out: list[Action] = [ctx.action(CtBan, seat, key, ref, text, minutes=minutes, rounds=rounds)]
     if seat.team == CT:
         out += move_to_t(ctx, seat, key, ref, reason, block=False)
     return out
 
 
-def time_left(ctx: Scene, ban: CtBan) -> str:
+def time_left(ctx: Scene, ban: CtBanKept) -> str:
     if ban.rounds is not None:
         return ctx.text("left.rounds", n=ban.rounds)
     if ban.until is None:
@@ -292,7 +303,7 @@ def time_left(ctx: Scene, ban: CtBan) -> str:
     return ctx.text("left.minutes", n=max(1, -(-left // 60)))
 
 
-def active_ban(ctx: Scene, seat: Seat) -> CtBan | None:
+def active_ban(ctx: Scene, seat: Seat) -> CtBanKept | None:
     """The player's CT ban if it still holds; one that ran out is dropped here."""
     bans = ctx.state.ctbans
     ban = bans.get(seat.key) or _same_account_ban(bans, seat)
@@ -304,7 +315,7 @@ def active_ban(ctx: Scene, seat: Seat) -> CtBan | None:
     return ban
 
 
-def _same_account_ban(bans: dict[str, CtBan], seat: Seat) -> CtBan | None:
+def _same_account_ban(bans: dict[str, CtBanKept], seat: Seat) -> CtBanKept | None:
     """A ban kept under another form of his steamid (made on a CS:S server, seen here on
     CS:GO, or given as [U:1:N]): kept from now on as this game writes him."""
     for other in same_account(seat.key):
@@ -339,7 +350,7 @@ def autoslay_at_round_start(ctx: Scene) -> list[Action]:
     s = ctx.state
     if not s.autoslay:
         return owed_slays(ctx) if s.owing else []
-    out = []
+    out: list[Action] = []
     by_key = {seat.key: seat for seat in s.players.values()}
     for key, entry in list(s.autoslay.items()):
         seat = by_key.get(key)
@@ -350,14 +361,14 @@ def autoslay_at_round_start(ctx: Scene) -> list[Action]:
             del s.autoslay[key]
         seat.alive = False
         reason = ctx.quoting(entry.ref, ctx.text("autoslay.slay", left=max(entry.rounds, 0)))
-        slay = ctx.action("slay", seat, entry.rule, entry.ref, reason)
+        slay = ctx.action(Slay, seat, entry.rule, entry.ref, reason)
         if entry.row is not None:  # given while he was away: his first slay carries it out, and names its row
             slay, entry.row = attrs.evolve(slay, owed=True, owed_row=entry.row), None
         out.append(slay)
     return out + (owed_slays(ctx) if s.owing else [])
 
 
-def network_ban(ctx: Scene, ban: NetworkBan) -> CtBan:
+def network_ban(ctx: Scene, ban: NetworkBan) -> CtBanKept:
     """A CT ban made on another server of the network (typed and checked by `log.inbound`), as a record of ours."""
     record = ban_record(ctx, ban.steamid, ban.name, "ctban", ban.ref, ban.reason, until=ban.until, rounds=ban.rounds, origin=ban.origin)
     record.by = ban.by

@@ -9,12 +9,13 @@ owns one `Context` and updates it; rules never keep it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
-from jailcore.engine.actions import Action, ActionKind, Target
+from jailcore.engine.actions import Action, Say, Target
 from jailcore.engine.catalogue import Catalogue, Game
 from jailcore.engine.messages import say
-from jailcore.engine.state import CT, Seat, State, T
+from jailcore.engine.state import Seat, State
 from jailcore.log import events as ev
 from jailcore.log.logtime import seconds_between
 
@@ -22,6 +23,14 @@ if TYPE_CHECKING:
     from jailcore.engine.settings import RuleSettings, ServerRules
 
 _UNSEEN = ("", "STEAM_ID_PENDING")
+Own = ParamSpec("Own")  # the fields of an action's own kind, past the header and the target
+Aimed = TypeVar("Aimed", bound=Action)
+Told = TypeVar("Told", bound=Action)
+
+
+def target_of(seat: Seat) -> Target:
+    """The player an action names: as he is now, frozen into it."""
+    return Target(seat.userid, seat.steamid, seat.name)
 
 
 class Scene:
@@ -130,7 +139,7 @@ class Scene:
 
     # -- saying and doing ----------------------------------------------------------------
 
-    def text(self, key: str, **values: Any) -> str:
+    def text(self, key: str, **values: object) -> str:
         return say(self.lang, key, **values)
 
     def quoting(self, rule: RuleSettings | str, text: str) -> str:
@@ -140,13 +149,19 @@ class Scene:
             return text
         return say(self.lang, "rule", ref=ref, text=text)
 
-    def action(self, kind: ActionKind, seat: Seat | None, rule: str, ref: str, reason: str, **extra: Any) -> Action:
-        target = Target(seat.userid, seat.steamid, seat.name) if seat else None
-        return Action(self.state.time, self.state.round, kind, target, rule, ref, reason, **extra)
+    def action(self, kind: Callable[Concatenate[str, int, str, str, str, Target, Own], Aimed], seat: Seat, rule: str, ref: str,
+               reason: str, *args: Own.args, **own: Own.kwargs) -> Aimed:
+        """An action of this kind aimed at this player, now; the kind's own fields are its
+        class's, checked: `ctx.action(Ban, seat, key, ref, reason, minutes=0)`."""
+        return kind(self.state.time, self.state.round, rule, ref, reason, target_of(seat), *args, **own)
 
-    def announce(self, key: str, rule: RuleSettings, text: str) -> Action:
-        """A message to everyone under a rule (`jb_say`)."""
-        return self.action("say", None, key, rule.ref, self.quoting(rule, text))
+    def everyone(self, kind: Callable[[str, int, str, str, str], Told], rule: str, ref: str, reason: str) -> Told:
+        """A word to everyone, now (`Say`, `Hud`)."""
+        return kind(self.state.time, self.state.round, rule, ref, reason)
+
+    def announce(self, key: str, rule: RuleSettings, text: str) -> Say:
+        """A message to everyone under a rule (`jb_say`), quoting its clause."""
+        return self.everyone(Say, key, rule.ref, self.quoting(rule, text))
 
     def hud_line(self) -> str:
         """The standing state line (`jb_hud`): warden, day, orders, prohibitions, game."""
@@ -161,27 +176,6 @@ class Scene:
             prohibitions=", ".join(p.text for p in s.prohibitions) or none,
             game=s.game.name if s.game else none,
         )
-
-    def public(self) -> dict[str, Any]:
-        """The standing state as `replay --state`, MQTT and the web page show it."""
-        s, ctx = self.state, self
-        warden = ctx.warden
-        return {
-            "map": s.map,
-            "round": s.round,
-            "day": ctx.day,
-            "week": ctx.week,
-            "freeday": s.freeday,
-            "warden": {"userid": warden.userid, "steamid": warden.steamid, "name": warden.name} if warden else None,
-            "orders": [{"text": o.text} for o in s.orders],
-            "prohibitions": [{"text": p.text} for p in s.prohibitions],
-            "game": {"name": s.game.name, "host": s.game.host} if s.game else None,
-            "specialday": s.specialday,
-            "global_games": s.rules["calendar.global_games"].played,
-            "ctbans": [{"key": k, "steamid": b.steamid, "name": b.name, "until": b.until, "rounds": b.rounds, "rule": b.rule,
-                        "ref": b.ref} for k, b in sorted(s.ctbans.items())],
-            "online": {"T": ctx.count(T), "CT": ctx.count(CT)},
-        }
 
     def warden_gone(self, orders_end: bool) -> None:
         """001 general 7 «После смерти начальника все приказы отменяются, игры

@@ -10,7 +10,7 @@ nothing happened. Snapshots written before this layout (version 1) are read too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 import attrs
 import cattrs
@@ -24,6 +24,15 @@ from jailcore.log.limits import fit
 CT, T = ev.CT, ev.T
 PLAYING = (CT, T)
 VERSION = 2
+Own = TypeVar("Own")  # a rule's own state class
+
+
+class HasState(Protocol[Own]):
+    """A rule class as `State.rule` reads it (`rules/base.py` sits above this module): its key,
+    and the type of the state it keeps."""
+
+    key: ClassVar[str]
+    state: Own
 
 
 @attrs.define(slots=True)
@@ -227,12 +236,16 @@ class State:
     left: dict[int, Seat] = attrs.Factory(dict)  # this round's players who left, by userid: still answerable
     proposals: list[Proposal] = attrs.Factory(list)  # punishments waiting for an admin
     proposed: int = 0  # the number of the last proposal made
-    rules: dict[str, Any] = attrs.Factory(dict)  # rule key -> that rule's own state
+    rules: dict[str, object] = attrs.Factory(dict)  # rule key -> that rule's own state: read it with `rule(RuleClass)`
     # The duplicate window: the last line handled and the recent shim lines by seq, as
     # their text, so a line that arrives again after a restart is still recognised.
     last_line: str | None = None
     recent: dict[int, str] = attrs.Factory(dict)
     hud: str = ""  # the display line last shown: sent again only when it changes
+
+    def rule(self, rule: type[HasState[Own]]) -> Own:
+        """That rule's own state, typed: `state.rule(GlobalGames).played`."""
+        return cast(Own, self.rules[rule.key])
 
     def seats(self, team: str, alive_only: bool = False) -> list[Seat]:
         return [p for p in self.players.values() if p.team == team and (p.alive or not alive_only)]
@@ -247,6 +260,8 @@ _SEATS = dict[int, Seat]
 # Seats are written as a list (each carries its userid), as version 1 wrote them.
 _convert.register_unstructure_hook_func(lambda t: t == _SEATS, lambda d: [_convert.unstructure(s, Seat) for s in d.values()])
 _convert.register_structure_hook_func(lambda t: t == _SEATS, lambda items, _: {s["userid"]: _convert.structure(s, Seat) for s in items})
+# The rules' own states are each rule's class: `restore` structures them by the classes the engine names.
+_convert.register_structure_hook_func(lambda t: t == dict[str, object], lambda rules, _: dict(rules))
 
 
 def dump(state: State) -> dict[str, Any]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from jailcore.engine.actions import Action, AuditStatus, clean_text, kind_name, kinds_that
+from jailcore.engine.actions import Action, AuditStatus, Door, Lapse, Propose, Punishment, Unctban, clean_text
 from jailcore.engine.ladder import parse_step
+from jailcore.engine.vocabulary import kind_name, kinds_that
 from jailcore.log import events as ev
 from jailcore.session.effects import CloseAppeals, Effect, Mark, Publish, Record, TellPeers, Told, Write
 from jailcore.session.outbox import Done, Item, Outbox
@@ -59,10 +60,10 @@ class Audit(Part):
             if ban is not None:  # lifted meanwhile: nothing to share
                 self.tells.append(TellPeers({"id": f"{self.server}:{row_id}", "origin": self.server, "steamid": t.steamid, "name": t.name,
                                              "until": ban.until, "rounds": ban.rounds, "ref": action.ref, "reason": action.reason}))
-        if action.action == "unctban" and t is not None and really_given(status):  # its appeals are answered by the lift
-            out.append(Write(CloseAppeals(self.server, (), (t.steamid,), action.by or "jailcore", action.reason, self.wall or action.time)))
+        if isinstance(action, Unctban) and really_given(status):  # its appeals are answered by the lift
+            out.append(Write(CloseAppeals(self.server, (), (action.target.steamid,), action.by or "jailcore", action.reason, self.wall or action.time)))
         out += self.publish(row_id, status, action)
-        if action.owed and action.owed_row is not None:  # the decision's row names its carrying out, as this one names it
+        if isinstance(action, Punishment) and action.owed and action.owed_row is not None:  # the decision's row names its carrying out, as this one names it
             said = "исполнено при возвращении" if self.config.language == "ru" else "carried out at his return"
             out.append(Write(Mark(action.owed_row, "owed", f"{said}: #{row_id}")))
         who = f"{t.name} #{t.userid} {t.steamid}" if t else "everyone"
@@ -76,17 +77,17 @@ class Audit(Part):
         payload = {**body, "server": self.server, "id": row_id, "status": status, **({"reply": reply} if reply is not None else {}), **extra}
         return [Publish(f"jailcore/{self.server}/actions", payload)]
 
-    def proposed(self, action: Action) -> list[Effect]:
+    def proposed(self, action: Propose | Lapse) -> list[Effect]:
         """A punishment that waits for an admin (`propose`: its row, and the admins online told how to answer
         it), or one that lapsed (`lapse`: its row marked expired)."""
-        if action.action == "propose":
+        if isinstance(action, Propose):
             out = self.record(action, None, PROPOSED)
             row_id = self.ids.last
-            self.shared.proposals[action.index or 0] = row_id
-            self.say_to_admins(f"[jailcore #{row_id}] ? {step_text(self.config.language, action.step or '')} "
-                               f"{action.target.name if action.target else ''} ({action.ref} {action.rule}) — !jcconfirm {row_id} / !jcdismiss {row_id}")
+            self.shared.proposals[action.index] = row_id
+            self.say_to_admins(f"[jailcore #{row_id}] ? {step_text(self.config.language, action.step)} {action.target.name} "
+                               f"({action.ref} {action.rule}) — !jcconfirm {row_id} / !jcdismiss {row_id}")
             return out
-        lapsed = self.shared.proposals.pop(action.index or 0, None)
+        lapsed = None if action.index is None else self.shared.proposals.pop(action.index, None)
         out = []
         if lapsed is not None:
             out.append(Write(Mark(lapsed, "expired", action.reason)))
@@ -122,7 +123,8 @@ class Audit(Part):
         if action.action not in FEED or action.target is None or self.config.mode == "observe":
             return
         name = kind_name(self.config.language, action.action)
-        why = action.rule if action.rule != "admin" or not action.by else f"admin {action.by}"
+        by = action.by if isinstance(action, Punishment) else None
+        why = action.rule if action.rule != "admin" or not by else f"admin {by}"
         why = f"{action.ref} {why}" if action.ref else why  # no empty number: «( admin)» said nothing
         self.say_to_admins(f"[jailcore #{row_id}] {name} {action.target.name} ({why}) — !jcpardon {row_id}")
 
@@ -134,7 +136,7 @@ class Audit(Part):
         out: list[Effect] = []
         for d in done:
             item = d.item
-            if d.status == "delivered" and item.action is not None and item.action.owed_row is not None:
+            if d.status == "delivered" and isinstance(item.action, Punishment | Door) and item.action.owed_row is not None:
                 out += self._owed_done(item)
             if item.tag is None:
                 continue
@@ -148,7 +150,7 @@ class Audit(Part):
     def _owed_done(self, item: Item) -> list[Effect]:
         """What was owed is carried out (its follow-up delivered): the `owed` row says done, so
         `tail`, `status` and the web page stop listing it as waiting for his return."""
-        assert item.action is not None and item.action.owed_row is not None
+        assert isinstance(item.action, Punishment | Door) and item.action.owed_row is not None
         row = item.action.owed_row
         if item.tag is None:  # the door's copy of a ban: the ban forgets its row, the next door is a plain one
             for ban in self.engine.state.ctbans.values():

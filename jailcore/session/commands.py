@@ -16,7 +16,8 @@ from __future__ import annotations
 import logging
 
 from jailcore.engine import proposals as engine_proposals
-from jailcore.engine.actions import STEPS, Action, AuditStatus, clean_text, kind_name, kinds_that, render, with_id
+from jailcore.engine.actions import Action, Ask, AuditStatus, Lapse, Propose, Punishment, Warn, clean_text, render, with_id
+from jailcore.engine.vocabulary import kind_name, kinds_that
 from jailcore.log import shapes
 from jailcore.log.errors import LimitError
 from jailcore.log.logtime import plus_seconds
@@ -33,7 +34,6 @@ ADVISORY = kinds_that("advisory")
 RECORDED = kinds_that("audited")
 ROUND_BOUND = kinds_that("round")  # sent late they would punish for another day's doing
 OFFLINE = kinds_that("offline")  # by steamid: whoever is online
-PROPOSALS = frozenset({"propose", "lapse"})
 STATUS_KEY = "status"  # the outbox key of the `jb_status` request
 
 
@@ -56,14 +56,14 @@ class Commands(Part):
         return out
 
     def dispatch(self, action: Action) -> list[Effect]:
-        if action.action == "ask":  # an admin's word in game: the command line's row, whatever the mode
+        if isinstance(action, Ask):  # an admin's word in game: the command line's row, whatever the mode
             if action.step == "pardon":
-                return [AskPardon(action.index or 0, action.by or "", action.reason, action.target.steamid if action.target else None)]
-            return [AskAnswer(action.index or 0, action.step or "", action.by or "", action.reason)]
-        if action.action == "lapse" and action.owed_row is not None:  # he did not come back in time
+                return [AskPardon(action.index, action.by, action.reason, action.target.steamid)]
+            return [AskAnswer(action.index, action.step, action.by, action.reason)]
+        if isinstance(action, Lapse) and action.owed_row is not None:  # he did not come back in time
             log.info("owed #%s (%s %s) expired: %s", action.owed_row, action.rule, action.step, action.reason)
             return [Write(Mark(action.owed_row, "expired", action.reason)), *self.audit.publish(action.owed_row, "expired", action, action.reason)]
-        if action.action in PROPOSALS:  # waits for an admin: nothing goes to the game
+        if isinstance(action, Propose | Lapse):  # waits for an admin (or did): nothing goes to the game
             return self.audit.proposed(action)
         try:
             command = render(action)
@@ -80,7 +80,8 @@ class Commands(Part):
             # Nothing to send now to one who has left: not `delivered` but `owed`, carried out
             # (a row of its own naming this one) when he returns, `expired` if he does not.
             # A lift for one who has left is done here (the daemon holds the ban; the game holds nothing for him).
-            status: AuditStatus = "observed" if mode == "observe" else "owed" if action.absent and action.action in STEPS else "delivered"
+            absent = isinstance(action, Punishment) and action.absent
+            status: AuditStatus = "observed" if mode == "observe" else "owed" if absent else "delivered"
             written = self.audit.record(action, command, status)
             if status == "owed":
                 self.audit.owed_row(action, self.ids.last)
@@ -88,10 +89,11 @@ class Commands(Part):
         out: list[Effect] = []
         if mode == "advise" and action.action not in ADVISORY:
             out += self.audit.record(action, command, "advised")
-            if action.target is None:
+            target = action.target
+            if target is None:
                 return out
             would = f"{kind_name(self.config.language, action.action)}: {action.reason}"
-            action = Action(action.time, action.round, "warn", action.target, action.rule, action.ref, would)
+            action = Warn(action.time, action.round, action.rule, action.ref, would, target)
             command = render(action)
             assert command is not None  # a warning to a player always has its command
         out += self.audit.record(action, command, "pending")
@@ -129,7 +131,8 @@ class Commands(Part):
         if action.action in ROUND_BOUND and self.shared.epoch > item.epoch:
             return f"{sent}round {action.round} ended, so it is not sent again" if sent else f"round {action.round} ended before it could be sent"
         t = action.target
-        if t is not None and action.action not in OFFLINE and not action.absent:  # by SteamID: his absence is the point
+        absent = isinstance(action, Punishment) and action.absent
+        if t is not None and action.action not in OFFLINE and not absent:  # by SteamID: his absence is the point
             seat = self.engine.state.players.get(t.userid)
             if seat is None or seat.steamid != t.steamid:
                 return f"{sent}{t.name} #{t.userid} is no longer on the server"

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from jailcore.engine.actions import Action, Target
+from jailcore.engine.actions import CtBan, Target
 from jailcore.log.accounts import account
 from jailcore.log.inbound import MAX_MINUTES
 from jailcore.log.numbers import SQLITE_MAX, whole
@@ -196,8 +196,9 @@ def bring_over(store: StateStore, reader: Reader, server: str, running: list[Run
         if entry.mark in have_history:
             skipped += 1
             continue
-        action = Action(time=entry.time, round=0, action="ctban", target=Target(userid=0, steamid=entry.steamid, name=entry.name),
-                        rule=RULE, ref="CT Bans", reason=entry.reason or "-", minutes=entry.minutes or None, by=entry.admin or None)
+        # CT Bans' length 0 is for ever (no minutes); its empty admin is none.
+        action = CtBan(entry.time, 0, RULE, "CT Bans", entry.reason or "-", Target(0, entry.steamid, entry.name),
+                       minutes=entry.minutes or None, rounds=None, by=entry.admin or None)
         row = store.record(server, action, 0, None, "delivered")
         store.mark(row, "delivered", entry.mark)
         history += 1

@@ -24,7 +24,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from jailcore.engine.actions import Action, AuditStatus, kinds_that
+from jailcore.engine.actions import Action, AuditStatus
+from jailcore.engine.vocabulary import kinds_that
 from jailcore.log.errors import AdminRequestError, StateError
 from jailcore.log.limits import KEY, STEAMID, TIME, TOPIC, WORD, fit, fit_text, fit_text_or_none
 from jailcore.log.logtime import is_time, plus_minutes

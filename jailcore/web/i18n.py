@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from jailcore.engine.actions import kind_name as step_name
+from jailcore.engine.vocabulary import kind_name as step_name
 from jailcore.store.audit import DAYS
 
 LANGS = ("ru", "en")

@@ -17,7 +17,7 @@ def test_n8_freekill_and_freedamage_compensation():
     log.trig(ADMIN, "jb_freekill", f' (victim "#{ts[0].userid}") (kind "kill")')
     log.trig(ADMIN, "jb_freekill", f' (victim "#{ts[1].userid}") (kind "damage")')
     actions, _ = run("[fairness.guard_freekill]\nenabled = false\n", log)  # 004 has no punishment of the guard
-    assert [(a.action, a.amount, a.target.userid) for a in actions] == [
+    assert [(a.action, a.to_json().get("amount"), a.target.userid) for a in actions] == [
         ("money", 100, ts[0].userid), ("offer", None, ts[0].userid), ("money", 50, ts[1].userid)
     ]
     assert render(actions[1]) == f'jb_fk_offer #{ts[0].userid} "{actions[1].reason}"'

@@ -36,7 +36,7 @@ def test_online_limit_ladder_warn_then_teamswap():
     log, _ = setup(9)
     log.game(WARDEN, "короля").game(WARDEN, "Повар")
     actions, engine = run("", log)
-    assert [(a.action, a.team) for a in actions] == [("warn", None), ("teamswap", "T")]
+    assert [(a.action, a.to_json().get("team")) for a in actions] == [("warn", None), ("teamswap", "T")]
     assert engine.public_state()["warden"] is None
     # a move for a game rule is 001 guards 11's «Незнание правил»: he may not come back yet
     log.join(WARDEN, "CT")

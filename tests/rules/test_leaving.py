@@ -41,7 +41,7 @@ def test_5_11_a_host_who_leaves_his_undecided_game_past_5_minutes_is_punished_on
     again = back(WARDEN, 90)
     log.start_here().wait(60).connect(again, "CT")
     actions, engine = run(B, log)
-    assert [(a.action, a.rule, a.target.userid, a.absent) for a in actions if a.target] == [("warn", "games.duration", 90, None)]
+    assert [(a.action, a.rule, a.target.userid, a.to_json().get("absent")) for a in actions if a.target] == [("warn", "games.duration", 90, None)]
     assert engine.state.owing == {}
 
 
@@ -75,7 +75,7 @@ def test_an_owed_punishment_lapses_after_return_minutes():
     log.game(WARDEN, "Светофор").wait(5 * 60 + 10).disconnect(WARDEN)
     log.wait(61 * 60).connect(back(WARDEN, 92), "CT")
     actions, engine = run(B + "[games.duration]\nreturn_minutes = 60\n", log)
-    owed = [(a.action, a.absent) for a in actions if a.rule == "games.duration" and a.action != "say"]
+    owed = [(a.action, a.to_json().get("absent")) for a in actions if a.rule == "games.duration" and a.action != "say"]
     assert owed == [("warn", True), ("lapse", None)]  # the lapse marks the owed row `expired`, and says why
     (lapse,) = [a for a in actions if a.action == "lapse"]
     assert lapse.target.userid == 92 and lapse.step == "warn" and "не вернулся" in lapse.reason

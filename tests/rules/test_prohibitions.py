@@ -96,4 +96,4 @@ def test_fd_3_counts_the_three_added_in_the_freeday_not_those_before_it():
     assert [a for a in run(cfg, log)[0] if a.rule == "prohibitions.max"] == []
     log.trig(WARDEN, "jb_prohibit_lift", ' (index "1")').prohibit(WARDEN, "f")  # a lift of one before: still three added
     actions, _ = run(cfg, log)
-    assert [(a.action, a.index) for a in actions if a.rule == "prohibitions.max"] == [("warn", None), ("cancel", 5)]
+    assert [(a.action, a.to_json().get("index")) for a in actions if a.rule == "prohibitions.max"] == [("warn", None), ("cancel", 5)]

@@ -2,7 +2,9 @@
 and the events it handles.
 
 A rule reads the server through `Context` (players, teams, round, day, warden, game) and
-changes only its own `state` and what `Context` lets it do (punish, announce). Its
+changes only its own `state` and what `Context` lets it do (punish, announce): what it
+finds about the shared facts (an order that stands, a game decided or over, a freeday
+owed) it returns beside its actions as `ledger.py`'s entries, which the engine writes. Its
 settings class is also the config schema: `config.py` validates a rule's TOML table
 against the same declaration, so a key the rule does not read is refused at load time.
 
@@ -20,15 +22,15 @@ against the same declaration, so a key the rule does not read is refused at load
 
 `Rule[SettingsT, StateT]` names the rule's own settings and state classes (strings: they
 are nested in the class being defined), so `self.settings.count` is checked by mypy.
-`@handles(EventType)` marks a method `(ctx, event) -> list[Action]` called after the
-shared bookkeeping of that event; `@vetoes(EventType)` marks one that may refuse a
-proposal (a game, a prohibition, a special day) before it is recorded: it returns the
-refusal's actions, or None to let it pass. `tick(ctx, now)` is for rules with a clock.
+`@handles(EventType)` marks a method `(ctx, event) -> list[Action | Entry]` called after
+the shared bookkeeping of that event; `@vetoes(EventType)` marks one that may refuse a
+proposal (a game, a prohibition) before it is recorded: it returns the refusal's actions,
+or None to let it pass. `tick(ctx, now)` is for rules with a clock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from jailcore.engine.settings import RuleSettings
@@ -36,6 +38,7 @@ from jailcore.engine.settings import RuleSettings
 if TYPE_CHECKING:
     from jailcore.engine.actions import Action
     from jailcore.engine.context import Context
+    from jailcore.engine.ledger import Entry
 
 SettingsT = TypeVar("SettingsT", bound=RuleSettings)
 StateT = TypeVar("StateT")
@@ -98,5 +101,5 @@ class Rule(Generic[SettingsT, StateT]):
     def calendar_reset(self, ctx: Context) -> None:
         """A map change that starts the round count again (`reset_on_map_change`)."""
 
-    def tick(self, ctx: Context, now: str) -> list[Action]:
+    def tick(self, ctx: Context, now: str) -> Sequence[Action | Entry]:
         return []

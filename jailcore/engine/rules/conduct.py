@@ -22,6 +22,7 @@ import attrs
 
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
+from jailcore.engine.ledger import Entry, FirstCommand
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.rules.common import open_fight
 from jailcore.engine.settings import Ladder, RuleSettings, steps
@@ -50,13 +51,11 @@ class Privileges(Rule["Privileges.Settings", None]):
         ladder: Ladder = steps("slay")
 
     @handles(ev.GameStarted, ev.ProhibitionSet, ev.SpecialDay)
-    def commanded(self, ctx: Context, e: ev.GameStarted | ev.ProhibitionSet | ev.SpecialDay) -> list[Action]:
+    def commanded(self, ctx: Context, e: ev.GameStarted | ev.ProhibitionSet | ev.SpecialDay) -> list[Action | Entry]:
         """A game the warden announces, a prohibition he sets, a special day he declares, is a
         command of his as an order is: «до 1 приказа Начальника» is over (a warden who gives
         his orders by voice and registers only his game)."""
-        if ctx.seat(e.player).userid == ctx.state.warden:
-            ctx.state.first_order = True
-        return []
+        return [FirstCommand()] if ctx.seat(e.player).userid == ctx.state.warden else []
 
     @handles(ev.PrivilegeUsed)
     def used(self, ctx: Context, e: ev.PrivilegeUsed) -> list[Action]:

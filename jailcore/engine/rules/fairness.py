@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import attrs
 
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Freeday, Money, Offer, Respawn, Say
 from jailcore.engine.context import Context
+from jailcore.engine.ledger import Entry, FreedayOwed, Respawned
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import RuleSettings
 from jailcore.engine.state import Seat, T
@@ -33,37 +34,36 @@ class Freekill(Rule["Freekill.Settings", "Freekill.State"]):
         offered: list[int] = attrs.Factory(list)  # prisoners choosing between respawn and freeday
 
     @handles(ev.FreekillConfirmed)
-    def confirmed(self, ctx: Context, e: ev.FreekillConfirmed) -> list[Action]:
+    def confirmed(self, ctx: Context, e: ev.FreekillConfirmed) -> list[Action | Entry]:
         victim = ctx.state.players.get(e.victim)
         if victim is None:
             return []
         rule = self.settings
         amount = rule.damage_amount if e.damage_only else rule.kill_amount
         reason = ctx.quoting(rule, ctx.text("fairness.freedamage" if e.damage_only else "fairness.freekill", amount=amount))
-        out = [ctx.action("money", victim, self.key, rule.ref, reason, amount=amount)]
+        out: list[Action | Entry] = [ctx.action(Money, victim, self.key, rule.ref, reason, amount=amount)]
         if not e.damage_only:
             if self._can_respawn(ctx, victim):
                 self.state.offered.append(victim.userid)
-                out.append(ctx.action("offer", victim, self.key, rule.ref, ctx.quoting(rule, ctx.text("fairness.choose"))))
+                out.append(ctx.action(Offer, victim, self.key, rule.ref, ctx.quoting(rule, ctx.text("fairness.choose"))))
             else:
                 out += self._freeday(ctx, victim)
         return out
 
     @handles(ev.FreekillChoice)
-    def chosen(self, ctx: Context, e: ev.FreekillChoice) -> list[Action]:
+    def chosen(self, ctx: Context, e: ev.FreekillChoice) -> list[Action | Entry]:
         victim = ctx.state.players.get(e.player.userid)
         if victim is None or victim.userid not in self.state.offered:
             return []
         self.state.offered.remove(victim.userid)
         if e.choice == "respawn" and self._can_respawn(ctx, victim):
-            victim.alive = True
-            return [ctx.action("respawn", victim, self.key, self.ref, ctx.quoting(self.settings, ctx.text("fairness.respawn")))]
+            return [Respawned(victim.userid), ctx.action(Respawn, victim, self.key, self.ref, ctx.quoting(self.settings, ctx.text("fairness.respawn")))]
         return self._freeday(ctx, victim)
 
     @handles(ev.RoundEnd)
-    def unanswered(self, ctx: Context, e: ev.RoundEnd) -> list[Action]:
+    def unanswered(self, ctx: Context, e: ev.RoundEnd) -> list[Action | Entry]:
         """The round is over: a respawn is no longer possible, so the freeday it is."""
-        out: list[Action] = []
+        out: list[Action | Entry] = []
         for uid in self.state.offered:
             victim = ctx.state.players.get(uid)
             if victim is not None:
@@ -75,10 +75,9 @@ class Freekill(Rule["Freekill.Settings", "Freekill.State"]):
     def _can_respawn(ctx: Context, victim: Seat) -> bool:
         return ctx.state.round_open and not victim.alive and victim.team == T
 
-    def _freeday(self, ctx: Context, victim: Seat) -> list[Action]:
+    def _freeday(self, ctx: Context, victim: Seat) -> list[Action | Entry]:
         self.state.next_round.append(victim.key)
-        ctx.state.owed[victim.key] = ctx.state.round
-        return [ctx.action("freeday", victim, self.key, self.ref, ctx.text("freeday.next", name=victim.name))]
+        return [FreedayOwed(victim.key), ctx.action(Freeday, victim, self.key, self.ref, ctx.text("freeday.next", name=victim.name))]
 
     @handles(ev.RoundStart)
     def owed(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
@@ -86,4 +85,4 @@ class Freekill(Rule["Freekill.Settings", "Freekill.State"]):
             return []
         names = [p.name for p in ctx.state.players.values() if p.key in self.state.next_round]
         self.state.next_round = []
-        return [ctx.action("say", None, self.key, self.ref, ctx.text("freeday.today", names=", ".join(names)))] if names else []
+        return [ctx.everyone(Say, self.key, self.ref, ctx.text("freeday.today", names=", ".join(names)))] if names else []

@@ -14,8 +14,9 @@ import re
 
 import attrs
 
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Say, Warn
 from jailcore.engine.context import Context
+from jailcore.engine.ledger import Entry, OwedFreedayGiven, RoundFreeday
 from jailcore.engine.rules.base import Rule, handles, vetoes
 from jailcore.engine.rules.common import half_dead
 from jailcore.engine.settings import Ladder, RuleSettings, steps
@@ -60,12 +61,11 @@ class MondayFreeday(Rule["MondayFreeday.Settings", "MondayFreeday.State"]):
         self.state.playing = self.state.prisoners + len(ctx.alive(CT))
 
     @handles(ev.RoundStart)
-    def monday(self, ctx: Context, e: ev.RoundStart) -> list[Action]:
+    def monday(self, ctx: Context, e: ev.RoundStart) -> list[Action | Entry]:
         if ctx.day != 1:
             return []
-        ctx.state.freeday = True
         self._count(ctx)
-        return [ctx.announce(self.key, self.settings, ctx.text("calendar.freeday.say", day=ctx.day, week=ctx.week))]
+        return [RoundFreeday(), ctx.announce(self.key, self.settings, ctx.text("calendar.freeday.say", day=ctx.day, week=ctx.week))]
 
     @handles(ev.FreezeEnded)
     def play(self, ctx: Context, e: ev.FreezeEnded) -> list[Action]:
@@ -144,7 +144,7 @@ class PersonalFreeday(Rule["PersonalFreeday.Settings", "PersonalFreeday.State"])
         self.state.fighting = {}
 
     @handles(ev.FreedayGranted)
-    def granted(self, ctx: Context, e: ev.FreedayGranted) -> list[Action]:
+    def granted(self, ctx: Context, e: ev.FreedayGranted) -> list[Action | Entry]:
         target = ctx.state.players.get(e.target) if e.scope == "personal" and e.target is not None else None
         if target is None:
             return []
@@ -152,14 +152,13 @@ class PersonalFreeday(Rule["PersonalFreeday.Settings", "PersonalFreeday.State"])
             self._won(ctx, target.userid)  # given his reward while the round still runs
         won = self.state.duels.get(target.key, -9) >= ctx.state.round - 1
         if ctx.state.owed.get(target.key, -9) >= ctx.state.round - 1:
-            del ctx.state.owed[target.key]  # a freeday a rule owed him (ПЗ 1, FreeKill) is not one he acquired
-            return []
+            return [OwedFreedayGiven(target.key)]  # a freeday a rule owed him (ПЗ 1, FreeKill) is not one he acquired
         if self.state.given.get(target.key) == ctx.state.round:
             return []  # «!fd #5» typed twice in one round is one freeday
         if self.state.granted.get(target.key) == ctx.week and not won:
             # Taking it back is no punishment: everyone is told, the guards above all.
             text = ctx.quoting(self.settings, ctx.text("calendar.personal_freeday", name=target.name))
-            return [ctx.action("say", None, self.key, self.ref, text), ctx.action("warn", target, self.key, self.ref, text)]
+            return [ctx.everyone(Say, self.key, self.ref, text), ctx.action(Warn, target, self.key, self.ref, text)]
         if not won:
             self.state.granted[target.key] = ctx.week
             self.state.given[target.key] = ctx.state.round
@@ -218,7 +217,7 @@ class FreedayEnd(Rule["FreedayEnd.Settings", "FreedayEnd.State"]):
         if s.freeday and mine.playing and dead * 2 >= mine.playing and "general" not in mine.told:
             mine.told.append("general")
             text = ctx.quoting(rule.general_ref, ctx.text("calendar.freeday_end.general", dead=dead, playing=mine.playing))
-            out.append(ctx.action("say", None, self.key, rule.general_ref, text))
+            out.append(ctx.everyone(Say, self.key, rule.general_ref, text))
         return out
 
     def round_cleared(self, ctx: Context) -> None:

@@ -26,6 +26,7 @@ import attrs
 from jailcore.engine.actions import Action
 from jailcore.engine.catalogue import fold
 from jailcore.engine.context import Context
+from jailcore.engine.ledger import Entry, GameDecided, GameOver, GamePunished, GameReminded
 from jailcore.engine.rules.base import Rule, handles, vetoes
 from jailcore.engine.settings import Ladder, RuleSettings, choice, steps
 from jailcore.engine.state import Seat, T
@@ -318,13 +319,13 @@ class GameDuration(Rule["GameDuration.Settings", "GameDuration.State"]):
         undecided: bool = False
 
     @handles(ev.Chat)
-    def named(self, ctx: Context, e: ev.Chat) -> list[Action]:
+    def named(self, ctx: Context, e: ev.Chat) -> list[Action | Entry]:
         s, game = ctx.state, ctx.state.game
         if game is None or game.result or e.player.userid not in (game.host, s.warden):
             return []
         text = e.text.casefold()
         if any(w in text for w in self.settings.winner_words) or any(p.name.casefold() in text for p in ctx.alive(T) if len(p.name) >= 3):
-            game.result = True  # «победитель Вася»: winners named
+            return [GameDecided()]  # «победитель Вася»: winners named
         return []
 
     @handles(ev.RoundEnd, ev.GameEnded, ev.Disconnected)
@@ -345,7 +346,7 @@ class GameDuration(Rule["GameDuration.Settings", "GameDuration.State"]):
         self.state.undecided = False
         return []
 
-    def tick(self, ctx: Context, now: str) -> list[Action]:
+    def tick(self, ctx: Context, now: str) -> list[Action | Entry]:
         game, rule = ctx.state.game, self.settings
         self.state.undecided = False
         if game is None or game.punished or "map" in game.tags:
@@ -358,12 +359,10 @@ class GameDuration(Rule["GameDuration.Settings", "GameDuration.State"]):
             self.state.host, self.state.name, self.state.undecided = game.host, game.name, True
         graced = game.reminded and ctx.seconds_since(game.reminded_at or game.started) > rule.grace_seconds
         if rule.reading == "deadline" and elapsed > limit + rule.grace_seconds and graced:
-            game.punished = True
             host = ctx.player(game.host)
-            return ctx.punish(self.key, host, ctx.text("games.duration", game=game.name, minutes=rule.minutes)) if host else []
+            return [GamePunished(), *(ctx.punish(self.key, host, ctx.text("games.duration", game=game.name, minutes=rule.minutes)) if host else [])]
         if elapsed > limit and not game.reminded:
-            game.reminded, game.reminded_at = True, now
-            return [ctx.announce(self.key, rule, ctx.text("games.duration.remind", game=game.name, minutes=rule.minutes))]
+            return [GameReminded(now), ctx.announce(self.key, rule, ctx.text("games.duration.remind", game=game.name, minutes=rule.minutes))]
         return []
 
 
@@ -375,19 +374,17 @@ class HostDeath(Rule["HostDeath.Settings", None]):
         ref: str = "VI"
 
     @handles(ev.Killed)
-    def killed(self, ctx: Context, e: ev.Killed) -> list[Action]:
+    def killed(self, ctx: Context, e: ev.Killed) -> list[Action | Entry]:
         return self._gone(ctx, e.victim.userid)
 
     @handles(ev.Suicide, ev.Disconnected)
-    def died(self, ctx: Context, e: ev.Suicide | ev.Disconnected) -> list[Action]:
+    def died(self, ctx: Context, e: ev.Suicide | ev.Disconnected) -> list[Action | Entry]:
         return self._gone(ctx, e.player.userid)
 
     @handles(ev.JoinedTeam)
-    def left_the_guards(self, ctx: Context, e: ev.JoinedTeam) -> list[Action]:
+    def left_the_guards(self, ctx: Context, e: ev.JoinedTeam) -> list[Action | Entry]:
         return self._gone(ctx, e.player.userid) if e.new != ev.CT else []
 
-    def _gone(self, ctx: Context, userid: int) -> list[Action]:
+    def _gone(self, ctx: Context, userid: int) -> list[Action | Entry]:
         s = ctx.state
-        if s.game is not None and s.game.host == userid and not s.specialday_name:
-            s.game = None
-        return []
+        return [GameOver()] if s.game is not None and s.game.host == userid and not s.specialday_name else []

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import attrs
 
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Freeday, Money
 from jailcore.engine.context import Context
+from jailcore.engine.ledger import Entry, FreedayOwed
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import RuleSettings
 from jailcore.engine.state import CT, T
@@ -38,7 +39,7 @@ class LastRequestTimeout(Rule["LastRequestTimeout.Settings", "LastRequestTimeout
         late: int = 0  # the prisoner whose time ran out (his userid), until the guards kill him
 
     @handles(ev.Killed)
-    def killed(self, ctx: Context, e: ev.Killed) -> list[Action]:
+    def killed(self, ctx: Context, e: ev.Killed) -> list[Action | Entry]:
         s, mine = ctx.state, self.state
         if not mine.late or e.victim.userid != mine.late:
             return []
@@ -48,9 +49,8 @@ class LastRequestTimeout(Rule["LastRequestTimeout.Settings", "LastRequestTimeout
         if not self.settings.freeday or killer is None or killer.team != CT or last is None or rebel or s.last_request:
             return []
         victim = s.players[e.victim.userid]
-        s.owed[victim.key] = s.round
         text = ctx.quoting(self.settings, ctx.text("lastrequest.freeday", name=victim.name))
-        return [ctx.action("freeday", victim, self.key, self.ref, text)]
+        return [FreedayOwed(victim.key), ctx.action(Freeday, victim, self.key, self.ref, text)]
 
     @handles(ev.LastRequest)
     def chosen(self, ctx: Context, e: ev.LastRequest) -> list[Action]:
@@ -90,4 +90,4 @@ class GuardSuicide(Rule["GuardSuicide.Settings", None]):
         if len(alive) != 1:
             return []
         text = ctx.text("lastrequest.guard_suicide", guard=seat.name, amount=self.settings.amount)
-        return [ctx.action("money", alive[0], self.key, self.ref, ctx.quoting(self.settings, text), amount=self.settings.amount)]
+        return [ctx.action(Money, alive[0], self.key, self.ref, ctx.quoting(self.settings, text), amount=self.settings.amount)]

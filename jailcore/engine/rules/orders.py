@@ -8,6 +8,7 @@ import attrs
 
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
+from jailcore.engine.ledger import Entry, NewOrder, NoOrders
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import RuleSettings, choice
 from jailcore.engine.state import Order
@@ -27,14 +28,9 @@ class Orders(Rule["Orders.Settings", None]):
         end_with_warden: bool = True
 
     @handles(ev.OrderGiven)
-    def given(self, ctx: Context, e: ev.OrderGiven) -> list[Action]:
-        s = ctx.state
-        s.first_order = True
-        order = Order(e.text, e.time, ctx.seat(e.player).userid)
-        s.orders = [order] if self.settings.mode == "replace" else [*s.orders, order]
-        return []
+    def given(self, ctx: Context, e: ev.OrderGiven) -> list[Action | Entry]:
+        return [NewOrder(Order(e.text, e.time, ctx.seat(e.player).userid), replace=self.settings.mode == "replace")]
 
     @handles(ev.OrdersCancelled)
-    def cancelled(self, ctx: Context, e: ev.OrdersCancelled) -> list[Action]:
-        ctx.state.orders = []
-        return []
+    def cancelled(self, ctx: Context, e: ev.OrdersCancelled) -> list[Action | Entry]:
+        return [NoOrders()]

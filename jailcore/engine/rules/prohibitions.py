@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import attrs
 
-from jailcore.engine.actions import Action
+from jailcore.engine.actions import Action, Cancel
 from jailcore.engine.context import Context
 from jailcore.engine.rules.base import Rule, handles, vetoes
 from jailcore.engine.rules.common import half_dead
@@ -100,7 +100,7 @@ class MaxProhibitions(Rule["MaxProhibitions.Settings", "MaxProhibitions.State"])
         out = ctx.punish(self.key, seat, ctx.text("prohibitions.max", count=len(s.prohibitions), limit=limit, text=e.text))
         index = len(s.prohibitions) + 1
         void = ctx.quoting(rule, ctx.text("prohibitions.cancelled", index=index, text=e.text))
-        out.append(ctx.action("cancel", seat, self.key, rule.ref, void, index=index))
+        out.append(ctx.action(Cancel, seat, self.key, rule.ref, void, index=index))
         return out
 
     @handles(ev.ProhibitionSet)

@@ -9,6 +9,7 @@ import attrs
 
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
+from jailcore.engine.ledger import Entry, GameDecided
 from jailcore.engine.referee import JUDGED, Round
 from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import RuleSettings
@@ -45,7 +46,7 @@ class Referee(Rule["Referee.Settings", "Referee.State"]):
         return []
 
     @handles(ev.Chat)
-    def chat(self, ctx: Context, e: ev.Chat) -> list[Action]:
+    def chat(self, ctx: Context, e: ev.Chat) -> list[Action | Entry]:
         judging, game = self.state.game, ctx.state.game
         if judging is None or judging.done:
             return []
@@ -62,14 +63,13 @@ class Referee(Rule["Referee.Settings", "Referee.State"]):
             verdict = judging.player_says(seat.userid, seat.name, e.text, prisoners)
         if verdict is None:
             return []
-        if verdict.kind not in ("draw",):
-            game.result = True  # 004 5.11's winners: the referee named an outcome
+        decided: list[Action | Entry] = [GameDecided()] if verdict.kind not in ("draw",) else []  # 004 5.11's winners: an outcome named
         values = dict(verdict.values)
         for flag, (yes, no, slot) in _OUTCOMES.items():
             if flag in values:
                 values[slot] = ctx.text(yes if values.pop(flag) else no)
         text = ctx.text("referee", game=judging.game, text=ctx.text(f"referee.{verdict.kind}", **values))
-        return [ctx.announce(self.key, self.settings, text)]
+        return [*decided, ctx.announce(self.key, self.settings, text)]
 
     @handles(ev.GameEnded)
     def ended(self, ctx: Context, e: ev.GameEnded) -> list[Action]:

@@ -7,7 +7,7 @@ import attrs
 
 from jailcore.engine.actions import Action
 from jailcore.engine.context import Context
-from jailcore.engine.rules.base import Rule, vetoes
+from jailcore.engine.rules.base import Rule, handles
 from jailcore.engine.settings import Ladder, RuleSettings, steps
 from jailcore.log import events as ev
 
@@ -21,16 +21,16 @@ class SpecialDayCooldown(Rule["SpecialDayCooldown.Settings", None]):
         rounds: int = 3
         ladder: Ladder = steps("slay", "ctban 30m")
 
-    @vetoes(ev.SpecialDay)
-    def too_soon(self, ctx: Context, e: ev.SpecialDay) -> list[Action] | None:
+    @handles(ev.SpecialDay)
+    def too_soon(self, ctx: Context, e: ev.SpecialDay) -> list[Action]:
+        """The warden is punished, but the day is played in game all the same: the bookkeeping
+        has recorded it (the rules that spare a special day, rebellion, teamkill, the host's
+        death, spare it too), and «раз в 3 раунда» counts from it, as from any day played.
+        `specialday` is still the round of the day before it: the bookkeeping writes this
+        one's once the rules have seen the line."""
         s, rounds = ctx.state, self.settings.rounds
-        if s.specialday is None or s.round >= s.specialday + rounds or s.specialday_name is not None:
-            return None  # announced again in its own round: still the one day, judged once
+        if s.specialday is None or s.round >= s.specialday + rounds or (s.round_open and s.specialday == s.round):
+            return []  # announced again in its own round: still the one day, judged once
         nxt = s.specialday + rounds
         text = ctx.text("specialday.cooldown", rounds=rounds, left=nxt - s.round, next=nxt)
-        # The warden is punished, but the day is played in game all the same: the rules that
-        # spare a special day (rebellion, teamkill, the host's death) must spare it too, and
-        # «раз в 3 раунда» counts from it, as from any day played.
-        s.specialday_name = e.day
-        s.specialday = s.round
         return ctx.punish(self.key, ctx.seat(e.player), text)

@@ -23,7 +23,7 @@ from typing import Any
 import attrs
 
 from jailcore.config.notifyconfig import Sink
-from jailcore.engine.actions import kind_name
+from jailcore.engine.vocabulary import kind_name
 from jailcore.log import events as ev
 from jailcore.log.invisible import visible
 from jailcore.log.parse import LogParser
