@@ -21,7 +21,7 @@ from pathlib import Path
 
 from jailcore.config.config import load
 from jailcore.io.daemon import Daemon
-from jailcore.io.process import run_loop
+from jailcore.io.loop import run_loop
 from jailcore.sim.simserver import SimServer
 
 NOISE = 'L 11/30/2026 - 20:00:05: "Зек {i}<{uid}><STEAM_1:0:{uid}><TERRORIST>" purchased "knife"'

@@ -21,7 +21,7 @@ With `--workers 2` the servers are served by `jailcore run --workers 2`: two pro
 parent routes the datagrams), and with `--mariadb` both on the one MariaDB: the issue's aim
 "two processes, 100 servers, one MariaDB" is `net_bench.py 100 --mariadb --workers 2`.
 
-Usage: python3 bench/net_bench.py [N] [--seconds S] [--bans B] [--mariadb] [--workers W]
+Usage: python3 bench/net_bench.py [N] [--seconds S] [--bans B] [--mariadb] [--workers W | --as-run]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # measure the checkout this file is in, not an installed copy
 
-from jailcore.io.process import run_loop  # noqa: E402
+from jailcore.io.loop import run_loop  # noqa: E402
 from jailcore.sim.simserver import SimServer  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -185,10 +185,11 @@ def percentile(samples: list[float], pct: float) -> float:
 class WorkersRun:
     """`jailcore run --workers W` as an admin starts it: a process tree, measured from /proc."""
 
-    def __init__(self, folder: str, workers: int, state: Path, n: int, url: str = ""):
+    def __init__(self, folder: str, workers: int | None, state: Path, n: int, url: str = ""):
         self.state, self.n, self.url = state, n, url
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen([sys.executable, "-m", "jailcore", "run", "--workers", str(workers), "--config-dir", folder],
+        placement = [] if workers is None else ["--workers", str(workers)]  # None: the command's own default
+        self.proc = subprocess.Popen([sys.executable, "-m", "jailcore", "run", *placement, "--config-dir", folder],
                                      cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
 
     def ready(self) -> bool:
@@ -259,7 +260,8 @@ def replay_cost(lines: list[str]) -> float:
     return (time.process_time() - t0) / len(records)
 
 
-async def main(n: int, seconds: float, bans: int, workers: int = 1, rate: int = RATE, mqtt: bool = True, mariadb: bool = False) -> None:
+async def main(n: int, seconds: float, bans: int, workers: int | None = 1, rate: int = RATE, mqtt: bool = True, mariadb: bool = False,
+               outside: bool = False) -> None:
     mosquitto = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     lines = corpus_lines()
     with tempfile.TemporaryDirectory() as tmp:
@@ -303,12 +305,13 @@ async def main(n: int, seconds: float, bans: int, workers: int = 1, rate: int = 
             loop = asyncio.get_running_loop()
             t_start = time.perf_counter()
             tree: WorkersRun | None = None
-            if workers > 1:
+            if outside or workers is None or workers > 1:
                 tree = WorkersRun(tmp, workers, Path(tmp) / "network.sqlite3", n, url)
                 while not tree.ready():
                     await asyncio.sleep(0.2)
                 log_port = int(listen.rsplit(":", 1)[1])
-                print(f"{n} servers over {workers} worker processes (jailcore run --workers {workers}), up in {time.perf_counter() - t_start:.1f} s")
+                placed = "as an operator starts it (its default placement)" if workers is None else f"over {workers} worker processes"
+                print(f"{n} servers, jailcore run {placed}: {len(tree.pids())} process(es), up in {time.perf_counter() - t_start:.1f} s")
                 stats = tree.stats
             else:
                 parent, child = spawn.Pipe()
@@ -488,7 +491,9 @@ if __name__ == "__main__":
     parser.add_argument("servers", nargs="?", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the feed runs")
     parser.add_argument("--bans", type=int, default=8, help="in-game CT bans, each on the next server")
-    parser.add_argument("--workers", type=int, default=1, help="jailcore run --workers N (1: one process, measured from inside)")
+    parser.add_argument("--workers", type=int, help="jailcore run --workers N (without it: one process, measured from inside)")
+    parser.add_argument("--as-run", action="store_true", help="jailcore run --config-dir as an operator starts it (without --workers: its "
+                        "default placement), measured from outside (/proc) as --workers is")
     parser.add_argument("--rate", type=int, default=RATE, help="lines per second per server")
     parser.add_argument("--no-mqtt", action="store_true", help="no broker for the servers (a fleet's bans cross by the process, or the parent)")
     parser.add_argument("--mariadb", action="store_true", help="the state on one MariaDB of the bench's own")
@@ -499,4 +504,5 @@ if __name__ == "__main__":
         if MARIADBD is None or INSTALL is None:
             print("net_bench --mariadb: mariadbd is not installed (apt-get install mariadb-server): skipped")
             sys.exit(0)
-    run_loop(main(args.servers, args.seconds, args.bans, args.workers, args.rate, not args.no_mqtt, args.mariadb))
+    workers = args.workers if args.workers is not None or args.as_run else 1
+    run_loop(main(args.servers, args.seconds, args.bans, workers, args.rate, not args.no_mqtt, args.mariadb, args.as_run))

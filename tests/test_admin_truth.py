@@ -128,7 +128,7 @@ async def test_status_says_a_stopped_daemon_stopped_and_a_silent_one_stale(tmp_p
     db = tmp_path / "state.sqlite3"
     async with live(tmp_path) as (sim, daemon):
         await settled(sim, daemon)
-        await until(lambda: daemon.session._link_row is not None)  # the link row is written
+        await until(lambda: daemon.session.saver._link_row is not None)  # the link row is written
         running_now = await cli("status", "--state-db", str(db))
         assert running_now.returncode == 0 and "daemon" not in running_now.stdout.splitlines()[0]
     stopped = jailcore("status", "--state-db", str(db))

@@ -117,7 +117,7 @@ async def test_a_frozen_database_never_stalls_the_loop_and_loses_nothing(tmp_pat
                             command_at = loop.time() - frozen_at
                         await asyncio.sleep(0.1)
                     during = len(sent(sim, "jb_cancel_prohibition"))
-                    held = [send.text for _, send in daemon._held]
+                    held = [send.text for _, send in daemon.outgoing.held]
                     journalled, away = daemon.writer.backend.journalled(), daemon.writer.backend.away
                     handled = daemon.udp.received - received
                     waiting = len(daemon.inbox.items)

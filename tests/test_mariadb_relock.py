@@ -101,7 +101,8 @@ async def test_after_a_restart_new_id_blocks_are_taken_and_the_lock_is_held_agai
 
         # (b) the lock is held again: a second daemon for this server is refused, in one line.
         with pytest.raises(StoreError, match="served by another jailcore process") as refused:
-            Daemon(config, rcon_backoff=(0.05, 0.2), auth_backoff=0.5)
+            async with Daemon(config, rcon_backoff=(0.05, 0.2), auth_backoff=0.5):
+                pass
         assert "\n" not in str(refused.value)
 
         # (a) more ids than the block in hand: new blocks come from the database again.

@@ -569,7 +569,7 @@ async def test_the_state_is_saved_on_a_timer_only_when_it_changed(tmp_path):
         saves: list[str] = []
         daemon.writer.call(lambda backend: backend.db.set_trace_callback(
             lambda sql: saves.append(sql) if sql.startswith("INSERT INTO state") else None))
-        daemon.save_interval = 0.1
+        daemon.session.save_interval = 0.1
         populate(sim)
         for _ in range(10):  # twenty events that each used to save at once
             sim.round_end()
@@ -578,7 +578,7 @@ async def test_the_state_is_saved_on_a_timer_only_when_it_changed(tmp_path):
         await until(lambda: daemon.engine.state.round == 12)
         session = daemon.session
         # everything handed to the writer (a plain line after the last save may wait SNAPSHOT_EVERY)
-        await until(lambda: saves and not (session.dirty or session.drift or session.decided), timeout=10)
+        await until(lambda: saves and not (session.saver.dirty or session.saver.drift or session.saver.decided), timeout=10)
         await asyncio.sleep(0.05)  # the driver hands the last save to the writer
         daemon.writer.call(lambda backend: None)  # the writer has done what it was given before this
         assert 1 <= len(saves) <= 10  # twenty events, far fewer saves (a loaded box spreads them over more ticks)

@@ -98,7 +98,7 @@ def test_a_line_that_decides_is_kept_with_its_decision_not_at_the_next_tick():
     send_at = out.index(next(e for e in sends(out) if e.audit == slay.id))
     kept_at = out.index(next(e for e in out if isinstance(e, Write) and isinstance(e.row, KeepLines) and decided[0] in e.row.lines))
     assert row_at < send_at < kept_at
-    assert not any(line[3] == decided[0][3] for line in s._lines)  # not left for the tick
+    assert not any(line[3] == decided[0][3] for line in s.saver._lines)  # not left for the tick
 
 
 def test_ids_come_from_the_reserved_block_and_its_end_is_a_bug_not_a_guess():
@@ -388,7 +388,7 @@ def test_the_retained_state_carries_a_proposal_made_in_the_same_second_as_the_li
     out = feed(s, same, 5.1)
     (proposal,) = [r for r in rows(out, Record) if r.action.action == "propose"]
     answered(out)
-    assert not s.outbox and not s._link_changed()  # the line's second and the outbox as the last tick saw them
+    assert not s.outbox and not s.saver._link_changed()  # the line's second and the outbox as the last tick saw them
     published = [e for e in s.handle(i.Tick(7.5, "2026-12-01T10:00:07"), 7.5) if isinstance(e, Publish)]  # past STATE_EVERY
     assert published, "the state with the proposal was never published"
     (shown,) = published[-1].payload["proposals"]
@@ -409,7 +409,7 @@ def test_a_change_held_back_by_the_state_interval_is_not_published_as_running_af
     log.wait(1).say(ts[0], "строка")
     for rec in records(log.lines[log.mark:]):
         s.handle(i.LogRecord(rec.encode()), 10.2)
-    s.dirty = True  # a change of the state within STATE_EVERY of the last publish: held back
+    s.saver.dirty = True  # a change of the state within STATE_EVERY of the last publish: held back
     out = s.handle(i.Tick(10.6, "2026-12-01T10:00:01"), 10.6)
     assert not [e for e in out if isinstance(e, Publish) and e.state]
     out = s.handle(i.Stopping("2026-12-01T10:00:01"), 10.8)

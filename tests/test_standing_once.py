@@ -13,7 +13,7 @@ import pytest
 from jailcore.config.config import load
 from jailcore.engine.engine import Engine
 from jailcore.session.effects import SaveState
-from jailcore.session.session import standing
+from jailcore.session.saver import standing
 from jailcore.store import open_reader, open_store
 
 SERVER = "jail"

@@ -3,6 +3,7 @@ import none of the rules, which are most of jailcore's start-up."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -28,12 +29,14 @@ def imports(*args: str) -> tuple[set[str], str]:
 
 def test_help_tail_and_status_load_no_rule(tmp_path):
     db = tmp_path / "s.sqlite3"
-    daemon = Daemon(load(config_text(1, db, rest="").replace('name = "t"', 'name = "north"'), "<t>", {}))
-    daemon.engine.state.round = 7
-    daemon.writer.submit([daemon.session.save().row])
-    daemon.writer.close()  # the writer's thread writes what is queued, then stops
-    daemon.store.close()
-    daemon.lock.release()
+
+    async def write() -> None:
+        async with Daemon(load(config_text(1, db, rest="").replace('name = "t"', 'name = "north"'), "<t>", {})) as daemon:
+            daemon.engine.state.round = 7
+            daemon.writer.submit([daemon.session.save().row])
+        daemon.store.close()  # the writer's thread wrote what was queued and stopped, the lock let go, at the block's end
+
+    asyncio.run(write())
     for args in (["--help"], ["tail", "--state-db", str(db)], ["status", "--state-db", str(db), "--json"]):
         modules, out = imports(*args)
         assert "jailcore.cli.cli" in modules, args
@@ -48,15 +51,18 @@ def test_ctban_list_and_history_load_no_rule_and_say_what_the_engine_would(tmp_p
     read a ban or a ladder's next step; the daemon's standing now holds both."""
     db = tmp_path / "s.sqlite3"
     text = config_text(1, db, rest='[specialday.cooldown]\nladder = ["warn", "ctban 45m", "kick"]\n').replace('name = "t"', 'name = "north"')
-    daemon = Daemon(load(text, "<t>", {}))
     seat = "STEAM_1:0:42"
-    daemon.engine.state.time = "2026-11-30T20:00:00"
-    daemon.engine.state.ladders[f"specialday.cooldown|{seat}"] = 1
-    daemon.engine.give_ctban(seat, "Начальник", 30, None, "грубил", "vasya")
-    daemon.save()
-    daemon.store.commit()
-    daemon.store.close()
-    daemon.lock.release()
+
+    async def write() -> None:
+        async with Daemon(load(text, "<t>", {})) as daemon:
+            daemon.engine.state.time = "2026-11-30T20:00:00"
+            daemon.engine.state.ladders[f"specialday.cooldown|{seat}"] = 1
+            daemon.engine.give_ctban(seat, "Начальник", 30, None, "грубил", "vasya")
+            daemon.save()
+            daemon.store.commit()
+        daemon.store.close()
+
+    asyncio.run(write())
     modules, listed = imports("ctban", "list", "--state-db", str(db), "--json")
     assert not any(m.startswith(("jailcore.engine.rules", "jailcore.config")) for m in modules), sorted(m for m in modules if "engine" in m)
     assert not modules & HEAVY, modules & HEAVY

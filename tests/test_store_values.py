@@ -98,7 +98,7 @@ async def test_a_long_ref_a_long_name_and_a_refused_row_never_stop_a_mariadb_dae
             sim.say(warden, f"!prohibit p{i}")
         sim.flush()
         await until(lambda: len(sent(sim, "jb_cancel_prohibition")) == 2, timeout=10)
-        await until(lambda: daemon.writer.durable >= daemon._seq and daemon.writer.idle, timeout=10)
+        await until(lambda: daemon.writer.durable >= daemon.outgoing.seq and daemon.writer.idle, timeout=10)
         assert daemon.writer.error is None and not daemon.stopping.is_set()
         journal = daemon.writer.backend.journal.path
     rows = await asyncio.to_thread(sql, mariadb, "SELECT ref, name, rule, status FROM audit WHERE action = 'teamswap' ORDER BY seq")

@@ -25,11 +25,11 @@ async def jailcore(*args: str) -> str:
 
 async def test_ctban_add_and_pardon_wake_the_daemon(tmp_path):
     async with live(tmp_path) as (sim, daemon):
-        daemon.requests_interval = 60.0  # the poll would take a minute
+        daemon.requests.interval = 60.0  # the poll would take a minute
         await asyncio.sleep(0.6)  # the poll that was already waiting is behind us
         warden, _ = await settled(sim, daemon)
         guard = warden
-        await until(lambda: not daemon.session.dirty and daemon.writer.idle)  # the writer wrote the server's state
+        await until(lambda: not daemon.session.saver.dirty and daemon.writer.idle)  # the writer wrote the server's state
         db = str(tmp_path / "state.sqlite3")
         said = await jailcore("ctban", "add", guard.steamid, "--minutes", "30", "--state-db", db, "--by", "vasya")
         written = time.monotonic()

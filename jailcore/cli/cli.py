@@ -82,20 +82,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not paths:
         print("jailcore run: give --config FILE (once per server) or --config-dir DIR", file=sys.stderr)
         return 2
-    if len(paths) == 1:
-        from jailcore.io.run import main_run
+    from jailcore.io.process import main
 
-        return main_run(_config(paths[0]), paths[0])
-    from jailcore.io.workers import cores
-
-    workers = args.workers if args.workers is not None else cores()
-    if workers > 1:
-        from jailcore.io.workers import main_workers
-
-        return main_workers(paths, workers)
-    from jailcore.io.fleet import main_fleet
-
-    return main_fleet(paths)
+    return main(paths, args.workers)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -200,7 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="the daemon: listen for the log, enforce, send commands; one process for many servers")
     p.add_argument("--config", action="append", help="a server's config; once per server, all served by one process")
     p.add_argument("--config-dir", help="a folder whose every *.toml is one server's config")
-    p.add_argument("--workers", type=int, metavar="N", help="processes to spread the servers over (default: the cores there are; 1: one process)")
+    p.add_argument("--workers", type=int, metavar="N", help="processes to spread the servers over (1: one process; default: one process up to "
+                   "1,000 servers, the cheaper placement, then one a core)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("replay", help="run log files through the engine, print actions as JSON")

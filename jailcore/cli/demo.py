@@ -22,7 +22,7 @@ from jailcore.cli.tail import COLOURS, paint
 from jailcore.config.config import Config
 from jailcore.engine.actions import Action, Propose
 from jailcore.io.daemon import Daemon
-from jailcore.session.admin import step_text
+from jailcore.session.audit import step_text
 from jailcore.sim.simserver import SimServer
 from jailcore.store import Filter
 

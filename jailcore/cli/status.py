@@ -100,7 +100,7 @@ def saved_servers(db: AuditLog, configs: Mapping[str, Config], only: set[str] | 
 def worked_out(engine: Engine, config: Config) -> dict[str, Any]:
     """A server's standing from its engine under `config`, as its daemon works it out and saves it
     (a state saved before its daemon kept the standing, or a config given on the command line)."""
-    from jailcore.session.session import standing as session_standing
+    from jailcore.session.saver import standing as session_standing
 
     return session_standing(engine, config)
 
@@ -223,7 +223,7 @@ def standing(server: str, state: Mapping[str, Any], config: Config | None, link:
     saved_rounds = out.pop("cooldown_rounds", None)
     out.pop("ladder_steps", None)  # for `history`
     if config is not None:
-        from jailcore.session.session import cooldown_rounds  # loaded with the config already
+        from jailcore.session.saver import cooldown_rounds  # loaded with the config already
 
         rounds = cooldown_rounds(config)
     else:

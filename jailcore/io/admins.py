@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from jailcore.io.process import until
+from jailcore.io.loop import until
 from jailcore.log.errors import AdminRequestError
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si

@@ -17,33 +17,37 @@ groups) and one block of audit ids. A CT ban given on one server goes into the o
 inboxes at once, behind what each is doing; MQTT carries it to the rest of the network, whose
 copy the servers of this process then ignore. A live reload that would give a server the
 `sv_logsecret` and port of another is refused, as it would be at start.
+
+The fleet judges its configs when it is made (nothing opened); `run` opens each server (`Daemon`
+is an `async with`: a state database that cannot be opened leaves that server out, in one line),
+its ports (`logports.LogPorts`), and one watcher for every config file of the process.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from jailcore.config.config import Config, ConfigError
 from jailcore.io import ports
+from jailcore.io.banrelay import BanRelay
 from jailcore.io.daemon import Daemon
-from jailcore.io.logsource import RECEIVE_BUFFER, Claim, SharedLog, listen_udp, log_clash
+from jailcore.io.logports import LogPorts, by_port, on_shared_port
+from jailcore.io.logsource import Claim, SharedLog, log_clash
+from jailcore.io.loop import Edits, last_word, process_hooks, run_loop, started, stopped_servers, watch
 from jailcore.io.parts import ID_BLOCK
-from jailcore.io.process import Edits, last_word, process_hooks, run_loop, stopped_servers, until
-from jailcore.log.inbound import Refusals, ctban_message
-from jailcore.session.inputs import PeerBan
+from jailcore.io.tasks import read_config
 from jailcore.session.session import Ids
 from jailcore.store import DATABASE_ERRORS, StateStore, StoreError, Writer, daemon_store, daemon_writer, errors_or, is_url
 
 log = logging.getLogger("jailcore")
-GC_YOUNG = 50_000  # allocations between young collections (Python's default: 700)
 
 
 def configs_in(folder: str) -> list[str]:
@@ -57,7 +61,7 @@ class Fleet:
         self.paths = paths
         self.routed = routed  # a worker of `run --workers`: its parent owns the UDP ports and hands it the records
         self.relayed_drops: dict[str, Counter[str]] = {}  # a worker's: what its parent's shared ports refused, as the parent counts it
-        self.outward: Callable[[dict[str, Any]], None] | None = None  # CT bans for the servers of the other workers
+        self.opened: Callable[[Daemon], None] | None = None  # a worker's relay follows each server once it is open
         self.watch_interval = watch_interval
         self._load, self._options = load, options
         self._group: asyncio.TaskGroup | None = None
@@ -67,22 +71,78 @@ class Fleet:
         self.stores: dict[str, StateStore] = {}
         self.writers: dict[str, Writer] = {}
         self.ids: dict[str, Ids] = {}
-        self.shared: dict[str, SharedLog] = {}  # listen address -> the servers' shared port
+        self.ports = LogPorts()
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
-        self.relay_refused = Refusals("a CT ban between this process's servers")  # our own: a bug, said once
+        self.relay = BanRelay(lambda: self.daemons)
         self.foreign = list(foreign)  # a worker's: the servers of the other workers, as their parent has them
         self.claimed: Callable[[], None] | None = None  # a worker's: tell the parent what its servers hold of the ports now
-        for path in paths:
-            self._add(path, load, options)
         self._names: set[str] = set()
-        for i, daemon in enumerate(self.daemons):
-            self._wire(daemon, i / len(self.daemons))
+        for path in paths:
+            self._accept(path)
+
+    @property
+    def shared(self) -> dict[str, SharedLog]:
+        return self.ports.shared
+
+    # -- start: judged when made, opened when run ------------------------------------------------
+
+    def _accept(self, path: str) -> Daemon | None:
+        """A config judged (its own problems, its name, its hold on the shared ports) and its server made, not opened."""
+        try:
+            config = self._load(path)
+        except ConfigError as exc:
+            self._refuse(path, "config refused: " + "; ".join(exc.problems))
+            return None
+        except (OSError, ValueError) as exc:
+            self._refuse(path, f"config refused: {exc}")
+            return None
+        if any(d.server == config.server_name for d in self.daemons) or any(c.server_name == config.server_name for c in self.foreign):
+            self._refuse(path, f"server name {config.server_name!r} is already served by another config")
+            return None
+        clash = self._clash(None, config)  # before the daemon takes its lock and its kept messages
+        if clash is not None:
+            self._refuse(path, f"config refused: {clash}")
+            return None
+        try:
+            daemon = Daemon(config, config_path=path, watch=False, **self._options)  # the fleet watches every config (`_watch`)
+        except (OSError, ValueError) as exc:
+            self._refuse(path, f"cannot start: {exc}")
+            return None
+        self.daemons.append(daemon)
+        return daemon
+
+    def open(self) -> None:
+        """Every server not yet open, with the state database, writer and audit ids it shares with the others of its file."""
+        for daemon in [d for d in self.daemons if d.parts is None]:
+            self._open(daemon)
+
+    def _open(self, daemon: Daemon) -> bool:
+        config, path = daemon.config, daemon.config_path or daemon.server
+        where = config.state_where
+        key = where if is_url(where) else str(Path(where).resolve()) if where != ":memory:" else f":memory:{path}"
+        try:
+            store = self.stores.get(key) or daemon_store(config.state_url, config.state_path)
+            self.stores[key] = store
+            if key not in self.writers:
+                self.writers[key] = daemon_writer(config.state_url, config.state_path, self._options.get("checkpoint_interval", 1.0))
+                self.ids[key] = Ids(ID_BLOCK // 2)
+            daemon.opening = attrs.evolve(daemon.opening, store=store, writer=self.writers[key], ids=self.ids[key])
+            daemon.open()
+        except StoreError as exc:
+            why = str(exc)
+        except errors_or(OSError, ValueError) as exc:
+            why = f"cannot start: {exc}"
+        else:
+            return True
+        self.daemons.remove(daemon)
+        self._refuse(path, why)
+        return False
 
     def _wire(self, daemon: Daemon, phase: float) -> None:
-        """A server into the process: its bans to the others, its turn for the timers, the
+        """An open server into the process: its bans to the others, its turn for the timers, the
         fleet's word on its reloads, and the names whose bans its MQTT link leaves to the process."""
-        daemon.peers = lambda ban: self._relay(daemon, ban)
+        daemon.peers = lambda ban: self.relay(daemon, ban)
         daemon.vet = lambda config: self._clash(daemon, config)
         daemon.phase = phase
         if self.routed:  # a reload's new secret or allow list: the parent routes by it
@@ -90,41 +150,8 @@ class Fleet:
         self._names.add(daemon.server)
         if daemon.mqtt is not None:
             daemon.mqtt.local = self._names
-
-    # -- start ---------------------------------------------------------------------------------
-
-    def _add(self, path: str, load: Callable[[str], Config], options: dict[str, Any]) -> None:
-        try:
-            config = load(path)
-        except ConfigError as exc:
-            return self._refuse(path, "config refused: " + "; ".join(exc.problems))
-        except (OSError, ValueError) as exc:
-            return self._refuse(path, f"config refused: {exc}")
-        if any(d.server == config.server_name for d in self.daemons) or any(c.server_name == config.server_name for c in self.foreign):
-            return self._refuse(path, f"server name {config.server_name!r} is already served by another config")
-        clash = self._clash(None, config)  # before the daemon takes its lock and its kept messages
-        if clash is not None:
-            return self._refuse(path, f"config refused: {clash}")
-        where = config.state_where
-        key = where if is_url(where) else str(Path(where).resolve()) if where != ":memory:" else f":memory:{path}"
-        try:
-            store = self.stores.get(key) or daemon_store(config.state_url, config.state_path)
-        except StoreError as exc:
-            return self._refuse(path, str(exc))
-        self.stores[key] = store
-        if key not in self.writers:
-            try:
-                self.writers[key] = daemon_writer(config.state_url, config.state_path, options.get("checkpoint_interval", 1.0))
-            except StoreError as exc:
-                return self._refuse(path, str(exc))
-            self.ids[key] = Ids(ID_BLOCK // 2)
-        try:
-            daemon = Daemon(config, store, config_path=path, writer=self.writers[key], ids=self.ids[key], **options)
-        except StoreError as exc:
-            return self._refuse(path, str(exc))
-        except errors_or(OSError, ValueError) as exc:
-            return self._refuse(path, f"cannot start: {exc}")
-        self.daemons.append(daemon)
+        if self.opened is not None:
+            self.opened(daemon)
 
     def _refuse(self, path: str, why: str) -> None:
         self.refused[path] = why
@@ -145,50 +172,29 @@ class Fleet:
         if self.claimed is not None:
             self.claimed()
 
-    # -- the in-process network ----------------------------------------------------------------
-
-    def _relay(self, origin: Daemon, ban: dict[str, Any]) -> None:
-        """Into every other server's inbox, typed once for all of them (not once a server): each
-        takes it after what it is doing now."""
-        typed = ctban_message(ban, self.relay_refused, "a CT ban of this process")
-        if typed is not None:
-            for daemon in self.daemons:
-                if daemon is not origin and not daemon.stopping.is_set():
-                    daemon.inbox.put(PeerBan(typed))
-        if self.outward is not None:
-            self.outward(ban)
-
     # -- lifetime ------------------------------------------------------------------------------
 
     async def run(self) -> int:
-        async with process_hooks(self.stop, self.hangup, self._loop_error), AsyncExitStack() as stack:
-            groups: dict[str, list[Daemon]] = {}
-            for daemon in self.daemons:
-                if not daemon.config.log_file and not daemon.config.log_listen.endswith(":0") and not self.routed:
-                    groups.setdefault(daemon.config.log_listen, []).append(daemon)
-            own = {id(d) for d in self.daemons if not self.routed}
-            # Every named port is a shared one, even with one server on it: a refused config
-            # fixed later may join it while it runs.
-            for listen, members in groups.items():
-                shared = SharedLog(d.udp for d in members)
-                try:
-                    # Each server's share of room for a stall, up to 64 MB (used only while it fills).
-                    transport, port = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
-                except OSError as exc:
-                    for d in members:
-                        d.fail(f"the log: {ports.refusal(listen, 'udp', exc, d.log_setting)}")
-                    continue
-                stack.callback(transport.close)
-                self.shared[listen] = shared
-                for d in members:
-                    d.log_port = port
-                    own.discard(id(d))
-            async with asyncio.TaskGroup() as group:
-                self._group = group
-                group.create_task(self._watch_refused(), name="refused configs")
-                for daemon in self.daemons:
-                    group.create_task(self._serve(daemon, id(daemon) in own), name=f"server {daemon.server}")
-                group.create_task(self._all_ready(), name="fleet ready")
+        async with process_hooks(self.stop, self.hangup, self._loop_error):
+            try:
+                self.open()
+                for i, daemon in enumerate(self.daemons):
+                    self._wire(daemon, i / len(self.daemons))
+                if not self.routed:
+                    await self._listen()
+                async with asyncio.TaskGroup() as group:
+                    self._group = group
+                    group.create_task(self._watch(), name="config files")
+                    for daemon in self.daemons:
+                        group.create_task(self._serve(daemon), name=f"server {daemon.server}")
+                    group.create_task(self._all_ready(), name="fleet ready")
+            finally:
+                self.ports.close()
+        await self.close()
+        return 1 if self.refused or self.failed else 0
+
+    async def close(self) -> None:
+        """The state databases the servers shared: what is queued written, then closed."""
         for writer in self.writers.values():
             await asyncio.get_running_loop().run_in_executor(None, writer.close)
         for store in self.stores.values():
@@ -196,15 +202,28 @@ class Fleet:
                 store.close()
             except DATABASE_ERRORS:
                 pass
-        return 1 if self.refused or self.failed else 0
 
-    async def _serve(self, daemon: Daemon, listen: bool) -> None:
+    async def _listen(self) -> None:
+        """Every named port is a shared one, even with one server on it: a refused config fixed later may join it while it runs."""
+        for listen, members in by_port((d.config, d) for d in self.daemons).items():
+            try:
+                port = await self.ports.open(listen, [d.udp for d in members])
+            except OSError as exc:
+                for d in members:
+                    d.fail(f"the log: {ports.refusal(listen, 'udp', exc, d.log_setting)}")
+                continue
+            for d in members:
+                d.log_port = port
+
+    async def _serve(self, daemon: Daemon) -> None:
         try:
-            await daemon.serve(listen=listen)  # a server already failed (its port) still saves and lets go of its lock
+            # a server already failed (its port) still saves and lets go of its lock
+            await daemon.serve(listen=not self.routed and not on_shared_port(daemon.config))
         except Exception as exc:  # a server's own bug stops that server, not the process
             log.exception("server %s stopped on an error", daemon.server)
             daemon.fail(f"{exc!r}")
         finally:
+            await daemon.close()  # its lock let go now: the other servers go on
             daemon.ready.set()
         if daemon.stop_reason is not None:
             self.failed[daemon.server] = daemon.stop_reason
@@ -212,41 +231,41 @@ class Fleet:
         if all(d.stopping.is_set() for d in self.daemons):
             self.stopping.set()
 
-    async def _watch_refused(self) -> None:
-        """A config refused at start is read again when its file changes: once it is right,
-        its server joins the running ones (the same as a reload for a running server)."""
-        edits = Edits(self.refused)
-        while not await until(self.stopping, self.watch_interval):
-            for path in edits.changed():
-                del self.refused[path]
-                count = len(self.daemons)
-                self._add(path, self._load, self._options)
-                if len(self.daemons) == count:
-                    continue  # refused again, and said so
-                edits.forget(path)  # its daemon watches it from now on
-                daemon = self.daemons[-1]
-                self._wire(daemon, 0.5)
-                self._claims_changed()
-                shared = self.shared.get(daemon.config.log_listen) if not daemon.config.log_file else None
-                if shared is not None:
-                    shared.add(daemon.udp)
-                    daemon.log_port = next(iter(d.log_port for d in self.daemons if d is not daemon and d.udp in shared.members))
-                log.info("%s: accepted after an edit; server %s starts", path, daemon.server)
-                assert self._group is not None
-                self._group.create_task(self._serve(daemon, shared is None and not self.routed), name=f"server {daemon.server}")
+    async def _watch(self) -> None:
+        """Every config file of the process, one look each `watch_interval`: a running server's edit is read and
+        handed to it whole (as SIGHUP does); a config refused at start is read again when its file changes, and
+        once it is right its server joins the running ones."""
+
+        async def changed(path: str) -> None:
+            daemon = next((d for d in self.daemons if d.config_path == path), None)
+            if daemon is not None:
+                if not daemon.stopping.is_set():
+                    daemon.inbox.put(read_config(path, "changed", daemon.vet))
+            elif path in self.refused:
+                await self._join(path)
+
+        await watch(Edits([*(d.config_path for d in self.daemons if d.config_path), *self.refused]), self.watch_interval, changed, self.stopping)
+
+    async def _join(self, path: str) -> None:
+        del self.refused[path]
+        daemon = self._accept(path)
+        if daemon is None or not self._open(daemon):
+            return  # refused again, and said so
+        self._wire(daemon, 0.5)
+        self._claims_changed()
+        if not self.routed and on_shared_port(daemon.config):
+            try:
+                daemon.log_port = await self.ports.join(daemon.config.log_listen, daemon.udp)
+            except OSError as exc:
+                daemon.fail(f"the log: {ports.refusal(daemon.config.log_listen, 'udp', exc, daemon.log_setting)}")
+        log.info("%s: accepted after an edit; server %s starts", path, daemon.server)
+        assert self._group is not None
+        self._group.create_task(self._serve(daemon), name=f"server {daemon.server}")
 
     async def _all_ready(self) -> None:
         for daemon in self.daemons:
             await daemon.ready.wait()
-        # What start-up made (every server's rules, config, caches) lives as long as the
-        # process: out of the collector's sight, a full collection no longer walks it, and
-        # the loop's longest stall (a datagram's and a ban's wait) shrinks with it.
-        gc.collect()
-        gc.freeze()
-        # Young collections far apart: a busy fleet makes short-lived objects by the thousand a
-        # second (inputs, effects, parsed events), and each collection that promotes some makes
-        # the next full one walk every server's state, a stall in which datagrams pile up.
-        gc.set_threshold(GC_YOUNG, 50, 100)
+        started()
         up = sum(1 for d in self.daemons if d.stop_reason is None)  # said once the ports are held: never "up" before a port's refusal
         log.info("jailcore: %d server(s) in one process, %d refused%s", up, len(self.refused),
                  f", {len(self.daemons) - up} stopped at start" if up < len(self.daemons) else "")
@@ -262,12 +281,13 @@ class Fleet:
     def port_drops(self) -> dict[str, tuple[Counter[str], Sequence[Daemon]]]:
         """Each shared log port's datagrams that no server on it took, by cause, and its servers
         (the notifier's `drops`: no one server counts them)."""
-        ports: dict[str, tuple[Counter[str], Sequence[Daemon]]] = {}
-        for listen, shared in self.shared.items():
-            ports[listen] = (shared.dropped, [d for d in self.daemons if d.udp in shared.members])
+        out: dict[str, tuple[Counter[str], Sequence[Daemon]]] = {}
+        for listen, dropped in self.ports.dropped().items():
+            members = self.ports.members(listen)
+            out[listen] = (dropped, [d for d in self.daemons if d.udp in members])
         for listen, dropped in self.relayed_drops.items():  # a worker's ports are its parent's
-            ports[listen] = (dropped, [d for d in self.daemons if not d.config.log_file and d.config.log_listen == listen])
-        return ports
+            out[listen] = (dropped, [d for d in self.daemons if not d.config.log_file and d.config.log_listen == listen])
+        return out
 
     def hangup(self) -> None:
         for daemon in self.daemons:
@@ -296,11 +316,16 @@ def claim_of(daemon: Daemon, config: Config | None = None) -> Claim:
 def main_fleet(paths: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     fleet = Fleet(paths)
-    if not fleet.daemons:
-        print(f"jailcore run: no server could start ({len(fleet.refused)} refused)", file=sys.stderr)
-        return 1
     from jailcore.io.notify.notifier import alongside
 
-    code: int = run_loop(alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused, fleet.port_drops))
+    async def main() -> int:
+        fleet.open()
+        if not fleet.daemons:
+            await fleet.close()
+            print(f"jailcore run: no server could start ({len(fleet.refused)} refused)", file=sys.stderr)
+            return 1
+        return await alongside(lambda: fleet.daemons, fleet.run(), lambda: fleet.refused, fleet.port_drops)
+
+    code: int = run_loop(main())
     last_word(stopped_servers(fleet.failed))
     return code

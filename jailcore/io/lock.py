@@ -34,6 +34,8 @@ _HELD: dict[str, _Held] = {}  # lock path -> this process's hold on it
 
 
 class StateLock:
+    lost: str | None = None  # a file lock is never lost while the process lives (a database server's is: `store.locks.Claim`)
+
     def __init__(self, state_path: str, server: str):
         self.path = os.path.abspath(f"{state_path}.lock")
         self.server = server

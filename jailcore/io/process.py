@@ -1,143 +1,68 @@
-"""The process around the daemons: its signals and the loop's error handler, the event loop
-(uvloop where it builds), and the little waits and file signatures the drivers share."""
+"""`jailcore run`: the one process its configs start, and where it places their servers.
+
+One command line (shared/protocol.md §3), three placements of the same servers:
+
+- **one config**: the server alone in this process (`run.main_run`): its own log port, its own
+  database, its signals; a config or database it cannot use stops it at once, in one line.
+- **a fleet**: every server in this process (`fleet.Fleet`): the log ports shared by `[log]
+  listen` (`logports.LogPorts`), one watcher for every config file (a refused one joins once it
+  is fixed), CT bans relayed between the servers in the process, one writer per state file.
+- **workers**: the parent (`workers.Parent`) owns the log ports and relays each record and each
+  CT ban to the worker process that serves its server; each worker is a fleet of its share.
+
+The default is the cheaper placement, measured (docs/benchmarks.md, "Where the servers go"):
+with 200 servers at 50 lines/s, one process took 41-47% of a core and 141-145 MB where the
+parent and two workers took 58-60% and 277 MB (the parent's look at each datagram, its relay
+over a socket, the second and third interpreter with their own copies of every rule), and 1,000
+servers at 10 lines/s were cheaper in one process too, and their CT bans faster. What one
+process cannot keep up with is lines, not servers, and a core takes 20,000 lines a second or
+more (40-50 µs each, all counted): a jail network's few hundred servers write far fewer. So the
+servers of several configs go into one process up to `ONE_PROCESS_UP_TO` of them, the largest
+count measured; past it, one worker a core, as before. `--workers N` places them as asked (1:
+one process).
+"""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import signal
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
-from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any
+import os
 
-from jailcore.store import DATABASE_ERRORS
+import attrs
 
-log = logging.getLogger("jailcore")
+ONE_PROCESS_UP_TO = 1000  # servers: past this many (not measured), a worker per core
 
 
-async def until(event: asyncio.Event, timeout: float | None) -> bool:
-    """Waits for `event` at most `timeout` seconds; True once it is set (a watcher's loop reads
-    `while not await until(stopping, interval)`)."""
-    try:
-        async with asyncio.timeout(timeout):
-            await event.wait()
-    except TimeoutError:
-        pass
-    return event.is_set()
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def signature(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+@attrs.frozen
+class Placement:
+    """Where the servers of one `jailcore run` go: `workers` processes beside a parent that routes
+    their log (0: all in this process; `alone`: one server, by itself)."""
+
+    workers: int
+    alone: bool = False
+
+    @classmethod
+    def of(cls, configs: int, asked: int | None = None, cpus: int | None = None) -> Placement:
+        if configs == 1:
+            return cls(0, alone=True)
+        count = asked if asked is not None else (cpus or cores()) if configs > ONE_PROCESS_UP_TO else 1
+        return cls(count if count > 1 else 0)
 
 
-class Edits:
-    """Which of some files changed since the last look (mtime, size, inode): a daemon's config, a
-    fleet's refused ones. A file that is gone has not changed until it is back."""
+def main(paths: list[str], asked: int | None) -> int:
+    """`jailcore run` over these configs (one path or more), placed as asked or as is cheapest."""
+    placement = Placement.of(len(paths), asked)
+    if placement.alone:
+        from jailcore.config.config import Config
+        from jailcore.io.run import main_run
 
-    def __init__(self, paths: Iterable[str] = ()):
-        self.seen = {path: signature(Path(path)) for path in paths}
+        return main_run(Config.from_toml(paths[0]), paths[0])
+    if placement.workers:
+        from jailcore.io.workers import main_workers
 
-    def changed(self) -> list[str]:
-        out = []
-        for path, before in self.seen.items():
-            now = signature(Path(path))
-            if now is not None and now != before:
-                self.seen[path] = now
-                out.append(path)
-        return out
+        return main_workers(paths, placement.workers)
+    from jailcore.io.fleet import main_fleet
 
-    def forget(self, path: str) -> None:
-        self.seen.pop(path, None)
-
-
-@asynccontextmanager
-async def process_hooks(stop: Callable[[], None], hangup: Callable[[], None],
-                        on_error: Callable[[asyncio.AbstractEventLoop, dict[str, Any]], None]) -> AsyncIterator[None]:
-    """The process's signals (SIGTERM and SIGINT stop, SIGHUP reloads) and the loop's error
-    handler for as long as the block runs; the ones before are put back after it."""
-    loop = asyncio.get_running_loop()
-    previous_handler = loop.get_exception_handler()
-    loop.set_exception_handler(on_error)
-    handlers = {signal.SIGTERM: stop, signal.SIGINT: stop, signal.SIGHUP: hangup}
-    for sig, handler in handlers.items():
-        try:
-            loop.add_signal_handler(sig, handler)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
-    try:
-        yield
-    finally:
-        for sig in handlers:
-            try:
-                loop.remove_signal_handler(sig)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
-        loop.set_exception_handler(previous_handler)
-
-
-def loop_errors(failures: list[str], database_failed: Callable[[BaseException], None]) -> Callable[[asyncio.AbstractEventLoop, dict[str, Any]], None]:
-    """The loop's handler for whatever escapes a callback (a datagram handler, a timer): logged
-    and counted in `failures`, never lost; a database error is `database_failed`'s."""
-
-    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-        exc = context.get("exception")
-        if isinstance(exc, DATABASE_ERRORS):
-            database_failed(exc)
-            return
-        failures.append(f"callback: {exc!r}" if exc else str(context.get("message")))
-        log.error("unexpected error: %s", context.get("message"), exc_info=exc)
-
-    return handler
-
-
-class _LastLine(logging.Handler):
-    """The newest line jailcore logged (a handler of its logger: one on the root logger would keep
-    `logging.basicConfig` from setting up the daemon's own)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.said = ""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.said = record.getMessage()
-
-
-_LAST = _LastLine()
-log.addHandler(_LAST)
-
-
-def last_word(reason: str | None) -> None:
-    """Why the process stops, as its very last line (the one `systemctl status` and an alert show): it was
-    said when it happened, and the way out (RCON closed, the writer settled, the lock let go) wrote after it;
-    not twice when nothing came after it (a refused port at start: its one line)."""
-    if reason is not None and _LAST.said != f"jailcore stops: {reason}":
-        log.critical("jailcore stopped: %s", reason)
-
-
-def stopped_servers(failed: dict[str, str]) -> str | None:
-    """The servers that stopped on a failure, one reason once (a shared state file fails them all alike)."""
-    if not failed:
-        return None
-    by_reason: dict[str, list[str]] = {}
-    for server, why in failed.items():
-        by_reason.setdefault(why, []).append(server)
-    parts = []
-    for why, servers in by_reason.items():
-        names = ", ".join(servers[:5]) + (f" and {len(servers) - 5} more" if len(servers) > 5 else "")
-        parts.append(f"server{'s' if len(servers) > 1 else ''} {names}: {why}")
-    return "; ".join(parts)
-
-
-def run_loop(main: Coroutine[Any, Any, Any]) -> Any:
-    """uvloop where it is installed (it halves the loop's own latency), asyncio otherwise."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(main)
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        return runner.run(main)
+    return main_fleet(paths)

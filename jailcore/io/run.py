@@ -7,8 +7,8 @@ import sys
 
 from jailcore.config.config import Config
 from jailcore.io.daemon import Daemon
+from jailcore.io.loop import last_word, run_loop
 from jailcore.io.notify.notifier import alongside, say_now
-from jailcore.io.process import last_word, run_loop
 from jailcore.store import DATABASE_ERRORS, StoreError, daemon_store, errors_or
 
 log = logging.getLogger("jailcore")
@@ -19,28 +19,39 @@ def main_run(config: Config, config_path: str | None = None) -> int:
     try:
         store = daemon_store(config.state_url, config.state_path)
     except StoreError as exc:
-        print(f"jailcore run: {exc}", file=sys.stderr)
-        could_not_start(config, str(exc))
-        return 1
-    try:
+        return refused(config, str(exc))
+    daemon: Daemon | None = None
+
+    async def main() -> str | None:
+        nonlocal daemon
         try:
             daemon = Daemon(config, store, config_path=config_path)
+            daemon.open()  # before the notifier: a server that cannot open is said once, below
         except StoreError as exc:
-            print(f"jailcore run: {exc}", file=sys.stderr)
-            could_not_start(config, str(exc))
-            return 1
+            return str(exc)
         except errors_or(OSError, ValueError) as exc:  # an MQTT certificate that cannot be read, ...
-            print(f"jailcore run: cannot start: {exc}", file=sys.stderr)
-            could_not_start(config, f"cannot start: {exc}")
-            return 1
-        run_loop(alongside(lambda: [daemon], daemon.run()))
+            return f"cannot start: {exc}"
+        opened = daemon
+        await alongside(lambda: [opened], opened.run())
+        return None
+
+    try:
+        why = run_loop(main())
     finally:
         try:
             store.close()
         except DATABASE_ERRORS:
             pass
+    if why is not None or daemon is None:
+        return refused(config, why or "could not start")
     last_word(daemon.stop_reason)
     return daemon.exit_code
+
+
+def refused(config: Config, why: str) -> int:
+    print(f"jailcore run: {why}", file=sys.stderr)
+    could_not_start(config, why)
+    return 1
 
 
 def could_not_start(config: Config, why: str) -> None:

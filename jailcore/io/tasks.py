@@ -10,13 +10,14 @@ import functools
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jailcore.config.config import Config, ConfigError
+from jailcore.io.admins import Requests
 from jailcore.io.logsource import AllowList, UdpLog, follow_file
+from jailcore.io.loop import Edits, until, watch
 from jailcore.io.mqtt import MqttLink
-from jailcore.io.parts import Parts
-from jailcore.io.process import Edits, until
+from jailcore.io.parts import Parts, Put
 from jailcore.io.rcon import RconClient, RconUnavailable
 from jailcore.io.supervisor import Supervisor
 from jailcore.session import inputs as si
@@ -24,8 +25,6 @@ from jailcore.session.session import Session
 
 if TYPE_CHECKING:  # its database driver is imported only by a server that has the bridge
     from jailcore.store import SourceBans
-
-Put = Callable[[Any], None]
 
 
 def replied(put: Put, ticket: int, future: asyncio.Future[str]) -> None:
@@ -106,35 +105,58 @@ def read_config(path: str | None, why: str, vet: Vet | None) -> si.ConfigRead:
 async def watch_config(path: str, interval: float, put: Put, vet: Vet | None) -> None:
     """An edit of the config file is read at once; whatever the file holds (any bytes), the
     watcher keeps watching."""
-    edits = Edits([path])
-    while True:
-        await asyncio.sleep(interval)
-        if edits.changed():
-            put(read_config(path, "changed", vet))
+
+    async def changed(path: str) -> None:
+        put(read_config(path, "changed", vet))
+
+    await watch(Edits([path]), interval, changed)
 
 
-async def sourcebans(bridge: SourceBans) -> None:
+async def bridge(sourcebans: SourceBans) -> None:
     """Each pass in a worker thread: the loop never waits for SourceBans++'s database."""
     try:
         while True:
-            await asyncio.to_thread(bridge.run_once)
-            await asyncio.sleep(bridge.poll)
+            await asyncio.to_thread(sourcebans.run_once)
+            await asyncio.sleep(sourcebans.poll)
     finally:
-        await asyncio.to_thread(bridge.close)
+        await asyncio.to_thread(sourcebans.close)
 
 
-def start(supervisor: Supervisor, parts: Parts, put: Put, held: deque[Any], config_path: str | None, watch_interval: float) -> None:
+class Served(Protocol):
+    """What the tasks read of the daemon they serve (`io/daemon.py`)."""
+
+    @property
+    def config(self) -> Config: ...
+
+    udp: UdpLog
+    mqtt: MqttLink | None
+    client: RconClient
+    session: Session
+    requests: Requests
+    phase: float
+    config_path: str | None
+    watch_interval: float
+    vet: Vet | None
+
+    @property
+    def parts(self) -> Parts | None: ...
+
+
+def start(supervisor: Supervisor, daemon: Served, put: Put, held: deque[Any]) -> None:
     """A server's tasks beside its session's: the log file followed (when it is a file), the
-    RCON link, the clock, the admins' requests, MQTT, the config file, SourceBans++."""
-    config, udp, mqtt, keep = parts.config, parts.udp, parts.mqtt, supervisor.keep
+    RCON link, the clock, the admins' requests, MQTT, the config file (unless the process
+    watches it: a fleet's one watcher), SourceBans++."""
+    config, udp, mqtt, keep = daemon.config, daemon.udp, daemon.mqtt, supervisor.keep
     if config.log_file:
         keep("log file follower", lambda: follow_file(config.log_file, udp.on_record))
-    keep("RCON outbox", lambda: keep_rcon_open(parts.client, put, held))
-    keep("clock", lambda: clock(put, parts.session, parts.phase, lambda: dropped(udp, mqtt)))
-    keep("admin requests", parts.requests.run, essential=False)
+    keep("RCON outbox", lambda: keep_rcon_open(daemon.client, put, held))
+    keep("clock", lambda: clock(put, daemon.session, daemon.phase, lambda: dropped(udp, mqtt)))
+    keep("admin requests", daemon.requests.run, essential=False)
     if mqtt is not None:
         keep("MQTT link", mqtt.run, essential=False)
-    if config_path:
-        keep("config watcher", lambda: watch_config(config_path, watch_interval, put, parts.vet), essential=False)
-    if parts.sourcebans is not None:
-        keep("SourceBans++ bridge", functools.partial(sourcebans, parts.sourcebans), essential=False)
+    path, every = daemon.config_path, daemon.watch_interval
+    if path and every:
+        keep("config watcher", lambda: watch_config(path, every, put, daemon.vet), essential=False)
+    sourcebans = daemon.parts.sourcebans if daemon.parts is not None else None
+    if sourcebans is not None:
+        keep("SourceBans++ bridge", functools.partial(bridge, sourcebans), essential=False)

@@ -54,13 +54,17 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jailcore.config.config import Config, ConfigError
 from jailcore.io import ports
 from jailcore.io.lock import PARENT_HOLDS, LockedError, StateLock
-from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, Claim, Intake, SharedLog, UdpLog, listen_udp, log_clash
-from jailcore.io.process import process_hooks, run_loop, until
+from jailcore.io.logports import LogPorts, by_port
+from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, Claim, UdpLog, log_clash
+from jailcore.io.loop import process_hooks, run_loop, until
+
+if TYPE_CHECKING:  # the parent never imports a daemon: only its workers run them
+    from jailcore.io.daemon import Daemon
 
 log = logging.getLogger("jailcore")
 
@@ -75,10 +79,6 @@ KEPT_EVERY = 0.2  # seconds between a worker's words on what it keeps
 CLAIMS, FOREIGN = b"C", b"F"  # worker -> parent: its servers' holds on the log ports; parent -> worker: the other workers'
 DROPS = b"D"  # parent -> worker: a shared port's datagrams that no server took, by cause (its notifier says a burst)
 DROPS_EVERY = 1.0  # seconds between two such words
-
-
-def cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class Worker:
@@ -176,7 +176,7 @@ class Parent:
         self.owner = {path: w for w in self.workers for path in w.paths}
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
-        self.shared: dict[str, SharedLog] = {}  # listen address -> its port
+        self.ports = LogPorts()
         self.members: dict[str, UdpLog] = {}  # server -> its routing member on a shared port
         # server -> its worker and its hold on the ports: judged here at start (as each worker judges its
         # own share, told the others'), then as each worker says after a join or a reload
@@ -185,7 +185,6 @@ class Parent:
         self.told_drops: dict[str, Counter[str]] = {}  # listen address -> the refused datagrams told to its worker so far
         self.locks: list[StateLock] = []
         self.names: list[str] = []
-        self.transports: list[Intake] = []
         self.relay_run = f"{os.getpid()}.{time.time_ns()}"  # the relay's places count afresh in each run of the parent
         self._group: asyncio.TaskGroup | None = None
         for path in ordered:
@@ -211,12 +210,8 @@ class Parent:
         head = claim.server_name.encode() + b"\0"
         member = UdpLog(lambda record: worker.relay(LINE, head + record), claim.log_secret, claim.log_allow)
         member.hold = lambda: worker.waiting  # its worker is behind: its lines wait in its own queue of the port
-        worker.drained = self._wake
+        worker.drained = self.ports.wake
         return member
-
-    def _wake(self) -> None:
-        for intake in self.transports:
-            intake.wake()
 
     async def run(self) -> int:
         async with process_hooks(self.stop, self.hangup, lambda loop, context: log.error("unexpected error: %s", context.get("message"))):
@@ -227,27 +222,20 @@ class Parent:
             except (LockedError, OSError) as exc:
                 print(f"jailcore run: {exc}", file=sys.stderr)
                 return 1
-            transports = self.transports
-            groups: dict[str, list[str]] = {}
-            for server, (_, claim) in self.claims.items():
-                if not claim.log_file:
-                    groups.setdefault(claim.log_listen, []).append(server)
-            for listen, servers in groups.items():
+            # Every port its configs name, `...:0` too (the parent's own, which its servers' logs are sent to).
+            routed = ((claim, server) for server, (_, claim) in self.claims.items() if not claim.log_file)
+            for listen, servers in by_port(routed, any_port=True).items():
                 members = [self._member(*self.claims[server]) for server in servers]
                 self.members.update(zip(servers, members, strict=True))
-                shared = SharedLog(members)
                 try:
-                    transport, _ = await listen_udp(listen, shared, RECEIVE_BUFFER * min(len(members), 16))
+                    await self.ports.open(listen, members)
                 except OSError as exc:  # before any worker starts: one line, and the locks let go
                     where = "[log] listen of " + ", ".join(p for p, c in self.configs.items() if c.server_name in servers)
                     print(f"jailcore run: the log: {ports.refusal(listen, 'udp', exc, where)}", file=sys.stderr)
-                    for transport in transports:
-                        transport.close()
+                    self.ports.close()
                     for lock in self.locks:
                         lock.release()
                     return 1
-                transports.append(transport)
-                self.shared[listen] = shared
             try:
                 async with asyncio.TaskGroup() as group:
                     self._group = group
@@ -257,8 +245,7 @@ class Parent:
                     group.create_task(self._stop_workers(), name="stop")
                     group.create_task(self._drops(), name="drops")
             finally:
-                for transport in transports:
-                    transport.close()
+                self.ports.close()
                 for lock in self.locks:
                     lock.release()
         return max((w.proc.returncode or 0 for w in self.workers if w.proc is not None), default=0)
@@ -316,7 +303,7 @@ class Parent:
             loop.remove_reader(mine.fileno())
             loop.remove_writer(mine.fileno())
             worker.waiting = False
-            self._wake()  # its servers' lines wait in its backlog now, for the next one
+            self.ports.wake()  # its servers' lines wait in its backlog now, for the next one
             worker.up.clear()
             worker.sock = None
             mine.close()
@@ -375,32 +362,24 @@ class Parent:
                 member.secret, member.allow = claim.log_secret, AllowList(claim.log_allow)
             return
         member = self.members[claim.server_name] = self._member(worker, claim)
-        shared = self.shared.get(claim.log_listen)
-        if shared is not None:
-            shared.add(member)
-        else:  # a port no config had at start: opened now
-            self.shared[claim.log_listen] = shared = SharedLog([member])
-            if self._group is not None:
-                self._group.create_task(self._listen(claim.log_listen, shared), name=f"port {claim.log_listen}")
+        if self.ports.add(claim.log_listen, member) and self._group is not None:  # a port no config had at start: opened now
+            self._group.create_task(self._listen(claim.log_listen), name=f"port {claim.log_listen}")
 
     def _unroute(self, server: str, claim: Claim) -> None:
         member = self.members.pop(server, None)
-        shared = self.shared.get(claim.log_listen)
-        if member is not None and shared is not None:
-            shared.remove(member)
+        if member is not None:
+            self.ports.leave(claim.log_listen, member)
 
-    async def _listen(self, listen: str, shared: SharedLog) -> None:
+    async def _listen(self, listen: str) -> None:
         try:
-            transport, _ = await listen_udp(listen, shared)
+            await self.ports.bind(listen)
         except OSError as exc:
             log.error("cannot listen for the log on %s: %s", listen, exc.strerror or exc)
-            return
-        self.transports.append(transport)
 
     def _tell_drops(self) -> None:
         """Each shared port's datagrams refused since the last time, to the worker of its first
         server: the parent counts them, that worker's notifier says a burst."""
-        for listen, shared in self.shared.items():
+        for listen, shared in self.ports.shared.items():
             told = self.told_drops.setdefault(listen, Counter())
             new = shared.dropped - told
             servers = sorted(s for s, m in self.members.items() if m in shared.members)
@@ -446,7 +425,8 @@ def worker_main(argv: list[str]) -> int:
     sock.setblocking(False)
     fleet = Fleet(args.paths, routed=True, foreign=[Claim(**c) for c in json.loads(args.others)])
     names = set(json.loads(args.names))
-    relay = Relay(fleet, args.run, names)
+    relay = Relay(args.run, names)
+    fleet.opened = relay.follow  # each server as it opens, those that join later too
 
     def outward(ban: dict[str, Any]) -> None:
         try:
@@ -454,7 +434,7 @@ def worker_main(argv: list[str]) -> int:
         except OSError as exc:
             log.error("a CT ban could not be handed to the other workers: %s", exc)
 
-    fleet.outward = outward
+    fleet.relay.outward = outward
     told: list[bytes] = []
 
     def claimed() -> None:
@@ -482,7 +462,7 @@ def worker_main(argv: list[str]) -> int:
                 place = int.from_bytes(message[1:9], "big")
                 relay.top = place
                 name, _, record = message[9:].partition(b"\0")
-                daemon = relay.servers.get(name) or relay.joined(name)
+                daemon = relay.servers.get(name)
                 if daemon is not None and place > relay.skip[name]:
                     daemon.udp.received += 1
                     relay.given[name] = place
@@ -493,7 +473,7 @@ def worker_main(argv: list[str]) -> int:
             elif kind == BAN:
                 place = int.from_bytes(message[1:9], "big")
                 relay.top = place
-                ban = ctban_message(json.loads(message[9:]), fleet.relay_refused, "a CT ban of another worker")
+                ban = ctban_message(json.loads(message[9:]), fleet.relay.refused, "a CT ban of another worker")
                 if ban is not None:  # typed once for all of them
                     for name, daemon in relay.servers.items():
                         if place > relay.skip[name]:
@@ -583,29 +563,21 @@ class Relay:
     each server's saved state already holds (skipped when the parent sends it again after a
     restart), and what all of them hold for good (`kept`, told to the parent)."""
 
-    def __init__(self, fleet: Any, run: str, names: set[str]):
-        self.fleet, self.run, self.names = fleet, run, names
-        self.servers: dict[bytes, Any] = {}  # the server's name as the relay's messages carry it -> its daemon
+    def __init__(self, run: str, names: set[str]):
+        self.run, self.names = run, names
+        self.servers: dict[bytes, Daemon] = {}  # the server's name as the relay's messages carry it -> its daemon
         self.skip: dict[bytes, int] = {}  # the last place its saved state holds, as it started here
         self.given: dict[bytes, int] = {}  # the last place handed to it
         self.top = 0  # the last place heard
-        for daemon in fleet.daemons:
-            self._follow(daemon)
 
-    def _follow(self, daemon: Any) -> None:
+    def follow(self, daemon: Daemon) -> None:
+        """A server of this worker, once it is open (at the start, or when its fixed config joins)."""
         name = daemon.server.encode()
-        daemon.relayed = True
+        daemon.outgoing.relayed = True
         self.skip[name] = daemon.session.relayed_by(self.run)
         self.servers[name] = daemon
         if daemon.mqtt is not None:
             daemon.mqtt.local |= self.names  # the servers of the other workers get their bans from the parent
-
-    def joined(self, name: bytes) -> Any:
-        """A server whose config was fixed after the start: found once it has joined."""
-        for daemon in self.fleet.daemons:
-            if daemon.server.encode() not in self.servers:
-                self._follow(daemon)
-        return self.servers.get(name)
 
     def kept(self) -> int:
         """Every place up to this one is held by its server's state database (or went to no server)."""
@@ -613,7 +585,7 @@ class Relay:
         for name, daemon in self.servers.items():
             given = self.given.get(name, 0)
             if given and not daemon.stopping.is_set():
-                kept = daemon.kept()
+                kept = daemon.outgoing.kept()
                 if kept < given:
                     floor = min(floor, kept)
         return floor

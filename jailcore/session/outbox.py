@@ -6,7 +6,8 @@ Contract: `put` queues a command; `flush(now, expired)` gives the ones that may 
 back. A command sent and not answered when its session was lost is sent again on the next
 one, at most `tries` times (its audit id makes the repeat run once: the shim answers `ok
 dup`); `overdue(now)` names the oldest command in flight past the timeout, so the driver
-drops the session. Each command ends once, as a `Done` the session turns into its row.
+drops the session. Each command ends once, as a `Done` the session turns into its row. A
+command's state is one of `phases.Command`, moved only by that module's table.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterator
 import attrs
 
 from jailcore.engine.actions import Action, AuditStatus
+from jailcore.session.phases import Command, command_step
 
 
 @attrs.define(slots=True, eq=False)
@@ -29,8 +31,20 @@ class Item:
     epoch: int = 0  # round ends the session had seen when it was decided
     attempts: int = 0
     sent_at: float = 0.0  # when it last left for the game: 0 never; -1 sent by the last process, never answered
-    flying: bool = False  # given to the driver on this session (it may still wait for its rows to be durable)
-    left: bool = False  # ... and it left for the game on this session (`Sent`): its timeout runs from then
+    phase: Command = Command.QUEUED
+
+    @property
+    def flying(self) -> bool:
+        """Given to the driver on this session (it may still wait for its rows to be durable)."""
+        return self.phase is Command.FLYING or self.phase is Command.SENT
+
+    @property
+    def left(self) -> bool:
+        """... and it left for the game on this session (`Sent`): its timeout runs from then."""
+        return self.phase is Command.SENT
+
+    def step(self, step: str) -> None:
+        self.phase = command_step(self.phase, step)
 
 
 @attrs.frozen(slots=True)
@@ -92,7 +106,7 @@ class Outbox:
             if reason is not None:
                 done.append(self._finish(item, lapsed(item), reason))
                 continue
-            item.flying, item.left = True, False
+            item.step("flush")
             batch.append(item)
         return batch, done
 
@@ -110,8 +124,9 @@ class Outbox:
     def left_now(self, tickets: set[int], now: float) -> None:
         """These commands left for the game now (the driver wrote them once their rows were durable)."""
         for item in self.items:
-            if item.flying and item.ticket in tickets:
-                item.left, item.sent_at = True, now
+            if item.phase is Command.FLYING and item.ticket in tickets:
+                item.step("left")
+                item.sent_at = now
 
     def answered(self, ticket: int) -> Item | None:
         for item in self.items:
@@ -120,19 +135,20 @@ class Outbox:
         return None
 
     def finish(self, item: Item, status: AuditStatus, reply: str | None) -> Done:
-        return self._finish(item, status, reply)
+        """A command in flight answered by the game."""
+        return self._finish(item, status, reply, "answer")
 
     def lost(self) -> list[Done]:
         """The session is gone: what was in flight is sent again on the next; the oldest of it
         is the one whose answer never came, and after `tries` it fails so it cannot block the rest."""
         self.open = False
         flying = [i for i in self.items if i.flying]
+        head_left = bool(flying) and flying[0].left
         for item in flying:
-            item.flying = False
-        if not flying or not flying[0].left:
+            item.step("lost")
+        if not head_left:
             return []  # still waiting for its rows when the session went: it never reached the game, no try spent
         head = flying[0]
-        head.left = False
         head.attempts += 1
         if head.attempts >= self.tries:
             return [self._finish(head, "failed", f"no answer after {head.attempts} tries")]
@@ -148,6 +164,7 @@ class Outbox:
         head = next((i for i in self.items if i.flying), None)
         return None if head is None or not head.left else head.sent_at + timeout
 
-    def _finish(self, item: Item, status: AuditStatus, reply: str | None) -> Done:
+    def _finish(self, item: Item, status: AuditStatus, reply: str | None, step: str = "expire") -> Done:
+        item.step(step)
         self.items.remove(item)
         return Done(item, status, reply)

@@ -20,6 +20,8 @@ from jailcore.store.standings import Standing
 
 
 class Claim(Protocol):
+    lost: str | None  # why this process no longer holds it (another took it while the database was away), or None
+
     def release(self) -> None: ...
 
 

@@ -30,7 +30,7 @@ from jailcore.log.accounts import same_account
 from jailcore.log.errors import ConfigError, StateError
 from jailcore.log.events import player_key
 from jailcore.log.logtime import moment
-from jailcore.session.session import standing as session_standing
+from jailcore.session.saver import standing as session_standing
 from jailcore.store import (
     PARDONABLE,
     USERID,

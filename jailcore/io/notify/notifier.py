@@ -292,7 +292,7 @@ def port_probe(listen: str, dropped: Counter[str], daemons: Sequence[Daemon], bu
     serving = [d for d in daemons if not d.stopping.is_set()]
     if not serving:
         return None
-    threshold = min(d.session.config.notify.drops for d in serving)
+    threshold = min(d.config.notify.drops for d in serving)
     count = burst.check(now, sum(dropped.values()), threshold)
     if count is None:
         return None
@@ -378,7 +378,7 @@ class Notifier:
         for d in self.daemons():
             where = d.config.state_where
             if where != ":memory:" and not d.stopping.is_set():
-                out.setdefault(where, {})[d.server] = d.session.config
+                out.setdefault(where, {})[d.server] = d.config
         return out
 
     async def _watch(self, where: str) -> Watch | None:

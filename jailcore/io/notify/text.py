@@ -27,7 +27,7 @@ from jailcore.engine.vocabulary import kind_name
 from jailcore.log import events as ev
 from jailcore.log.invisible import visible
 from jailcore.log.parse import LogParser
-from jailcore.session.admin import step_text
+from jailcore.session.audit import step_text
 
 Event = dict[str, Any]
 DISCORD_CONTENT = 2000
