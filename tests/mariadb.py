@@ -21,6 +21,15 @@ import pytest
 MARIADBD = shutil.which("mariadbd") or next((p for p in ("/usr/sbin/mariadbd", "/usr/sbin/mysqld") if Path(p).exists()), None)
 INSTALL = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
 USER, PASSWORD = "jailcore", "s3cret-pw"
+STARTUP = 600.0  # seconds an install, a start or a stop may take before the test fails: ends as soon as it is done
+
+
+class Refused(RuntimeError):
+    """mariadbd ended at its start; `port_taken`: for want of its port."""
+
+    def __init__(self, message: str, port_taken: bool):
+        super().__init__(message)
+        self.port_taken = port_taken
 
 
 def free_port() -> int:
@@ -53,37 +62,60 @@ class MariaServer:
         # A temporary folder of its own: two installs at once in /tmp (the tests of several
         # checkouts on one machine) collided on its temporary tables and one failed.
         self.tmp.mkdir(parents=True, exist_ok=True)
-        subprocess.run([INSTALL, "--no-defaults", f"--datadir={self.data}", f"--tmpdir={self.tmp}", "--auth-root-authentication-method=socket",
-                        "--skip-test-db", f"--user={_me()}"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+        # Its output kept, so a failure says why. A wide margin: it writes and syncs the system tables, seconds
+        # alone, minutes on a loaded 2-core box whose disk other tests sync too; it returns as soon as it is done.
+        with (self.root / "install.log").open("wb") as out:
+            done = subprocess.run([INSTALL, "--no-defaults", f"--datadir={self.data}", f"--tmpdir={self.tmp}", "--auth-root-authentication-method=socket",
+                                   "--skip-test-db", f"--user={_me()}"], stdout=out, stderr=subprocess.STDOUT, timeout=STARTUP)
+        if done.returncode != 0:
+            raise RuntimeError(f"mariadb-install-db failed ({done.returncode}): {(self.root / 'install.log').read_text(errors='replace')[-800:]}")
 
     def start(self) -> None:
+        """Up once root logs in over its socket and is answered: the TCP port alone listens (and takes
+        connections into its queue) before the server serves them, and its socket comes after it, so
+        a test's first statement could fail right after a start. The port is its own: chosen free, and
+        taken by another process meanwhile only at the first start (`started` then picks another)."""
         assert MARIADBD is not None
+        log = self.root / "error.log"
+        told = log.stat().st_size if log.exists() else 0  # this start's lines, not an earlier start's
         self.proc = subprocess.Popen(
             [MARIADBD, "--no-defaults", f"--datadir={self.data}", f"--tmpdir={self.tmp}", f"--socket={self.sock}", f"--port={self.port}",
              "--bind-address=127.0.0.1", f"--pid-file={self.pidfile}", f"--user={_me()}", "--skip-log-bin",
              "--innodb-buffer-pool-size=128M", "--innodb-flush-log-at-trx-commit=2", "--max-connections=500",
-             f"--log-error={self.root / 'error.log'}", "--skip-name-resolve"],
+             f"--log-error={log}", "--skip-name-resolve"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + STARTUP
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"mariadbd stopped at start: {(self.root / 'error.log').read_text(errors='replace')[-800:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("mariadbd did not start within 60 s")
+                said = log.read_bytes()[told:].decode(errors="replace") if log.exists() else ""
+                self.proc = None
+                raise Refused(f"mariadbd stopped at start: {said[-800:]}", port_taken="Address already in use" in said)
+            if self.answers():
+                return
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"mariadbd did not answer within {STARTUP:.0f} s of its start")
+
+    def answers(self) -> bool:
+        import pymysql
+
+        if not self.sock.exists():
+            return False
+        try:
+            pymysql.connect(unix_socket=str(self.sock), user="root", connect_timeout=10, read_timeout=30).close()
+        except pymysql.err.OperationalError:
+            return False
+        return True
 
     def stop(self) -> None:
         """Stopped by its own pid (SIGTERM, a clean shutdown), never by name."""
         if self.proc is not None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(60)
+                self.proc.wait(STARTUP)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-                self.proc.wait(10)
+                self.proc.wait(60)
             self.proc = None
 
     def admin(self, sql: str) -> None:
@@ -117,7 +149,14 @@ def started(root: Path) -> MariaServer:
     need_server()
     server = MariaServer(root)
     server.install()
-    server.start()
+    for tries in range(1, 4):
+        try:
+            server.start()
+            break
+        except Refused as exc:  # its free port was taken between our look and its bind: another
+            if not exc.port_taken or tries == 3:
+                raise
+            server.port = free_port()
     try:
         server.setup_user()
     except BaseException:
