@@ -6,6 +6,8 @@ warning for one who left is written `owed` (`tail`, `status`) and carried out at
 
 from __future__ import annotations
 
+import asyncio
+
 from jailcore.sim.simserver import SimServer
 from tests.audit_rows import entries
 from tests.test_admin_live import jailcore
@@ -50,9 +52,9 @@ async def test_a_warning_for_one_who_left_is_owed_in_tail_and_status_and_carried
         await until(lambda: entries(daemon.store, "action = 'warn' AND status = 'owed'"), timeout=5)
         (owed,) = entries(daemon.store, "action = 'warn'")
         assert owed["command"] is None and not sent(sim, "jb_warn")
-        out = jailcore("tail", "--state-db", db, "--action", "warn")
+        out = await asyncio.to_thread(jailcore, "tail", "--state-db", db, "--action", "warn")
         assert f"#{owed['id']}" in out.stdout and "owed (ушёл: будет исполнено при возвращении)" in out.stdout
-        shown = jailcore("status", "--state-db", db)
+        shown = await asyncio.to_thread(jailcore, "status", "--state-db", db)
         assert shown.returncode == 0, shown.stderr
         assert "owed by players who left: 1" in shown.stdout and f"#{owed['id']} warn {who.name} {who.steamid}" in shown.stdout
         back = sim.add_player(who.name, "T", steamid=who.steamid)
@@ -64,9 +66,9 @@ async def test_a_warning_for_one_who_left_is_owed_in_tail_and_status_and_carried
         await until(lambda: entries(daemon.store, "id = ? AND status = 'delivered'", (owed["id"],)), timeout=5)
         (marked,) = entries(daemon.store, "id = ?", (owed["id"],))
         assert marked["reply"] == f"исполнено при возвращении: #{done['id']}"  # carried out: no longer owed
-        out = jailcore("tail", "--state-db", db, "--action", "warn")
+        out = await asyncio.to_thread(jailcore, "tail", "--state-db", db, "--action", "warn")
         assert f"исполнение #{owed['id']}" in out.stdout and f"delivered (исполнено при возвращении: #{done['id']})" in out.stdout
-        assert "owed" not in jailcore("status", "--state-db", db).stdout
+        assert "owed" not in (await asyncio.to_thread(jailcore, "status", "--state-db", db)).stdout
 
 
 async def test_a_ct_ban_for_one_who_left_is_owed_until_the_door_holds_it_at_his_return(tmp_path):
@@ -78,13 +80,13 @@ async def test_a_ct_ban_for_one_who_left_is_owed_until_the_door_holds_it_at_his_
         await confirmed_after_he_left(sim, daemon, who)
         await until(lambda: entries(daemon.store, "action = 'ctban' AND status = 'owed'"), timeout=5)
         (owed,) = entries(daemon.store, "action = 'ctban'")
-        assert f"#{owed['id']}" in jailcore("tail", "--state-db", db, "--action", "ctban").stdout
+        assert f"#{owed['id']}" in (await asyncio.to_thread(jailcore, "tail", "--state-db", db, "--action", "ctban")).stdout
         back = sim.add_player(who.name, "T", steamid=who.steamid)
         sim.flush()
         await until(lambda: sent(sim, f"jb_ctban_set #{back.userid} "), timeout=5)
         await until(lambda: entries(daemon.store, "id = ? AND status = 'delivered'", (owed["id"],)), timeout=5)
         (marked,) = entries(daemon.store, "id = ?", (owed["id"],))
         assert marked["reply"] == "исполнено при возвращении: jb_ctban_set"
-        out = jailcore("tail", "--state-db", db, "--action", "ctban", "--json")
+        out = await asyncio.to_thread(jailcore, "tail", "--state-db", db, "--action", "ctban", "--json")
         assert '"status": "delivered"' in out.stdout and '"status": "owed"' not in out.stdout
         assert not sim.join(back, "CT")  # and the shim holds him at the door

@@ -8,14 +8,13 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from jailcore.sim.simserver import SimServer
 from tests.audit_rows import entries
-from tests.test_live import live, populate, sent, settled, special_days, until
+from tests.test_live import live, only_a_wake_up, populate, sent, settled, special_days, until
 from tests.test_mqtt import broker, daemon_on, needs_broker  # noqa: F401  (the broker fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +33,7 @@ async def banned_warden(sim: SimServer, daemon):
     return warden, ts
 
 
-async def test_the_shim_refuses_a_banned_join_and_a_cli_pardon_lifts_the_ban_within_a_second(tmp_path):
+async def test_the_shim_refuses_a_banned_join_and_a_cli_pardon_lifts_the_ban_at_once_through_its_wake_up(tmp_path):
     async with live(tmp_path) as (sim, daemon):
         warden, _ = await banned_warden(sim, daemon)
         assert warden.team != "CT" or not sim.join(warden, "CT")
@@ -45,16 +44,15 @@ async def test_the_shim_refuses_a_banned_join_and_a_cli_pardon_lifts_the_ban_wit
         assert len(sent(sim, f"jb_teamswap #{warden.userid}")) == moves
         assert any("КТ" in text or "CT" in text for text in warden.chat)  # he is told why and for how long
         (ctban,) = entries(daemon.store, "action = 'ctban'")
+        await only_a_wake_up(daemon)  # within a second on an idle box (docs/benchmarks.md); here: woken, not polled
         done = await asyncio.get_running_loop().run_in_executor(
             None, jailcore, "pardon", str(ctban["id"]), "--reason", "ошибка", "--by", "Админ", "--state-db", str(tmp_path / "state.sqlite3"))
         assert done.returncode == 0, done.stderr
-        t0 = time.monotonic()
-        await until(lambda: sent(sim, f"jb_ctban_clear #{warden.userid}"), timeout=3)
-        assert time.monotonic() - t0 < 1.5
+        await until(lambda: sent(sim, f"jb_ctban_clear #{warden.userid}"), timeout=30)
         assert warden.steamid not in daemon.engine.state.ctbans
         assert daemon.engine.state.ladders.get(f"specialday.cooldown|{warden.steamid}") == 1  # the step is taken back
         assert sim.join(warden, "CT") is True
-        out = jailcore("tail", "--state-db", str(tmp_path / "state.sqlite3"), "--rule", "specialday")
+        out = await asyncio.to_thread(jailcore, "tail", "--state-db", str(tmp_path / "state.sqlite3"), "--rule", "specialday")
         assert "pardoned by Админ: ошибка" in out.stdout
 
 

@@ -213,13 +213,14 @@ async def test_two_daemons_on_one_mariadb_a_ban_on_one_reaches_the_others_door(t
         reader.close()
     # The whole network from the URL alone: status, tail, ctban list.
     env = {"JAILCORE_STATE_URL": mariadb, "JAILCORE_STATE": ""}
-    status = jailcore("status", "--json", env=env)
+    status = await asyncio.to_thread(jailcore, "status", "--json", env=env)
     assert status.returncode == 0, status.stderr
     assert sorted(json.loads(line)["server"] for line in status.stdout.splitlines()) == ["a", "b"]
-    tail = jailcore("tail", "--json", "--player", wardens["a"].steamid, env=env)
+    tail = await asyncio.to_thread(jailcore, "tail", "--json", "--player", wardens["a"].steamid, env=env)
     assert tail.returncode == 0 and {json.loads(line)["server"] for line in tail.stdout.splitlines()} == {"a", "b"}
-    assert {json.loads(line)["action"] for line in jailcore("tail", "--json", "--action", "ctban", env=env).stdout.splitlines()} == {"ctban"}
-    bans = jailcore("ctban", "list", "--json", env=env)
+    bans_told = await asyncio.to_thread(jailcore, "tail", "--json", "--action", "ctban", env=env)
+    assert {json.loads(line)["action"] for line in bans_told.stdout.splitlines()} == {"ctban"}
+    bans = await asyncio.to_thread(jailcore, "ctban", "list", "--json", env=env)
     assert bans.returncode == 0, bans.stderr
     assert {json.loads(line)["server"] for line in bans.stdout.splitlines()} == {"a", "b"}
     assert PASSWORD not in status.stdout + tail.stdout + bans.stdout
@@ -314,7 +315,7 @@ async def test_two_workers_on_one_mariadb_lose_and_double_nothing(tmp_path, mari
     command is run once and its row is in the database once, and `status` from the URL
     alone shows every server."""
     from tests.test_fleet import free_udp_port, server_config
-    from tests.test_workers import ROOT, children
+    from tests.test_workers import ROOT, children, shown_until
 
     listen = f"127.0.0.1:{free_udp_port()}"
     names = ("a", "b", "c", "d")
@@ -331,13 +332,9 @@ async def test_two_workers_on_one_mariadb_lose_and_double_nothing(tmp_path, mari
     proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", "--workers", "2",
                                                 *[a for p in paths for a in ("--config", p)], cwd=ROOT, env=env, stderr=err)
 
-    def shown() -> dict[str, dict]:
-        done = jailcore("status", "--json", env=env)
-        return {s["server"]: s for s in (json.loads(line) for line in done.stdout.splitlines() if line.strip())}
-
     try:
-        await until(lambda: len(children(proc.pid)) == 2, timeout=30)
-        await until(lambda: set(shown()) == set(names), timeout=30)  # each worker wrote its servers' link rows
+        await until(lambda: len(children(proc.pid)) == 2, timeout=60)
+        await shown_until(lambda shown: set(shown) == set(names), env=env)  # each worker wrote its servers' link rows
         host, port = listen.rsplit(":", 1)
         wardens = {}
         for n, sim in sims.items():
@@ -346,14 +343,14 @@ async def test_two_workers_on_one_mariadb_lose_and_double_nothing(tmp_path, mari
             sim.say(wardens[n], "!game Король")  # too many prisoners: a warning, on that server only
             sim.flush()
         for n in names:
-            await until(lambda n=n: sent(sims[n], f"jb_warn #{wardens[n].userid}"), timeout=15)
+            await until(lambda n=n: sent(sims[n], f"jb_warn #{wardens[n].userid}"), timeout=60)
         # a's warden banned from CT on a (the first worker's) reaches every door, b and d on the other worker
         special_days(sims["a"], wardens["a"], 3)
         sims["a"].flush()
-        await until(lambda: sent(sims["a"], f"jb_teamswap #{wardens['a'].userid} T"), timeout=15)
+        await until(lambda: sent(sims["a"], f"jb_teamswap #{wardens['a'].userid} T"), timeout=60)
         for n in "bcd":
-            await until(lambda n=n: sent(sims[n], f"jb_ctban_set #{wardens[n].userid}"), timeout=10)
-        await until(lambda: all(not (s["link"] or {}).get("outbox") for s in shown().values()), timeout=15)
+            await until(lambda n=n: sent(sims[n], f"jb_ctban_set #{wardens[n].userid}"), timeout=60)
+        await shown_until(lambda shown: all(not (s["link"] or {}).get("outbox") for s in shown.values()), env=env)
     finally:
         proc.send_signal(signal.SIGTERM)
         code = await asyncio.wait_for(proc.wait(), 30)

@@ -14,7 +14,7 @@ from jailcore.config.config import load
 from jailcore.sim.simserver import SimServer
 from tests.audit_rows import entries
 from tests.test_admin_live import jailcore
-from tests.test_live import config_text, running, sent, settled, until
+from tests.test_live import config_text, only_a_wake_up, running, sent, settled, until
 
 RULE = '[conduct.advertising]\nref = "Общие 19"\nconfirm = "admin"\nladder = ["ban 0"]\n'
 
@@ -72,22 +72,22 @@ async def test_jailcore_confirm_and_dismiss_on_the_command_line(tmp_path):
         _, ts = await settled(sim, daemon)
         db = str(tmp_path / "state.sqlite3")
         first = await proposed(sim, daemon, ts[0])
-        out = jailcore("tail", "--state-db", db, "--action", "propose")
+        out = await asyncio.to_thread(jailcore, "tail", "--state-db", db, "--action", "propose")
         assert f"#{first['id']}" in out.stdout and "proposed (ban 0: awaiting an admin" in out.stdout
         await until(lambda: (daemon.store.load_state("t") or {}).get("proposals"))  # saved: status knows the server
-        shown = jailcore("status", "--state-db", db)  # issue 28: status did not say that a punishment waits
+        shown = await asyncio.to_thread(jailcore, "status", "--state-db", db)  # issue 28: status did not say that a punishment waits
         assert shown.returncode == 0, shown.stderr
         assert "waiting for an admin: 1 (jailcore confirm|dismiss ID)" in shown.stdout
         assert f"#{first['id']} ban 0 {ts[0].name} {ts[0].steamid} [Общие 19 conduct.advertising]" in shown.stdout
-        (state,) = [json.loads(line) for line in jailcore("status", "--state-db", db, "--json").stdout.splitlines()]
+        (state,) = [json.loads(line) for line in (await asyncio.to_thread(jailcore, "status", "--state-db", db, "--json")).stdout.splitlines()]
         assert [(p["id"], p["step"], p["steamid"]) for p in state["proposals"]] == [(first["id"], "ban 0", ts[0].steamid)]
         run = asyncio.get_running_loop().run_in_executor
+        await only_a_wake_up(daemon)  # the answer is applied when the command wakes the daemon, not at the next poll
         done = await run(None, jailcore, "confirm", str(first["id"]), "--by", "Админ", "--state-db", db)
         assert done.returncode == 0, done.stderr
         t0 = time.monotonic()
-        await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 0"), timeout=3)
+        await until(lambda: sent(sim, f"jb_ban #{ts[0].userid} 0"), timeout=30)
         print(f"jailcore confirm: the ban reached the server {time.monotonic() - t0:.3f} s after the command returned")
-        assert time.monotonic() - t0 < 1.5
         sim.say(ts[1], "а мой сайт www.example.ru")
         sim.flush()
         await until(lambda: len(entries(daemon.store, "action = 'propose'")) == 2, timeout=5)
@@ -97,11 +97,11 @@ async def test_jailcore_confirm_and_dismiss_on_the_command_line(tmp_path):
         await until(lambda: entries(daemon.store, "id = ?", (second["id"],))[0]["status"] == "dismissed", timeout=3)
         assert not sent(sim, f"jb_ban #{ts[1].userid}")
         assert daemon.engine.state.proposals == [] and f"conduct.advertising|{ts[1].steamid}" not in daemon.engine.state.ladders
-        again = jailcore("dismiss", str(second["id"]), "--state-db", db)
+        again = await asyncio.to_thread(jailcore, "dismiss", str(second["id"]), "--state-db", db)
         assert again.returncode == 1 and "already answered" in again.stderr
-        out = jailcore("tail", "--state-db", db, "--action", "propose")
+        out = await asyncio.to_thread(jailcore, "tail", "--state-db", db, "--action", "propose")
         assert "confirmed (by Админ)" in out.stdout and "dismissed (by Админ: это не реклама)" in out.stdout
-        assert "waiting for an admin" not in jailcore("status", "--state-db", db).stdout
+        assert "waiting for an admin" not in (await asyncio.to_thread(jailcore, "status", "--state-db", db)).stdout
 
 
 async def test_a_restart_loses_no_proposal(tmp_path):
@@ -136,6 +136,6 @@ async def test_a_proposed_slay_nobody_answers_expires_with_its_round(tmp_path):
         await until(lambda: entries(daemon.store, "id = ?", (row["id"],))[0]["status"] == "expired", timeout=5)
         assert "раунд закончился" in entries(daemon.store, "id = ?", (row["id"],))[0]["reply"]
         assert not sent(sim, "jb_slay") and daemon.engine.state.ladders.get(f"conduct.teamkill|{ts[0].steamid}") is None
-        out = jailcore("confirm", str(row["id"]), "--state-db", str(tmp_path / "state.sqlite3"))
+        out = await asyncio.to_thread(jailcore, "confirm", str(row["id"]), "--state-db", str(tmp_path / "state.sqlite3"))
         assert out.returncode == 1 and "expired" in out.stderr
     assert not sim.shim.errors, sim.shim.errors
