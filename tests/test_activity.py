@@ -208,7 +208,7 @@ async def test_status_over_mqtt_lists_the_proposals_waiting_as_status_from_the_d
     text = config_text(port, state, rest=RULE + f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n')
     async with running(load(text, "<test>", {}), sim) as daemon:
         daemon.mqtt.backoff_min, daemon.mqtt.backoff_max = 0.1, 0.5
-        await asyncio.wait_for(daemon.mqtt.connected.wait(), 10)
+        await asyncio.wait_for(daemon.mqtt.connected.wait(), 60)
         _, ts = await settled(sim, daemon)
         row = await proposed(sim, daemon, ts[0])
         await until(lambda: (daemon.store.load_state("t") or {}).get("proposals"))

@@ -39,12 +39,12 @@ def server_config(path: Path, name: str, rcon_port: int, state: Path, listen: st
 async def fleet_of(paths: list[str], **options):
     fleet = Fleet(paths, rcon_backoff=(0.05, 0.2), auth_backoff=0.5, **options)
     task = asyncio.create_task(fleet.run())
-    await asyncio.wait_for(fleet.ready.wait(), 10)
+    await asyncio.wait_for(fleet.ready.wait(), 60)
     try:
         yield fleet
     finally:
         fleet.stop()
-        await asyncio.wait_for(task, 15)
+        await asyncio.wait_for(task, 60)
 
 
 async def test_three_servers_in_one_process_one_refused_one_losing_rcon(tmp_path):
@@ -143,7 +143,7 @@ async def test_a_config_refused_at_start_joins_once_its_file_is_fixed(tmp_path):
         server_config(later, "d", await dsim.start(), tmp_path / "s.sqlite3", listen, "4444")
         await until(lambda: any(d.server == "d" for d in fleet.daemons), timeout=5)
         d = fleet.daemon("d")
-        await asyncio.wait_for(d.ready.wait(), 5)
+        await asyncio.wait_for(d.ready.wait(), 60)
         assert not fleet.refused and d.log_port == fleet.daemon("a").log_port  # it joined the shared port
         await dsim.log_to_daemon(("127.0.0.1", d.log_port))
         warden, _ = populate(dsim, prisoners=9)
@@ -231,7 +231,7 @@ async def test_a_fixed_config_joins_a_port_that_had_one_server_alone(tmp_path):
         server_config(later, "d", await dsim.start(), tmp_path / "s.sqlite3", listen, "4444")
         await until(lambda: any(d.server == "d" for d in fleet.daemons), timeout=5)
         d = fleet.daemon("d")
-        await asyncio.wait_for(d.ready.wait(), 5)
+        await asyncio.wait_for(d.ready.wait(), 60)
         assert d.stop_reason is None and d.log_port == fleet.daemon("a").log_port  # the port it shares, not a bind that fails
         await dsim.log_to_daemon(("127.0.0.1", d.log_port))
         warden, _ = populate(dsim, prisoners=9)

@@ -53,7 +53,7 @@ async def test_a_fleet_ban_reaches_another_process_by_mqtt_and_its_own_servers_o
         a, b = fleet.daemon("a"), fleet.daemon("b")
         for d in (a, b, x):
             d.mqtt.backoff_min, d.mqtt.backoff_max = 0.1, 0.5
-            await asyncio.wait_for(d.mqtt.connected.wait(), 10)
+            await asyncio.wait_for(d.mqtt.connected.wait(), 60)
         for n, d in (("a", a), ("b", b)):
             await sims[n].log_to_daemon(("127.0.0.1", d.log_port))
         wardens = {n: populate(s)[0] for n, s in sims.items()}

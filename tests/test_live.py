@@ -29,9 +29,17 @@ from tests.audit_rows import entries
 ROOT = Path(__file__).resolve().parents[1]
 
 
-async def until(check, timeout: float = 5.0) -> None:
+WIDE = 30.0  # seconds no wait gives up before (CI is a loaded 2-core box)
+
+
+async def until(check, timeout: float = WIDE) -> None:
+    """Returns as soon as `check()` holds. `timeout` says how long the test expects it may take; none
+    gives up before `WIDE` seconds, since a loaded box stalls a process (and the simulated servers on
+    this loop) for seconds at a time: a passing test never waits longer for it, a failing one fails
+    later. What must happen within a time of its own is made structural (a poll slowed to a minute,
+    a deadline far past the product's), never a tight wait."""
     loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
+    end = loop.time() + max(timeout, WIDE)
     while not check():
         if loop.time() > end:
             raise AssertionError("condition not met in time")
@@ -78,7 +86,7 @@ async def running(config, sim: SimServer, stop_sim: bool = True, **options):
             # Python 3.11's wait_for can swallow a cancel that lands as a reply arrives (the
             # daemon's Outbox then never ends): let a command in flight finish first.
             idle = asyncio.ensure_future(daemon.idle.wait())
-            await asyncio.wait([idle], timeout=2)
+            await asyncio.wait([idle], timeout=WIDE)
             idle.cancel()
         daemon.stop()
         await task

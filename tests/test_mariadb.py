@@ -163,7 +163,7 @@ async def ban_across(configs: dict, sims: dict) -> dict:
     async with running(configs["a"], sims["a"]) as a, running(configs["b"], sims["b"]) as b:
         for d in (a, b):
             d.mqtt.backoff_min, d.mqtt.backoff_max = 0.1, 0.5
-            await asyncio.wait_for(d.mqtt.connected.wait(), 10)
+            await asyncio.wait_for(d.mqtt.connected.wait(), 60)
         wardens = {n: populate(s)[0] for n, s in sims.items()}
         for s in sims.values():
             s.flush()

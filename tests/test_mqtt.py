@@ -30,10 +30,15 @@ def free_port() -> int:
 
 class Broker:
     def __init__(self, tmp: Path):
-        self.port = free_port()
         self.dir = tmp / "mosquitto"
         self.dir.mkdir(exist_ok=True)
         self.conf = self.dir / "mosquitto.conf"
+        self.started = False
+        self._listen_on(free_port())
+        self.proc: subprocess.Popen | None = None
+
+    def _listen_on(self, port: int) -> None:
+        self.port = port
         # `user`: started as root, mosquitto drops to the `mosquitto` user, which may not write
         # pytest's private folder; its sessions were then never saved and a restart lost them.
         self.conf.write_text(
@@ -42,22 +47,37 @@ class Broker:
             f"log_dest file {self.dir}/mosquitto.log\n",
             encoding="utf-8",
         )
-        self.proc: subprocess.Popen | None = None
 
     async def start(self) -> None:
-        self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(200):
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+        """Up once its port takes a connection (60 s at most: it ends as soon as it does). Its port was free
+        when chosen; one taken by another process meanwhile ends mosquitto at once, and a first start then
+        takes another (a restart keeps its port: the daemons know it)."""
+        loop = asyncio.get_running_loop()
+        for tries in range(1, 4):
+            self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            end = loop.time() + 60
+            while self.proc.poll() is None:
+                try:
+                    with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                        pass
+                except OSError:
+                    if loop.time() > end:
+                        self.stop()
+                        raise RuntimeError("mosquitto did not take a connection within 60 s") from None
+                    await asyncio.sleep(0.05)
+                    continue
+                if self.proc.poll() is None:  # and it is ours that answered
+                    self.started = True
                     return
-            except OSError:
-                await asyncio.sleep(0.05)
-        raise RuntimeError("mosquitto did not start")
+            code, self.proc = self.proc.returncode, None
+            if self.started or tries == 3:
+                raise RuntimeError(f"mosquitto ended at start with {code} (port {self.port})")
+            self._listen_on(free_port())
 
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.terminate()
-            self.proc.wait(10)
+            self.proc.wait(60)
             self.proc = None
 
 
@@ -75,7 +95,7 @@ async def daemon_on(tmp_path, broker: Broker, name: str, sim: SimServer):
     text = config_text(port, tmp_path / f"{name}.sqlite3", rest=f'[mqtt]\nurl = "mqtt://127.0.0.1:{broker.port}"\n')
     async with running(load(text.replace('name = "t"', f'name = "{name}"'), "<test>", {}), sim) as daemon:
         daemon.mqtt.backoff_min, daemon.mqtt.backoff_max = 0.1, 0.5
-        await asyncio.wait_for(daemon.mqtt.connected.wait(), 10)
+        await asyncio.wait_for(daemon.mqtt.connected.wait(), 60)
         yield daemon
 
 

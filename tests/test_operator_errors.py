@@ -86,7 +86,7 @@ async def test_the_daemon_never_tries_an_empty_rcon_password_and_says_where_one_
         (said,) = [r.getMessage() for r in caplog.records if r.name == "jailcore.rcon"]
         assert said.startswith(f"RCON: no password for 127.0.0.1:{port}: set [rcon] password") and "JAILCORE_RCON_PASSWORD" in said
         client.rearm(password="pw")  # the config saved with one
-        await asyncio.wait_for(client.open(), 10)
+        await asyncio.wait_for(client.open(), 60)
         assert client.is_open and sim.auth_packets == 1
     finally:
         await client.close()

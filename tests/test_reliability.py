@@ -79,7 +79,7 @@ async def test_a_task_that_keeps_failing_stops_the_daemon_with_one_line(tmp_path
 
     daemon.client.open = broken  # the RCON outbox task fails at once, every time
     daemon.restart_delay = 0.01
-    await asyncio.wait_for(daemon.run(), 10)
+    await asyncio.wait_for(daemon.run(), 60)
     daemon.store.close()
     await sim.stop()
     assert daemon.exit_code == 1

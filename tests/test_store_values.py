@@ -46,7 +46,7 @@ async def keyed(tmp_path, broker, state: str = ""):
     (tmp_path / "jail.toml").write_text(text, encoding="utf-8")
     try:
         async with running(load(text, "<t>", {}), sim) as daemon:
-            await asyncio.wait_for(daemon.mqtt.connected.wait(), 10)
+            await asyncio.wait_for(daemon.mqtt.connected.wait(), 60)
             daemon.mqtt.backoff_min, daemon.mqtt.backoff_max = 0.1, 0.5
             yield sim, daemon
     finally:

@@ -11,7 +11,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -47,10 +46,9 @@ async def test_the_demo_with_the_page_shows_its_login_last_and_stops_on_sigterm(
         status, jar = await login_over_http(port, "admin", m.group(2))
         assert status == 303  # the password printed is the page's
         await the_demos_config_can_be_edited(port, "; ".join(f"{k}={v}" for k, v in jar.items()))
-        started = time.monotonic()
         demo.send_signal(signal.SIGTERM)
-        code = await asyncio.wait_for(demo.wait(), 10)
-        assert code == 0 and time.monotonic() - started < 10  # was: ignored
+        code = await asyncio.wait_for(demo.wait(), 60)
+        assert code == 0  # was: ignored (never stopped)
     finally:
         if demo.returncode is None:
             demo.kill()
