@@ -196,6 +196,51 @@ async def test_workers_stop_when_their_parent_is_killed(tmp_path):
             await sim.stop()
 
 
+async def test_a_run_started_after_a_kill_9_waits_for_the_old_workers_before_it_serves(tmp_path):
+    """The parent held the state file's lock for its workers; killed with -9 it let go of it at once
+    while its workers were still stopping (saving, marking answers), and a run started meanwhile took
+    the file beside them: two processes on one database, each re-sending the other's pending commands.
+    The workers hold the lock with their parent now, and the new run waits for them (one is stopped
+    here, so its stop takes as long as the test wants)."""
+    listen = f"127.0.0.1:{free_udp_port()}"
+    sims = {name: SimServer(password="pw", secret=secret) for name, secret in (("a", "1111"), ("b", "2222"))}
+    db = tmp_path / "ab.sqlite3"
+    paths = [server_config(tmp_path / f"{n}.toml", n, await sim.start(), db, listen, sim.secret) for n, sim in sims.items()]
+    configs = [a for p in paths for a in ("--config", p)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    first = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", "--workers", "2", *configs,
+                                                 cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    err_path = tmp_path / "second.txt"
+    err = err_path.open("w")
+    second = None
+    workers: list[int] = []
+    try:
+        await shown_until(lambda shown: set(shown) == {"a", "b"} and len(children(first.pid)) == 2, db)
+        workers = children(first.pid)
+        os.kill(workers[0], signal.SIGSTOP)  # a worker that is slow to stop
+        first.kill()
+        await first.wait()
+        second = await asyncio.create_subprocess_exec(sys.executable, "-m", "jailcore", "run", "--workers", "2", *configs,
+                                                      cwd=ROOT, env=env, stderr=err)
+        await until(lambda: said(err_path, "still hold it", "waiting for them"), timeout=60)
+        assert alive(workers[0]) and second.returncode is None and not children(second.pid)  # it waits, and serves nothing yet
+        os.kill(workers[0], signal.SIGCONT)  # it reads that its parent is gone, and stops
+        await until(lambda: len(children(second.pid)) == 2, timeout=90)
+        assert not any(alive(pid) for pid in workers)  # the old ones were gone first
+        await until(lambda: said(err_path, "2 server(s) over 2 worker process(es)"), timeout=90)  # and it serves
+    finally:
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, signal.SIGCONT)
+                os.kill(pid, signal.SIGKILL)
+        if second is not None and second.returncode is None:
+            second.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(second.wait(), 60)
+        err.close()
+        for sim in sims.values():
+            await sim.stop()
+
+
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
 async def test_a_worker_serving_a_config_that_joined_late_ends_with_its_parent(tmp_path, how):
     """b's config is refused at start (its worker serves nothing yet) and joins once fixed; then the

@@ -7,17 +7,28 @@ it (pid and server names), so a second daemon is refused with that in its one li
 lock dies with its process (a crash leaves no stale lock). Within one process the lock is
 shared (one process may run several servers on one file); the command line (tail,
 pardon, ctban, status, web) never takes it: it only reads, or writes request rows. The
-workers of `run --workers` write under their parent's lock (`PARENT_HOLDS`).
+workers of `run --workers` write under their parent's lock (`PARENT_HOLDS`), and hold it
+with it (they inherit its descriptor): a parent killed with -9 lets go of it only when its
+last worker, which stops on its own (within `WORKERS_STOP_GRACE`), has ended. A daemon
+started meanwhile finds the lock held in the name of a process that is gone: it waits for
+those workers, not beside them (two processes on one file, each re-sending the other's
+pending commands), and is refused only if they outlast their grace.
 """
 
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
+import time
 
 from jailcore.log.errors import StateError
 
 PARENT_HOLDS = "JAILCORE_LOCK_HELD_BY"  # the pid of a `run --workers` parent that holds the lock for its children
+WORKERS_STOP_GRACE = 30.0  # seconds a worker whose parent is gone (or told to stop) has before it is ended by force
+ORPHANS_WAIT = WORKERS_STOP_GRACE + 15.0  # seconds a start waits for a gone parent's workers to let go of the lock
+
+log = logging.getLogger("jailcore")
 
 
 class LockedError(StateError):
@@ -49,9 +60,10 @@ class StateLock:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "another process"
-                os.close(fd)
-                raise LockedError(f"state database {state_path} is in use by another jailcore daemon ({holder}); "
-                                  "one daemon per state file: give this server its own [state] path or JAILCORE_STATE") from None
+                if not _outlived(fd, state_path, holder):
+                    os.close(fd)
+                    raise LockedError(f"state database {state_path} is in use by another jailcore daemon ({holder}); "
+                                      "one daemon per state file: give this server its own [state] path or JAILCORE_STATE") from None
             held = _HELD[self.path] = _Held(fd)
         held.servers.append(server)
         self.held = held
@@ -76,6 +88,36 @@ class StateLock:
             self.release()
         except OSError:
             pass
+
+
+def _outlived(fd: int, state_path: str, holder: str) -> bool:
+    """The lock held in the name of a process that is gone: the workers of a `run --workers` parent
+    killed with -9 hold it while they stop. Waited for (True once taken); False at once while the
+    process named lives (another daemon: refused), or if they hold it past their grace."""
+    words = holder.split(",", 1)[0].split()
+    if len(words) != 2 or words[0] != "pid" or not words[1].isdigit() or _alive(int(words[1])):
+        return False
+    log.warning("state database %s: the workers of a stopped jailcore run (%s) still hold it while they stop; "
+                "waiting for them (at most %.0f s)", state_path, holder, ORPHANS_WAIT)
+    end = time.monotonic() + ORPHANS_WAIT
+    while time.monotonic() < end:
+        time.sleep(0.1)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue
+        return True
+    return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's: alive
+        pass
+    return True
 
 
 def _say_who(held: _Held) -> None:

@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 
 from jailcore.config.config import Config, ConfigError
 from jailcore.io import ports
-from jailcore.io.lock import PARENT_HOLDS, LockedError, StateLock
+from jailcore.io.lock import PARENT_HOLDS, WORKERS_STOP_GRACE, LockedError, StateLock
 from jailcore.io.logports import LogPorts, by_port
 from jailcore.io.logsource import RECEIVE_BUFFER, AllowList, Claim, UdpLog, log_clash
 from jailcore.io.loop import process_hooks, run_loop, until
@@ -69,7 +69,7 @@ if TYPE_CHECKING:  # the parent never imports a daemon: only its workers run the
 log = logging.getLogger("jailcore")
 
 RESTART_DELAY = 0.2
-STOP_GRACE = 30.0  # seconds a worker told to stop (or whose parent is gone) has before it is ended by force
+STOP_GRACE = WORKERS_STOP_GRACE  # seconds a worker told to stop (or whose parent is gone) has before it is ended by force
 PR_SET_PDEATHSIG = 1  # Linux's prctl option: a signal for this process when its parent ends
 BACKLOG = 100_000
 READ_AT_ONCE = 256  # messages from the parent a worker takes before it lets the loop run the rest
@@ -287,8 +287,11 @@ class Parent:
             env = {**os.environ, PARENT_HOLDS: str(os.getpid())}
             args = [sys.executable, "-m", "jailcore.io.workers", "--fd", str(theirs.fileno()), "--lifeline", str(lifeline), "--run", self.relay_run,
                     "--names", json.dumps(self.names), "--others", json.dumps(self.others(worker)), *worker.paths]
+            # The state files' locks go with it (the same open file, so the same flock): a parent killed with -9
+            # lets go of them only once this worker, stopping on its own, has ended too (io/lock.py).
+            locks = [lock.held.fd for lock in self.locks if lock.held is not None]
             try:
-                worker.proc = await asyncio.create_subprocess_exec(*args, pass_fds=[theirs.fileno(), lifeline], env=env)
+                worker.proc = await asyncio.create_subprocess_exec(*args, pass_fds=[theirs.fileno(), lifeline, *locks], env=env)
             finally:
                 theirs.close()
                 os.close(lifeline)
