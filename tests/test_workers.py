@@ -159,6 +159,7 @@ async def test_a_stop_reaches_every_worker_while_another_cannot_come_up(tmp_path
         proc.send_signal(signal.SIGTERM)
         await until(lambda: not serving(proc.pid, a), timeout=60)  # told to stop, and stopped, while b's worker is still stuck
         assert "worker 0 did not stop" not in (tmp_path / "err.txt").read_text(encoding="utf-8")  # by its own stop, not ended by force
+        await asyncio.wait_for(proc.wait(), 60)  # and the parent ends: it waited for ever for b's worker to say it serves
     finally:
         if proc.returncode is None:
             proc.kill()

@@ -251,8 +251,19 @@ class Parent:
         return max((w.proc.returncode or 0 for w in self.workers if w.proc is not None), default=0)
 
     async def _all_up(self) -> None:
-        for worker in self.workers:
-            await worker.up.wait()
+        """Every worker serving: said once. A stop before that ends the wait, or the parent would wait for
+        ever (and never end) for a worker that its SIGTERM ended while it was starting, before it could
+        say it serves."""
+        stop = asyncio.ensure_future(self.stopping.wait())
+        try:
+            for worker in self.workers:
+                up = asyncio.ensure_future(worker.up.wait())
+                await asyncio.wait([up, stop], return_when=asyncio.FIRST_COMPLETED)
+                if not up.done():
+                    up.cancel()
+                    return
+        finally:
+            stop.cancel()
         log.info("jailcore: %d server(s) over %d worker process(es), %d refused", len(self.configs), len(self.workers),
                  len(self.owner) - len(self.configs))
         self.ready.set()
