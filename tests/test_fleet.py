@@ -155,6 +155,32 @@ async def test_a_config_refused_at_start_joins_once_its_file_is_fixed(tmp_path):
         await sim.stop()
 
 
+async def test_configs_saved_between_their_read_and_the_watchers_start_are_read(tmp_path):
+    """The fleet reads its configs when it is made and starts watching them when it runs (a worker
+    imports its notifier in between: seconds on a loaded box). A refused config fixed in that gap
+    never joined, and a server's config edited in it ran the old text: each watcher took its first
+    look at the file as it found it, the edit already in it. Each now starts from the file as read."""
+    listen = f"127.0.0.1:{free_udp_port()}"
+    sims = {n: SimServer(password="pw", secret=s) for n, s in (("a", "1111"), ("b", "2222"))}
+    ports = {n: await sim.start() for n, sim in sims.items()}
+    a = server_config(tmp_path / "a.toml", "a", ports["a"], tmp_path / "s.sqlite3", listen, "1111")
+    b = tmp_path / "b.toml"
+    b.write_text("[server\n", encoding="utf-8")
+    fleet = Fleet([a, str(b)], watch_interval=0.05, rcon_backoff=(0.05, 0.2), auth_backoff=0.5)
+    assert str(b) in fleet.refused and fleet.daemon("a").config.mode == "enforce"
+    server_config(b, "b", ports["b"], tmp_path / "s.sqlite3", listen, "2222")  # fixed before the fleet runs
+    Path(a).write_text(Path(a).read_text(encoding="utf-8").replace("[server]\n", '[server]\nmode = "observe"\n'), encoding="utf-8")
+    task = asyncio.create_task(fleet.run())
+    try:
+        await until(lambda: any(d.server == "b" for d in fleet.daemons), timeout=30)
+        await until(lambda: fleet.daemon("a").config.mode == "observe", timeout=30)
+    finally:
+        fleet.stop()
+        await asyncio.wait_for(task, 60)
+        for sim in sims.values():
+            await sim.stop()
+
+
 def test_shared_port_sends_each_datagram_to_its_server_and_drops_the_ambiguous():
     got: dict[str, list[bytes]] = {"a": [], "b": [], "open": []}
     a = UdpLog(got["a"].append, "1111")

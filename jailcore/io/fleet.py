@@ -41,7 +41,7 @@ from jailcore.io.banrelay import BanRelay
 from jailcore.io.daemon import Daemon
 from jailcore.io.logports import LogPorts, by_port, on_shared_port
 from jailcore.io.logsource import Claim, SharedLog, log_clash
-from jailcore.io.loop import Edits, last_word, process_hooks, run_loop, started, stopped_servers, watch
+from jailcore.io.loop import Edits, last_word, process_hooks, run_loop, signature, started, stopped_servers, watch
 from jailcore.io.parts import ID_BLOCK
 from jailcore.io.tasks import read_config
 from jailcore.session.session import Ids
@@ -67,6 +67,7 @@ class Fleet:
         self._group: asyncio.TaskGroup | None = None
         self.daemons: list[Daemon] = []
         self.refused: dict[str, str] = {}  # config path -> the one line saying why
+        self.read_as: dict[str, tuple[int, int, int] | None] = {}  # config path -> its file's signature when it was last read
         self.failed: dict[str, str] = {}  # server -> why it stopped while running
         self.stores: dict[str, StateStore] = {}
         self.writers: dict[str, Writer] = {}
@@ -89,6 +90,7 @@ class Fleet:
 
     def _accept(self, path: str) -> Daemon | None:
         """A config judged (its own problems, its name, its hold on the shared ports) and its server made, not opened."""
+        self.read_as[path] = signature(Path(path))  # before the read: an edit saved after it is the watcher's
         try:
             config = self._load(path)
         except ConfigError as exc:
@@ -244,7 +246,8 @@ class Fleet:
             elif path in self.refused:
                 await self._join(path)
 
-        await watch(Edits([*(d.config_path for d in self.daemons if d.config_path), *self.refused]), self.watch_interval, changed, self.stopping)
+        paths = [*(d.config_path for d in self.daemons if d.config_path), *self.refused]
+        await watch(Edits(paths, self.read_as), self.watch_interval, changed, self.stopping)
 
     async def _join(self, path: str) -> None:
         del self.refused[path]

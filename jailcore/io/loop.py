@@ -7,7 +7,7 @@ import asyncio
 import gc
 import logging
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -38,10 +38,14 @@ def signature(path: Path) -> tuple[int, int, int] | None:
 
 class Edits:
     """Which of some files changed since the last look (mtime, size, inode): a daemon's config, a
-    fleet's refused ones. A file that is gone has not changed until it is back."""
+    fleet's refused ones. A file that is gone has not changed until it is back. `seen`: the files'
+    signatures as they were read (taken before the read), where the caller has them: an edit saved
+    between the read and the watcher's start is then seen (a first look taken at the start missed
+    it, and the server ran the old file, or a fixed config never joined, until the next edit)."""
 
-    def __init__(self, paths: Iterable[str] = ()):
-        self.seen = {path: signature(Path(path)) for path in paths}
+    def __init__(self, paths: Iterable[str] = (), seen: Mapping[str, tuple[int, int, int] | None] | None = None):
+        seen = seen or {}
+        self.seen = {path: seen[path] if path in seen else signature(Path(path)) for path in paths}
 
     def changed(self) -> list[str]:
         out = []

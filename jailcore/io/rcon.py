@@ -177,6 +177,9 @@ class RconClient:
         except (TimeoutError, OSError, asyncio.IncompleteReadError, RconProtocolError) as exc:
             writer.close()
             self._unreachable(f"login to {self.host}:{self.port} failed: {exc!r}")
+        except BaseException:  # cancelled mid-login (a stop, a reload): the socket is closed, not left to the collector
+            writer.close()
+            raise
         if got_id == -1:
             writer.close()
             self.auth_failures += 1
