@@ -129,7 +129,7 @@ async def test_a_command_sent_before_a_restart_and_never_answered_says_so_after_
     from jailcore.store.rows import SENT
 
     sim, text = await never_answering(tmp_path, "jb_warn", 5.0)
-    async with running(load(text, "<t>", {}), sim, stop_sim=False) as daemon:
+    async with running(load(text, "<t>", {}), sim, stop_sim=False, settle=False) as daemon:  # stopped with the warning unanswered
         warden, _ = populate(sim, prisoners=9)
         sim.flush()
         await until(lambda: daemon.engine.state.warden == warden.userid and daemon.idle.is_set())

@@ -72,9 +72,10 @@ async def never_answering(tmp_path: Path, prefix: str, timeout: float) -> tuple[
 
 
 @asynccontextmanager
-async def running(config, sim: SimServer, stop_sim: bool = True, **options):
+async def running(config, sim: SimServer, stop_sim: bool = True, settle: bool = True, **options):
     """A daemon with this config beside this (started) simulated server; stops both (the
-    server stays up with stop_sim False, for a daemon restart)."""
+    server stays up with stop_sim False, for a daemon restart). `settle` False: stopped with its
+    command in flight, as a test of what a restart finds needs (waiting would see it fail)."""
     daemon = Daemon(config, **{"rcon_backoff": (0.05, 0.2), "auth_backoff": 0.5, **options})
     task = asyncio.create_task(daemon.run())
     await daemon.ready.wait()
@@ -82,7 +83,7 @@ async def running(config, sim: SimServer, stop_sim: bool = True, **options):
     try:
         yield daemon
     finally:
-        if sim.port and not daemon.idle.is_set():
+        if settle and sim.port and not daemon.idle.is_set():
             # Python 3.11's wait_for can swallow a cancel that lands as a reply arrives (the
             # daemon's Outbox then never ends): let a command in flight finish first.
             idle = asyncio.ensure_future(daemon.idle.wait())

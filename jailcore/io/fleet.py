@@ -246,8 +246,7 @@ class Fleet:
             elif path in self.refused:
                 await self._join(path)
 
-        paths = [*(d.config_path for d in self.daemons if d.config_path), *self.refused]
-        await watch(Edits(paths, self.read_as), self.watch_interval, changed, self.stopping)
+        await watch(Edits([*(d.config_path for d in self.daemons if d.config_path), *self.refused], self.read_as), self.watch_interval, changed, self.stopping)
 
     async def _join(self, path: str) -> None:
         del self.refused[path]
