@@ -18,7 +18,7 @@ from jailcore.log.parse import records
 from jailcore.session import inputs as i
 from jailcore.session.effects import KeepLines, Record, Write
 from jailcore.session.session import Ids, Session
-from jailcore.store import PardonError
+from jailcore.store import PardonError, asked_in_game
 from jailcore.store.sqlite import Store
 from jailcore.web.auth import LoginLimit, Sessions, check_password, csrf_ok, hash_password
 from jailcore.web.story import tell
@@ -45,6 +45,22 @@ def test_pardon_is_written_once_and_refused_with_a_reason(tmp_path):
     with pytest.raises(PardonError, match="not a punishment"):
         store.request_pardon(say, "admin", "")
     assert len(store.db.execute("SELECT * FROM pardons").fetchall()) == 1
+    store.close()
+
+
+def test_an_admins_word_in_game_is_judged_on_the_server_he_said_it_on(tmp_path):
+    """`!jcpardon`, `!jcconfirm`, `!jcdismiss` come from an admin whose flags are his own
+    server's: another server's entry in the same database is refused as the page refuses it,
+    and his own is written with his SteamID (SourceBans++ credits him by it)."""
+    store = Store(tmp_path / "s.sqlite3")
+    theirs = store.record("b", act("2026-11-30T20:05:00", "slay", WARDEN, "specialday.cooldown", "6.5", "особый день"), 3, "c", "delivered")
+    ours = store.record("a", act("2026-11-30T20:05:01", "slay", WARDEN, "specialday.cooldown", "6.5", "особый день"), 3, "c", "delivered")
+    with pytest.raises(PardonError, match=r"no enforcement with id \d+ .* for server a"):
+        store.submit(asked_in_game("pardon", theirs, "Смотритель", "", "STEAM_1:0:9", "a"))
+    store.submit(asked_in_game("pardon", ours, "Смотритель", "не виноват", "STEAM_1:0:9", "a"))
+    assert store.pardons_for([theirs]) == {}
+    row = store.pardons_for([ours])[ours]
+    assert (row["server"], row["by"], row["reason"], row["steamid"]) == ("a", "Смотритель", "не виноват", "STEAM_1:0:9")
     store.close()
 
 

@@ -100,3 +100,14 @@ def from_queue(kind: str, args: Mapping[str, Any]) -> Request:
 def queued(request: Request) -> dict[str, Any]:
     """Its fields, as a queue file keeps them."""
     return attrs.asdict(request)
+
+
+def asked_in_game(step: str, action_id: int, by: str, reason: str, steamid: str | None, server: str) -> Request:
+    """An admin's word in game on one audit entry (`log.events.ADMIN_WORDS`: `!jcpardon`,
+    `!jcconfirm`, `!jcdismiss`) as the request the command line writes. It is judged on the
+    server he said it on: his admin flags are that server's, so another server's entry is
+    refused as the page refuses it. His SteamID, which the game authenticated, goes with a
+    pardon: SourceBans++ credits him by it."""
+    if step == "pardon":
+        return PardonRequest(action_id, by, reason, server=server, steamid=steamid)
+    return AnswerRequest(action_id, step, by, reason, server=server)
