@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 import attrs
 
 from jailcore.engine.vocabulary import ActionKind
 from jailcore.log.errors import LimitError
-from jailcore.log.events import AdminStep
+
+if TYPE_CHECKING:  # the commands the command line reads need no parser (tests/test_startup.py)
+    from jailcore.log.events import AdminStep
 
 MAX_COMMAND = 511  # srcds's COMMAND_MAX_LENGTH (512) less its NUL
 # Bytes of UTF-8 in one quoted argument: the plugin reads each into a `char[256]` (255 bytes
