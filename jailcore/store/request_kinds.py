@@ -4,9 +4,9 @@ command line, the web page, `!jcpardon` in game): one frozen class each, given t
 is away). Each class is the whole of its kind for both backends: what refuses it (`refusal`,
 and its checks in `write`) and the row it writes, through the few reads and the one insert a
 backend offers as a `RequestDesk`; a new kind is a class here (and its statement in
-store/rows.py), nothing in store/sqlite.py or store/mariadb.py. A request kept in a queue file is its `kind` and its fields as JSON: the same words
-and keys the queue held before the classes (issue 35), so a queue written by an older jailcore
-replays."""
+store/rows.py), nothing in store/sqlite.py or store/mariadb.py. A request kept in a queue file
+is its `kind` and its fields as JSON: the same words and keys the queue held before the classes
+(issue 35), so a queue written by an older jailcore replays."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from typing import Any, ClassVar, Protocol
 import attrs
 
 from jailcore.log.errors import AdminRequestError
-from jailcore.log.limits import KEY, TIME, fit, fit_text
 from jailcore.store import rows
 from jailcore.store.errors import Away, DatabaseFault, PardonError, ProposalError, StoreError, Unreachable
 from jailcore.store.verdicts import check_act, check_answer, check_pardon
@@ -133,8 +132,8 @@ class AnswerRequest:
         with _told_as(desk, self.refusal):
             row = check_answer(desk.entry(self.action_id), lambda: desk.answer_of(self.action_id), self.action_id, self.answer, desk.path,
                                self.server, self.may_ban)
-            return desk.insert(rows.ANSWER, (row["server"], self.action_id, self.answer, fit(self.by, KEY), fit_text(self.reason),
-                                             fit(self.when or _now(), TIME)))
+            return desk.insert(rows.ANSWER, rows.answer_values(row["server"], self.action_id, self.answer, self.by, self.reason,
+                                                               self.when or _now()))
 
 
 @attrs.frozen
