@@ -88,6 +88,11 @@ class PardonRequest:
             return desk.insert(rows.PARDON, rows.pardon_values(row["server"], self.action_id, self.by, self.reason, self.when or _now(),
                                                                self.steamid))
 
+    @staticmethod
+    def in_words(args: Mapping[str, Any]) -> str:
+        """What was asked, in the words of the command that asks it (from a queue file's fields)."""
+        return f"pardon #{args.get('action_id')}"
+
 
 @attrs.frozen
 class CtBanRequest:
@@ -112,6 +117,10 @@ class CtBanRequest:
                                      self.when or _now())
         return desk.insert(rows.CTBAN, (*values, None))
 
+    @staticmethod
+    def in_words(args: Mapping[str, Any]) -> str:
+        return f"ctban {'lift' if args.get('lift') else 'add'} {args.get('steamid') or '?'}"
+
 
 @attrs.frozen
 class AnswerRequest:
@@ -135,6 +144,10 @@ class AnswerRequest:
             return desk.insert(rows.ANSWER, rows.answer_values(row["server"], self.action_id, self.answer, self.by, self.reason,
                                                                self.when or _now()))
 
+    @staticmethod
+    def in_words(args: Mapping[str, Any]) -> str:
+        return f"{args.get('answer') or 'answer'} #{args.get('action_id')}"
+
 
 @attrs.frozen
 class ActRequest:
@@ -157,6 +170,10 @@ class ActRequest:
         desk.here(self.refusal)
         return desk.insert(rows.ACT, rows.act_values(self.server, self.steamid, self.name, self.act, self.minutes, self.reason, self.by,
                                                      self.when or _now()))
+
+    @staticmethod
+    def in_words(args: Mapping[str, Any]) -> str:
+        return f"{args.get('act') or 'act'} {args.get('steamid') or '?'}"
 
 
 Request = PardonRequest | CtBanRequest | AnswerRequest | ActRequest

@@ -35,7 +35,7 @@ import attrs
 from jailcore.log.errors import AdminRequestError
 from jailcore.store.errors import AwayError, Gone, StoreError, errors_or
 from jailcore.store.journal import origin, rows_in
-from jailcore.store.request_kinds import Request, RequestDesk, asked_at, from_queue, queued
+from jailcore.store.request_kinds import KINDS, PardonRequest, Request, RequestDesk, asked_at, from_queue, queued
 
 if TYPE_CHECKING:
     from jailcore.store.interface import StateStore
@@ -143,15 +143,8 @@ class RefusedRequest:
 
     @property
     def asked(self) -> str:
-        """What was asked, in the words of the command that asks it."""
-        a = self.args
-        if self.kind == "ctban":
-            return f"ctban {'lift' if a.get('lift') else 'add'} {a.get('steamid') or '?'}"
-        if self.kind == "answer":
-            return f"{a.get('answer') or 'answer'} #{a.get('action_id')}"
-        if self.kind == "act":
-            return f"{a.get('act') or 'act'} {a.get('steamid') or '?'}"
-        return f"pardon #{a.get('action_id')}"
+        """What was asked, in the words of the command that asks it (a kind this jailcore does not know: as a pardon)."""
+        return KINDS.get(self.kind, PardonRequest).in_words(self.args)
 
 
 def refused_requests(path: str | Path | None, limit: int = REFUSALS_SHOWN, since: str = "") -> tuple[int, list[RefusedRequest]]:
