@@ -19,6 +19,7 @@ from jailcore.session import inputs as i
 from jailcore.session.effects import KeepLines, Record, Write
 from jailcore.session.session import Ids, Session
 from jailcore.store import PardonError, asked_in_game
+from jailcore.store.request_kinds import CtBanRequest, PardonRequest
 from jailcore.store.sqlite import Store
 from jailcore.web.auth import LoginLimit, Sessions, check_password, csrf_ok, hash_password
 from jailcore.web.story import tell
@@ -35,15 +36,15 @@ def test_pardon_is_written_once_and_refused_with_a_reason(tmp_path):
     store = Store(tmp_path / "s.sqlite3")
     slay = store.record("srv", act("2026-11-30T20:05:00", "slay", WARDEN, "specialday.cooldown", "6.5", "особый день"), 3, "c", "delivered")
     say = store.record("srv", act("2026-11-30T20:05:01", "say", None, "calendar.freeday", "ФД 1", "понедельник"), 3, "c", "delivered")
-    pardon = store.request_pardon(slay, "admin", "ошибся начальник", when="2026-11-30T21:00:00")
+    pardon = store.submit(PardonRequest(slay, "admin", "ошибся начальник", when="2026-11-30T21:00:00"))
     row = store.pardons_for([slay, say])[slay]
     assert (row["id"], row["server"], row["by"], row["reason"], row["applied_at"]) == (pardon, "srv", "admin", "ошибся начальник", None)
     with pytest.raises(PardonError, match="already pardoned by admin"):
-        store.request_pardon(slay, "other", "again")
+        store.submit(PardonRequest(slay, "other", "again"))
     with pytest.raises(PardonError, match="no enforcement with id 99"):
-        store.request_pardon(99, "admin", "")
+        store.submit(PardonRequest(99, "admin", ""))
     with pytest.raises(PardonError, match="not a punishment"):
-        store.request_pardon(say, "admin", "")
+        store.submit(PardonRequest(say, "admin", ""))
     assert len(store.db.execute("SELECT * FROM pardons").fetchall()) == 1
     store.close()
 
@@ -103,8 +104,8 @@ def test_an_admins_write_waits_for_the_daemons_commits_and_checkpoints_and_succe
             written.append(admin.record("srv", act("2026-11-30T20:05:00", "slay", WARDEN, "specialday.cooldown", "6.5", "x"), 3, "c", "delivered"))
             admin.commit()
             if n % 400 == 0:
-                admin.request_pardon(written[-1], "admin", "ошибся начальник")
-                admin.request_ctban("srv", ZEK.steamid, ZEK.name, 30, None, "грубил", "admin")
+                admin.submit(PardonRequest(written[-1], "admin", "ошибся начальник"))
+                admin.submit(CtBanRequest("srv", ZEK.steamid, ZEK.name, 30, None, "грубил", "admin"))
     finally:
         stop.set()
         for thread in threads:
@@ -272,8 +273,8 @@ def test_tail_follow_prints_a_pardon_given_later(pardoned_db):
             time.sleep(0.05)
         time.sleep(0.5)
         store = Store(pardoned_db)
-        store.request_pardon(1, "admin", "не тот")  # the warden's warning: filtered out by --player
-        store.request_pardon(2, "admin", "ошибка")
+        store.submit(PardonRequest(1, "admin", "не тот"))  # the warden's warning: filtered out by --player
+        store.submit(PardonRequest(2, "admin", "ошибка"))
         store.close()
         import selectors
 

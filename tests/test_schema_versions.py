@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from jailcore.log.errors import AdminRequestError
+from jailcore.store.request_kinds import ActRequest, CtBanRequest
 from jailcore.store.sqlite import SCHEMA_VERSION, Store, StoreError
 
 OLD_LINK = "CREATE TABLE link (server TEXT PRIMARY KEY, rcon TEXT NOT NULL, outbox INTEGER NOT NULL, last_line TEXT, mode TEXT NOT NULL, updated TEXT NOT NULL)"
@@ -159,7 +160,7 @@ def test_a_version_5_file_gets_the_admins_warnings_and_bans_in_place(tmp_path):
 
     path = tmp_path / "old.sqlite3"
     store = Store(path)
-    store.request_ctban("a", "STEAM_1:0:3", "Вася", 30, None, "за дело", "boss")
+    store.submit(CtBanRequest("a", "STEAM_1:0:3", "Вася", 30, None, "за дело", "boss"))
     store.close()
     db = sqlite3.connect(path)
     db.executescript("DROP TABLE act_requests; PRAGMA user_version = 5;")  # as the jailcore before it left the file
@@ -173,12 +174,12 @@ def test_a_version_5_file_gets_the_admins_warnings_and_bans_in_place(tmp_path):
     assert done.returncode == 0 and f"upgraded from schema version 5 to {SCHEMA_VERSION}" in done.stdout, done.stderr + done.stdout
     store = Store(path)
     try:
-        row = store.request_act("a", "STEAM_1:0:3", "Вася", "ban", 0, "читы", "boss")
+        row = store.submit(ActRequest("a", "STEAM_1:0:3", "Вася", "ban", 0, "читы", "boss"))
         assert [(r["id"], r["act"], r["minutes"]) for r in store.acts("a")] == [(row, "ban", 0)]
         assert store.waiting("a", fresh=0) and store.requests("a")[1][0]["name"] == "Вася"  # the CT ban's row kept
         store.applied("act_requests", row, "2026-12-01T10:00:00")
         assert store.acts("a") == []
         with pytest.raises(AdminRequestError, match="no admin act"):
-            store.request_act("a", "STEAM_1:0:3", "Вася", "slay", None, "x", "boss")
+            store.submit(ActRequest("a", "STEAM_1:0:3", "Вася", "slay", None, "x", "boss"))
     finally:
         store.close()

@@ -21,6 +21,7 @@ from jailcore.log import limits
 from jailcore.session import effects as fx
 from jailcore.store.location import open_reader
 from jailcore.store.mariadb import MariaStore
+from jailcore.store.request_kinds import PardonRequest
 from jailcore.store.sourcebans import SourceBans
 from jailcore.store.sqlite import Store
 from tests.mariadb import mariadb_server
@@ -145,7 +146,8 @@ def test_any_ban_through_sourcebans_in_either_charset(sourcebans, charset, bans)
     server = uuid.uuid4().hex
     store = MariaStore(url)
     reader = open_reader(url)
-    bridge = SourceBans(SourceBansSettings(sb, "sb", server_id=3, admin_id=7), server, "props", reader, store.request_pardon)
+    bridge = SourceBans(SourceBansSettings(sb, "sb", server_id=3, admin_id=7), server, "props", reader,
+                        lambda action_id, by, reason: store.submit(PardonRequest(action_id, by, reason)))
     try:
         ids = []
         for k, b in enumerate(bans):
@@ -157,7 +159,7 @@ def test_any_ban_through_sourcebans_in_either_charset(sourcebans, charset, bans)
         store.commit()
         bridge.sync()
         for row, b in zip(ids, bans, strict=True):
-            store.request_pardon(row, b["by"], b["pardon"])
+            store.submit(PardonRequest(row, b["by"], b["pardon"]))
         bridge.sync()
         assert bridge.aside == {} and bridge.passes == 2  # every pass went through, nothing set aside
         got = query(sb, "SELECT b.name, b.reason, b.ureason, b.length, b.created, b.ends, b.RemoveType FROM sb_bans b JOIN sb_jailcore l ON l.bid = b.bid "

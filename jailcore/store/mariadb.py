@@ -29,7 +29,6 @@ import os
 import threading
 import time as clock
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -39,7 +38,7 @@ import pymysql.cursors
 
 from jailcore.engine.actions import Action, AuditStatus
 from jailcore.log.errors import AuditError
-from jailcore.log.limits import KEY, NAME, SHORT_WORD, STEAMID, TIME, TOPIC, WORD, fit, fit_text
+from jailcore.log.limits import KEY, NAME, SHORT_WORD, STEAMID, TIME, TOPIC, WORD
 from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
@@ -47,15 +46,15 @@ from jailcore.store import appeals, notices
 from jailcore.store import rows as common  # the statements both backends run, written once
 from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
 from jailcore.store.accounts import KeepsAccounts
-from jailcore.store.errors import Away, DatabaseFault, Lost, PardonError, ProposalError, Refused, StoreError, Unreachable
+from jailcore.store.errors import Away, DatabaseFault, Lost, Refused, StoreError, Unreachable
 from jailcore.store.hang import HangWatch
 from jailcore.store.journal import DAMAGED, Journal, Leftover, Op, damaged_beside, hold, holds, left_beside
 from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
 from jailcore.store.reader import Reader
+from jailcore.store.request_kinds import Refusal
 from jailcore.store.requests import TakesRequests
-from jailcore.store.rows import AUDIT_INSERT, WritesRows, act_values, audit_values, line_values, pardon_values, request_values
+from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values
 from jailcore.store.spelling import Dialect, Row
-from jailcore.store.verdicts import check_act, check_answer, check_pardon
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes
     from jailcore.session import effects as fx
@@ -1080,12 +1079,28 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
             self._block = (0, 0)
             self._reserve(gap)
 
-    def _here(self, refusal: type[StoreError] | type[PardonError] | type[ProposalError]) -> None:
+    # -- the admins' requests (store.request_kinds: each kind checks itself and writes its row through these) --
+
+    def entry(self, action_id: int) -> Row | None:
+        return self.reader.entry(action_id)
+
+    def pardons_for(self, action_ids: Iterable[int]) -> dict[int, Row]:
+        return self.reader.pardons_for(action_ids)
+
+    def answer_of(self, action_id: int) -> Row | None:
+        return next(iter(self._rows(common.ANSWER_OF, (action_id,))), None)
+
+    def insert(self, sql: str, values: Sequence[Any]) -> int:
+        cur = self._write(sql, values)
+        self.commit()
+        return int(cur.lastrowid)
+
+    def here(self, refusal: Refusal) -> None:
         """An admin's request needs the database now (its checks read it, its id is the server's)."""
         if self.away is not None or (self.on_loop and self._unreachable()):
             raise refusal(f"state database {self.path} is away ({self.away or 'it did not answer'}): ask again when it is back")
 
-    def _failed(self, exc: StoreError | DatabaseFault, refusal: type[PardonError] | type[ProposalError]) -> BaseException:
+    def failed(self, exc: StoreError | DatabaseFault, refusal: Refusal) -> BaseException:
         """An admin's request the database failed. A lost connection is the caller's to ask
         about (did it land? the command line's queue asks the database); on the loop, the
         admin in game is told to ask again (a pardon or an answer taken is then refused as given)."""
@@ -1094,43 +1109,6 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
         if isinstance(exc, Lost | Unreachable):
             self._quiet_until = clock.monotonic() + QUIET
         return refusal(f"{exc}: ask again (if it was taken, it is said so)")
-
-    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
-                       may_ban: bool = True, steamid: str | None = None) -> int:
-        self._here(PardonError)
-        try:
-            return self._pardon(action_id, by, reason, when, server, may_ban, steamid)
-        except (DatabaseFault, Unreachable) as exc:
-            raise self._failed(exc, PardonError) from None
-
-    def _pardon(self, action_id: int, by: str, reason: str, when: str | None, server: str | None, may_ban: bool,
-                steamid: str | None = None) -> int:
-        row = self.reader.entry(action_id)
-        row = check_pardon(row, lambda: self.reader.pardons_for([action_id]).get(action_id), action_id, self.path, server, may_ban)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.PARDON, pardon_values(row["server"], action_id, by, reason, when, steamid))
-        self.commit()
-        return int(cur.lastrowid)
-
-    def pardons_for(self, action_ids: Iterable[int]) -> dict[int, Row]:
-        return self.reader.pardons_for(action_ids)
-
-    def request_ctban(self, server: str, steamid: str, name: str, minutes: int | None, rounds: int | None,
-                      reason: str, by: str, lift: bool = False, when: str | None = None) -> int:
-        self._here(Away)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.CTBAN, (*request_values(server, steamid, name, minutes, rounds, lift, reason, by, when), None))
-        self.commit()
-        return int(cur.lastrowid)
-
-    def request_act(self, server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str,
-                    when: str | None = None) -> int:
-        check_act(act, minutes)
-        self._here(Away)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.ACT, act_values(server, steamid, name, act, minutes, reason, by, when))
-        self.commit()
-        return int(cur.lastrowid)
 
     def acts(self, server: str) -> list[Row]:
         """The admins' warnings and bans not yet applied; none while the server is away (they wait there)."""
@@ -1166,25 +1144,6 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
 
     def _requests(self, server: str) -> tuple[list[Row], list[Row]]:
         return self._rows(common.PARDONS_WAITING, (server,)), self._rows(common.CTBANS_WAITING, (server,))
-
-    def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
-                       server: str | None = None, may_ban: bool = True) -> int:
-        """As on SQLite: given `server` (the one the admin was judged on), a proposal of another is refused."""
-        assert answer in ("confirm", "dismiss")
-        self._here(ProposalError)
-        try:
-            return self._answer(action_id, answer, by, reason, when, server, may_ban)
-        except (DatabaseFault, Unreachable) as exc:
-            raise self._failed(exc, ProposalError) from None
-
-    def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
-        row = self.reader.entry(action_id)
-        row = check_answer(row, lambda: next(iter(self._rows(common.ANSWER_OF, (action_id,))), None),
-                           action_id, answer, self.path, server, may_ban)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.ANSWER, (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
-        self.commit()
-        return int(cur.lastrowid)
 
     def answers(self, server: str) -> list[Row]:
         return self._polled(lambda: self._answers(server), [])

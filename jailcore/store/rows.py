@@ -108,6 +108,11 @@ def pardon_values(server: str, action_id: int, by: str, reason: str, when: str, 
     return (fit(server, KEY), action_id, fit(by, KEY), fit_text(reason), fit(when, TIME), None if steamid is None else fit(steamid, STEAMID))
 
 
+def answer_values(server: str, action_id: int, answer: str, by: str, reason: str, when: str) -> tuple[Any, ...]:
+    """An `answers` row's values (server, action_id, answer, by, reason, time), by and reason and time fitted to their columns."""
+    return (server, action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME))
+
+
 def act_values(server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str, when: str) -> tuple[Any, ...]:
     """An `act_requests` row's values (server, steamid, name, act, minutes, reason, by, time), each fitted to its column."""
     from jailcore.log.limits import SHORT_WORD

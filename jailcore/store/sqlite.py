@@ -20,23 +20,21 @@ import threading
 import time as clock
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from jailcore.engine.actions import Action, AuditStatus
-from jailcore.log.limits import KEY, TIME, fit, fit_text
 from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
 from jailcore.store import appeals, notices
 from jailcore.store import rows as common  # the statements both backends run, written once
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
-from jailcore.store.errors import StoreError
+from jailcore.store.errors import DatabaseFault, StoreError
+from jailcore.store.request_kinds import Refusal
 from jailcore.store.requests import TakesRequests
-from jailcore.store.rows import AUDIT_INSERT, WritesRows, act_values, audit_values, line_values, pardon_values, pardons_of, request_values
+from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, pardons_of
 from jailcore.store.spelling import Dialect, contains
-from jailcore.store.verdicts import check_act, check_answer, check_pardon
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes, so `tail` and `ctban list` start at once
     from jailcore.session import effects as fx
@@ -345,44 +343,31 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
         return server in self._waiting
 
 
-    # -- pardons and the round's story (the web page) ------------------------------------------
+    # -- the admins' requests (store.request_kinds: each kind checks itself and writes its row through these) --
 
-    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
-                       may_ban: bool = True, steamid: str | None = None) -> int:
-        """A pardon an admin asked for (web page, `jailcore pardon`, `!jcpardon` in game, whose
-        admin's SteamID the game authenticated is `steamid`); the running daemon applies it and
-        sets `applied_at`. Refuses an unknown id and a second pardon, and (given `server`, the
-        one the admin was judged on) another server's entry, and a server ban unless `may_ban`
-        (lifting one is an admin's)."""
-        fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
-        row = self.db.execute(common.ENTRY, (action_id,)).fetchone() if fits else None
-        row = check_pardon(row, lambda: self.pardons_for([action_id]).get(action_id), action_id, self.path, server, may_ban)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.PARDON, pardon_values(row["server"], action_id, by, reason, when, steamid))
-        self.commit()  # an admin's row is his at once: the daemon and the page see it
-        return _inserted(cur)
+    def entry(self, action_id: int) -> sqlite3.Row | None:
+        if not 0 < action_id <= SQLITE_MAX:  # SQLite's integers are 64-bit: a bigger id names nothing
+            return None
+        row: sqlite3.Row | None = self.db.execute(common.ENTRY, (action_id,)).fetchone()
+        return row
 
     def pardons_for(self, action_ids: Iterable[int]) -> dict[int, Any]:
         return pardons_of(self._rows, action_ids)
 
-    def request_ctban(self, server: str, steamid: str, name: str, minutes: int | None, rounds: int | None,
-                      reason: str, by: str, lift: bool = False, when: str | None = None) -> int:
-        """A CT ban given or lifted from outside the game (`jailcore ctban add|lift`, the web
-        page); the running daemon of that server applies it within a second."""
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.CTBAN, (*request_values(server, steamid, name, minutes, rounds, lift, reason, by, when), None))
-        self.commit()
+    def answer_of(self, action_id: int) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.db.execute(common.ANSWER_OF, (action_id,)).fetchone()
+        return row
+
+    def insert(self, sql: str, values: Sequence[Any]) -> int:
+        cur = self._write(sql, values)
+        self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
 
-    def request_act(self, server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str,
-                    when: str | None = None) -> int:
-        """An admin's warning or server ban from the web page; the running daemon of that server
-        carries it out within a second."""
-        check_act(act, minutes)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.ACT, act_values(server, steamid, name, act, minutes, reason, by, when))
-        self.commit()
-        return _inserted(cur)
+    def here(self, refusal: Refusal) -> None:
+        """A file is never away."""
+
+    def failed(self, exc: StoreError | DatabaseFault, refusal: Refusal) -> BaseException:
+        return exc
 
     def acts(self, server: str) -> list[sqlite3.Row]:
         """The admins' warnings and bans not yet applied, oldest first."""
@@ -391,21 +376,6 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
     def requests(self, server: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
         """The pardons (with the enforcement they undo) and the CT-ban requests not yet applied."""
         return self._rows(common.PARDONS_WAITING, (server,)), self._rows(common.CTBANS_WAITING, (server,))
-
-    def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
-                       server: str | None = None, may_ban: bool = True) -> int:
-        """An admin's answer to a proposal (`jailcore confirm|dismiss`, the web page,
-        `!jcconfirm`): the running daemon applies it. Refuses an id that is not a proposal
-        still waiting, a second answer, and (given `server`, the one the admin was judged
-        on) a proposal of another server."""
-        assert answer in ("confirm", "dismiss")
-        row = self.db.execute(common.ENTRY, (action_id,)).fetchone() if 0 < action_id <= SQLITE_MAX else None
-        row = check_answer(row, lambda: self.db.execute(common.ANSWER_OF, (action_id,)).fetchone(),
-                           action_id, answer, self.path, server, may_ban)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.ANSWER, (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
-        self.commit()  # an admin's row is his at once: the daemon and the page see it
-        return _inserted(cur)
 
     def answers(self, server: str) -> list[sqlite3.Row]:
         """Admins' answers to proposals not yet applied, with the proposal they answer."""
