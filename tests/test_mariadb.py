@@ -52,7 +52,7 @@ def test_the_store_keeps_state_audit_and_requests(mariadb):
         pardon = store.submit(PardonRequest(ids[0], "Админ", "ошибка"))
         with pytest.raises(PardonError, match="already pardoned by Админ"):
             store.submit(PardonRequest(ids[0], "Другой", "ещё раз"))
-        assert store.requests("a")[0][0]["id"] == pardon
+        assert store.admin_requests("a").pardons[0].id == pardon
     finally:
         store.close()
     reader = open_reader(mariadb)
@@ -498,11 +498,11 @@ def test_version_4_gets_the_admins_warnings_and_bans(mariadb_server):
     store = MariaStore(url)  # upgraded as it opens
     try:
         row = store.submit(ActRequest("a", "STEAM_1:0:3", "Вася", "warn", None, "мат", "boss"))
-        assert [(r["id"], r["act"], r["reason"]) for r in store.acts("a")] == [(row, "warn", "мат")]
+        assert [(r.id, r.act, r.reason) for r in store.admin_requests("a").acts] == [(row, "warn", "мат")]
         assert store.waiting("a", fresh=0)
         store.applied("act_requests", row, "2026-12-01T10:00:00")
         store.commit()
-        assert store.acts("a") == []
+        assert store.admin_requests("a").acts == ()
     finally:
         store.close()
     with db.cursor() as cur:

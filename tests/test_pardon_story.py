@@ -111,7 +111,7 @@ def test_an_admins_write_waits_for_the_daemons_commits_and_checkpoints_and_succe
         for thread in threads:
             thread.join()
     assert len(entries(admin, "action = 'slay'")) == len(written) == 4000
-    assert len(admin.pardons_for(written)) == 10 and len(admin.requests("srv")[1]) == 10
+    assert len(admin.pardons_for(written)) == 10 and len(admin.admin_requests("srv").ctbans) == 10
     writer.close()
     admin.close()
 

@@ -175,10 +175,10 @@ def test_a_version_5_file_gets_the_admins_warnings_and_bans_in_place(tmp_path):
     store = Store(path)
     try:
         row = store.submit(ActRequest("a", "STEAM_1:0:3", "Вася", "ban", 0, "читы", "boss"))
-        assert [(r["id"], r["act"], r["minutes"]) for r in store.acts("a")] == [(row, "ban", 0)]
-        assert store.waiting("a", fresh=0) and store.requests("a")[1][0]["name"] == "Вася"  # the CT ban's row kept
+        assert [(r.id, r.act, r.minutes) for r in store.admin_requests("a").acts] == [(row, "ban", 0)]
+        assert store.waiting("a", fresh=0) and store.admin_requests("a").ctbans[0].name == "Вася"  # the CT ban's row kept
         store.applied("act_requests", row, "2026-12-01T10:00:00")
-        assert store.acts("a") == []
+        assert store.admin_requests("a").acts == ()
         with pytest.raises(AdminRequestError, match="no admin act"):
             store.submit(ActRequest("a", "STEAM_1:0:3", "Вася", "slay", None, "x", "boss"))
     finally:

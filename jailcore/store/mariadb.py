@@ -51,7 +51,7 @@ from jailcore.store.hang import HangWatch
 from jailcore.store.journal import DAMAGED, Journal, Leftover, Op, damaged_beside, hold, holds, left_beside
 from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
 from jailcore.store.reader import Reader
-from jailcore.store.request_kinds import Refusal
+from jailcore.store.request_kinds import ANY_WAITING, Refusal
 from jailcore.store.requests import TakesRequests
 from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values
 from jailcore.store.spelling import Dialect, Row
@@ -1065,7 +1065,7 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
         if now - self._waiting_at > fresh and not self._unreachable():
             self._waiting_at = now
             try:
-                self._waiting = {r["server"] for r in self._rows(common.ANY_WAITING)}
+                self._waiting = {r["server"] for r in self._rows(ANY_WAITING)}
             except DatabaseFault:
                 if not self._went_away():
                     raise
@@ -1110,9 +1110,10 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
             self._quiet_until = clock.monotonic() + QUIET
         return refusal(f"{exc}: ask again (if it was taken, it is said so)")
 
-    def acts(self, server: str) -> list[Row]:
-        """The admins' warnings and bans not yet applied; none while the server is away (they wait there)."""
-        return self._polled(lambda: self._rows(common.ACTS_WAITING, (server,)), [])
+    def waiting_rows(self, sql: str, server: str) -> list[Row]:
+        """One kind of the admins' rows not yet applied for a server (`request_kinds` `WAITING`);
+        none while the server is away (they wait there)."""
+        return self._polled(lambda: self._rows(sql, (server,)), [])
 
     def _polled(self, read: Callable[[], T], away: T) -> T:
         """A read the daemon polls for the admins' rows: `away` (nothing) while the server is away
@@ -1136,20 +1137,6 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
             return False
         self._quiet_until = clock.monotonic() + QUIET
         return True
-
-    def requests(self, server: str) -> tuple[list[Row], list[Row]]:
-        """Requests not yet applied; none while the server is away (they wait there)."""
-        nothing: tuple[list[Row], list[Row]] = ([], [])
-        return self._polled(lambda: self._requests(server), nothing)
-
-    def _requests(self, server: str) -> tuple[list[Row], list[Row]]:
-        return self._rows(common.PARDONS_WAITING, (server,)), self._rows(common.CTBANS_WAITING, (server,))
-
-    def answers(self, server: str) -> list[Row]:
-        return self._polled(lambda: self._answers(server), [])
-
-    def _answers(self, server: str) -> list[Row]:
-        return self._rows(common.ANSWERS_WAITING, (server,))
 
     def proposal_row(self, server: str, number: int) -> int | None:
         if self.away is not None:

@@ -10,18 +10,24 @@ is its `kind` and its fields as JSON: the same words and keys the queue held bef
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 import attrs
 
 from jailcore.log.errors import AdminRequestError
-from jailcore.store import rows
+from jailcore.log.limits import KEY, NAME, SHORT_WORD, STEAMID, TIME, fit, fit_int, fit_text
 from jailcore.store.errors import Away, DatabaseFault, PardonError, ProposalError, StoreError, Unreachable
-from jailcore.store.verdicts import check_act, check_answer, check_pardon
+from jailcore.store.verdicts import PARDONABLE, done
 
+if TYPE_CHECKING:  # the session's row types: read where rows are polled, so that a command that only asks starts at once
+    from jailcore.session import inputs as si
+    from jailcore.session.effects import RequestTable
+
+T = TypeVar("T")
 # What an admin is told when the database cannot take his request now: his kind's own refusal.
 Refusal = type[StoreError] | type[AdminRequestError]
 
@@ -80,13 +86,41 @@ class PardonRequest:
     steamid: str | None = None
 
     refusal: ClassVar[Refusal] = PardonError
+    table: ClassVar[RequestTable] = "pardons"
+    INSERT: ClassVar[str] = "INSERT INTO pardons (server, action_id, `by`, reason, time, steamid) VALUES (?, ?, ?, ?, ?, ?)"
+    WAITING: ClassVar[str] = ("SELECT p.id, p.action_id, p.`by`, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
+                              "WHERE p.applied_at IS NULL AND p.server = ? ORDER BY p.id")
 
     def write(self, desk: RequestDesk) -> int:
         with _told_as(desk, self.refusal):
-            row = check_pardon(desk.entry(self.action_id), lambda: desk.pardons_for([self.action_id]).get(self.action_id), self.action_id,
-                               desk.path, self.server, self.may_ban)
-            return desk.insert(rows.PARDON, rows.pardon_values(row["server"], self.action_id, self.by, self.reason, self.when or _now(),
-                                                               self.steamid))
+            row = self.check(desk)
+            return desk.insert(self.INSERT, (fit(row["server"], KEY), self.action_id, fit(self.by, KEY), fit_text(self.reason),
+                                             fit(self.when or _now(), TIME), None if self.steamid is None else fit(self.steamid, STEAMID)))
+
+    def check(self, desk: RequestDesk) -> Any:
+        """The audit row if it may be pardoned, else why not: an unknown id or another server's, a
+        server ban unless `may_ban`, what is no punishment or was not done, one already pardoned
+        (its pardon read only when the rest holds)."""
+        action_id, server, row = self.action_id, self.server, desk.entry(self.action_id)
+        if row is None or (server is not None and row["server"] != server):
+            raise PardonError(f"no enforcement with id {action_id} in {desk.path}" + (f" for server {server}" if server else ""))
+        if row["action"] == "ban" and not self.may_ban:
+            raise PardonError(f"enforcement {action_id} is a server ban: lifting it is an admin's")
+        if row["action"] not in PARDONABLE:
+            raise PardonError(f"enforcement {action_id} is a {row['action']}, not a punishment: there is nothing to pardon")
+        if not done(row):
+            mode = "observe" if row["status"] == "observed" else "advise"
+            raise PardonError(f"enforcement {action_id} was only {row['status']} (its server was in {mode} mode): nothing was done to "
+                              "the player and nothing counts against him, so there is nothing to pardon")
+        if (had := desk.pardons_for([action_id]).get(action_id)) is not None:
+            raise PardonError(f"enforcement {action_id} was already pardoned by {had['by']} at {had['time']}: {had['reason']}")
+        return row
+
+    @staticmethod
+    def waiting(r: Any) -> si.PardonRow:
+        from jailcore.session import inputs as si
+
+        return si.PardonRow(r["id"], r["action_id"], r["by"], r["reason"], r["detail"])
 
     @staticmethod
     def in_words(args: Mapping[str, Any]) -> str:
@@ -96,7 +130,8 @@ class PardonRequest:
 
 @attrs.frozen
 class CtBanRequest:
-    """A CT ban given (`minutes`, 0 permanent, or `rounds`) or lifted from outside the game."""
+    """A CT ban given (`minutes`, 0 permanent, or `rounds`) or lifted from outside the game; an
+    admin's `!ctban` in game is written as one too, already applied (`applied_at`)."""
 
     kind: ClassVar[str] = "ctban"
     server: str
@@ -110,12 +145,26 @@ class CtBanRequest:
     when: str | None = None
 
     refusal: ClassVar[Refusal] = Away
+    table: ClassVar[RequestTable] = "ctban_requests"
+    INSERT: ClassVar[str] = ("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, `by`, time, applied_at) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    WAITING: ClassVar[str] = "SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id"
 
     def write(self, desk: RequestDesk) -> int:
         desk.here(self.refusal)
-        values = rows.request_values(self.server, self.steamid, self.name, self.minutes, self.rounds, self.lift, self.reason, self.by,
-                                     self.when or _now())
-        return desk.insert(rows.CTBAN, (*values, None))
+        return desk.insert(self.INSERT, self.values(None))
+
+    def values(self, applied_at: str | None) -> tuple[Any, ...]:
+        """Its row's values, each fitted to its column; `applied_at` None for the daemon to apply it."""
+        return (fit(self.server, KEY), fit(self.steamid, STEAMID), fit(self.name, NAME), None if self.minutes is None else fit_int(self.minutes),
+                None if self.rounds is None else fit_int(self.rounds), int(self.lift), fit_text(self.reason), fit(self.by, KEY),
+                fit(self.when or _now(), TIME), None if applied_at is None else fit(applied_at, TIME))
+
+    @staticmethod
+    def waiting(r: Any) -> si.CtBanRow:
+        from jailcore.session import inputs as si
+
+        return si.CtBanRow(r["id"], r["steamid"], r["name"], r["minutes"], r["rounds"], bool(r["lift"]), r["reason"], r["by"])
 
     @staticmethod
     def in_words(args: Mapping[str, Any]) -> str:
@@ -136,17 +185,46 @@ class AnswerRequest:
     may_ban: bool = True
 
     refusal: ClassVar[Refusal] = ProposalError
+    table: ClassVar[RequestTable] = "answers"
+    INSERT: ClassVar[str] = "INSERT INTO answers (server, action_id, answer, `by`, reason, time) VALUES (?, ?, ?, ?, ?, ?)"
+    WAITING: ClassVar[str] = ("SELECT n.*, a.detail FROM answers n JOIN audit a ON a.id = n.action_id "
+                              "WHERE n.applied_at IS NULL AND n.server = ? ORDER BY n.id")
 
     def write(self, desk: RequestDesk) -> int:
         with _told_as(desk, self.refusal):
-            row = check_answer(desk.entry(self.action_id), lambda: desk.answer_of(self.action_id), self.action_id, self.answer, desk.path,
-                               self.server, self.may_ban)
-            return desk.insert(rows.ANSWER, rows.answer_values(row["server"], self.action_id, self.answer, self.by, self.reason,
-                                                               self.when or _now()))
+            row = self.check(desk)
+            return desk.insert(self.INSERT, (row["server"], self.action_id, self.answer, fit(self.by, KEY), fit_text(self.reason),
+                                             fit(self.when or _now(), TIME)))
+
+    def check(self, desk: RequestDesk) -> Any:
+        """The proposal's audit row if it may be answered, else why not: no proposal (or another
+        server's), a server ban to confirm unless `may_ban`, one answered already (its answer read
+        only when the rest holds), one no longer waiting."""
+        action_id, server, row = self.action_id, self.server, desk.entry(self.action_id)
+        if row is None or (server is not None and row["server"] != server):
+            raise ProposalError(f"no proposal with id {action_id} in {desk.path}" + (f" for server {server}" if server else ""))
+        if row["action"] != "propose":
+            raise ProposalError(f"entry {action_id} is a {row['action']}, not a proposal")
+        if self.answer == "confirm" and not self.may_ban and str(json.loads(row["detail"]).get("step") or "").startswith("ban"):
+            raise ProposalError(f"proposal {action_id} is a server ban: carrying it out is an admin's")
+        if (had := desk.answer_of(action_id)) is not None:
+            raise ProposalError(f"proposal {action_id} was already answered ({had['answer']}) by {had['by']} at {had['time']}")
+        if row["status"] != "proposed":
+            raise ProposalError(f"proposal {action_id} is {row['status']}: {row['reply'] or ''}".rstrip(": "))
+        return row
+
+    @staticmethod
+    def waiting(r: Any) -> si.AnswerRow:
+        from jailcore.session import inputs as si
+
+        return si.AnswerRow(r["id"], r["action_id"], r["answer"], r["by"], r["reason"], r["note"], r["detail"])
 
     @staticmethod
     def in_words(args: Mapping[str, Any]) -> str:
         return f"{args.get('answer') or 'answer'} #{args.get('action_id')}"
+
+
+ACTS = ("warn", "ban")  # what an admin asks of a player from the web page
 
 
 @attrs.frozen
@@ -164,12 +242,26 @@ class ActRequest:
     when: str | None = None
 
     refusal: ClassVar[Refusal] = Away
+    table: ClassVar[RequestTable] = "act_requests"
+    INSERT: ClassVar[str] = "INSERT INTO act_requests (server, steamid, name, act, minutes, reason, `by`, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    WAITING: ClassVar[str] = "SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id"
 
     def write(self, desk: RequestDesk) -> int:
-        check_act(self.act, self.minutes)  # refused for what it asks even while the database is away
+        # Refused for what it asks even while the database is away: a warning, or a ban of 0 (permanent) or more minutes.
+        if self.act not in ACTS:
+            raise AdminRequestError(f"no admin act {self.act!r}: give one of {', '.join(ACTS)}")
+        if self.act == "ban" and (self.minutes is None or self.minutes < 0):
+            raise AdminRequestError("a ban needs its length in minutes (0 is permanent)")
         desk.here(self.refusal)
-        return desk.insert(rows.ACT, rows.act_values(self.server, self.steamid, self.name, self.act, self.minutes, self.reason, self.by,
-                                                     self.when or _now()))
+        return desk.insert(self.INSERT, (fit(self.server, KEY), fit(self.steamid, STEAMID), fit(self.name, NAME), fit(self.act, SHORT_WORD),
+                                         None if self.minutes is None else fit_int(self.minutes), fit_text(self.reason), fit(self.by, KEY),
+                                         fit(self.when or _now(), TIME)))
+
+    @staticmethod
+    def waiting(r: Any) -> si.ActRow:
+        from jailcore.session import inputs as si
+
+        return si.ActRow(r["id"], r["steamid"], r["name"], r["act"], r["minutes"], r["reason"], r["by"])
 
     @staticmethod
     def in_words(args: Mapping[str, Any]) -> str:
@@ -178,6 +270,22 @@ class ActRequest:
 
 Request = PardonRequest | CtBanRequest | AnswerRequest | ActRequest
 KINDS: dict[str, type[Request]] = {c.kind: c for c in (PardonRequest, CtBanRequest, AnswerRequest, ActRequest)}
+# Their tables (the names `applied` puts into its SQL: only these), and one read of which servers
+# have a row waiting in any of them.
+TABLES: tuple[RequestTable, ...] = tuple(c.table for c in KINDS.values())
+ANY_WAITING = " UNION ".join(f"SELECT server FROM {table} WHERE applied_at IS NULL" for table in TABLES)
+
+
+def waiting_for(server: str, read: Callable[[str, str], Sequence[Any]]) -> si.AdminRequests:
+    """The admins' rows not yet applied for one server, typed, each kind in its order (`read(sql,
+    server)`: a backend's poll, which gives none while its database is away)."""
+    from jailcore.session import inputs as si
+
+    def rows(kind: Callable[[Any], T], sql: str) -> tuple[T, ...]:
+        return tuple(map(kind, read(sql, server)))
+
+    return si.AdminRequests(rows(PardonRequest.waiting, PardonRequest.WAITING), rows(CtBanRequest.waiting, CtBanRequest.WAITING),
+                            rows(AnswerRequest.waiting, AnswerRequest.WAITING), rows(ActRequest.waiting, ActRequest.WAITING))
 
 
 def asked_at(request: Request) -> Request:

@@ -31,7 +31,7 @@ from jailcore.store import rows as common  # the statements both backends run, w
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
 from jailcore.store.errors import DatabaseFault, StoreError
-from jailcore.store.request_kinds import Refusal
+from jailcore.store.request_kinds import ANY_WAITING, Refusal
 from jailcore.store.requests import TakesRequests
 from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, pardons_of
 from jailcore.store.spelling import Dialect, contains
@@ -339,7 +339,7 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
         now = clock.monotonic()
         if now - self._waiting_at > fresh:
             self._waiting_at = now
-            self._waiting = {r[0] for r in self.db.execute(common.ANY_WAITING)}
+            self._waiting = {r[0] for r in self.db.execute(ANY_WAITING)}
         return server in self._waiting
 
 
@@ -369,17 +369,9 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
     def failed(self, exc: StoreError | DatabaseFault, refusal: Refusal) -> BaseException:
         return exc
 
-    def acts(self, server: str) -> list[sqlite3.Row]:
-        """The admins' warnings and bans not yet applied, oldest first."""
-        return self._rows(common.ACTS_WAITING, (server,))
-
-    def requests(self, server: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
-        """The pardons (with the enforcement they undo) and the CT-ban requests not yet applied."""
-        return self._rows(common.PARDONS_WAITING, (server,)), self._rows(common.CTBANS_WAITING, (server,))
-
-    def answers(self, server: str) -> list[sqlite3.Row]:
-        """Admins' answers to proposals not yet applied, with the proposal they answer."""
-        return self._rows(common.ANSWERS_WAITING, (server,))
+    def waiting_rows(self, sql: str, server: str) -> list[sqlite3.Row]:
+        """One kind of the admins' rows not yet applied for a server (`request_kinds` `WAITING`), oldest first."""
+        return self._rows(sql, (server,))
 
     def proposal_row(self, server: str, number: int) -> int | None:
         """The audit id of the engine's proposal `number` (its `propose` row)."""
