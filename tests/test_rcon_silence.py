@@ -17,6 +17,7 @@ from contextlib import contextmanager
 
 from jailcore.config.config import load
 from jailcore.io.daemon import Daemon
+from jailcore.io.rcon import RconClient
 from jailcore.sim.simserver import SimServer
 from tests.test_live import WIDE, config_text, until
 
@@ -86,3 +87,30 @@ async def test_a_loop_held_past_the_timeout_does_not_take_an_answer_that_came_in
             daemon.stop()
             await task
             daemon.store.close()
+
+
+async def test_caught_up_hands_on_the_answers_that_came_before_it_was_called():
+    """The clock's guarantee itself: an answer already in the socket when `caught_up` is called (the loop
+    was blocked while it came, nothing read it) has reached its future's callbacks when it returns."""
+    with sim_in_a_thread() as (sim, sim_loop):
+        client = RconClient("127.0.0.1", sim.port, "pw", timeout=TIMEOUT)
+        await client.open()
+        ran, run, got = threading.Event(), sim.execute, []
+
+        def execute(text: str) -> str:  # in the simulated server's thread
+            try:
+                return run(text)
+            finally:
+                ran.set()
+
+        sim.execute = execute  # type: ignore[method-assign]
+        try:
+            future = client.send("jb_status")
+            future.add_done_callback(got.append)
+            # The loop blocked (no await) until the server ran the command and ended the step that wrote the answer.
+            assert ran.wait(WIDE), "the simulated server never ran the command"
+            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), sim_loop).result(WIDE)
+            await client.caught_up()
+            assert got == [future] and future.result().startswith("{"), got
+        finally:
+            await client.close()
