@@ -57,25 +57,21 @@ async def keep_rcon_open(client: RconClient, put: Put, held: deque[Any]) -> None
             put(si.LinkLost(client.state))
 
 
-LATE = 0.005  # a clock woken this much after its time found the loop held (a query on it, a long collection)
-SETTLE = 0.02  # ... and lets the loop read what came meanwhile before it ticks
-
-
-async def clock(put: Put, session: Session, phase: float, dropped: Callable[[], str]) -> None:
+async def clock(put: Put, session: Session, client: RconClient, phase: float, dropped: Callable[[], str]) -> None:
     """A tick when the session wants one (a command's timeout), and at least every save
     interval; `phase` spreads a fleet's servers over that interval. A tick judges the game's
     silence (`[rcon] timeout`), so the time the loop itself was held must not count as silence:
-    a clock woken late lets the loop read the sockets first (an RCON answer that came during the
-    stall), and the session judges the timeout at the tick's own time, not when it took it."""
+    before each tick, what the game had sent by then is read and its replies are in the inbox
+    (`RconClient.caught_up`), and the session judges the timeout at the tick's own time."""
     loop = asyncio.get_running_loop()
     if phase:
         await asyncio.sleep(session.save_interval * phase)
     while True:
-        put(si.Tick(loop.time(), wall(), dropped()))
+        now = loop.time()
+        await client.caught_up()
+        put(si.Tick(now, wall(), dropped()))
         due = max(loop.time() + 0.01, min(session.deadline(), loop.time() + session.save_interval))
         await asyncio.sleep(due - loop.time())
-        if loop.time() - due > LATE:
-            await asyncio.sleep(SETTLE)
 
 
 def dropped(udp: UdpLog, mqtt: MqttLink | None) -> str:
@@ -150,7 +146,7 @@ def start(supervisor: Supervisor, daemon: Served, put: Put, held: deque[Any]) ->
     if config.log_file:
         keep("log file follower", lambda: follow_file(config.log_file, udp.on_record))
     keep("RCON outbox", lambda: keep_rcon_open(daemon.client, put, held))
-    keep("clock", lambda: clock(put, daemon.session, daemon.phase, lambda: dropped(udp, mqtt)))
+    keep("clock", lambda: clock(put, daemon.session, daemon.client, daemon.phase, lambda: dropped(udp, mqtt)))
     keep("admin requests", daemon.requests.run, essential=False)
     if mqtt is not None:
         keep("MQTT link", mqtt.run, essential=False)
