@@ -42,7 +42,7 @@ from jailcore.log.limits import KEY, NAME, SHORT_WORD, STEAMID, TIME, TOPIC, WOR
 from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
-from jailcore.store import appeals, notices
+from jailcore.store import appeals, notices, request_kinds
 from jailcore.store import rows as common  # the statements both backends run, written once
 from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
 from jailcore.store.accounts import KeepsAccounts
@@ -102,23 +102,9 @@ _TABLES = [
         UNIQUE KEY audit_id (id), KEY audit_status (server, status), KEY audit_player (steamid), KEY audit_round (server, round), KEY audit_time (time),
         KEY audit_action (action, seq, time), KEY audit_seq_name (seq, name))""",
     NAMES_TABLE,
-    f"""CREATE TABLE IF NOT EXISTS pardons (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, action_id BIGINT NOT NULL UNIQUE, `by` VARCHAR({KEY}) NOT NULL,
-        reason TEXT NOT NULL, time VARCHAR({TIME}) NOT NULL, applied_at VARCHAR({TIME}), steamid VARCHAR({STEAMID}))""",
     f"""CREATE TABLE IF NOT EXISTS loglines (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, round INT NOT NULL, time VARCHAR({TIME}) NOT NULL,
         line TEXT NOT NULL, audit BIGINT NOT NULL, KEY loglines_round (server, round), KEY loglines_time (time))""",
-    f"""CREATE TABLE IF NOT EXISTS ctban_requests (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, steamid VARCHAR({STEAMID}) NOT NULL, name VARCHAR({NAME}) NOT NULL DEFAULT '',
-        minutes INT, rounds INT, lift INT NOT NULL DEFAULT 0, reason TEXT NOT NULL, `by` VARCHAR({KEY}) NOT NULL,
-        time VARCHAR({TIME}) NOT NULL, applied_at VARCHAR({TIME}))""",
-    f"""CREATE TABLE IF NOT EXISTS act_requests (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, steamid VARCHAR({STEAMID}) NOT NULL, name VARCHAR({NAME}) NOT NULL DEFAULT '',
-        act VARCHAR({SHORT_WORD}) NOT NULL, minutes INT, reason TEXT NOT NULL, `by` VARCHAR({KEY}) NOT NULL, time VARCHAR({TIME}) NOT NULL,
-        applied_at VARCHAR({TIME}), KEY act_requests_waiting (server, applied_at))""",
-    f"""CREATE TABLE IF NOT EXISTS answers (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, action_id BIGINT NOT NULL UNIQUE, answer VARCHAR({SHORT_WORD}) NOT NULL,
-        `by` VARCHAR({KEY}) NOT NULL, reason TEXT NOT NULL, time VARCHAR({TIME}) NOT NULL, note TEXT, applied_at VARCHAR({TIME}))""",
     f"""CREATE TABLE IF NOT EXISTS link (
         server VARCHAR({KEY}) PRIMARY KEY, rcon VARCHAR({WORD}) NOT NULL, outbox INT NOT NULL, last_line VARCHAR({TIME}), mode VARCHAR({SHORT_WORD}) NOT NULL,
         updated VARCHAR({TIME}) NOT NULL, daemon VARCHAR({SHORT_WORD}) NOT NULL DEFAULT 'running', dropped TEXT NOT NULL)""",
@@ -307,7 +293,7 @@ def _upgrade(db: pymysql.connections.Connection, where: str, dry: bool) -> tuple
                     return found, found
                 for ddl in _TABLES:
                     cur.execute(ddl + _OPTIONS)
-                for ddl in notices.schema("mariadb") + appeals.schema("mariadb"):  # written once for both backends
+                for ddl in request_kinds.schema("mariadb") + notices.schema("mariadb") + appeals.schema("mariadb"):  # written once for both
                     cur.execute(ddl)
                 for step in _STEPS[found:]:
                     step(cur)

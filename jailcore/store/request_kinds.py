@@ -87,6 +87,9 @@ class PardonRequest:
 
     refusal: ClassVar[Refusal] = PardonError
     table: ClassVar[RequestTable] = "pardons"
+    SCHEMA: ClassVar[tuple[str, ...]] = (
+        "CREATE TABLE IF NOT EXISTS pardons (id {id}, server {key} NOT NULL, action_id {int64} NOT NULL UNIQUE{audit_ref}, "
+        "`by` {key} NOT NULL, reason TEXT NOT NULL, time {time} NOT NULL, applied_at {time}, steamid {steamid}){options}",)
     INSERT: ClassVar[str] = "INSERT INTO pardons (server, action_id, `by`, reason, time, steamid) VALUES (?, ?, ?, ?, ?, ?)"
     WAITING: ClassVar[str] = ("SELECT p.id, p.action_id, p.`by`, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
                               "WHERE p.applied_at IS NULL AND p.server = ? ORDER BY p.id")
@@ -146,6 +149,10 @@ class CtBanRequest:
 
     refusal: ClassVar[Refusal] = Away
     table: ClassVar[RequestTable] = "ctban_requests"
+    SCHEMA: ClassVar[tuple[str, ...]] = (
+        "CREATE TABLE IF NOT EXISTS ctban_requests (id {id}, server {key} NOT NULL, steamid {steamid} NOT NULL, name {name} NOT NULL "
+        "DEFAULT '', minutes {int}, rounds {int}, lift {int} NOT NULL DEFAULT 0, reason TEXT NOT NULL{text_default}, `by` {key} NOT NULL, "
+        "time {time} NOT NULL, applied_at {time}){options}",)
     INSERT: ClassVar[str] = ("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, `by`, time, applied_at) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     WAITING: ClassVar[str] = "SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id"
@@ -186,6 +193,10 @@ class AnswerRequest:
 
     refusal: ClassVar[Refusal] = ProposalError
     table: ClassVar[RequestTable] = "answers"
+    SCHEMA: ClassVar[tuple[str, ...]] = (
+        "CREATE TABLE IF NOT EXISTS answers (id {id}, server {key} NOT NULL, action_id {int64} NOT NULL UNIQUE{audit_ref}, "
+        "answer {short} NOT NULL, `by` {key} NOT NULL, reason TEXT NOT NULL{text_default}, time {time} NOT NULL, note TEXT, "
+        "applied_at {time}){options}",)
     INSERT: ClassVar[str] = "INSERT INTO answers (server, action_id, answer, `by`, reason, time) VALUES (?, ?, ?, ?, ?, ?)"
     WAITING: ClassVar[str] = ("SELECT n.*, a.detail FROM answers n JOIN audit a ON a.id = n.action_id "
                               "WHERE n.applied_at IS NULL AND n.server = ? ORDER BY n.id")
@@ -243,6 +254,11 @@ class ActRequest:
 
     refusal: ClassVar[Refusal] = Away
     table: ClassVar[RequestTable] = "act_requests"
+    SCHEMA: ClassVar[tuple[str, ...]] = (
+        "CREATE TABLE IF NOT EXISTS act_requests (id {id}, server {key} NOT NULL, steamid {steamid} NOT NULL, name {name} NOT NULL "
+        "DEFAULT '', act {short} NOT NULL, minutes {int}, reason TEXT NOT NULL{text_default}, `by` {key} NOT NULL, time {time} NOT NULL, "
+        "applied_at {time}){options}",
+        "CREATE INDEX IF NOT EXISTS act_requests_waiting ON act_requests (server, applied_at)")
     INSERT: ClassVar[str] = "INSERT INTO act_requests (server, steamid, name, act, minutes, reason, `by`, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
     WAITING: ClassVar[str] = "SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id"
 
@@ -274,6 +290,13 @@ KINDS: dict[str, type[Request]] = {c.kind: c for c in (PardonRequest, CtBanReque
 # have a row waiting in any of them.
 TABLES: tuple[RequestTable, ...] = tuple(c.table for c in KINDS.values())
 ANY_WAITING = " UNION ".join(f"SELECT server FROM {table} WHERE applied_at IS NULL" for table in TABLES)
+
+
+def schema(dialect: str) -> list[str]:
+    """The requests' tables in this backend's words (made empty where missing, at every upgrade)."""
+    from jailcore.store.spelling import spell
+
+    return [spell(ddl, dialect) for cls in KINDS.values() for ddl in cls.SCHEMA]
 
 
 def waiting_for(server: str, read: Callable[[str, str], Sequence[Any]]) -> si.AdminRequests:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from jailcore.engine.actions import Action, AuditStatus
 from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
-from jailcore.store import appeals, notices
+from jailcore.store import appeals, notices, request_kinds
 from jailcore.store import rows as common  # the statements both backends run, written once
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
@@ -387,27 +387,9 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
 # 2 one without the web page's accounts (they were in the configs' [web.users]), 3 one without ACTION_SCHEMA,
 # 4 one without the accounts' activity (`account_changes`, made by ACCOUNTS_SCHEMA; its earlier changes were not kept),
 # 5 one without the notifications' queue and the appeals (store/notices.py, store/appeals.py: their tables made empty),
-# 6 one without the admins' warnings and bans from the web page (`act_requests`, ACTS_SCHEMA),
+# 6 one without the admins' warnings and bans from the web page (`act_requests`, store/request_kinds.py),
 # 7 one whose pardons lack the pardoning admin's SteamID (`pardons.steamid`: SourceBans++ credits him by it)
 SCHEMA_VERSION = 8
-
-# An admin's warning or server ban asked from the web page (a player's page): the running daemon
-# of that server carries it out as the engine's admin act and sets `applied_at`. Version 7.
-ACTS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS act_requests (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    steamid TEXT NOT NULL,
-    name TEXT NOT NULL DEFAULT '',
-    act TEXT NOT NULL,
-    minutes INTEGER,
-    reason TEXT NOT NULL DEFAULT '',
-    by TEXT NOT NULL,
-    time TEXT NOT NULL,
-    applied_at TEXT
-);
-CREATE INDEX IF NOT EXISTS act_requests_waiting ON act_requests (server, applied_at);
-"""
 
 # The audit log by action, in the order of its places, the time beside: the bans in force
 # and a page of one action (`?action=ctban&since=1d`) read what there is of it, the time
@@ -429,6 +411,8 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         if found == SCHEMA_VERSION:
             return found, found
         _run(db, SCHEMA + STORY_SCHEMA)
+        for ddl in request_kinds.schema("sqlite"):  # the admins' requests' tables, written once for both backends
+            db.execute(ddl)
         _add_column(db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")  # version 0's link lacked who runs it
         _add_column(db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
         _add_column(db, "audit", "seq", "INTEGER")  # version 1's audit had no place of its own: its rows take their id
@@ -437,7 +421,6 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         _run(db, SEQ_SCHEMA)
         _run(db, ACCOUNTS_SCHEMA)
         _run(db, ACTION_SCHEMA)
-        _run(db, ACTS_SCHEMA)
         for ddl in notices.schema("sqlite") + appeals.schema("sqlite"):
             db.execute(ddl)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -550,16 +533,6 @@ def check_ours(db: sqlite3.Connection) -> None:
 
 
 STORY_SCHEMA = """
-CREATE TABLE IF NOT EXISTS pardons (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    action_id INTEGER NOT NULL UNIQUE REFERENCES audit (id),
-    by TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    time TEXT NOT NULL,
-    applied_at TEXT,
-    steamid TEXT
-);
 CREATE TABLE IF NOT EXISTS loglines (
     id INTEGER PRIMARY KEY,
     server TEXT NOT NULL,
@@ -567,30 +540,6 @@ CREATE TABLE IF NOT EXISTS loglines (
     time TEXT NOT NULL,
     line TEXT NOT NULL,
     audit INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ctban_requests (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    steamid TEXT NOT NULL,
-    name TEXT NOT NULL DEFAULT '',
-    minutes INTEGER,
-    rounds INTEGER,
-    lift INTEGER NOT NULL DEFAULT 0,
-    reason TEXT NOT NULL DEFAULT '',
-    by TEXT NOT NULL,
-    time TEXT NOT NULL,
-    applied_at TEXT
-);
-CREATE TABLE IF NOT EXISTS answers (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    action_id INTEGER NOT NULL UNIQUE REFERENCES audit (id),
-    answer TEXT NOT NULL,
-    by TEXT NOT NULL,
-    reason TEXT NOT NULL DEFAULT '',
-    time TEXT NOT NULL,
-    note TEXT,
-    applied_at TEXT
 );
 CREATE TABLE IF NOT EXISTS link (
     server TEXT PRIMARY KEY,
