@@ -301,9 +301,8 @@ class RconClient:
                 raise RconProtocolError(f"a reply of more than {MAX_REPLY_PACKETS} packets or {MAX_REPLY_BYTES} bytes")
 
     async def caught_up(self) -> None:
-        """Returns once every byte the game had sent when this was called is read and the replies in it handed on
-        (their futures' callbacks run): before the game's silence is judged, what it said is heard, however long
-        the loop was held meanwhile. A link that cannot be read (a bug) is judged after one timeout of waiting."""
+        """Returns once every byte the game had sent when called is read and its replies handed on (callbacks run): its
+        silence is judged on what it said, however long the loop was held. A link never read (a bug): one timeout."""
         reader, writer = self._reader, self._writer
         if reader is not None and writer is not None:
             came = reader.fed + unread(writer)
@@ -314,12 +313,9 @@ class RconClient:
                         await self._progress.wait()
             except TimeoutError:
                 log.warning("RCON: what %s:%s sent was not read within %gs", self.host, self.port, self.timeout)
-        # The futures of the replies read were resolved before now; their callbacks were scheduled then, and
-        # the loop runs callbacks in the order they were scheduled: one turn, and they have run.
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # the replies' futures were resolved before now: one turn runs their callbacks, in order
 
-    def send(self, text: str) -> asyncio.Future[str]:
-        """Write one command now, on the open session; the future gets its whole reply."""
+    def send(self, text: str) -> asyncio.Future[str]:  # one command now, on the open session; the future gets its whole reply
         return self.send_all([text])[0]
 
     def send_all(self, texts: list[str]) -> list[asyncio.Future[str]]:

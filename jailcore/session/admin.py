@@ -26,7 +26,8 @@ from jailcore.log.inbound import Refusals
 from jailcore.session import inputs as i
 from jailcore.session.audit import Audit
 from jailcore.session.commands import Commands
-from jailcore.session.effects import Applied, CloseAppeals, Effect, Mark, NoteAnswer, RequestTable, Write
+from jailcore.session.effects import Applied, CloseAppeals, Effect, Mark, NoteAnswer, Write
+from jailcore.session.inputs import RequestTable
 from jailcore.session.network import Network
 from jailcore.session.saver import Saver
 from jailcore.session.shared import Part, Shared
@@ -58,22 +59,22 @@ class AdminDesk(Part):
         return SAID.get(self.config.language, SAID["ru"])[key].format(**values)
 
     def apply(self, rows: i.AdminRequests) -> list[Effect]:
-        seen = ({("pardons", r.id) for r in rows.pardons} | {("ctban_requests", r.id) for r in rows.ctbans}
-                | {("answers", r.id) for r in rows.answers} | {("act_requests", r.id) for r in rows.acts})
+        waiting: tuple[i.PardonRow | i.CtBanRow | i.AnswerRow | i.ActRow, ...] = (*rows.pardons, *rows.ctbans, *rows.answers, *rows.acts)
+        seen: set[tuple[str, int]] = {(r.table, r.id) for r in waiting}
         self.applied &= seen  # a row the store no longer returns is durable as applied: forgotten here
         out: list[Effect] = []
         for pardon in rows.pardons:
-            if self._once("pardons", pardon.id):
-                out += self._guarded("pardons", pardon.id, partial(self._pardon, pardon))
+            if self._once(pardon.table, pardon.id):
+                out += self._guarded(pardon.table, pardon.id, partial(self._pardon, pardon))
         for ban in rows.ctbans:
-            if self._once("ctban_requests", ban.id):
-                out += self._guarded("ctban_requests", ban.id, partial(self._ctban, ban))
+            if self._once(ban.table, ban.id):
+                out += self._guarded(ban.table, ban.id, partial(self._ctban, ban))
         for answer in rows.answers:
-            if ("answers", answer.id) not in self.applied:
-                out += self._guarded("answers", answer.id, partial(self._answer, answer))
+            if (answer.table, answer.id) not in self.applied:
+                out += self._guarded(answer.table, answer.id, partial(self._answer, answer))
         for act in rows.acts:
-            if self._once("act_requests", act.id):
-                out += self._guarded("act_requests", act.id, partial(self._act, act))
+            if self._once(act.table, act.id):
+                out += self._guarded(act.table, act.id, partial(self._act, act))
         return out + self.commands.flush()
 
     def _guarded(self, table: RequestTable, row_id: int, carry: Callable[[], list[Effect]]) -> list[Effect]:
@@ -97,7 +98,7 @@ class AdminDesk(Part):
 
     def _pardon(self, row: i.PardonRow) -> list[Effect]:
         entry = shapes.detail_row(row.detail, self.refused, f"pardon {row.id}")
-        out: list[Effect] = [self._applied("pardons", row.id)]
+        out: list[Effect] = [self._applied(row.table, row.id)]
         if entry is None:
             return out
         self.saver.dirty = True
@@ -113,7 +114,7 @@ class AdminDesk(Part):
 
     def _ctban(self, row: i.CtBanRow) -> list[Effect]:
         if shapes.ctban_row(attrs.asdict(row), self.refused) is None:
-            return [self._applied("ctban_requests", row.id)]
+            return [self._applied(row.table, row.id)]
         self.saver.dirty = True
         if not self.engine.state.time and self.wall:  # before the server's first line its clock is unknown: the box's stands in
             self.engine.state.time = self.wall
@@ -121,7 +122,7 @@ class AdminDesk(Part):
             actions = self.engine.lift_ctban(row.steamid, row.by, row.reason)
         else:
             actions = self.engine.give_ctban(row.steamid, row.name, row.minutes, row.rounds, row.reason, row.by)
-        out: list[Effect] = [self._applied("ctban_requests", row.id)]
+        out: list[Effect] = [self._applied(row.table, row.id)]
         out += self.commands.carry_out(actions)
         if row.lift:
             out.append(self.network.network_lift(row.steamid, row.by, f"request {row.id}"))
@@ -132,7 +133,7 @@ class AdminDesk(Part):
     def _act(self, row: i.ActRow) -> list[Effect]:
         """An admin's warning or server ban from the web page: the engine's admin act, carried out
         and audited as a rule's punishment is (a ban reaches a player who has left by his SteamID)."""
-        out: list[Effect] = [self._applied("act_requests", row.id)]
+        out: list[Effect] = [self._applied(row.table, row.id)]
         if shapes.act_row(attrs.asdict(row), self.refused) is None:
             return out
         self.saver.dirty = True
@@ -147,7 +148,7 @@ class AdminDesk(Part):
     def _answer(self, row: i.AnswerRow) -> list[Effect]:
         detail = shapes.detail_row(row.detail, self.refused, f"answer {row.id}")
         if detail is None:
-            return [self._applied("answers", row.id)]
+            return [self._applied(row.table, row.id)]
         number, proposal = int(detail.get("index") or 0), row.action_id
         self.saver.dirty = True
         # Judged against the proposal's own round and expiry, as they stand now: a slay confirmed
@@ -156,7 +157,7 @@ class AdminDesk(Part):
         for action in proposals.lapse_due(self.engine.ctx):
             out += self.commands.dispatch(action)
         if row.answer == "dismiss":
-            out.append(self._applied("answers", row.id))
+            out.append(self._applied(row.table, row.id))
             if self.engine.dismiss(number):
                 reply = f"by {row.by}: {row.reason or '-'}"
                 self.shared.proposals.pop(number, None)
@@ -174,7 +175,7 @@ class AdminDesk(Part):
                 self.audit.say_to_admins(f"[jailcore #{proposal}] {why}")
             return out
         self.noted.pop(row.id, None)
-        out.append(self._applied("answers", row.id))
+        out.append(self._applied(row.table, row.id))
         if why == "gone":
             self.audit.say_to_admins(f"[jailcore #{proposal}] {self.said('gone')}")
             return out

@@ -14,14 +14,13 @@ plain values, no SQL, the same for every backend.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 
 from jailcore.engine.actions import Action, AuditStatus
 from jailcore.log.events import AdminStep
-
-RequestTable = Literal["pardons", "ctban_requests", "answers", "act_requests"]
+from jailcore.session.inputs import RequestTable
 
 # -- rows the store writes -------------------------------------------------------------------
 

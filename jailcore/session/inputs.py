@@ -7,7 +7,7 @@ sender, a store row already read, the clock already read) and hands them to
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
 
@@ -113,8 +113,14 @@ class Resume:
     proposals: tuple[tuple[int, int], ...] = ()
 
 
+# The table each admin's row waits in: the store marks it applied there (`Applied`).
+RequestTable = Literal["pardons", "ctban_requests", "answers", "act_requests"]
+
+
 @attrs.frozen(slots=True)
 class PardonRow:
+    table: ClassVar[RequestTable] = "pardons"
+
     id: int
     action_id: int
     by: str
@@ -125,6 +131,8 @@ class PardonRow:
 @attrs.frozen(slots=True)
 class CtBanRow:
     """As the store holds it: checked by the session (`log.shapes.ctban_row`) before it is applied."""
+
+    table: ClassVar[RequestTable] = "ctban_requests"
 
     id: int
     steamid: str
@@ -138,6 +146,8 @@ class CtBanRow:
 
 @attrs.frozen(slots=True)
 class AnswerRow:
+    table: ClassVar[RequestTable] = "answers"
+
     id: int
     action_id: int
     answer: str  # confirm | dismiss
@@ -151,6 +161,8 @@ class AnswerRow:
 class ActRow:
     """An admin's warning or server ban (the web page), as the store holds it: checked by the
     session (`log.shapes.act_row`) before it is applied."""
+
+    table: ClassVar[RequestTable] = "act_requests"
 
     id: int
     steamid: str

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from jailcore.engine.actions import Action, AuditStatus
-from jailcore.session.effects import RequestTable
+from jailcore.session.inputs import RequestTable
 from jailcore.store.accounts import Account
 from jailcore.store.appeals import Appeals
 from jailcore.store.base import Backend

@@ -25,7 +25,7 @@ from jailcore.store.verdicts import PARDONABLE, done
 
 if TYPE_CHECKING:  # the session's row types: read where rows are polled, so that a command that only asks starts at once
     from jailcore.session import inputs as si
-    from jailcore.session.effects import RequestTable
+    from jailcore.session.inputs import RequestTable
 
 T = TypeVar("T")
 # What an admin is told when the database cannot take his request now: his kind's own refusal.

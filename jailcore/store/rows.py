@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # imported where rows are written, so that a command that onl
     from jailcore.engine.actions import Action
     from jailcore.session import effects as fx
     from jailcore.session import inputs as si
-    from jailcore.session.effects import RequestTable
+    from jailcore.session.inputs import RequestTable
     from jailcore.store.filter import Filter
 
 AUDIT_INSERT = ("INSERT INTO audit (id, server, time, round, day, action, rule, ref, userid, steamid, name, reason, detail, command, status) "
