@@ -4,6 +4,7 @@ and says what to undo in the game; CT bans given and lifted by admins; the door 
 from __future__ import annotations
 
 from jailcore.engine.actions import render
+from jailcore.engine.admin import ctban_from_outside, pardon
 from tests.logtext import run
 from tests.scenes import WARDEN, next_day, setup
 
@@ -21,7 +22,7 @@ def test_a_pardon_of_a_ct_ban_lifts_it_and_steps_the_ladder_back():
     ctban = next(a for a in actions if a.action == "ctban")
     key = f"specialday.cooldown|{WARDEN.steamid}"
     assert engine.state.ladders[key] == 2 and WARDEN.steamid in engine.state.ctbans
-    undo = engine.pardon(ctban.to_json(), "Админ", "ошибка начальника")
+    undo = engine.admin(pardon, ctban.to_json(), "Админ", "ошибка начальника")
     assert engine.state.ladders[key] == 1 and WARDEN.steamid not in engine.state.ctbans
     assert [a.action for a in undo if a.action != "hud"] == ["pardon", "unctban"]
     assert render(undo[1]) == f"jb_ctban_clear #{WARDEN.userid}" and "Админ" in undo[1].reason
@@ -39,7 +40,7 @@ def engine_event(engine):
 def test_a_pardon_of_a_slay_only_steps_the_ladder_back():
     actions, engine = specialday_twice_thrice()
     slay = next(a for a in actions if a.action == "slay")
-    engine.pardon(slay.to_json(), "Админ", "")
+    engine.admin(pardon, slay.to_json(), "Админ", "")
     assert engine.state.ladders[f"specialday.cooldown|{WARDEN.steamid}"] == 1
     assert WARDEN.steamid in engine.state.ctbans  # the CT ban came from another enforcement
 
@@ -49,14 +50,14 @@ def test_a_pardon_of_a_server_ban_unbans():
     log.say(ts[0], "заходите на www.example.ru")
     actions, engine = run("", log)
     (ban,) = [a for a in actions if a.action == "ban"]
-    undo = engine.pardon(ban.to_json(), "Админ", "")
+    undo = engine.admin(pardon, ban.to_json(), "Админ", "")
     assert [render(a) for a in undo if a.action == "unban"] == [f'jb_unban "{ts[0].steamid}"']
 
 
 def test_an_admin_ct_ban_is_held_at_the_door_and_lifted():
     log, ts = setup()
     _, engine = run("", log)
-    out = engine.give_ctban(ts[0].steamid, ts[0].name, 30, None, "грубил", "Админ")
+    out = engine.admin(ctban_from_outside, ts[0].steamid, ts[0].name, 30, None, "грубил", "Админ")
     assert [render(a) for a in out] == [f'jb_ctban_set #{ts[0].userid} 1800 "Запрет за КТ (30 мин). Запрет за КТ от администратора Админ: грубил." "Админ"']
     assert engine.state.ctbans[ts[0].steamid].by == "Админ"
     door = [render(a) for a in engine.door()]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from jailcore.engine.admin import ctban_from_outside
 from jailcore.engine.engine import Engine
 from jailcore.log.logtime import plus_minutes
 from jailcore.store.sqlite import Store
@@ -45,7 +46,7 @@ def south():
     """A quiet server where an admin banned a prisoner for three rounds."""
     log, ts = setup()
     _, engine = run("", log)
-    engine.give_ctban(ts[0].steamid, ts[0].name, None, 3, "грубил", "Админ")
+    engine.admin(ctban_from_outside, ts[0].steamid, ts[0].name, None, 3, "грубил", "Админ")
     return ts[0], engine
 
 
@@ -120,7 +121,7 @@ def test_add_writes_a_request_the_engine_applies_and_list_then_shows(db):
     # What the running daemon does with the row: the engine's own call, then its snapshot.
     store = Store(db)
     engine = Engine(run("[teams.no_warden]\nenabled = false\n", "")[1].config, store.load_state("north"))
-    engine.give_ctban(row["steamid"], row["name"], row["minutes"], row["rounds"], row["reason"], row["by"])
+    engine.admin(ctban_from_outside, row["steamid"], row["name"], row["minutes"], row["rounds"], row["reason"], row["by"])
     store.applied("ctban_requests", row["id"], NOW)
     store.save_state("north", engine.snapshot(), NOW)
     store.close()

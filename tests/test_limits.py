@@ -23,6 +23,7 @@ from jailcore.engine.actions import (
     render,
     with_id,
 )
+from jailcore.engine.admin import ctban_from_outside
 from jailcore.engine.engine import Engine
 from jailcore.engine.punish import door_action
 from jailcore.engine.state import Seat
@@ -51,7 +52,7 @@ def test_the_vocabulary_and_its_literal_agree():
 def test_a_ct_ban_with_a_long_reason_and_admin_name_fits_the_console_and_the_plugin():
     engine = Engine(config())
     engine.state.time = "2026-11-30T20:00:00"
-    engine.give_ctban("STEAM_1:0:42", "Вася", 30, None, LONG_REASON, LONG_BY)
+    engine.admin(ctban_from_outside, "STEAM_1:0:42", "Вася", 30, None, LONG_REASON, LONG_BY)
     ban = engine.state.ctbans["STEAM_1:0:42"]
     assert ban.by == LONG_BY and LONG_REASON in ban.reason  # the ban itself is kept whole...
     door = door_action(engine.ctx, Seat(7, "STEAM_1:0:42", "Вася"), ban)  # what every resync sends while he is online

@@ -53,11 +53,13 @@ def test_ctban_list_and_history_load_no_rule_and_say_what_the_engine_would(tmp_p
     text = config_text(1, db, rest='[specialday.cooldown]\nladder = ["warn", "ctban 45m", "kick"]\n').replace('name = "t"', 'name = "north"')
     seat = "STEAM_1:0:42"
 
+    from jailcore.engine.admin import ctban_from_outside
+
     async def write() -> None:
         async with Daemon(load(text, "<t>", {})) as daemon:
             daemon.engine.state.time = "2026-11-30T20:00:00"
             daemon.engine.state.ladders[f"specialday.cooldown|{seat}"] = 1
-            daemon.engine.give_ctban(seat, "Начальник", 30, None, "грубил", "vasya")
+            daemon.engine.admin(ctban_from_outside, seat, "Начальник", 30, None, "грубил", "vasya")
             daemon.save()
             daemon.store.commit()
         daemon.store.close()

@@ -35,6 +35,7 @@ MAX_ROUNDS = 10_000
 
 def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Action]:
     """Undo one enforcement; `entry` is its action as `Action.to_json()` wrote it."""
+    ctx.state.time = max(ctx.state.time, str(entry.get("time", "")))
     target = entry.get("target") or {}
     steamid, userid = str(target.get("steamid", "")), int(target.get("userid", 0) or 0)
     key, rule, kind = player_key(steamid, userid), str(entry.get("rule", "")), str(entry.get("action", ""))
@@ -108,6 +109,13 @@ def give_ctban(ctx: Context, seat: Seat, minutes: int | None, rounds: int | None
     if not ctx.observing:
         ctx.state.ctbans[seat.key].by = by
     return [attrs.evolve(a, by=by) if isinstance(a, CtBan) else a for a in out]
+
+
+def ctban_from_outside(ctx: Context, steamid: str, name: str, minutes: int | None, rounds: int | None, reason: str, by: str) -> list[Action]:
+    """An admin's CT ban from outside the game (`jailcore ctban add`, the web page): on the player
+    online under this SteamID, else kept for his return; nothing is sent to a seat he left."""
+    seat = ctx.online(player_key(steamid, 0)) or Seat(0, steamid, name)
+    return [a for a in give_ctban(ctx, seat, minutes, rounds, reason, by) if a.target is None or a.target.userid]
 
 
 def act(ctx: Context, steamid: str, name: str, kind: str, minutes: int | None, reason: str, by: str) -> list[Action]:

@@ -20,7 +20,7 @@ The table of who handles what is built at construction and on every reload.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Concatenate, ParamSpec
 
 from jailcore.engine import admin, ledger, proposals, sequence
 from jailcore.engine.actions import Action, Hud
@@ -30,10 +30,12 @@ from jailcore.engine.public import public
 from jailcore.engine.punish import door_action, move_to_t, network_ban, time_left
 from jailcore.engine.rules import ORDER
 from jailcore.engine.settings import ServerRules
-from jailcore.engine.state import CT, Seat, State, dump, restore
+from jailcore.engine.state import CT, State, dump, restore
 from jailcore.log import events as ev
 from jailcore.log.inbound import NetworkBan, Refusals, ctban_message, strict, typed
 from jailcore.log.shapes import ShimStatus
+
+P = ParamSpec("P")
 
 # Events that never change what the HUD shows unless a rule acted on them.
 QUIET = frozenset({ev.Attacked, ev.Chat, ev.Threw, ev.Validated, ev.Entered, ev.Connected, ev.GagChanged})
@@ -163,10 +165,10 @@ class Engine:
         self.state.hud, self._hud_key = "", None
         return self._shown([])
 
-    def pardon(self, entry: dict[str, Any], by: str, reason: str) -> list[Action]:
-        """An admin undoes one enforcement (`entry`: its action's JSON)."""
-        self.state.time = max(self.state.time, str(entry.get("time", "")))
-        return self._shown(admin.pardon(self.ctx, entry, by, reason))
+    def admin(self, act: Callable[Concatenate[Context, P], list[Action]], /, *args: P.args, **kwargs: P.kwargs) -> list[Action]:
+        """An admin's act from outside the log (engine/admin.py's `pardon`, `ctban_from_outside`, ...),
+        its actions shown as a line's are (the HUD line once more if what it shows changed)."""
+        return self._shown(act(self.ctx, *args, **kwargs))
 
     def confirm(self, number: int, by: str) -> tuple[list[Action], str | None]:
         """An admin confirms proposal `number` (see `admin.confirm`)."""
@@ -175,13 +177,6 @@ class Engine:
 
     def dismiss(self, number: int) -> bool:
         return admin.dismiss(self.ctx, number)
-
-    def give_ctban(self, steamid: str, name: str, minutes: int | None, rounds: int | None, reason: str, by: str) -> list[Action]:
-        """An admin's CT ban from outside the game (`jailcore ctban add`)."""
-        key = ev.player_key(steamid, 0)
-        seat = self.ctx.online(key) or Seat(0, steamid, name)
-        out = admin.give_ctban(self.ctx, seat, minutes, rounds, reason, by)
-        return self._shown([a for a in out if a.target is None or a.target.userid])
 
     def lift_ctban(self, steamid: str, by: str, reason: str = "") -> list[Action]:
         return admin.lift_ctban(self.ctx, ev.player_key(steamid, 0), by, reason)

@@ -102,7 +102,7 @@ class AdminDesk(Part):
         if entry is None:
             return out
         self.saver.dirty = True
-        out += self.commands.carry_out(self.engine.pardon(entry, row.by, row.reason))
+        out += self.commands.carry_out(self.engine.admin(engine_admin.pardon, entry, row.by, row.reason))
         out += self.audit.publish(row.action_id, "pardoned", entry, pardon={"by": row.by, "reason": row.reason})
         # An appeal of it still open (the pardon came by another road: the command line, the game, SourceBans++) is answered by it.
         out.append(Write(CloseAppeals(self.server, (row.action_id,), (), row.by, row.reason or f"pardon {row.id}", self.wall)))
@@ -121,7 +121,7 @@ class AdminDesk(Part):
         if row.lift:
             actions = self.engine.lift_ctban(row.steamid, row.by, row.reason)
         else:
-            actions = self.engine.give_ctban(row.steamid, row.name, row.minutes, row.rounds, row.reason, row.by)
+            actions = self.engine.admin(engine_admin.ctban_from_outside, row.steamid, row.name, row.minutes, row.rounds, row.reason, row.by)
         out: list[Effect] = [self._applied(row.table, row.id)]
         out += self.commands.carry_out(actions)
         if row.lift:
