@@ -43,7 +43,7 @@ from jailcore.io.logports import LogPorts, by_port, on_shared_port
 from jailcore.io.logsource import Claim, SharedLog, log_clash
 from jailcore.io.loop import Edits, last_word, process_hooks, run_loop, signature, started, stopped_servers, watch
 from jailcore.io.parts import ID_BLOCK
-from jailcore.io.tasks import read_config
+from jailcore.io.tasks import ProcessClock, read_config
 from jailcore.session.session import Ids
 from jailcore.store import DATABASE_ERRORS, StateStore, StoreError, Writer, daemon_store, daemon_writer, errors_or, is_url
 
@@ -76,6 +76,7 @@ class Fleet:
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
         self.relay = BanRelay(lambda: self.daemons)
+        self.ticks = ProcessClock(self.stopping)  # one clock for every server of the process, not a timer each
         self.foreign = list(foreign)  # a worker's: the servers of the other workers, as their parent has them
         self.claimed: Callable[[], None] | None = None  # a worker's: tell the parent what its servers hold of the ports now
         self._names: set[str] = set()
@@ -142,11 +143,12 @@ class Fleet:
         return False
 
     def _wire(self, daemon: Daemon, phase: float) -> None:
-        """An open server into the process: its bans to the others, its turn for the timers, the
+        """An open server into the process: its bans to the others, its turn on the process's clock, the
         fleet's word on its reloads, and the names whose bans its MQTT link leaves to the process."""
         daemon.peers = lambda ban: self.relay(daemon, ban)
         daemon.vet = lambda config: self._clash(daemon, config)
         daemon.phase = phase
+        daemon.ticks = self.ticks
         if self.routed:  # a reload's new secret or allow list: the parent routes by it
             daemon.udp.changed = self._claims_changed
         self._names.add(daemon.server)
@@ -187,6 +189,7 @@ class Fleet:
                 async with asyncio.TaskGroup() as group:
                     self._group = group
                     group.create_task(self._watch(), name="config files")
+                    group.create_task(self.ticks.run(), name="clock")
                     for daemon in self.daemons:
                         group.create_task(self._serve(daemon), name=f"server {daemon.server}")
                     group.create_task(self._all_ready(), name="fleet ready")
