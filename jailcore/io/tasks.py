@@ -101,6 +101,15 @@ class Ticked:
     done: asyncio.Future[None]
 
 
+async def first_of(*events: asyncio.Event) -> None:
+    waits = [asyncio.ensure_future(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waits:
+            w.cancel()
+
+
 class ProcessClock:
     """One clock for all the servers of a process (a fleet), where each had a task of its own: 200
     servers ticking twice a second were 400 timers, 400 task wake-ups and 400 more of their
@@ -146,7 +155,7 @@ class ProcessClock:
             if not due:
                 if self.stopping.is_set() and not self.members:
                     return
-                await self.changed.wait()
+                await first_of(self.changed, self.stopping)  # a server joins, or the process stops (its servers may have left first)
                 continue
             wake = -(-due[0][0] // GRAIN) * GRAIN  # the grain's end: the servers falling due in it wait for one turn
             delay = wake - loop.time()
