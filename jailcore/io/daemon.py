@@ -56,11 +56,7 @@ class Daemon:
         self.watch_interval = watch_interval if watch else 0.0  # 0: the process watches its configs (a fleet's one watcher)
         self.peers: Callable[[dict[str, Any]], None] | None = None  # the other servers of this process, for CT bans
         self.vet: Callable[[Config], str | None] | None = None  # the fleet's word on a reloaded config
-        self.phase = 0.0  # when in the save interval this server's clock ticks: a fleet spreads them
-        self.ticks: tasks.ProcessClock | None = None  # the process's one clock for its servers (a fleet's), else its own
-        # The loop's clock, read at each input: asyncio.get_running_loop() asks the kernel for the pid each time (a
-        # tenth of a 200-server process's system calls, at 10,000 lines a second); `serve` takes its loop's own.
-        self.loop_time: Callable[[], float] = lambda: asyncio.get_running_loop().time()
+        self.ticks: tuple[tasks.ProcessClock, float] | None = None  # the process's one clock, and when in the save interval on it, or its own
         self.task_failures: list[str] = []  # "name: why" per failure a supervisor caught
         self.restart_delay, self.log_port, self.exit_code = 0.1, 0, 0
         self.stop_reason: str | None = None
@@ -136,7 +132,7 @@ class Daemon:
             inbox.ready.set()
 
     def feed(self, event: si.Input) -> None:
-        self._perform(self.session.handle(event, self.loop_time()))
+        self._perform(self.session.handle(event, self.inbox.clock()))
         self._more_ids()
 
     def _perform(self, effects: list[fx.Effect]) -> None:
@@ -192,8 +188,8 @@ class Daemon:
         self._perform([fx.TellPeers(ban)])
 
     async def _consume(self) -> None:
-        inbox, clock = self.inbox, self.loop_time
-        inbox.serving = True
+        loop, inbox = asyncio.get_running_loop(), self.inbox
+        inbox.serving, inbox.clock = True, loop.time
         try:
             while True:
                 await inbox.ready.wait()
@@ -203,7 +199,7 @@ class Daemon:
                     raise failed  # a line handled at once failed: the supervisor's to judge, as if here
                 items, handle = inbox.items, self.session.handle
                 while items:
-                    self._perform(handle(items.popleft(), clock()))
+                    self._perform(handle(items.popleft(), loop.time()))
                 if inbox.news:
                     self._written()
                 self._more_ids()
@@ -239,9 +235,7 @@ class Daemon:
     async def serve(self, listen: bool = True) -> None:
         """This server's part of a process, until `stopping`: the log in (its own UDP port unless the caller routes to
         `self.udp`), the tasks, RCON; on the way out the tasks stop, the session says goodbye, its rows are written."""
-        loop = asyncio.get_running_loop()
-        self.loop_time = loop.time
-        readers = self.writer.readers(loop)
+        readers = self.writer.readers(asyncio.get_running_loop())
         readers.append(self.inbox)
         config = self.config
         try:

@@ -75,8 +75,7 @@ class Fleet:
         self.ports = LogPorts()
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
-        self.relay = BanRelay(lambda: self.daemons)
-        self.ticks = ProcessClock(self.stopping)  # one clock for every server of the process, not a timer each
+        self.relay, self.ticks = BanRelay(lambda: self.daemons), ProcessClock(self.stopping)  # the ticks: one clock for all, not a timer each
         self.foreign = list(foreign)  # a worker's: the servers of the other workers, as their parent has them
         self.claimed: Callable[[], None] | None = None  # a worker's: tell the parent what its servers hold of the ports now
         self._names: set[str] = set()
@@ -147,8 +146,7 @@ class Fleet:
         fleet's word on its reloads, and the names whose bans its MQTT link leaves to the process."""
         daemon.peers = lambda ban: self.relay(daemon, ban)
         daemon.vet = lambda config: self._clash(daemon, config)
-        daemon.phase = phase
-        daemon.ticks = self.ticks
+        daemon.ticks = (self.ticks, phase)
         if self.routed:  # a reload's new secret or allow list: the parent routes by it
             daemon.udp.changed = self._claims_changed
         self._names.add(daemon.server)
@@ -237,9 +235,8 @@ class Fleet:
             self.stopping.set()
 
     async def _watch(self) -> None:
-        """Every config file of the process, one look each `watch_interval`: a running server's edit is read and
-        handed to it whole (as SIGHUP does); a config refused at start is read again when its file changes, and
-        once it is right its server joins the running ones."""
+        """Every config file of the process, one look each `watch_interval`: a running server's edit is read and handed to it whole
+        (as SIGHUP does); a config refused at start is read again when its file changes, and once it is right its server joins the running ones."""
 
         async def changed(path: str) -> None:
             daemon = next((d for d in self.daemons if d.config_path == path), None)

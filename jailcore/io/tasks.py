@@ -235,8 +235,7 @@ class Served(Protocol):
     client: RconClient
     session: Session
     requests: Requests
-    phase: float
-    ticks: ProcessClock | None
+    ticks: tuple[ProcessClock, float] | None
 
     def take(self, item: si.Input) -> None: ...
     config_path: str | None
@@ -257,9 +256,9 @@ def start(supervisor: Supervisor, daemon: Served, put: Put, held: deque[Any]) ->
     keep("RCON outbox", lambda: keep_rcon_open(daemon.client, put, held))
     ticks = daemon.ticks
     if ticks is None:
-        keep("clock", lambda: clock(put, daemon.session, daemon.phase, lambda: dropped(udp, mqtt)))
-    else:  # the process's one clock; its ticks are handled at once where nothing waits (`take`)
-        keep("clock", lambda: ticks.keep(daemon.take, daemon.session, daemon.phase, lambda: dropped(udp, mqtt)))
+        keep("clock", lambda: clock(put, daemon.session, 0.0, lambda: dropped(udp, mqtt)))
+    else:  # the process's one clock, at this server's phase; its ticks are handled at once where nothing waits (`take`)
+        keep("clock", lambda: ticks[0].keep(daemon.take, daemon.session, ticks[1], lambda: dropped(udp, mqtt)))
     keep("admin requests", daemon.requests.run, essential=False)
     if mqtt is not None:
         keep("MQTT link", mqtt.run, essential=False)
