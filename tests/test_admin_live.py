@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from jailcore.sim.simserver import SimServer
+from jailcore.store.request_kinds import PardonRequest
 from tests.audit_rows import entries
 from tests.test_live import live, only_a_wake_up, populate, sent, settled, special_days, until
 from tests.test_mqtt import broker, daemon_on, needs_broker  # noqa: F401  (the broker fixture)
@@ -94,7 +95,7 @@ async def test_a_pardon_lifts_a_network_ct_ban_on_the_other_server(tmp_path, bro
         # The ban may cross to b before a's writer has committed its row: wait for the row itself.
         await until(lambda: entries(a.store, "action = 'ctban'"), timeout=5)
         (ctban,) = entries(a.store, "action = 'ctban'")
-        a.store.request_pardon(ctban["id"], "Админ", "ошибка")
+        a.store.submit(PardonRequest(ctban["id"], "Админ", "ошибка"))
         a.store.commit()
         await until(lambda: warden_a.steamid not in b.engine.state.ctbans, timeout=5)
         await until(lambda: sent(sim_b, f"jb_ctban_clear #{on_b.userid}"), timeout=5)

@@ -15,6 +15,7 @@ import pytest
 
 from jailcore.config.config import load
 from jailcore.sim.simserver import SimServer
+from jailcore.store.request_kinds import PardonRequest
 from tests.audit_rows import entries
 from tests.test_live import config_text, live, populate, running, sent, settled, special_days, until
 from tests.test_mqtt import broker, daemon_on, needs_broker, watching  # noqa: F401  (the broker fixture)
@@ -199,7 +200,7 @@ async def test_each_status_change_is_published(tmp_path, broker):  # noqa: F811
         sim.flush()
         await until(lambda: entries(daemon.store, "action = 'ctban'") and daemon.idle.is_set(), timeout=10)
         (ctban,) = entries(daemon.store, "action = 'ctban'")
-        daemon.store.request_pardon(ctban["id"], "Админ", "ошибка")
+        daemon.store.submit(PardonRequest(ctban["id"], "Админ", "ошибка"))
         daemon.store.commit()
         await until(lambda: {m.get("status") for m in got if m.get("id") == ctban["id"]} >= {"pending", "delivered", "pardoned"}, timeout=10)
         slay = entries(daemon.store, "action = 'slay'")[0]

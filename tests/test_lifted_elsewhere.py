@@ -100,14 +100,14 @@ def test_an_admin_granting_an_appeal_the_daemon_already_closed_is_told_granted_n
             def __getattr__(self, name):
                 return getattr(store, name)
 
-        def pardon_then_close(*args, **kwargs):
-            got = store.request_pardon(*args, **kwargs)
+        def pardon_then_close(request):
+            got = store.submit(request)
             store.write([CloseAppeals("a", (77,), (), "daemon-side", "pardon", "2026-12-01T10:07:00")])
             store.commit()
             return got
 
         closing = ClosingStore()
-        closing.request_pardon = pardon_then_close
+        closing.submit = pardon_then_close
         row, pardon = settle_appeal(closing, None, "", appeals, number, "grant", "admin", "верно")
         assert row["status"] == "granted" and pardon is not None
     finally:

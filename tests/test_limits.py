@@ -30,6 +30,7 @@ from jailcore.engine.vocabulary import VOCABULARY, ActionKind
 from jailcore.io.rcon import RconClient
 from jailcore.log.errors import JailcoreError, LimitError
 from jailcore.sim.simserver import SimServer
+from jailcore.store.request_kinds import CtBanRequest
 from tests.audit_rows import entries
 from tests.logtext import config
 from tests.test_live import live, sent, settled, until
@@ -116,7 +117,7 @@ async def test_a_long_admin_ct_ban_reaches_the_shim_and_every_resync_after_it(tm
     async with live(tmp_path) as (sim, daemon):
         _, ts = await settled(sim, daemon)
         zek = ts[0]
-        daemon.store.request_ctban(daemon.server, zek.steamid, zek.name, 30, None, LONG_REASON, LONG_BY)
+        daemon.store.submit(CtBanRequest(daemon.server, zek.steamid, zek.name, 30, None, LONG_REASON, LONG_BY))
         await until(lambda: sent(sim, f"jb_ctban_set #{zek.userid}") and daemon.idle.is_set(), timeout=10)
         sim.hello()  # the plugin reloaded: the daemon resyncs and sends its copy of the ban again
         sim.flush()

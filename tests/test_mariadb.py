@@ -22,6 +22,7 @@ from jailcore.store import PardonError, StoreError
 from jailcore.store.filter import Filter
 from jailcore.store.location import open_reader, open_store
 from jailcore.store.mariadb import SCHEMA_VERSION, MariaStore, target
+from jailcore.store.request_kinds import ActRequest, PardonRequest
 from tests.mariadb import PASSWORD, mariadb, mariadb_server
 from tests.test_live import config_text, populate, running, sent, special_days, until
 from tests.test_mqtt import broker, needs_broker
@@ -48,10 +49,10 @@ def test_the_store_keeps_state_audit_and_requests(mariadb):
         store.mark(ids[0], "delivered", "ok")
         assert [i for i, _ in store.pending("a")] == ids[1:]
         assert store.load_state("a") == {"round": 7, "ctbans": {}}
-        pardon = store.request_pardon(ids[0], "Админ", "ошибка")
+        pardon = store.submit(PardonRequest(ids[0], "Админ", "ошибка"))
         with pytest.raises(PardonError, match="already pardoned by Админ"):
-            store.request_pardon(ids[0], "Другой", "ещё раз")
-        assert store.requests("a")[0][0]["id"] == pardon
+            store.submit(PardonRequest(ids[0], "Другой", "ещё раз"))
+        assert store.admin_requests("a").pardons[0].id == pardon
     finally:
         store.close()
     reader = open_reader(mariadb)
@@ -496,12 +497,12 @@ def test_version_4_gets_the_admins_warnings_and_bans(mariadb_server):
         old.close()
     store = MariaStore(url)  # upgraded as it opens
     try:
-        row = store.request_act("a", "STEAM_1:0:3", "Вася", "warn", None, "мат", "boss")
-        assert [(r["id"], r["act"], r["reason"]) for r in store.acts("a")] == [(row, "warn", "мат")]
+        row = store.submit(ActRequest("a", "STEAM_1:0:3", "Вася", "warn", None, "мат", "boss"))
+        assert [(r.id, r.act, r.reason) for r in store.admin_requests("a").acts] == [(row, "warn", "мат")]
         assert store.waiting("a", fresh=0)
         store.applied("act_requests", row, "2026-12-01T10:00:00")
         store.commit()
-        assert store.acts("a") == []
+        assert store.admin_requests("a").acts == ()
     finally:
         store.close()
     with db.cursor() as cur:

@@ -16,6 +16,7 @@ from jailcore.session import inputs as i
 from jailcore.session.effects import InGameCtBan, Record, Send, TellPeers, Write
 from jailcore.session.session import Ids, Session
 from jailcore.store import PardonError
+from jailcore.store.request_kinds import PardonRequest
 from jailcore.store.sqlite import Store
 from tests.logtext import Log, config, run
 from tests.scenes import GUARD, WARDEN, next_day, setup
@@ -193,8 +194,8 @@ def test_an_observed_row_is_refused_a_pardon_with_a_clear_line(tmp_path):
         store.record("server-a", action, 3, None, "observed", row_id=1)
         store.record("server-a", action, 3, 'jb_teamswap #2 T "r"', "delivered", row_id=2)
         with pytest.raises(PardonError, match=r"only observed .* nothing to pardon"):
-            store.request_pardon(1, "vasya", "r")
-        assert store.request_pardon(2, "vasya", "r")
+            store.submit(PardonRequest(1, "vasya", "r"))
+        assert store.submit(PardonRequest(2, "vasya", "r"))
     finally:
         store.close()
 

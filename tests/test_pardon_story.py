@@ -18,7 +18,8 @@ from jailcore.log.parse import records
 from jailcore.session import inputs as i
 from jailcore.session.effects import KeepLines, Record, Write
 from jailcore.session.session import Ids, Session
-from jailcore.store import PardonError
+from jailcore.store import PardonError, asked_in_game
+from jailcore.store.request_kinds import CtBanRequest, PardonRequest
 from jailcore.store.sqlite import Store
 from jailcore.web.auth import LoginLimit, Sessions, check_password, csrf_ok, hash_password
 from jailcore.web.story import tell
@@ -35,16 +36,32 @@ def test_pardon_is_written_once_and_refused_with_a_reason(tmp_path):
     store = Store(tmp_path / "s.sqlite3")
     slay = store.record("srv", act("2026-11-30T20:05:00", "slay", WARDEN, "specialday.cooldown", "6.5", "особый день"), 3, "c", "delivered")
     say = store.record("srv", act("2026-11-30T20:05:01", "say", None, "calendar.freeday", "ФД 1", "понедельник"), 3, "c", "delivered")
-    pardon = store.request_pardon(slay, "admin", "ошибся начальник", when="2026-11-30T21:00:00")
+    pardon = store.submit(PardonRequest(slay, "admin", "ошибся начальник", when="2026-11-30T21:00:00"))
     row = store.pardons_for([slay, say])[slay]
     assert (row["id"], row["server"], row["by"], row["reason"], row["applied_at"]) == (pardon, "srv", "admin", "ошибся начальник", None)
     with pytest.raises(PardonError, match="already pardoned by admin"):
-        store.request_pardon(slay, "other", "again")
+        store.submit(PardonRequest(slay, "other", "again"))
     with pytest.raises(PardonError, match="no enforcement with id 99"):
-        store.request_pardon(99, "admin", "")
+        store.submit(PardonRequest(99, "admin", ""))
     with pytest.raises(PardonError, match="not a punishment"):
-        store.request_pardon(say, "admin", "")
+        store.submit(PardonRequest(say, "admin", ""))
     assert len(store.db.execute("SELECT * FROM pardons").fetchall()) == 1
+    store.close()
+
+
+def test_an_admins_word_in_game_is_judged_on_the_server_he_said_it_on(tmp_path):
+    """`!jcpardon`, `!jcconfirm`, `!jcdismiss` come from an admin whose flags are his own
+    server's: another server's entry in the same database is refused as the page refuses it,
+    and his own is written with his SteamID (SourceBans++ credits him by it)."""
+    store = Store(tmp_path / "s.sqlite3")
+    theirs = store.record("b", act("2026-11-30T20:05:00", "slay", WARDEN, "specialday.cooldown", "6.5", "особый день"), 3, "c", "delivered")
+    ours = store.record("a", act("2026-11-30T20:05:01", "slay", WARDEN, "specialday.cooldown", "6.5", "особый день"), 3, "c", "delivered")
+    with pytest.raises(PardonError, match=r"no enforcement with id \d+ .* for server a"):
+        store.submit(asked_in_game("pardon", theirs, "Смотритель", "", "STEAM_1:0:9", "a"))
+    store.submit(asked_in_game("pardon", ours, "Смотритель", "не виноват", "STEAM_1:0:9", "a"))
+    assert store.pardons_for([theirs]) == {}
+    row = store.pardons_for([ours])[ours]
+    assert (row["server"], row["by"], row["reason"], row["steamid"]) == ("a", "Смотритель", "не виноват", "STEAM_1:0:9")
     store.close()
 
 
@@ -87,14 +104,14 @@ def test_an_admins_write_waits_for_the_daemons_commits_and_checkpoints_and_succe
             written.append(admin.record("srv", act("2026-11-30T20:05:00", "slay", WARDEN, "specialday.cooldown", "6.5", "x"), 3, "c", "delivered"))
             admin.commit()
             if n % 400 == 0:
-                admin.request_pardon(written[-1], "admin", "ошибся начальник")
-                admin.request_ctban("srv", ZEK.steamid, ZEK.name, 30, None, "грубил", "admin")
+                admin.submit(PardonRequest(written[-1], "admin", "ошибся начальник"))
+                admin.submit(CtBanRequest("srv", ZEK.steamid, ZEK.name, 30, None, "грубил", "admin"))
     finally:
         stop.set()
         for thread in threads:
             thread.join()
     assert len(entries(admin, "action = 'slay'")) == len(written) == 4000
-    assert len(admin.pardons_for(written)) == 10 and len(admin.requests("srv")[1]) == 10
+    assert len(admin.pardons_for(written)) == 10 and len(admin.admin_requests("srv").ctbans) == 10
     writer.close()
     admin.close()
 
@@ -256,8 +273,8 @@ def test_tail_follow_prints_a_pardon_given_later(pardoned_db):
             time.sleep(0.05)
         time.sleep(0.5)
         store = Store(pardoned_db)
-        store.request_pardon(1, "admin", "не тот")  # the warden's warning: filtered out by --player
-        store.request_pardon(2, "admin", "ошибка")
+        store.submit(PardonRequest(1, "admin", "не тот"))  # the warden's warning: filtered out by --player
+        store.submit(PardonRequest(2, "admin", "ошибка"))
         store.close()
         import selectors
 

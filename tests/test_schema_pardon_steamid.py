@@ -12,6 +12,7 @@ import pymysql
 from jailcore.engine.actions import Action, CtBan, Target
 from jailcore.store import mariadb as maria
 from jailcore.store import sqlite as lite
+from jailcore.store.request_kinds import PardonRequest
 from tests.mariadb import mariadb, mariadb_server
 
 __all__ = ["mariadb", "mariadb_server"]
@@ -27,7 +28,7 @@ def test_a_version_7_sqlite_file_is_upgraded_and_keeps_its_pardons(tmp_path):
     store = lite.Store(path)
     given = store.record("jail", ctban(), 1, None, "delivered")
     store.commit()
-    store.request_pardon(given, "Админ", "ошибка")
+    store.submit(PardonRequest(given, "Админ", "ошибка"))
     store.close()
     db = sqlite3.connect(path)
     db.execute("ALTER TABLE pardons DROP COLUMN steamid")  # as version 7 made it
@@ -41,7 +42,7 @@ def test_a_version_7_sqlite_file_is_upgraded_and_keeps_its_pardons(tmp_path):
         assert (old["by"], old["steamid"]) == ("Админ", None)
         other = store.record("jail", ctban(), 1, None, "delivered")
         store.commit()
-        store.request_pardon(other, "Смотритель", "не виноват", steamid="STEAM_1:1:555")
+        store.submit(PardonRequest(other, "Смотритель", "не виноват", steamid="STEAM_1:1:555"))
         assert store.pardons_for([other])[other]["steamid"] == "STEAM_1:1:555"
     finally:
         store.close()
@@ -51,7 +52,7 @@ def test_a_version_6_mariadb_database_is_upgraded_and_keeps_its_pardons(mariadb)
     store = maria.MariaStore(mariadb)
     given = store.record("jail", ctban(), 1, None, "delivered")
     store.commit()
-    store.request_pardon(given, "Админ", "ошибка")
+    store.submit(PardonRequest(given, "Админ", "ошибка"))
     store.close()
     t = maria.target(mariadb)
     db = pymysql.connect(host=t.host, port=t.port, user=t.user, password=t.password, database=t.database, autocommit=True)
@@ -65,7 +66,7 @@ def test_a_version_6_mariadb_database_is_upgraded_and_keeps_its_pardons(mariadb)
         assert (old["by"], old["steamid"]) == ("Админ", None)
         other = store.record("jail", ctban(), 1, None, "delivered")
         store.commit()
-        store.request_pardon(other, "Смотритель", "не виноват", steamid="STEAM_1:1:555")
+        store.submit(PardonRequest(other, "Смотритель", "не виноват", steamid="STEAM_1:1:555"))
         assert store.pardons_for([other])[other]["steamid"] == "STEAM_1:1:555"
         assert maria._version(store.db, store.path) == maria.SCHEMA_VERSION >= 7
     finally:

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from jailcore.log.errors import AdminRequestError
+from jailcore.store.request_kinds import ActRequest, CtBanRequest
 from jailcore.store.sqlite import SCHEMA_VERSION, Store, StoreError
 
 OLD_LINK = "CREATE TABLE link (server TEXT PRIMARY KEY, rcon TEXT NOT NULL, outbox INTEGER NOT NULL, last_line TEXT, mode TEXT NOT NULL, updated TEXT NOT NULL)"
@@ -159,7 +160,7 @@ def test_a_version_5_file_gets_the_admins_warnings_and_bans_in_place(tmp_path):
 
     path = tmp_path / "old.sqlite3"
     store = Store(path)
-    store.request_ctban("a", "STEAM_1:0:3", "Вася", 30, None, "за дело", "boss")
+    store.submit(CtBanRequest("a", "STEAM_1:0:3", "Вася", 30, None, "за дело", "boss"))
     store.close()
     db = sqlite3.connect(path)
     db.executescript("DROP TABLE act_requests; PRAGMA user_version = 5;")  # as the jailcore before it left the file
@@ -173,12 +174,47 @@ def test_a_version_5_file_gets_the_admins_warnings_and_bans_in_place(tmp_path):
     assert done.returncode == 0 and f"upgraded from schema version 5 to {SCHEMA_VERSION}" in done.stdout, done.stderr + done.stdout
     store = Store(path)
     try:
-        row = store.request_act("a", "STEAM_1:0:3", "Вася", "ban", 0, "читы", "boss")
-        assert [(r["id"], r["act"], r["minutes"]) for r in store.acts("a")] == [(row, "ban", 0)]
-        assert store.waiting("a", fresh=0) and store.requests("a")[1][0]["name"] == "Вася"  # the CT ban's row kept
+        row = store.submit(ActRequest("a", "STEAM_1:0:3", "Вася", "ban", 0, "читы", "boss"))
+        assert [(r.id, r.act, r.minutes) for r in store.admin_requests("a").acts] == [(row, "ban", 0)]
+        assert store.waiting("a", fresh=0) and store.admin_requests("a").ctbans[0].name == "Вася"  # the CT ban's row kept
         store.applied("act_requests", row, "2026-12-01T10:00:00")
-        assert store.acts("a") == []
+        assert store.admin_requests("a").acts == ()
         with pytest.raises(AdminRequestError, match="no admin act"):
-            store.request_act("a", "STEAM_1:0:3", "Вася", "slay", None, "x", "boss")
+            store.submit(ActRequest("a", "STEAM_1:0:3", "Вася", "slay", None, "x", "boss"))
     finally:
         store.close()
+
+
+# The admins' requests' tables as SQLite files have held them since version 7 (each written in
+# store/sqlite.py then): the tables written once for both backends (store/request_kinds.py) are these.
+_REQUEST_TABLES_BEFORE = """
+CREATE TABLE pardons (id INTEGER PRIMARY KEY AUTOINCREMENT, server TEXT NOT NULL, action_id INTEGER NOT NULL UNIQUE REFERENCES audit (id),
+    by TEXT NOT NULL, reason TEXT NOT NULL, time TEXT NOT NULL, applied_at TEXT, steamid TEXT);
+CREATE TABLE ctban_requests (id INTEGER PRIMARY KEY AUTOINCREMENT, server TEXT NOT NULL, steamid TEXT NOT NULL, name TEXT NOT NULL DEFAULT '',
+    minutes INTEGER, rounds INTEGER, lift INTEGER NOT NULL DEFAULT 0, reason TEXT NOT NULL DEFAULT '', by TEXT NOT NULL, time TEXT NOT NULL,
+    applied_at TEXT);
+CREATE TABLE answers (id INTEGER PRIMARY KEY AUTOINCREMENT, server TEXT NOT NULL, action_id INTEGER NOT NULL UNIQUE REFERENCES audit (id),
+    answer TEXT NOT NULL, by TEXT NOT NULL, reason TEXT NOT NULL DEFAULT '', time TEXT NOT NULL, note TEXT, applied_at TEXT);
+CREATE TABLE act_requests (id INTEGER PRIMARY KEY AUTOINCREMENT, server TEXT NOT NULL, steamid TEXT NOT NULL, name TEXT NOT NULL DEFAULT '',
+    act TEXT NOT NULL, minutes INTEGER, reason TEXT NOT NULL DEFAULT '', by TEXT NOT NULL, time TEXT NOT NULL, applied_at TEXT);
+CREATE INDEX act_requests_waiting ON act_requests (server, applied_at);
+"""
+
+
+def _shape(db: sqlite3.Connection) -> dict[str, object]:
+    tables = ("pardons", "ctban_requests", "answers", "act_requests")
+    columns = {t: db.execute(f"PRAGMA table_info({t})").fetchall() for t in tables}
+    keys = {t: sorted((r[1], r[2]) for r in db.execute(f"PRAGMA index_list({t})")) for t in tables}
+    refs = {t: db.execute(f"PRAGMA foreign_key_list({t})").fetchall() for t in tables}
+    return {"columns": columns, "keys": keys, "refs": refs}
+
+
+def test_the_requests_tables_written_once_are_the_ones_sqlite_files_have_held(tmp_path):
+    Store(tmp_path / "new.sqlite3").close()
+    new = sqlite3.connect(tmp_path / "new.sqlite3")
+    old = sqlite3.connect(":memory:")
+    old.execute("CREATE TABLE audit (id INTEGER PRIMARY KEY)")
+    old.executescript(_REQUEST_TABLES_BEFORE)
+    got, want = _shape(new), _shape(old)
+    assert all(got["columns"].values())  # the tables are there
+    assert got == want

@@ -11,8 +11,7 @@ from jailcore.log.parse import records
 from jailcore.session import inputs as i
 from jailcore.session.effects import (
     Applied,
-    AskAnswer,
-    AskPardon,
+    AskedInGame,
     DropLink,
     KeepLines,
     Mark,
@@ -217,7 +216,7 @@ def test_in_game_answers_become_rows_and_a_refusal_is_said_to_the_admins():
     log, _ = setup()
     log.trig(WARDEN, "jb_confirm", ' (id "12") (reason "")')
     out = feed(s, log)
-    assert AskAnswer(12, "confirm", WARDEN.name, "") in out
+    assert AskedInGame("confirm", 12, WARDEN.name, "", WARDEN.steamid) in out
     said = sends(s.handle(i.Refused("no proposal with id 12"), 2.0))
     assert said and said[0].text.startswith('jb_adminfeed "[jailcore] no proposal with id 12')
 
@@ -334,10 +333,10 @@ def test_an_admins_word_in_game_travels_the_engine_like_any_shim_line():
     pardon = log.text().splitlines()[-1]
     log.specialday(WARDEN)
     out = feed(s, log)
-    assert AskPardon(12, WARDEN.name, "ошибка", WARDEN.steamid)  # his SteamID with it: SourceBans++ credits him by it in out
+    assert AskedInGame("pardon", 12, WARDEN.name, "ошибка", WARDEN.steamid) in out  # his SteamID with it: SourceBans++ credits him by it
     assert not [e for e in sends(out) if e.text.startswith("jb_status")]
     again = s.handle(i.LogRecord(next(iter(records([pardon]))).encode()), 2.0)
-    assert not [e for e in again if isinstance(e, AskPardon)]
+    assert not [e for e in again if isinstance(e, AskedInGame)]
 
 
 def test_a_busy_server_writes_its_link_row_and_retained_state_every_few_seconds_not_every_tick():

@@ -42,7 +42,7 @@ def console_commands() -> dict[str, int]:
 
 def emitted() -> set[str]:
     src = plugin_source()
-    return set(re.findall(r'Emit_(?:Line|Text)\(\w+, "(jb_[a-z_]+)"', src)) | set(re.findall(r'triggered \\"(jb_[a-z_]+)\\"', src))
+    return set(re.findall(r'(?:Emit_(?:Line|Text)|Admin_Word)\(\w+, "(jb_[a-z_]+)"', src)) | set(re.findall(r'triggered \\"(jb_[a-z_]+)\\"', src))
 
 
 def sent_commands() -> set[str]:

@@ -17,6 +17,7 @@ from jailcore.engine.actions import Action, Ban, Target
 from jailcore.sim.simserver import SimServer
 from jailcore.store.location import open_reader, open_store
 from jailcore.store.mariadb import MariaStore, target
+from jailcore.store.request_kinds import PardonRequest
 from jailcore.store.sourcebans import SourceBans
 from tests.audit_rows import entries
 from tests.mariadb import mariadb, mariadb_server
@@ -72,7 +73,7 @@ def test_each_ban_is_one_row_a_pardon_lifts_it_and_a_lift_there_is_a_pardon_here
 
     def pardon(action_id, by, reason):
         pardons.append((action_id, by, reason))
-        return store.request_pardon(action_id, by, reason)
+        return store.submit(PardonRequest(action_id, by, reason))
 
     bridge = SourceBans(SourceBansSettings(sb, "sb", server_id=3, admin_id=7), "jail", "test", reader, pardon)
     try:
@@ -94,7 +95,7 @@ def test_each_ban_is_one_row_a_pardon_lifts_it_and_a_lift_there_is_a_pardon_here
         assert "Общие 19" in first["reason"] and f"jailcore #{timed}" in first["reason"]
         assert (second["authid"], second["length"]) == ("STEAM_0:1:1002", 0)  # 0: permanent
         # A pardon in jailcore lifts the row there, by the admin SourceBans++ knows by his steamid (given in game, either form).
-        store.request_pardon(timed, "Смотритель", "ошибка", steamid="STEAM_1:1:555")
+        store.submit(PardonRequest(timed, "Смотритель", "ошибка", steamid="STEAM_1:1:555"))
         bridge.sync()
         lifted = rows(sb, f"bid = {first['bid']}")[0]
         assert lifted["RemoveType"] == "U" and lifted["RemovedBy"] == 12 and lifted["RemovedOn"] and "ошибка" in lifted["ureason"]
@@ -123,7 +124,7 @@ def test_the_plugins_own_row_is_linked_not_doubled(mariadb_server, mariadb):
     reader = open_reader(mariadb)
     now = [time.time()]
     bridge = SourceBans(SourceBansSettings(sb, "sb", server_id=3, admin_id=7, plugin=True), "jail", "test", reader,
-                        store.request_pardon, clock=lambda: now[0])
+                        lambda action_id, by, reason: store.submit(PardonRequest(action_id, by, reason)), clock=lambda: now[0])
     try:
         action = ban(5, 30, "STEAM_1:0:2005")  # CS:GO writes STEAM_1
         row = store.record("jail", action, 1, "jb_ban #5 30", "pending")
@@ -201,7 +202,8 @@ async def test_the_web_page_lists_the_networks_sourcebans_bans_beside_its_own(tm
     sb = sourcebans_db(mariadb_server)
     store = MariaStore(mariadb)
     reader = open_reader(mariadb)
-    bridge = SourceBans(SourceBansSettings(sb, "sb", server_id=3, admin_id=7), "jail", "test", reader, store.request_pardon)
+    bridge = SourceBans(SourceBansSettings(sb, "sb", server_id=3, admin_id=7), "jail", "test", reader,
+                        lambda action_id, by, reason: store.submit(PardonRequest(action_id, by, reason)))
     try:
         ours = store.record("jail", ban(1, 60, "STEAM_0:0:3001"), 1, "jb_ban #1 60", "pending")
         store.mark(ours, "delivered", "ok")

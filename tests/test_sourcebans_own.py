@@ -21,6 +21,7 @@ from jailcore.engine.actions import Action, Ban, Target
 from jailcore.sim.simserver import SimServer
 from jailcore.store.location import open_reader, open_store
 from jailcore.store.mariadb import MariaStore, target
+from jailcore.store.request_kinds import PardonRequest
 from jailcore.store.sourcebans import SourceBans, network_bans
 from tests.audit_rows import entries
 from tests.mariadb import mariadb, mariadb_server
@@ -117,7 +118,7 @@ def bridge_on(mariadb):
 
         def pardon(action_id, by, reason):
             pardons.append((action_id, by, reason))
-            return store.request_pardon(action_id, by, reason)
+            return store.submit(PardonRequest(action_id, by, reason))
 
         bridge = SourceBans(SourceBansSettings(sb, "sb", server_id=3, admin_id=7, **settings), "jail", "test", reader, pardon)
         made.append((bridge, reader, store))
@@ -182,7 +183,7 @@ def test_its_plugin_and_its_panel_find_our_rows_in_either_steamid_form(mariadb_s
     assert query(sb, "SELECT COUNT(*) AS n FROM sb_bans WHERE authid LIKE %s", ("%STEAM_0:1:2002%",))[0]["n"] == 1  # its search
     # Lifted here, the plugin no longer finds him, in either form.
     (row,) = [r for r in entries(store, "action = 'ban'") if r["steamid"] == "STEAM_1:1:2002"]
-    store.request_pardon(row["id"], "Админ", "разобрались")
+    store.submit(PardonRequest(row["id"], "Админ", "разобрались"))
     bridge.sync()
     assert plugin_finds(sb, "STEAM_1:1:2002") == [] and plugin_finds(sb, "STEAM_0:1:2002") == []
 
@@ -197,7 +198,7 @@ def test_an_unban_reason_is_written_as_its_panel_writes_it_and_read_as_it_reads(
     theirs = delivered(store, ban(2, "STEAM_1:0:3002", "Второй"))
     bridge.sync()
     said = "<steam> it's \"ok\" & <script>alert(1)</script>"
-    store.request_pardon(ours, "<img src=x onerror=alert(1)>", said)
+    store.submit(PardonRequest(ours, "<img src=x onerror=alert(1)>", said))
     bridge.sync()
     (lifted,) = query(sb, "SELECT ureason, name, reason FROM sb_bans WHERE RemoveType = 'U'")
     assert "<" not in lifted["ureason"] and ">" not in lifted["ureason"]  # no markup on its page
@@ -224,9 +225,9 @@ def test_an_admin_is_credited_by_his_steamid_never_by_a_nickname(mariadb_server,
     bridge, store, _ = bridge_on(sb)
     first, second, third = (delivered(store, ban(n, f"STEAM_1:0:40{n:02d}", f"Игрок {n}")) for n in (1, 2, 3))
     bridge.sync()
-    store.request_pardon(first, "Смотритель", "в игре", steamid="STEAM_1:1:555")  # in game: his SteamID is aid 12's (either form)
-    store.request_pardon(second, "Смотритель", "с консоли")  # a name equal to aid 13's user: no SteamID, no credit
-    store.request_pardon(third, "STEAM_0:0:777", "имя как SteamID")  # a text that looks like aid 13's SteamID: still a name
+    store.submit(PardonRequest(first, "Смотритель", "в игре", steamid="STEAM_1:1:555"))  # in game: his SteamID is aid 12's (either form)
+    store.submit(PardonRequest(second, "Смотритель", "с консоли"))  # a name equal to aid 13's user: no SteamID, no credit
+    store.submit(PardonRequest(third, "STEAM_0:0:777", "имя как SteamID"))  # a text that looks like aid 13's SteamID: still a name
     bridge.sync()
     by = {r["name"]: r["RemovedBy"] for r in query(sb, "SELECT name, RemovedBy FROM sb_bans")}
     assert by == {"Игрок 1": 12, "Игрок 2": 7, "Игрок 3": 7}

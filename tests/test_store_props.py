@@ -21,6 +21,7 @@ from jailcore.log import limits
 from jailcore.session import effects as fx
 from jailcore.store.location import open_reader
 from jailcore.store.mariadb import MariaStore
+from jailcore.store.request_kinds import PardonRequest
 from jailcore.store.sourcebans import SourceBans
 from jailcore.store.sqlite import Store
 from tests.mariadb import mariadb_server
@@ -145,7 +146,8 @@ def test_any_ban_through_sourcebans_in_either_charset(sourcebans, charset, bans)
     server = uuid.uuid4().hex
     store = MariaStore(url)
     reader = open_reader(url)
-    bridge = SourceBans(SourceBansSettings(sb, "sb", server_id=3, admin_id=7), server, "props", reader, store.request_pardon)
+    bridge = SourceBans(SourceBansSettings(sb, "sb", server_id=3, admin_id=7), server, "props", reader,
+                        lambda action_id, by, reason: store.submit(PardonRequest(action_id, by, reason)))
     try:
         ids = []
         for k, b in enumerate(bans):
@@ -157,7 +159,7 @@ def test_any_ban_through_sourcebans_in_either_charset(sourcebans, charset, bans)
         store.commit()
         bridge.sync()
         for row, b in zip(ids, bans, strict=True):
-            store.request_pardon(row, b["by"], b["pardon"])
+            store.submit(PardonRequest(row, b["by"], b["pardon"]))
         bridge.sync()
         assert bridge.aside == {} and bridge.passes == 2  # every pass went through, nothing set aside
         got = query(sb, "SELECT b.name, b.reason, b.ureason, b.length, b.created, b.ends, b.RemoveType FROM sb_bans b JOIN sb_jailcore l ON l.bid = b.bid "
@@ -192,3 +194,45 @@ def test_the_schema_and_the_limits_agree(mariadb_server):
         limits.KEY, limits.NAME, limits.STEAMID, limits.KEY, limits.KEY)
 
 
+
+
+# The admins' requests' tables as MariaDB databases have held them since schema version 6 (each
+# written in store/mariadb.py then): the tables written once for both backends are these.
+_REQUEST_TABLES_BEFORE = [
+    f"""CREATE TABLE pardons (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({limits.KEY}) NOT NULL, action_id BIGINT NOT NULL UNIQUE, `by` VARCHAR({limits.KEY}) NOT NULL,
+        reason TEXT NOT NULL, time VARCHAR({limits.TIME}) NOT NULL, applied_at VARCHAR({limits.TIME}), steamid VARCHAR({limits.STEAMID}))""",
+    f"""CREATE TABLE ctban_requests (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({limits.KEY}) NOT NULL, steamid VARCHAR({limits.STEAMID}) NOT NULL,
+        name VARCHAR({limits.NAME}) NOT NULL DEFAULT '', minutes INT, rounds INT, lift INT NOT NULL DEFAULT 0, reason TEXT NOT NULL,
+        `by` VARCHAR({limits.KEY}) NOT NULL, time VARCHAR({limits.TIME}) NOT NULL, applied_at VARCHAR({limits.TIME}))""",
+    f"""CREATE TABLE act_requests (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({limits.KEY}) NOT NULL, steamid VARCHAR({limits.STEAMID}) NOT NULL,
+        name VARCHAR({limits.NAME}) NOT NULL DEFAULT '', act VARCHAR({limits.SHORT_WORD}) NOT NULL, minutes INT, reason TEXT NOT NULL,
+        `by` VARCHAR({limits.KEY}) NOT NULL, time VARCHAR({limits.TIME}) NOT NULL, applied_at VARCHAR({limits.TIME}),
+        KEY act_requests_waiting (server, applied_at))""",
+    f"""CREATE TABLE answers (
+        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({limits.KEY}) NOT NULL, action_id BIGINT NOT NULL UNIQUE,
+        answer VARCHAR({limits.SHORT_WORD}) NOT NULL, `by` VARCHAR({limits.KEY}) NOT NULL, reason TEXT NOT NULL, time VARCHAR({limits.TIME}) NOT NULL,
+        note TEXT, applied_at VARCHAR({limits.TIME}))""",
+]
+
+
+def _request_tables(url: str) -> tuple[list[dict], list[dict], list[dict]]:
+    where = "TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('pardons', 'ctban_requests', 'act_requests', 'answers')"
+    return (query(url, f"SELECT TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT, COLUMN_KEY, EXTRA "
+                       f"FROM information_schema.COLUMNS WHERE {where} ORDER BY TABLE_NAME, ORDINAL_POSITION"),
+            query(url, f"SELECT TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, NON_UNIQUE FROM information_schema.STATISTICS WHERE {where} "
+                       "ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX"),
+            query(url, f"SELECT TABLE_NAME, ENGINE, TABLE_COLLATION FROM information_schema.TABLES WHERE {where} ORDER BY TABLE_NAME"))
+
+
+def test_the_requests_tables_written_once_are_the_ones_mariadb_databases_have_held(mariadb_server):
+    new = mariadb_server.database()
+    MariaStore(new).close()
+    old = mariadb_server.database()
+    for ddl in _REQUEST_TABLES_BEFORE:
+        query(old, ddl + " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci")
+    got, want = _request_tables(new), _request_tables(old)
+    assert len(got[0]) == 8 + 11 + 10 + 9 and len(got[2]) == 4  # the four tables, every column
+    assert got == want

@@ -22,6 +22,7 @@ playwright = pytest.importorskip("playwright.async_api", reason="Playwright is n
 from jailcore.config.config import load  # noqa: E402
 from jailcore.io.daemon import Daemon  # noqa: E402
 from jailcore.sim.simserver import SimServer  # noqa: E402
+from jailcore.store.request_kinds import ActRequest, CtBanRequest, PardonRequest  # noqa: E402
 from jailcore.web.serve import bound_port, build, server  # noqa: E402
 from tests.audit_rows import entries  # noqa: E402
 from tests.test_live import config_text, populate, sent, specialday_too_soon, until  # noqa: E402
@@ -285,9 +286,9 @@ async def test_every_page_in_both_languages_reads_in_its_language(tmp_path):
         p.sim.flush()
         await until(lambda: entries(p.daemon.store, "action = 'propose'") and entries(p.daemon.store, "action = 'slay'"), timeout=6)
         (slay,) = entries(p.daemon.store, "action = 'slay'")
-        p.daemon.store.request_pardon(slay["id"], "boss", "начальник не знал о перерыве")  # a pardon, a ban and a CT ban by the page's road
-        p.daemon.store.request_act("t", ts[1].steamid, ts[1].name, "ban", 60, "читы", "boss")
-        p.daemon.store.request_ctban("t", ts[2].steamid, ts[2].name, None, 3, "абуз", "mod")
+        p.daemon.store.submit(PardonRequest(slay["id"], "boss", "начальник не знал о перерыве"))  # a pardon, a ban and a CT ban by the page's road
+        p.daemon.store.submit(ActRequest("t", ts[1].steamid, ts[1].name, "ban", 60, "читы", "boss"))
+        p.daemon.store.submit(CtBanRequest("t", ts[2].steamid, ts[2].name, None, 3, "абуз", "mod"))
         await until(lambda: sent(p.sim, f"jb_ban #{ts[1].userid} 60 ") and p.daemon.engine.state.ctbans.get(ts[2].steamid), timeout=6)
         await until(lambda: p.daemon.idle.is_set())
         for lang in ("ru", "en"):

@@ -19,12 +19,15 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 import attrs
 
 from jailcore.engine.vocabulary import ActionKind
 from jailcore.log.errors import LimitError
+
+if TYPE_CHECKING:  # the commands the command line reads need no parser (tests/test_startup.py)
+    from jailcore.log.events import AdminStep
 
 MAX_COMMAND = 511  # srcds's COMMAND_MAX_LENGTH (512) less its NUL
 # Bytes of UTF-8 in one quoted argument: the plugin reads each into a `char[256]` (255 bytes
@@ -47,7 +50,6 @@ AuditStatus = Literal["pending", "delivered", "failed", "expired", "unanswered",
 AUDIT_STATUSES: tuple[AuditStatus, ...] = get_args(AuditStatus)
 
 Team = Literal["T", "CT"]
-Asked = Literal["pardon", "confirm", "dismiss"]
 
 # The keys past the header, in the order the JSON has always written them.
 _OPTIONAL = ("team", "minutes", "rounds", "amount", "index", "by", "step", "absent", "owed", "owed_row")
@@ -413,7 +415,7 @@ class Ask(ToPlayer):
     action = "ask"
     index: int = attrs.field(kw_only=True)
     by: str = attrs.field(kw_only=True)
-    step: Asked = attrs.field(kw_only=True)
+    step: AdminStep = attrs.field(kw_only=True)
 
 
 # A ladder's steps that carry nothing but their target, by their word.

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from jailcore.engine import proposals
-from jailcore.engine.actions import Action, Ask, Asked, Ban, CtBan, Money, Pardon, Punishment, Target, Unban, Unctban, Warn
+from jailcore.engine.actions import Action, Ask, Ban, CtBan, Money, Pardon, Punishment, Target, Unban, Unctban, Warn
 from jailcore.engine.ladder import parse_step
 from jailcore.engine.punish import active_ban, ban_from_ct, carry_out, door_action
 from jailcore.engine.state import Seat
@@ -63,17 +63,13 @@ def pardon(ctx: Context, entry: dict[str, Any], by: str, reason: str) -> list[Ac
     return out
 
 
-ASKED: dict[type[ev.PardonAsked | ev.ConfirmAsked | ev.DismissAsked], Asked] = {
-    ev.PardonAsked: "pardon", ev.ConfirmAsked: "confirm", ev.DismissAsked: "dismiss"}
-
-
-def asked(ctx: Context, e: ev.PardonAsked | ev.ConfirmAsked | ev.DismissAsked) -> list[Action]:
+def asked(ctx: Context, e: ev.AdminWord) -> list[Action]:
     """An admin's word in game (`!jcpardon ID`, `!jcconfirm ID`, `!jcdismiss ID`), routed as
     every shim line is (its seq counted, a line that came twice dropped) and handed on as an
     `ask`: the session writes it as the row the command line writes, and applies that row."""
     # The admin as his target: his SteamID (the game authenticated it) goes with a pardon, by which SourceBans++ credits him.
     admin = Target(e.player.userid, e.player.steamid, e.player.name)
-    return [Ask(ctx.state.time, ctx.state.round, ADMIN, "", e.reason, admin, index=e.id, by=e.player.name, step=ASKED[type(e)])]
+    return [Ask(ctx.state.time, ctx.state.round, ADMIN, "", e.reason, admin, index=e.id, by=e.player.name, step=e.step)]
 
 
 def confirm(ctx: Context, number: int, by: str) -> tuple[list[Action], str | None]:

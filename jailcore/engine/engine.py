@@ -68,11 +68,11 @@ class Engine:
         self._tickers = [rule.tick for rule in enabled if rule.ticks]
         routes: dict[type, tuple[list[Veto], Callable[..., Any] | None, list[Handler], Callable[..., Any] | None]] = {}
         types = {t for rule in enabled for t in (*rule.handlers, *rule.vetoers)} | set(self.books.before) | set(self.books.after)
-        types |= {ev.ShimHello, *ev.ShimEvent.__subclasses__()}  # every shim line, for its seq: a gap is a lost line
-        for t in types | set(admin.ASKED):  # an admin's word in game travels the table like any line
+        types |= {ev.ShimHello, *ev.shim_events()}  # every shim line, for its seq: a gap is a lost line
+        for t in types:  # an admin's word in game (`ev.ADMIN_WORDS`) travels the table like any line
             vetoes = [getattr(r, name) for r in enabled for name in r.vetoers.get(t, ())]
             handlers = [getattr(r, name) for r in enabled for name in r.handlers.get(t, ())]
-            if t in admin.ASKED:
+            if t in ev.ADMIN_WORDS:
                 handlers.append(admin.asked)
             routes[t] = (vetoes, self.books.before.get(t), handlers, self.books.after.get(t))
         self._routes = routes

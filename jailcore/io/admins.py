@@ -15,7 +15,7 @@ from jailcore.log.errors import AdminRequestError
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
 from jailcore.session.session import Session
-from jailcore.store import AnswerRequest, PardonRequest, StateStore
+from jailcore.store import StateStore, asked_in_game
 
 
 class Requests:
@@ -38,14 +38,11 @@ class Requests:
             woken = await until(self.woken, self.interval)
             self.woken.clear()
 
-    def ask(self, ask: fx.AskPardon | fx.AskAnswer) -> None:
+    def ask(self, ask: fx.AskedInGame) -> None:
         """An admin's word in game: the same row the command line writes, then applied; the
         store's refusal (an unknown id, answered already) is said to the admins online."""
         try:
-            if isinstance(ask, fx.AskPardon):
-                self.store.submit(PardonRequest(ask.action_id, ask.by, ask.reason, steamid=ask.steamid))
-            else:
-                self.store.submit(AnswerRequest(ask.action_id, ask.answer, ask.by, ask.reason, server=self.server))  # an admin here answers for here
+            self.store.submit(asked_in_game(ask.step, ask.action_id, ask.by, ask.reason, ask.steamid, self.server))
             self.store.commit()
         except AdminRequestError as exc:
             self.put(si.Refused(str(exc)))

@@ -159,7 +159,7 @@ class Daemon:
                 self.client.rearm(e.host, e.port, e.password, e.timeout)
             elif isinstance(e, fx.Refilter):
                 self.udp.secret, self.udp.allow = e.secret, AllowList(e.allow)
-            elif isinstance(e, fx.AskPardon | fx.AskAnswer):
+            elif isinstance(e, fx.AskedInGame):
                 self.requests.ask(e)
             elif isinstance(e, fx.Told) and self.on_action is not None:
                 self.on_action(e.action, e.command, e.status)

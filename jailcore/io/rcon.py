@@ -16,16 +16,25 @@ multi-packet reply). Reconnects back off. A refused password backs off exponenti
 stops after `auth_tries` refusals, far from srcds's failed-login ban
 (`sv_rcon_maxfailures` 10, `sv_rcon_minfailures` 5 within 30 s), until `rearm()` (SIGHUP,
 or a config change). Each change of the link's state is logged once.
+
+The game's silence (`[rcon] timeout`) is judged on what it sent, not on how soon this process read
+it: `caught_up()` returns once every byte that had come when it was called (in the socket's
+kernel buffer or the stream's) is read and its replies handed on, so a loop held past a timeout
+(a slow query on it) reads the answer that came meanwhile before the clock judges the silence.
 """
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import itertools
 import logging
-from typing import Any, Literal, NoReturn
+import struct
+import termios
+from collections.abc import Iterable
+from typing import Any, Literal, NoReturn, SupportsIndex
 
-from jailcore.io.rconproto import AUTH, AUTH_RESPONSE, EXECCOMMAND, RESPONSE_VALUE, RconProtocolError, encode, read_packet
+from jailcore.io.rconproto import AUTH, AUTH_RESPONSE, EXECCOMMAND, RESPONSE_VALUE, RconProtocolError, encode, read_packet, take_packet
 from jailcore.log.errors import LinkError
 
 # The RCON link as `status`, MQTT and the web page show it.
@@ -43,6 +52,53 @@ class RconUnavailable(LinkError):
 
 class RconAuthError(RconUnavailable):
     """The game server refused the RCON password."""
+
+
+class CountedReader(asyncio.StreamReader):
+    """A stream that counts the bytes fed to it and taken from it: what came and is not read yet is their
+    difference, without looking into the stream's buffer."""
+
+    fed = taken = 0
+
+    def feed_data(self, data: Iterable[SupportsIndex]) -> None:
+        data = bytes(data)  # the transport's bytes: bytes() of bytes is the same object, nothing copied
+        self.fed += len(data)
+        super().feed_data(data)
+
+    async def read(self, n: int = -1) -> bytes:
+        data = await super().read(n)
+        self.taken += len(data)
+        return data
+
+    async def readexactly(self, n: int) -> bytes:
+        data = await super().readexactly(n)
+        self.taken += len(data)
+        return data
+
+
+async def connect(host: str, port: int) -> tuple[CountedReader, asyncio.StreamWriter]:
+    """`asyncio.open_connection` with a `CountedReader` (its own documentation says to copy it for that)."""
+    loop = asyncio.get_running_loop()
+    reader = CountedReader(loop=loop)
+    protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+    transport, _ = await loop.create_connection(lambda: protocol, host, port)
+    return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+
+
+def unread(writer: asyncio.StreamWriter) -> int:
+    """Bytes that came on the connection and wait in the kernel's buffer (FIONREAD), not yet read by the loop."""
+    sock = writer.get_extra_info("socket")
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0])
+    except (OSError, AttributeError, ValueError):  # closed meanwhile: nothing more will be read from it
+        return 0
+
+
+def behind(client: RconClient) -> bool:
+    """Bytes the game sent on this link are not read yet: `caught_up` would wait for them (a process's clock asks this of each
+    server it ticks, and only those behind wait, each by itself)."""
+    reader, writer = client._reader, client._writer
+    return reader is not None and writer is not None and reader.taken < reader.fed + unread(writer)
 
 
 class RconClient:
@@ -67,11 +123,12 @@ class RconClient:
         self.state: LinkState = "closed"
         self.changed = asyncio.Event()  # the link opened, was lost or was rearmed
         self._ids = itertools.count(1)
-        self._reader: asyncio.StreamReader | None = None
+        self._reader: CountedReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._read_task: asyncio.Task[None] | None = None
         self._calls: dict[int, tuple[asyncio.Future[str], list[bytes]]] = {}
         self._markers: dict[int, int] = {}
+        self._progress = asyncio.Event()  # the reply reader took what came, or the session ended
         self._lock = asyncio.Lock()
         self._retry_at = 0.0
         self._refused_at = 0.0
@@ -135,6 +192,7 @@ class RconClient:
             self._become(state, logging.WARNING if state == "lost" else logging.INFO, "RCON session with %s:%s %s: %s",
                          self.host, self.port, state, reason)
         self.connected.clear()
+        self._progress.set()  # a `caught_up` waiting on this session: nothing more comes on it
         calls, self._calls, self._markers = self._calls, {}, {}
         for future, _ in calls.values():
             if not future.done():
@@ -162,7 +220,7 @@ class RconClient:
             raise RconUnavailable(f"reconnecting in {wait:.1f}s")
         try:
             async with asyncio.timeout(self.timeout):
-                reader, writer = await asyncio.open_connection(self.host, self.port)
+                reader, writer = await connect(self.host, self.port)
         except (TimeoutError, OSError) as exc:
             self._unreachable(f"cannot reach {self.host}:{self.port}: {exc or 'timeout'}")
         request_id = next(self._ids)
@@ -214,20 +272,20 @@ class RconClient:
     def _later(self, delay: float) -> None:
         self._retry_at = asyncio.get_running_loop().time() + delay
 
-    async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _read(self, reader: CountedReader, writer: asyncio.StreamWriter) -> None:
+        """Whatever came, taken at once and its whole packets handled in the same step (a packet cut by TCP waits in
+        `buffer`), so that `caught_up` can tell from the counts alone that nothing that came is left unread."""
         reason = "the server closed it"
+        buffer = bytearray()
         try:
             while True:
-                got_id, kind, body = await read_packet(reader)
-                if got_id in self._markers:
-                    future, parts = self._calls.pop(self._markers.pop(got_id))
-                    if not future.done():
-                        future.set_result(b"".join(parts).decode("utf-8", "replace"))
-                elif kind == RESPONSE_VALUE and got_id in self._calls:
-                    parts = self._calls[got_id][1]
-                    parts.append(body)
-                    if len(parts) > MAX_REPLY_PACKETS or sum(map(len, parts)) > MAX_REPLY_BYTES:
-                        raise RconProtocolError(f"a reply of more than {MAX_REPLY_PACKETS} packets or {MAX_REPLY_BYTES} bytes")
+                data = await reader.read(1 << 16)
+                if not data:
+                    raise asyncio.IncompleteReadError(bytes(buffer), None)
+                buffer += data
+                while (packet := take_packet(buffer)) is not None:
+                    self._handle(*packet)
+                self._progress.set()
         except asyncio.CancelledError:
             raise  # `_drop` cancels us and has failed the calls itself; the task must end cancelled
         except (OSError, asyncio.IncompleteReadError, RconProtocolError) as exc:
@@ -237,6 +295,35 @@ class RconClient:
             reason = repr(exc)
         if self._writer is writer:
             self._drop(reason)
+
+    def _handle(self, got_id: int, kind: int, body: bytes) -> None:
+        if got_id in self._markers:
+            future, parts = self._calls.pop(self._markers.pop(got_id))
+            if not future.done():
+                future.set_result(b"".join(parts).decode("utf-8", "replace"))
+        elif kind == RESPONSE_VALUE and got_id in self._calls:
+            parts = self._calls[got_id][1]
+            parts.append(body)
+            if len(parts) > MAX_REPLY_PACKETS or sum(map(len, parts)) > MAX_REPLY_BYTES:
+                raise RconProtocolError(f"a reply of more than {MAX_REPLY_PACKETS} packets or {MAX_REPLY_BYTES} bytes")
+
+    async def caught_up(self) -> None:
+        """Returns once every byte the game had sent when this was called is read and the replies in it handed on
+        (their futures' callbacks run): before the game's silence is judged, what it said is heard, however long
+        the loop was held meanwhile. A link that cannot be read (a bug) is judged after one timeout of waiting."""
+        reader, writer = self._reader, self._writer
+        if reader is not None and writer is not None:
+            came = reader.fed + unread(writer)
+            try:
+                async with asyncio.timeout(self.timeout):
+                    while self._reader is reader and reader.taken < came:
+                        self._progress.clear()
+                        await self._progress.wait()
+            except TimeoutError:
+                log.warning("RCON: what %s:%s sent was not read within %gs", self.host, self.port, self.timeout)
+        # The futures of the replies read were resolved before now; their callbacks were scheduled then, and
+        # the loop runs callbacks in the order they were scheduled: one turn, and they have run.
+        await asyncio.sleep(0)
 
     def send(self, text: str) -> asyncio.Future[str]:
         """Write one command now, on the open session; the future gets its whole reply."""

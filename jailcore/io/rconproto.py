@@ -40,3 +40,18 @@ async def read_packet(reader: asyncio.StreamReader, limit: int = MAX_BODY + 10) 
     data = await reader.readexactly(size)
     request_id, kind = struct.unpack("<ii", data[:8])
     return request_id, kind, data[8:-2]
+
+
+def take_packet(buffer: bytearray, limit: int = MAX_BODY + 10) -> tuple[int, int, bytes] | None:
+    """The first whole packet out of `buffer`, None while it is not all there yet."""
+    if len(buffer) < 4:
+        return None
+    (size,) = struct.unpack_from("<i", buffer)
+    if size < 10 or size > limit:
+        raise RconProtocolError(f"packet size {size} out of range")
+    if len(buffer) < 4 + size:
+        return None
+    data = bytes(buffer[4 : 4 + size])
+    del buffer[: 4 + size]
+    request_id, kind = struct.unpack("<ii", data[:8])
+    return request_id, kind, data[8:-2]

@@ -22,7 +22,7 @@ from jailcore.io.logsource import AllowList, UdpLog, follow_file
 from jailcore.io.loop import Edits, until, watch
 from jailcore.io.mqtt import MqttLink
 from jailcore.io.parts import Parts, Put
-from jailcore.io.rcon import RconClient, RconUnavailable
+from jailcore.io.rcon import RconClient, RconUnavailable, behind
 from jailcore.io.supervisor import Supervisor
 from jailcore.session import inputs as si
 from jailcore.session.session import Session
@@ -61,25 +61,21 @@ async def keep_rcon_open(client: RconClient, put: Put, held: deque[Any]) -> None
             put(si.LinkLost(client.state))
 
 
-LATE = 0.005  # a clock woken this much after its time found the loop held (a query on it, a long collection)
-SETTLE = 0.02  # ... and lets the loop read what came meanwhile before it ticks
-
-
-async def clock(put: Put, session: Session, phase: float, dropped: Callable[[], str]) -> None:
+async def clock(put: Put, session: Session, client: RconClient, phase: float, dropped: Callable[[], str]) -> None:
     """A tick when the session wants one (a command's timeout), and at least every save
     interval; `phase` spreads a fleet's servers over that interval. A tick judges the game's
     silence (`[rcon] timeout`), so the time the loop itself was held must not count as silence:
-    a clock woken late lets the loop read the sockets first (an RCON answer that came during the
-    stall), and the session judges the timeout at the tick's own time, not when it took it."""
+    before each tick, what the game had sent by then is read and its replies are in the inbox
+    (`RconClient.caught_up`), and the session judges the timeout at the tick's own time."""
     loop = asyncio.get_running_loop()
     if phase:
         await asyncio.sleep(session.save_interval * phase)
     while True:
-        put(si.Tick(loop.time(), wall(), dropped()))
+        now = loop.time()
+        await client.caught_up()
+        put(si.Tick(now, wall(), dropped()))
         due = next_tick(session, loop.time())
         await asyncio.sleep(due - loop.time())
-        if loop.time() - due > LATE:
-            await asyncio.sleep(SETTLE)
 
 
 def next_tick(session: Session, now: float) -> float:
@@ -92,11 +88,12 @@ GRAIN = 0.02  # a process's clock turns at most this often: the servers due in o
 
 @attrs.frozen(eq=False)
 class Ticked:
-    """One server on its process's clock: what it is given (`Daemon.take`), its session, its drops, and its
+    """One server on its process's clock: what it is given (`Daemon.take`), its session, its RCON link, its drops, and its
     clock task's end (a tick that raised; cancelled once the server is off the clock)."""
 
     deliver: Put
     session: Session
+    client: RconClient
     dropped: Callable[[], str]
     done: asyncio.Future[None]
 
@@ -117,9 +114,11 @@ class ProcessClock:
     times (`next_tick`: its deadline, at most a save interval on; its phase spreads the first);
     the clock wakes at the next grain boundary after the earliest and ticks every server due by
     then, in the order they fell due, each handled in this turn where nothing waits before it.
-    A tick is late by less than `GRAIN` (its own time is when it is taken, as before), and a
-    clock woken late lets the loop read the sockets first, as `clock` does. A server's tick that
-    raises is its own clock task's failure (`keep`), for its supervisor to judge."""
+    A tick is late by less than `GRAIN`. As `clock` does, what the game had sent by the tick's
+    time is heard first (`RconClient.caught_up`): the replies already read have their callbacks
+    run (one turn of the loop for all), and a server whose link still holds unread bytes ticks
+    once they are read, by itself, the others not waiting for it. A server's tick that raises is
+    its own clock task's failure (`keep`), for its supervisor to judge."""
 
     def __init__(self, stopping: asyncio.Event):
         self.stopping = stopping  # the process stops: the clock ends once its last server has left
@@ -127,11 +126,12 @@ class ProcessClock:
         self.members = 0
         self.changed = asyncio.Event()
         self._order = itertools.count()
+        self._late: set[asyncio.Future[None]] = set()  # ticks waiting for their link's unread bytes
 
-    async def keep(self, deliver: Put, session: Session, phase: float, dropped: Callable[[], str]) -> None:
+    async def keep(self, deliver: Put, session: Session, client: RconClient, phase: float, dropped: Callable[[], str]) -> None:
         """A server's clock, for as long as this task runs (its supervisor's `clock`)."""
         loop = asyncio.get_running_loop()
-        member = Ticked(deliver, session, dropped, loop.create_future())
+        member = Ticked(deliver, session, client, dropped, loop.create_future())
         self._at(loop.time() + session.save_interval * phase, member)
         self.members += 1
         try:
@@ -161,23 +161,35 @@ class ProcessClock:
             delay = wake - loop.time()
             if delay > 0 and await until(self.changed, delay):
                 continue  # a sooner server, or one gone
-            if loop.time() - wake > LATE:  # the loop was held (or the last turn was long): the sockets first
-                await asyncio.sleep(SETTLE)
-            self._turn(loop, wall())
+            now, turn = loop.time(), []
+            while due and due[0][0] <= now:
+                member = heapq.heappop(due)[2]
+                if not member.done.done():
+                    turn.append(member)
+            await asyncio.sleep(0)  # the replies read before now: their callbacks run (`caught_up`'s last step)
+            now_wall = wall()
+            for member in turn:
+                if behind(member.client):  # bytes unread on its link: heard first, by itself
+                    self._late.add(task := asyncio.ensure_future(self._tick_after(member, now, now_wall)))
+                    task.add_done_callback(self._late.discard)
+                else:
+                    self._tick(member, now, now_wall)
 
-    def _turn(self, loop: asyncio.AbstractEventLoop, now_wall: str) -> None:
-        due, end = self.due, loop.time()
-        while due and due[0][0] <= end:
-            member = heapq.heappop(due)[2]
-            if member.done.done():
-                continue
-            try:
-                member.deliver(si.Tick(loop.time(), now_wall, member.dropped()))
-                after = next_tick(member.session, loop.time())
-            except Exception as exc:  # its clock task fails (`keep`), as its own clock would have
-                member.done.set_exception(exc)
-                continue
-            self._at(after, member)
+    async def _tick_after(self, member: Ticked, now: float, now_wall: str) -> None:
+        await member.client.caught_up()
+        self._tick(member, now, now_wall)
+
+    def _tick(self, member: Ticked, now: float, now_wall: str) -> None:
+        if member.done.done():
+            return  # off the clock meanwhile
+        loop = asyncio.get_running_loop()
+        try:
+            member.deliver(si.Tick(now, now_wall, member.dropped()))
+            after = next_tick(member.session, loop.time())
+        except Exception as exc:  # its clock task fails (`keep`), as its own clock would have
+            member.done.set_exception(exc)
+            return
+        self._at(after, member)
 
 
 def dropped(udp: UdpLog, mqtt: MqttLink | None) -> str:
@@ -256,9 +268,9 @@ def start(supervisor: Supervisor, daemon: Served, put: Put, held: deque[Any]) ->
     keep("RCON outbox", lambda: keep_rcon_open(daemon.client, put, held))
     ticks = daemon.ticks
     if ticks is None:
-        keep("clock", lambda: clock(put, daemon.session, 0.0, lambda: dropped(udp, mqtt)))
+        keep("clock", lambda: clock(put, daemon.session, daemon.client, 0.0, lambda: dropped(udp, mqtt)))
     else:  # the process's one clock, at this server's phase; its ticks are handled at once where nothing waits (`take`)
-        keep("clock", lambda: ticks[0].keep(daemon.take, daemon.session, ticks[1], lambda: dropped(udp, mqtt)))
+        keep("clock", lambda: ticks[0].keep(daemon.take, daemon.session, daemon.client, ticks[1], lambda: dropped(udp, mqtt)))
     keep("admin requests", daemon.requests.run, essential=False)
     if mqtt is not None:
         keep("MQTT link", mqtt.run, essential=False)

@@ -8,7 +8,7 @@ timestamp as ISO text (`2026-11-30T21:04:05`): the engine has no clock but this.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import attrs
 
@@ -370,31 +370,44 @@ class CtBanLifted(ShimEvent):
     kind: ClassVar[str] = "jb_unctban"
 
 
+# An admin's word on one audit entry, by its id: the three are one line's shape, `(id "N")
+# (reason "...")`, read and carried alike (the shim's line, the engine's `Ask`, the session's
+# `AskedInGame`, the store's request, `request_kinds.IN_GAME`); `step` names which.
+AdminStep = Literal["pardon", "confirm", "dismiss"]
+
+
 @attrs.frozen(slots=True)
-class PardonAsked(ShimEvent):
+class AdminWord(ShimEvent):
+    id: int = 0
+    reason: str = ""
+    step: ClassVar[AdminStep]
+
+
+@attrs.frozen(slots=True)
+class PardonAsked(AdminWord):
     """An admin's `!jcpardon ID [reason]`: the daemon writes it beside the enforcement."""
 
-    id: int = 0
-    reason: str = ""
     kind: ClassVar[str] = "jb_pardon"
+    step: ClassVar[AdminStep] = "pardon"
 
 
 @attrs.frozen(slots=True)
-class ConfirmAsked(ShimEvent):
+class ConfirmAsked(AdminWord):
     """An admin's `!jcconfirm ID`: the proposed punishment ID is to be carried out."""
 
-    id: int = 0
-    reason: str = ""
     kind: ClassVar[str] = "jb_confirm"
+    step: ClassVar[AdminStep] = "confirm"
 
 
 @attrs.frozen(slots=True)
-class DismissAsked(ShimEvent):
+class DismissAsked(AdminWord):
     """An admin's `!jcdismiss ID [reason]`: the proposed punishment ID is not to be."""
 
-    id: int = 0
-    reason: str = ""
     kind: ClassVar[str] = "jb_dismiss"
+    step: ClassVar[AdminStep] = "dismiss"
+
+
+ADMIN_WORDS: tuple[type[AdminWord], ...] = (PardonAsked, ConfirmAsked, DismissAsked)
 
 
 @attrs.frozen(slots=True)
@@ -403,3 +416,17 @@ class FreekillChoice(ShimEvent):
 
     choice: str = ""
     kind: ClassVar[str] = "jb_fk_choice"
+
+
+def shim_events() -> tuple[type[ShimEvent], ...]:
+    """Every kind of shim line the daemon reads (its classes, however deep: the admin words sit
+    under `AdminWord`), each counted by its seq: a gap is a lost line."""
+    out: list[type[ShimEvent]] = []
+    todo = list(ShimEvent.__subclasses__())
+    while todo:
+        cls = todo.pop(0)
+        todo += cls.__subclasses__()
+        # `AdminWord` is only their shape; attrs' slotted copy leaves the class it replaced behind
+        if "kind" in cls.__dict__ and globals().get(cls.__name__) is cls:
+            out.append(cls)
+    return tuple(out)

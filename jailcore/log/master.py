@@ -160,4 +160,4 @@ for _name, _player_line, _alts in _families:
         STEPS.append(_step)
 
 # Every kind the parser can count: the event classes' and the noted ones.
-ALL_KINDS = frozenset({cls.kind for cls in (*ev.Event.__subclasses__(), *ev.ShimEvent.__subclasses__()) if cls is not ev.ShimEvent} | set(NOTED))
+ALL_KINDS = frozenset({cls.kind for cls in (*ev.Event.__subclasses__(), *ev.shim_events()) if cls is not ev.ShimEvent} | set(NOTED))

@@ -33,7 +33,7 @@ SEQ_TAIL = re.compile(r' \(seq "(\d{1,10})"\)$')
 _FREEKILL = re.compile(r' \(victim "#?(\d{1,10})"\) \(kind "(kill|damage)"\)')
 _FREEDAY = re.compile(r' \(scope "(personal|all)"\)(?: \(target "#?(\d{1,10})"\))?')
 _CTBAN = re.compile(r' \(target "#(\d{1,10})"\) \(length "(\d{1,9})(r?)"\)(?: \(reason "(.*)"\))?', re.S)
-_PARDON = re.compile(r' \(id "(\d{1,18})"\)(?: \(reason "(.*)"\))?', re.S)
+_ADMIN_WORD = re.compile(r' \(id "(\d{1,18})"\)(?: \(reason "(.*)"\))?', re.S)
 
 
 def prop(props: str, key: str) -> str | None:
@@ -77,7 +77,7 @@ _ONE_PROP: dict[str, tuple[str, Callable[..., ev.Event | None]]] = {
 }
 _BARE = {"jb_warden": ev.WardenSet, "jb_order_cancel": ev.OrdersCancelled, "jb_game_end": ev.GameEnded}
 
-_ANSWERS = {"jb_pardon": ev.PardonAsked, "jb_confirm": ev.ConfirmAsked, "jb_dismiss": ev.DismissAsked}
+_ANSWERS: dict[str, type[ev.AdminWord]] = {cls.kind: cls for cls in ev.ADMIN_WORDS}
 SHIM_TRIGGERS = (*_BARE, "jb_freeday", "jb_freekill", "jb_hello", "jb_round_start", "jb_ctban", *_ANSWERS, *_ONE_PROP)
 EXTENSION_TRIGGERS = ("jb_game_approve", "jb_freekill", "jb_ctban", "jb_unctban", *_ANSWERS, "jb_fk_choice")
 
@@ -126,7 +126,7 @@ def shim_event(time: str, player: ev.Player, name: str, props: str) -> ev.Event 
         return ev.CtBanGiven(time, player, seq, number(cm.group(1)), minutes, rounds, cm.group(4) or "")
     answer = _ANSWERS.get(name)
     if answer is not None:  # an admin's word on one audit entry: `(id "N") (reason "...")`
-        pm = _PARDON.fullmatch(props)
+        pm = _ADMIN_WORD.fullmatch(props)
         return answer(time, player, seq, number(pm.group(1)), pm.group(2) or "") if pm else None
     maker = _ONE_PROP.get(name)
     if maker is None:

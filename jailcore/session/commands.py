@@ -23,7 +23,7 @@ from jailcore.log.errors import LimitError
 from jailcore.log.logtime import plus_seconds
 from jailcore.session import inputs as i
 from jailcore.session.audit import Audit
-from jailcore.session.effects import AskAnswer, AskPardon, DropLink, Effect, Mark, Send, Write
+from jailcore.session.effects import AskedInGame, DropLink, Effect, Mark, Send, Write
 from jailcore.session.outbox import Item, Outbox, is_shim_reply
 from jailcore.session.saver import Saver
 from jailcore.session.shared import Part, Shared
@@ -57,9 +57,7 @@ class Commands(Part):
 
     def dispatch(self, action: Action) -> list[Effect]:
         if isinstance(action, Ask):  # an admin's word in game: the command line's row, whatever the mode
-            if action.step == "pardon":
-                return [AskPardon(action.index, action.by, action.reason, action.target.steamid)]
-            return [AskAnswer(action.index, action.step, action.by, action.reason)]
+            return [AskedInGame(action.step, action.index, action.by, action.reason, action.target.steamid)]
         if isinstance(action, Lapse) and action.owed_row is not None:  # he did not come back in time
             log.info("owed #%s (%s %s) expired: %s", action.owed_row, action.rule, action.step, action.reason)
             return [Write(Mark(action.owed_row, "expired", action.reason)), *self.audit.publish(action.owed_row, "expired", action, action.reason)]

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import attrs
 
 from jailcore.engine.actions import Action, AuditStatus
+from jailcore.log.events import AdminStep
 
 RequestTable = Literal["pardons", "ctban_requests", "answers", "act_requests"]
 
@@ -197,23 +198,15 @@ class Refilter:
 
 
 @attrs.frozen(slots=True)
-class AskPardon:
-    """`!jcpardon ID`: the same row the command line writes; a refusal comes back as `Refused`."""
+class AskedInGame:
+    """An admin's word in game on one audit entry (`!jcpardon ID`, `!jcconfirm ID`, ...: `step`
+    says which): the same request the command line writes; a refusal comes back as `Refused`."""
 
+    step: AdminStep
     action_id: int
     by: str
     reason: str
     steamid: str | None = None  # the admin's, as the game authenticated it (SourceBans++ credits him by it)
-
-
-@attrs.frozen(slots=True)
-class AskAnswer:
-    """`!jcconfirm ID`, `!jcdismiss ID`: the answer row; a refusal comes back as `Refused`."""
-
-    action_id: int
-    answer: str
-    by: str
-    reason: str
 
 
 @attrs.frozen(slots=True)
@@ -225,4 +218,4 @@ class Told:
     status: AuditStatus
 
 
-Effect = Send | Write | Publish | TellPeers | DropLink | Rearm | Refilter | AskPardon | AskAnswer | Told
+Effect = Send | Write | Publish | TellPeers | DropLink | Rearm | Refilter | AskedInGame | Told

@@ -691,24 +691,16 @@ class StandIn(SourceModCore):
         return self.digits(text, 6)
 
     def cmd_pardon(self, client: Client | None, cmd: Command) -> None:
-        if not self.admin_allow(client):
-            return
-        pid = smtext.fit(cmd.arg(1), 32)
-        if not self.digits(pid, 15):
-            self.reply_tr(client, "JB_UsagePardon")
-            return
-        reason = self.admin_rest(cmd, 1, 192)
-        self.emit(client, "jb_pardon", self.prop(self.prop("", 320, "id", pid), 320, "reason", reason))
-        self.reply_tr(client, "JB_PardonSent", pid)
+        self.admin_word(client, cmd, "jb_pardon", "JB_UsagePardon", "JB_PardonSent")
 
     def cmd_confirm(self, client: Client | None, cmd: Command) -> None:
-        self.answer(client, cmd, "jb_confirm", "JB_UsageConfirm", "JB_ConfirmSent")
+        self.admin_word(client, cmd, "jb_confirm", "JB_UsageConfirm", "JB_ConfirmSent")
 
     def cmd_dismiss(self, client: Client | None, cmd: Command) -> None:
-        self.answer(client, cmd, "jb_dismiss", "JB_UsageDismiss", "JB_DismissSent")
+        self.admin_word(client, cmd, "jb_dismiss", "JB_UsageDismiss", "JB_DismissSent")
 
-    def answer(self, client: Client | None, cmd: Command, trigger: str, usage: str, done: str) -> None:
-        """`!jcconfirm ID`, `!jcdismiss ID [reason]`: an admin's word on a proposed punishment."""
+    def admin_word(self, client: Client | None, cmd: Command, trigger: str, usage: str, done: str) -> None:
+        """`!jcpardon ID [reason]`, `!jcconfirm ID`, `!jcdismiss ID [reason]`: an admin's word on one audit entry."""
         if not self.admin_allow(client):
             return
         pid = smtext.fit(cmd.arg(1), 32)

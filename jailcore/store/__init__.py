@@ -40,7 +40,7 @@ _HOME = {
     "reader": ("Reader",),
     "spelling": ("Row",),
     "writer": ("NewsReader", "Writer"),
-    "request_kinds": ("ActRequest", "AnswerRequest", "CtBanRequest", "PardonRequest", "Request"),
+    "request_kinds": ("ActRequest", "AnswerRequest", "CtBanRequest", "PardonRequest", "Request", "asked_in_game"),
     "requests": ("Queued", "RefusedRequest", "refused_requests", "requests_path", "submit", "waiting_requests"),
     "journal": ("aside_in", "journal_path", "waiting_in"),
     "verdicts": ("PARDONABLE", "done"),
@@ -112,6 +112,7 @@ if TYPE_CHECKING:
     from jailcore.store.request_kinds import CtBanRequest as CtBanRequest
     from jailcore.store.request_kinds import PardonRequest as PardonRequest
     from jailcore.store.request_kinds import Request as Request
+    from jailcore.store.request_kinds import asked_in_game as asked_in_game
     from jailcore.store.requests import Queued as Queued
     from jailcore.store.requests import RefusedRequest as RefusedRequest
     from jailcore.store.requests import refused_requests as refused_requests

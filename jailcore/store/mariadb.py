@@ -29,7 +29,6 @@ import os
 import threading
 import time as clock
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -39,23 +38,23 @@ import pymysql.cursors
 
 from jailcore.engine.actions import Action, AuditStatus
 from jailcore.log.errors import AuditError
-from jailcore.log.limits import KEY, NAME, SHORT_WORD, STEAMID, TIME, TOPIC, WORD, fit, fit_text
+from jailcore.log.limits import KEY, NAME, SHORT_WORD, STEAMID, TIME, TOPIC, WORD
 from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.session import effects as fx
 from jailcore.session import inputs as si
-from jailcore.store import appeals, notices
+from jailcore.store import appeals, notices, request_kinds
 from jailcore.store import rows as common  # the statements both backends run, written once
 from jailcore.store.accounts import MARIADB_TABLES as ACCOUNT_TABLES
 from jailcore.store.accounts import KeepsAccounts
-from jailcore.store.errors import Away, DatabaseFault, Lost, PardonError, ProposalError, Refused, StoreError, Unreachable
+from jailcore.store.errors import Away, DatabaseFault, Lost, Refused, StoreError, Unreachable
 from jailcore.store.hang import HangWatch
 from jailcore.store.journal import DAMAGED, Journal, Leftover, Op, damaged_beside, hold, holds, left_beside
 from jailcore.store.locks import RESERVE_WAIT, Claim, KeepsLocks
 from jailcore.store.reader import Reader
+from jailcore.store.request_kinds import ANY_WAITING, Refusal
 from jailcore.store.requests import TakesRequests
-from jailcore.store.rows import AUDIT_INSERT, WritesRows, act_values, audit_values, line_values, pardon_values, request_values
+from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values
 from jailcore.store.spelling import Dialect, Row
-from jailcore.store.verdicts import check_act, check_answer, check_pardon
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes
     from jailcore.session import effects as fx
@@ -103,23 +102,9 @@ _TABLES = [
         UNIQUE KEY audit_id (id), KEY audit_status (server, status), KEY audit_player (steamid), KEY audit_round (server, round), KEY audit_time (time),
         KEY audit_action (action, seq, time), KEY audit_seq_name (seq, name))""",
     NAMES_TABLE,
-    f"""CREATE TABLE IF NOT EXISTS pardons (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, action_id BIGINT NOT NULL UNIQUE, `by` VARCHAR({KEY}) NOT NULL,
-        reason TEXT NOT NULL, time VARCHAR({TIME}) NOT NULL, applied_at VARCHAR({TIME}), steamid VARCHAR({STEAMID}))""",
     f"""CREATE TABLE IF NOT EXISTS loglines (
         id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, round INT NOT NULL, time VARCHAR({TIME}) NOT NULL,
         line TEXT NOT NULL, audit BIGINT NOT NULL, KEY loglines_round (server, round), KEY loglines_time (time))""",
-    f"""CREATE TABLE IF NOT EXISTS ctban_requests (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, steamid VARCHAR({STEAMID}) NOT NULL, name VARCHAR({NAME}) NOT NULL DEFAULT '',
-        minutes INT, rounds INT, lift INT NOT NULL DEFAULT 0, reason TEXT NOT NULL, `by` VARCHAR({KEY}) NOT NULL,
-        time VARCHAR({TIME}) NOT NULL, applied_at VARCHAR({TIME}))""",
-    f"""CREATE TABLE IF NOT EXISTS act_requests (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, steamid VARCHAR({STEAMID}) NOT NULL, name VARCHAR({NAME}) NOT NULL DEFAULT '',
-        act VARCHAR({SHORT_WORD}) NOT NULL, minutes INT, reason TEXT NOT NULL, `by` VARCHAR({KEY}) NOT NULL, time VARCHAR({TIME}) NOT NULL,
-        applied_at VARCHAR({TIME}), KEY act_requests_waiting (server, applied_at))""",
-    f"""CREATE TABLE IF NOT EXISTS answers (
-        id BIGINT AUTO_INCREMENT PRIMARY KEY, server VARCHAR({KEY}) NOT NULL, action_id BIGINT NOT NULL UNIQUE, answer VARCHAR({SHORT_WORD}) NOT NULL,
-        `by` VARCHAR({KEY}) NOT NULL, reason TEXT NOT NULL, time VARCHAR({TIME}) NOT NULL, note TEXT, applied_at VARCHAR({TIME}))""",
     f"""CREATE TABLE IF NOT EXISTS link (
         server VARCHAR({KEY}) PRIMARY KEY, rcon VARCHAR({WORD}) NOT NULL, outbox INT NOT NULL, last_line VARCHAR({TIME}), mode VARCHAR({SHORT_WORD}) NOT NULL,
         updated VARCHAR({TIME}) NOT NULL, daemon VARCHAR({SHORT_WORD}) NOT NULL DEFAULT 'running', dropped TEXT NOT NULL)""",
@@ -308,7 +293,7 @@ def _upgrade(db: pymysql.connections.Connection, where: str, dry: bool) -> tuple
                     return found, found
                 for ddl in _TABLES:
                     cur.execute(ddl + _OPTIONS)
-                for ddl in notices.schema("mariadb") + appeals.schema("mariadb"):  # written once for both backends
+                for ddl in request_kinds.schema("mariadb") + notices.schema("mariadb") + appeals.schema("mariadb"):  # written once for both
                     cur.execute(ddl)
                 for step in _STEPS[found:]:
                     step(cur)
@@ -1066,7 +1051,7 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
         if now - self._waiting_at > fresh and not self._unreachable():
             self._waiting_at = now
             try:
-                self._waiting = {r["server"] for r in self._rows(common.ANY_WAITING)}
+                self._waiting = {r["server"] for r in self._rows(ANY_WAITING)}
             except DatabaseFault:
                 if not self._went_away():
                     raise
@@ -1080,12 +1065,28 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
             self._block = (0, 0)
             self._reserve(gap)
 
-    def _here(self, refusal: type[StoreError] | type[PardonError] | type[ProposalError]) -> None:
+    # -- the admins' requests (store.request_kinds: each kind checks itself and writes its row through these) --
+
+    def entry(self, action_id: int) -> Row | None:
+        return self.reader.entry(action_id)
+
+    def pardons_for(self, action_ids: Iterable[int]) -> dict[int, Row]:
+        return self.reader.pardons_for(action_ids)
+
+    def answer_of(self, action_id: int) -> Row | None:
+        return next(iter(self._rows(common.ANSWER_OF, (action_id,))), None)
+
+    def insert(self, sql: str, values: Sequence[Any]) -> int:
+        cur = self._write(sql, values)
+        self.commit()
+        return int(cur.lastrowid)
+
+    def here(self, refusal: Refusal) -> None:
         """An admin's request needs the database now (its checks read it, its id is the server's)."""
         if self.away is not None or (self.on_loop and self._unreachable()):
             raise refusal(f"state database {self.path} is away ({self.away or 'it did not answer'}): ask again when it is back")
 
-    def _failed(self, exc: StoreError | DatabaseFault, refusal: type[PardonError] | type[ProposalError]) -> BaseException:
+    def failed(self, exc: StoreError | DatabaseFault, refusal: Refusal) -> BaseException:
         """An admin's request the database failed. A lost connection is the caller's to ask
         about (did it land? the command line's queue asks the database); on the loop, the
         admin in game is told to ask again (a pardon or an answer taken is then refused as given)."""
@@ -1095,46 +1096,10 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
             self._quiet_until = clock.monotonic() + QUIET
         return refusal(f"{exc}: ask again (if it was taken, it is said so)")
 
-    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
-                       may_ban: bool = True, steamid: str | None = None) -> int:
-        self._here(PardonError)
-        try:
-            return self._pardon(action_id, by, reason, when, server, may_ban, steamid)
-        except (DatabaseFault, Unreachable) as exc:
-            raise self._failed(exc, PardonError) from None
-
-    def _pardon(self, action_id: int, by: str, reason: str, when: str | None, server: str | None, may_ban: bool,
-                steamid: str | None = None) -> int:
-        row = self.reader.entry(action_id)
-        row = check_pardon(row, lambda: self.reader.pardons_for([action_id]).get(action_id), action_id, self.path, server, may_ban)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.PARDON, pardon_values(row["server"], action_id, by, reason, when, steamid))
-        self.commit()
-        return int(cur.lastrowid)
-
-    def pardons_for(self, action_ids: Iterable[int]) -> dict[int, Row]:
-        return self.reader.pardons_for(action_ids)
-
-    def request_ctban(self, server: str, steamid: str, name: str, minutes: int | None, rounds: int | None,
-                      reason: str, by: str, lift: bool = False, when: str | None = None) -> int:
-        self._here(Away)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.CTBAN, (*request_values(server, steamid, name, minutes, rounds, lift, reason, by, when), None))
-        self.commit()
-        return int(cur.lastrowid)
-
-    def request_act(self, server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str,
-                    when: str | None = None) -> int:
-        check_act(act, minutes)
-        self._here(Away)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.ACT, act_values(server, steamid, name, act, minutes, reason, by, when))
-        self.commit()
-        return int(cur.lastrowid)
-
-    def acts(self, server: str) -> list[Row]:
-        """The admins' warnings and bans not yet applied; none while the server is away (they wait there)."""
-        return self._polled(lambda: self._rows(common.ACTS_WAITING, (server,)), [])
+    def waiting_rows(self, sql: str, server: str) -> list[Row]:
+        """One kind of the admins' rows not yet applied for a server (`request_kinds` `WAITING`);
+        none while the server is away (they wait there)."""
+        return self._polled(lambda: self._rows(sql, (server,)), [])
 
     def _polled(self, read: Callable[[], T], away: T) -> T:
         """A read the daemon polls for the admins' rows: `away` (nothing) while the server is away
@@ -1158,39 +1123,6 @@ class MariaStore(KeepsLocks, WritesRows, TakesRequests, KeepsAccounts):
             return False
         self._quiet_until = clock.monotonic() + QUIET
         return True
-
-    def requests(self, server: str) -> tuple[list[Row], list[Row]]:
-        """Requests not yet applied; none while the server is away (they wait there)."""
-        nothing: tuple[list[Row], list[Row]] = ([], [])
-        return self._polled(lambda: self._requests(server), nothing)
-
-    def _requests(self, server: str) -> tuple[list[Row], list[Row]]:
-        return self._rows(common.PARDONS_WAITING, (server,)), self._rows(common.CTBANS_WAITING, (server,))
-
-    def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
-                       server: str | None = None, may_ban: bool = True) -> int:
-        """As on SQLite: given `server` (the one the admin was judged on), a proposal of another is refused."""
-        assert answer in ("confirm", "dismiss")
-        self._here(ProposalError)
-        try:
-            return self._answer(action_id, answer, by, reason, when, server, may_ban)
-        except (DatabaseFault, Unreachable) as exc:
-            raise self._failed(exc, ProposalError) from None
-
-    def _answer(self, action_id: int, answer: str, by: str, reason: str, when: str | None, server: str | None, may_ban: bool) -> int:
-        row = self.reader.entry(action_id)
-        row = check_answer(row, lambda: next(iter(self._rows(common.ANSWER_OF, (action_id,))), None),
-                           action_id, answer, self.path, server, may_ban)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.ANSWER, (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
-        self.commit()
-        return int(cur.lastrowid)
-
-    def answers(self, server: str) -> list[Row]:
-        return self._polled(lambda: self._answers(server), [])
-
-    def _answers(self, server: str) -> list[Row]:
-        return self._rows(common.ANSWERS_WAITING, (server,))
 
     def proposal_row(self, server: str, number: int) -> int | None:
         if self.away is not None:

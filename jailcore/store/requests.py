@@ -35,7 +35,7 @@ import attrs
 from jailcore.log.errors import AdminRequestError
 from jailcore.store.errors import AwayError, Gone, StoreError, errors_or
 from jailcore.store.journal import origin, rows_in
-from jailcore.store.request_kinds import AnswerRequest, CtBanRequest, PardonRequest, Request, asked_at, from_queue, queued
+from jailcore.store.request_kinds import KINDS, PardonRequest, Request, RequestDesk, asked_at, from_queue, queued
 
 if TYPE_CHECKING:
     from jailcore.store.interface import StateStore
@@ -143,15 +143,8 @@ class RefusedRequest:
 
     @property
     def asked(self) -> str:
-        """What was asked, in the words of the command that asks it."""
-        a = self.args
-        if self.kind == "ctban":
-            return f"ctban {'lift' if a.get('lift') else 'add'} {a.get('steamid') or '?'}"
-        if self.kind == "answer":
-            return f"{a.get('answer') or 'answer'} #{a.get('action_id')}"
-        if self.kind == "act":
-            return f"{a.get('act') or 'act'} {a.get('steamid') or '?'}"
-        return f"pardon #{a.get('action_id')}"
+        """What was asked, in the words of the command that asks it (a kind this jailcore does not know: as a pardon)."""
+        return KINDS.get(self.kind, PardonRequest).in_words(self.args)
 
 
 def refused_requests(path: str | Path | None, limit: int = REFUSALS_SHOWN, since: str = "") -> tuple[int, list[RefusedRequest]]:
@@ -246,19 +239,8 @@ def submit(store: StateStore | None, queue_path: str | None, why_away: str, requ
 
 
 class TakesRequests:
-    """Mixed into a backend: `submit(request)`, the one write of an admin's request, each kind
-    through the backend's own method and its checks."""
+    """Mixed into a backend: `submit(request)`, the one write of an admin's request, whatever its
+    kind: the request checks itself and writes its row through the backend's `RequestDesk`."""
 
-    def submit(self, request: Request) -> int:
-        me: Any = self
-        if isinstance(request, PardonRequest):
-            return int(me.request_pardon(request.action_id, request.by, request.reason, request.when, request.server, request.may_ban,
-                                         request.steamid))
-        if isinstance(request, CtBanRequest):
-            return int(me.request_ctban(request.server, request.steamid, request.name, request.minutes, request.rounds, request.reason,
-                                        request.by, request.lift, request.when))
-        if isinstance(request, AnswerRequest):
-            return int(me.request_answer(request.action_id, request.answer, request.by, request.reason, request.when, request.server,
-                                         request.may_ban))
-        return int(me.request_act(request.server, request.steamid, request.name, request.act, request.minutes, request.reason,
-                                  request.by, request.when))
+    def submit(self: RequestDesk, request: Request) -> int:
+        return request.write(self)

@@ -48,23 +48,10 @@ STANDING = ("standing", ("server",), ("state", "updated"))
 LINK = ("link", ("server",), ("rcon", "outbox", "last_line", "mode", "updated", "daemon", "dropped"))
 
 # -- the admins' requests -------------------------------------------------------------------------------
-PARDON = "INSERT INTO pardons (server, action_id, `by`, reason, time, steamid) VALUES (?, ?, ?, ?, ?, ?)"
-CTBAN = ("INSERT INTO ctban_requests (server, steamid, name, minutes, rounds, lift, reason, `by`, time, applied_at) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")  # applied_at: NULL for the daemon to apply; an in-game ban's, already applied
-ANSWER = "INSERT INTO answers (server, action_id, answer, `by`, reason, time) VALUES (?, ?, ?, ?, ?, ?)"
-ACT = "INSERT INTO act_requests (server, steamid, name, act, minutes, reason, `by`, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 ANSWER_OF = "SELECT * FROM answers WHERE action_id = ?"
 PARDONS_OF = "SELECT * FROM pardons WHERE action_id IN ({marks})"
 NOTE_ANSWER = "UPDATE answers SET note = ? WHERE id = ?"
-APPLIED = "UPDATE {table} SET applied_at = ? WHERE id = ?"  # `table`: one of REQUEST_TABLES, checked
-PARDONS_WAITING = ("SELECT p.id, p.action_id, p.`by`, p.reason, a.detail FROM pardons p JOIN audit a ON a.id = p.action_id "
-                   "WHERE p.applied_at IS NULL AND p.server = ? ORDER BY p.id")
-CTBANS_WAITING = "SELECT * FROM ctban_requests WHERE applied_at IS NULL AND server = ? ORDER BY id"
-ANSWERS_WAITING = ("SELECT n.*, a.detail FROM answers n JOIN audit a ON a.id = n.action_id "
-                   "WHERE n.applied_at IS NULL AND n.server = ? ORDER BY n.id")
-ACTS_WAITING = "SELECT * FROM act_requests WHERE applied_at IS NULL AND server = ? ORDER BY id"
-ANY_WAITING = ("SELECT server FROM pardons WHERE applied_at IS NULL UNION SELECT server FROM ctban_requests WHERE applied_at IS NULL "
-               "UNION SELECT server FROM answers WHERE applied_at IS NULL UNION SELECT server FROM act_requests WHERE applied_at IS NULL")
+APPLIED = "UPDATE {table} SET applied_at = ? WHERE id = ?"  # `table`: one of request_kinds.TABLES, checked
 
 # -- MQTT messages the broker never took, kept across a stop ---------------------------------------------------
 FORGET_MESSAGES = "DELETE FROM mqtt_outbox WHERE server = ?"
@@ -88,32 +75,12 @@ def audit_values(row_id: int | None, server: str, action: Action, day: int, comm
             fit_text(action.reason), whole_letters(json.dumps(action.to_json(), ensure_ascii=False)), fit_text_or_none(command), fit(status, WORD))
 
 
-def request_values(server: str, steamid: str, name: str, minutes: int | None, rounds: int | None, lift: bool, reason: str,
-                   by: str, when: str) -> tuple[Any, ...]:
-    """A `ctban_requests` row's values (server, steamid, name, minutes, rounds, lift, reason, by, time), each fitted to its column."""
-    return (fit(server, KEY), fit(steamid, STEAMID), fit(name, NAME), None if minutes is None else fit_int(minutes),
-            None if rounds is None else fit_int(rounds), int(lift), fit_text(reason), fit(by, KEY), fit(when, TIME))
-
-
 def link_values(server: str, rcon: str, outbox: int, last_line: str | None, mode: str, when: str, daemon: str,
                 dropped: str) -> tuple[Any, ...]:
     from jailcore.log.limits import SHORT_WORD
 
     return (fit(server, KEY), fit(rcon, WORD), fit_int(outbox), None if last_line is None else fit(last_line, TIME), fit(mode, SHORT_WORD),
             fit(when, TIME), fit(daemon, SHORT_WORD), fit_text(dropped))
-
-
-def pardon_values(server: str, action_id: int, by: str, reason: str, when: str, steamid: str | None) -> tuple[Any, ...]:
-    """A `pardons` row's values (server, action_id, by, reason, time, steamid), each fitted to its column."""
-    return (fit(server, KEY), action_id, fit(by, KEY), fit_text(reason), fit(when, TIME), None if steamid is None else fit(steamid, STEAMID))
-
-
-def act_values(server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str, when: str) -> tuple[Any, ...]:
-    """An `act_requests` row's values (server, steamid, name, act, minutes, reason, by, time), each fitted to its column."""
-    from jailcore.log.limits import SHORT_WORD
-
-    return (fit(server, KEY), fit(steamid, STEAMID), fit(name, NAME), fit(act, SHORT_WORD), None if minutes is None else fit_int(minutes),
-            fit_text(reason), fit(by, KEY), fit(when, TIME))
 
 
 def pardons_of(rows: Callable[[str, Sequence[Any]], list[Any] | None], action_ids: Iterable[int]) -> dict[int, Any]:
@@ -168,7 +135,9 @@ class WritesRows:
 
     def in_game_ctban(self, g: fx.InGameCtBan) -> None:
         me: Any = self
-        me._write(CTBAN, (*request_values(g.server, g.steamid, g.name, g.minutes, g.rounds, g.lift, g.reason, g.by, g.when), fit(g.when, TIME)))
+        from jailcore.store.request_kinds import CtBanRequest
+
+        me._write(CtBanRequest.INSERT, CtBanRequest(g.server, g.steamid, g.name, g.minutes, g.rounds, g.reason, g.by, g.lift, g.when).values(g.when))
 
     def note_answer(self, row_id: int, note: str) -> None:
         """Why an answer waits (the player is away): said to the admin once."""
@@ -177,9 +146,9 @@ class WritesRows:
 
     def applied(self, table: RequestTable, row_id: int, when: str) -> None:
         from jailcore.store.errors import StoreError
-        from jailcore.store.verdicts import REQUEST_TABLES
+        from jailcore.store.request_kinds import TABLES
 
-        if table not in REQUEST_TABLES:  # the name goes into the SQL: never trust a caller with it
+        if table not in TABLES:  # the name goes into the SQL: never trust a caller with it
             raise StoreError(f"no request table {table!r}")
         me: Any = self
         me._write(APPLIED.format(table=table), (fit(when, TIME), row_id))
@@ -227,18 +196,10 @@ class WritesRows:
     def admin_requests(self, server: str) -> si.AdminRequests:
         """The admins' rows not yet applied for one server, typed, in order (a backend whose
         database is away gives none)."""
-        from jailcore.session import inputs as si
+        from jailcore.store.request_kinds import waiting_for
 
         me: Any = self
-        pardons, bans = me.requests(server)
-        return si.AdminRequests(
-            tuple(si.PardonRow(r["id"], r["action_id"], r["by"], r["reason"], r["detail"]) for r in pardons),
-            tuple(si.CtBanRow(r["id"], r["steamid"], r["name"], r["minutes"], r["rounds"], bool(r["lift"]), r["reason"], r["by"])
-                  for r in bans),
-            tuple(si.AnswerRow(r["id"], r["action_id"], r["answer"], r["by"], r["reason"], r["note"], r["detail"])
-                  for r in me.answers(server)),
-            tuple(si.ActRow(r["id"], r["steamid"], r["name"], r["act"], r["minutes"], r["reason"], r["by"]) for r in me.acts(server)),
-        )
+        return waiting_for(server, me.waiting_rows)
 
     def save_state(self, server: str, snapshot: dict[str, Any] | str, when: str) -> None:
         """A snapshot upserted and committed at once (a store used outside the writer)."""

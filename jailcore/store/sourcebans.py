@@ -134,7 +134,7 @@ class SourceBans:
         self.settings = settings
         self.server, self.origin = server, origin[:64]
         self.reader = reader  # jailcore's database
-        self.pardon = pardon  # writes a pardon request (store.request_pardon)
+        self.pardon = pardon  # writes a pardon request (store.submit(PardonRequest(...)))
         self.clock = clock
         self.target = target(settings.url)
         self.bans, self.links, self.admins = (f"{settings.prefix}_bans", f"{settings.prefix}_jailcore", f"{settings.prefix}_admins")

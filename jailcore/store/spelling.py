@@ -40,10 +40,14 @@ class Row(dict[str, Any]):
 # one), and a table's options. SQLite's text has no width: the store fits every value all the same.
 _WIDTHS = {"key": limits.KEY, "steamid": limits.STEAMID, "name": limits.NAME, "word": limits.WORD, "short": limits.SHORT_WORD,
            "time": limits.TIME, "account": limits.ACCOUNT}
+# `int`, `int64`: a number, a row id; `audit_ref`: a column naming an audit row (SQLite's tables
+# have always said so, unenforced; MariaDB's never did); `text_default`: a free text's default
+# where the tables have always had one (SQLite's; MariaDB's older releases take no default on TEXT).
 _WORDS = {
-    "sqlite": {"id": "INTEGER PRIMARY KEY AUTOINCREMENT", "options": "", **{k: "TEXT" for k in _WIDTHS}},
+    "sqlite": {"id": "INTEGER PRIMARY KEY AUTOINCREMENT", "options": "", **{k: "TEXT" for k in _WIDTHS},
+               "int": "INTEGER", "int64": "INTEGER", "audit_ref": " REFERENCES audit (id)", "text_default": " DEFAULT ''"},
     "mariadb": {"id": "BIGINT AUTO_INCREMENT PRIMARY KEY", "options": " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci",
-                **{k: f"VARCHAR({n})" for k, n in _WIDTHS.items()}},
+                **{k: f"VARCHAR({n})" for k, n in _WIDTHS.items()}, "int": "INT", "int64": "BIGINT", "audit_ref": "", "text_default": ""},
 }
 
 

@@ -20,23 +20,21 @@ import threading
 import time as clock
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from jailcore.engine.actions import Action, AuditStatus
-from jailcore.log.limits import KEY, TIME, fit, fit_text
 from jailcore.log.logtime import is_time, plus_minutes
 from jailcore.log.numbers import SQLITE_MAX
-from jailcore.store import appeals, notices
+from jailcore.store import appeals, notices, request_kinds
 from jailcore.store import rows as common  # the statements both backends run, written once
 from jailcore.store.accounts import SQLITE_SCHEMA as ACCOUNTS_SCHEMA
 from jailcore.store.accounts import KeepsAccounts
-from jailcore.store.errors import StoreError
+from jailcore.store.errors import DatabaseFault, StoreError
+from jailcore.store.request_kinds import ANY_WAITING, Refusal
 from jailcore.store.requests import TakesRequests
-from jailcore.store.rows import AUDIT_INSERT, WritesRows, act_values, audit_values, line_values, pardon_values, pardons_of, request_values
+from jailcore.store.rows import AUDIT_INSERT, WritesRows, audit_values, line_values, pardons_of
 from jailcore.store.spelling import Dialect, contains
-from jailcore.store.verdicts import check_act, check_answer, check_pardon
 
 if TYPE_CHECKING:  # the daemon's typed rows: imported where it writes or resumes, so `tail` and `ctban list` start at once
     from jailcore.session import effects as fx
@@ -341,75 +339,39 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
         now = clock.monotonic()
         if now - self._waiting_at > fresh:
             self._waiting_at = now
-            self._waiting = {r[0] for r in self.db.execute(common.ANY_WAITING)}
+            self._waiting = {r[0] for r in self.db.execute(ANY_WAITING)}
         return server in self._waiting
 
 
-    # -- pardons and the round's story (the web page) ------------------------------------------
+    # -- the admins' requests (store.request_kinds: each kind checks itself and writes its row through these) --
 
-    def request_pardon(self, action_id: int, by: str, reason: str, when: str | None = None, server: str | None = None,
-                       may_ban: bool = True, steamid: str | None = None) -> int:
-        """A pardon an admin asked for (web page, `jailcore pardon`, `!jcpardon` in game, whose
-        admin's SteamID the game authenticated is `steamid`); the running daemon applies it and
-        sets `applied_at`. Refuses an unknown id and a second pardon, and (given `server`, the
-        one the admin was judged on) another server's entry, and a server ban unless `may_ban`
-        (lifting one is an admin's)."""
-        fits = 0 < action_id <= SQLITE_MAX  # SQLite's integers are 64-bit: a bigger id names nothing
-        row = self.db.execute(common.ENTRY, (action_id,)).fetchone() if fits else None
-        row = check_pardon(row, lambda: self.pardons_for([action_id]).get(action_id), action_id, self.path, server, may_ban)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.PARDON, pardon_values(row["server"], action_id, by, reason, when, steamid))
-        self.commit()  # an admin's row is his at once: the daemon and the page see it
-        return _inserted(cur)
+    def entry(self, action_id: int) -> sqlite3.Row | None:
+        if not 0 < action_id <= SQLITE_MAX:  # SQLite's integers are 64-bit: a bigger id names nothing
+            return None
+        row: sqlite3.Row | None = self.db.execute(common.ENTRY, (action_id,)).fetchone()
+        return row
 
     def pardons_for(self, action_ids: Iterable[int]) -> dict[int, Any]:
         return pardons_of(self._rows, action_ids)
 
-    def request_ctban(self, server: str, steamid: str, name: str, minutes: int | None, rounds: int | None,
-                      reason: str, by: str, lift: bool = False, when: str | None = None) -> int:
-        """A CT ban given or lifted from outside the game (`jailcore ctban add|lift`, the web
-        page); the running daemon of that server applies it within a second."""
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.CTBAN, (*request_values(server, steamid, name, minutes, rounds, lift, reason, by, when), None))
-        self.commit()
-        return _inserted(cur)
+    def answer_of(self, action_id: int) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.db.execute(common.ANSWER_OF, (action_id,)).fetchone()
+        return row
 
-    def request_act(self, server: str, steamid: str, name: str, act: str, minutes: int | None, reason: str, by: str,
-                    when: str | None = None) -> int:
-        """An admin's warning or server ban from the web page; the running daemon of that server
-        carries it out within a second."""
-        check_act(act, minutes)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.ACT, act_values(server, steamid, name, act, minutes, reason, by, when))
-        self.commit()
-        return _inserted(cur)
-
-    def acts(self, server: str) -> list[sqlite3.Row]:
-        """The admins' warnings and bans not yet applied, oldest first."""
-        return self._rows(common.ACTS_WAITING, (server,))
-
-    def requests(self, server: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
-        """The pardons (with the enforcement they undo) and the CT-ban requests not yet applied."""
-        return self._rows(common.PARDONS_WAITING, (server,)), self._rows(common.CTBANS_WAITING, (server,))
-
-    def request_answer(self, action_id: int, answer: str, by: str, reason: str = "", when: str | None = None,
-                       server: str | None = None, may_ban: bool = True) -> int:
-        """An admin's answer to a proposal (`jailcore confirm|dismiss`, the web page,
-        `!jcconfirm`): the running daemon applies it. Refuses an id that is not a proposal
-        still waiting, a second answer, and (given `server`, the one the admin was judged
-        on) a proposal of another server."""
-        assert answer in ("confirm", "dismiss")
-        row = self.db.execute(common.ENTRY, (action_id,)).fetchone() if 0 < action_id <= SQLITE_MAX else None
-        row = check_answer(row, lambda: self.db.execute(common.ANSWER_OF, (action_id,)).fetchone(),
-                           action_id, answer, self.path, server, may_ban)
-        when = when or datetime.now().isoformat(timespec="seconds")
-        cur = self._write(common.ANSWER, (row["server"], action_id, answer, fit(by, KEY), fit_text(reason), fit(when, TIME)))
+    def insert(self, sql: str, values: Sequence[Any]) -> int:
+        cur = self._write(sql, values)
         self.commit()  # an admin's row is his at once: the daemon and the page see it
         return _inserted(cur)
 
-    def answers(self, server: str) -> list[sqlite3.Row]:
-        """Admins' answers to proposals not yet applied, with the proposal they answer."""
-        return self._rows(common.ANSWERS_WAITING, (server,))
+    def here(self, refusal: Refusal) -> None:
+        """A file is never away."""
+
+    def failed(self, exc: StoreError | DatabaseFault, refusal: Refusal) -> BaseException:
+        return exc
+
+    def waiting_rows(self, sql: str, server: str) -> list[sqlite3.Row]:
+        """One kind of the admins' rows not yet applied for a server (`request_kinds` `WAITING`), oldest first."""
+        return self._rows(sql, (server,))
 
     def proposal_row(self, server: str, number: int) -> int | None:
         """The audit id of the engine's proposal `number` (its `propose` row)."""
@@ -425,27 +387,9 @@ class Store(WritesRows, TakesRequests, KeepsAccounts):
 # 2 one without the web page's accounts (they were in the configs' [web.users]), 3 one without ACTION_SCHEMA,
 # 4 one without the accounts' activity (`account_changes`, made by ACCOUNTS_SCHEMA; its earlier changes were not kept),
 # 5 one without the notifications' queue and the appeals (store/notices.py, store/appeals.py: their tables made empty),
-# 6 one without the admins' warnings and bans from the web page (`act_requests`, ACTS_SCHEMA),
+# 6 one without the admins' warnings and bans from the web page (`act_requests`, store/request_kinds.py),
 # 7 one whose pardons lack the pardoning admin's SteamID (`pardons.steamid`: SourceBans++ credits him by it)
 SCHEMA_VERSION = 8
-
-# An admin's warning or server ban asked from the web page (a player's page): the running daemon
-# of that server carries it out as the engine's admin act and sets `applied_at`. Version 7.
-ACTS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS act_requests (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    steamid TEXT NOT NULL,
-    name TEXT NOT NULL DEFAULT '',
-    act TEXT NOT NULL,
-    minutes INTEGER,
-    reason TEXT NOT NULL DEFAULT '',
-    by TEXT NOT NULL,
-    time TEXT NOT NULL,
-    applied_at TEXT
-);
-CREATE INDEX IF NOT EXISTS act_requests_waiting ON act_requests (server, applied_at);
-"""
 
 # The audit log by action, in the order of its places, the time beside: the bans in force
 # and a page of one action (`?action=ctban&since=1d`) read what there is of it, the time
@@ -467,6 +411,8 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         if found == SCHEMA_VERSION:
             return found, found
         _run(db, SCHEMA + STORY_SCHEMA)
+        for ddl in request_kinds.schema("sqlite"):  # the admins' requests' tables, written once for both backends
+            db.execute(ddl)
         _add_column(db, "link", "daemon", "TEXT NOT NULL DEFAULT 'running'")  # version 0's link lacked who runs it
         _add_column(db, "link", "dropped", "TEXT NOT NULL DEFAULT ''")
         _add_column(db, "audit", "seq", "INTEGER")  # version 1's audit had no place of its own: its rows take their id
@@ -475,7 +421,6 @@ def upgrade(db: sqlite3.Connection, path: str, dry: bool = False) -> tuple[int, 
         _run(db, SEQ_SCHEMA)
         _run(db, ACCOUNTS_SCHEMA)
         _run(db, ACTION_SCHEMA)
-        _run(db, ACTS_SCHEMA)
         for ddl in notices.schema("sqlite") + appeals.schema("sqlite"):
             db.execute(ddl)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -588,16 +533,6 @@ def check_ours(db: sqlite3.Connection) -> None:
 
 
 STORY_SCHEMA = """
-CREATE TABLE IF NOT EXISTS pardons (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    action_id INTEGER NOT NULL UNIQUE REFERENCES audit (id),
-    by TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    time TEXT NOT NULL,
-    applied_at TEXT,
-    steamid TEXT
-);
 CREATE TABLE IF NOT EXISTS loglines (
     id INTEGER PRIMARY KEY,
     server TEXT NOT NULL,
@@ -605,30 +540,6 @@ CREATE TABLE IF NOT EXISTS loglines (
     time TEXT NOT NULL,
     line TEXT NOT NULL,
     audit INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ctban_requests (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    steamid TEXT NOT NULL,
-    name TEXT NOT NULL DEFAULT '',
-    minutes INTEGER,
-    rounds INTEGER,
-    lift INTEGER NOT NULL DEFAULT 0,
-    reason TEXT NOT NULL DEFAULT '',
-    by TEXT NOT NULL,
-    time TEXT NOT NULL,
-    applied_at TEXT
-);
-CREATE TABLE IF NOT EXISTS answers (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    action_id INTEGER NOT NULL UNIQUE REFERENCES audit (id),
-    answer TEXT NOT NULL,
-    by TEXT NOT NULL,
-    reason TEXT NOT NULL DEFAULT '',
-    time TEXT NOT NULL,
-    note TEXT,
-    applied_at TEXT
 );
 CREATE TABLE IF NOT EXISTS link (
     server TEXT PRIMARY KEY,

@@ -97,37 +97,25 @@ static bool Admin_Length(const char[] text)
 
 public Action Cmd_Pardon(int client, int args)
 {
-	if (!Admin_Allow(client))
-	{
-		return Plugin_Handled;
-	}
-	char id[32], reason[192];
-	GetCmdArg(1, id, sizeof(id));
-	if (!Admin_Digits(id, 15))
-	{
-		ReplyToCommand(client, "[jailcore] %t", "JB_UsagePardon");
-		return Plugin_Handled;
-	}
-	Admin_Rest(1, reason, sizeof(reason));
-	Emit_Pardon(client, id, reason);
-	ReplyToCommand(client, "[jailcore] %t", "JB_PardonSent", id);
+	Admin_Word(client, "jb_pardon", "JB_UsagePardon", "JB_PardonSent");
 	return Plugin_Handled;
 }
 
 public Action Cmd_Confirm(int client, int args)
 {
-	Admin_Answer(client, true, "JB_UsageConfirm", "JB_ConfirmSent");
+	Admin_Word(client, "jb_confirm", "JB_UsageConfirm", "JB_ConfirmSent");
 	return Plugin_Handled;
 }
 
 public Action Cmd_Dismiss(int client, int args)
 {
-	Admin_Answer(client, false, "JB_UsageDismiss", "JB_DismissSent");
+	Admin_Word(client, "jb_dismiss", "JB_UsageDismiss", "JB_DismissSent");
 	return Plugin_Handled;
 }
 
-/** An admin's word on a proposed punishment (a rule set confirm = "admin"): the daemon decides. */
-static void Admin_Answer(int client, bool confirm, const char[] usage, const char[] done)
+/** An admin's word on one audit entry, `<id> [reason]` (a pardon, or the answer to a proposed
+ *  punishment when a rule set has confirm = "admin"): only reported; the daemon judges it. */
+static void Admin_Word(int client, const char[] trigger, const char[] usage, const char[] done)
 {
 	if (!Admin_Allow(client))
 	{
@@ -141,7 +129,7 @@ static void Admin_Answer(int client, bool confirm, const char[] usage, const cha
 		return;
 	}
 	Admin_Rest(1, reason, sizeof(reason));
-	Emit_Answer(client, confirm, id, reason);
+	Emit_AdminWord(client, trigger, id, reason);
 	ReplyToCommand(client, "[jailcore] %t", done, id);
 }
 

@@ -165,27 +165,13 @@ void Emit_Gag(int client, bool gagged)
 
 // --- admin actions (extensions: the README's table) ------------------------------------------
 
-void Emit_Pardon(int admin, const char[] id, const char[] reason)
+/** An admin's word on one audit entry (jb_pardon, jb_confirm, jb_dismiss): one line's shape. */
+void Emit_AdminWord(int admin, const char[] trigger, const char[] id, const char[] reason)
 {
 	char props[320];
 	Emit_Prop(props, sizeof(props), "id", id);
 	Emit_Prop(props, sizeof(props), "reason", reason);
-	Emit_Line(admin, "jb_pardon", props);
-}
-
-void Emit_Answer(int admin, bool confirm, const char[] id, const char[] reason)
-{
-	char props[320];
-	Emit_Prop(props, sizeof(props), "id", id);
-	Emit_Prop(props, sizeof(props), "reason", reason);
-	if (confirm)
-	{
-		Emit_Line(admin, "jb_confirm", props);
-	}
-	else
-	{
-		Emit_Line(admin, "jb_dismiss", props);
-	}
+	Emit_Line(admin, trigger, props);
 }
 
 void Emit_FkChoice(int client, const char[] choice)
