@@ -150,7 +150,9 @@ async def test_a_config_refused_at_start_joins_once_its_file_is_fixed(tmp_path):
         dsim.say(warden, "!game Король")
         dsim.flush()
         await until(lambda: sent(dsim, f"jb_warn #{warden.userid}"))
-        assert d.peers is not None and d.phase == 0.5
+        assert d.peers is not None and d.ticks == (fleet.ticks, 0.5)
+        assert all(x.ticks is not None and x.ticks[0] is fleet.ticks for x in fleet.daemons)  # one clock, the late one on it too
+        await until(lambda: d.session.line_at is not None and fleet.ticks.members == len(fleet.daemons))
     for sim in [*sims.values(), dsim]:
         await sim.stop()
 

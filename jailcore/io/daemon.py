@@ -56,7 +56,7 @@ class Daemon:
         self.watch_interval = watch_interval if watch else 0.0  # 0: the process watches its configs (a fleet's one watcher)
         self.peers: Callable[[dict[str, Any]], None] | None = None  # the other servers of this process, for CT bans
         self.vet: Callable[[Config], str | None] | None = None  # the fleet's word on a reloaded config
-        self.phase = 0.0  # when in the save interval this server's clock ticks: a fleet spreads them
+        self.ticks: tuple[tasks.ProcessClock, float] | None = None  # the process's one clock, and when in the save interval on it, or its own
         self.task_failures: list[str] = []  # "name: why" per failure a supervisor caught
         self.restart_delay, self.log_port, self.exit_code = 0.1, 0, 0
         self.stop_reason: str | None = None
@@ -132,7 +132,7 @@ class Daemon:
             inbox.ready.set()
 
     def feed(self, event: si.Input) -> None:
-        self._perform(self.session.handle(event, asyncio.get_running_loop().time()))
+        self._perform(self.session.handle(event, self.inbox.clock()))
         self._more_ids()
 
     def _perform(self, effects: list[fx.Effect]) -> None:
@@ -189,7 +189,7 @@ class Daemon:
 
     async def _consume(self) -> None:
         loop, inbox = asyncio.get_running_loop(), self.inbox
-        inbox.serving = True
+        inbox.serving, inbox.clock = True, loop.time
         try:
             while True:
                 await inbox.ready.wait()

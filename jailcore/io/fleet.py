@@ -43,7 +43,7 @@ from jailcore.io.logports import LogPorts, by_port, on_shared_port
 from jailcore.io.logsource import Claim, SharedLog, log_clash
 from jailcore.io.loop import Edits, last_word, process_hooks, run_loop, signature, started, stopped_servers, watch
 from jailcore.io.parts import ID_BLOCK
-from jailcore.io.tasks import read_config
+from jailcore.io.tasks import ProcessClock, read_config
 from jailcore.session.session import Ids
 from jailcore.store import DATABASE_ERRORS, StateStore, StoreError, Writer, daemon_store, daemon_writer, errors_or, is_url
 
@@ -75,7 +75,7 @@ class Fleet:
         self.ports = LogPorts()
         self.stopping = asyncio.Event()
         self.ready = asyncio.Event()
-        self.relay = BanRelay(lambda: self.daemons)
+        self.relay, self.ticks = BanRelay(lambda: self.daemons), ProcessClock(self.stopping)  # the ticks: one clock for all, not a timer each
         self.foreign = list(foreign)  # a worker's: the servers of the other workers, as their parent has them
         self.claimed: Callable[[], None] | None = None  # a worker's: tell the parent what its servers hold of the ports now
         self._names: set[str] = set()
@@ -142,11 +142,11 @@ class Fleet:
         return False
 
     def _wire(self, daemon: Daemon, phase: float) -> None:
-        """An open server into the process: its bans to the others, its turn for the timers, the
+        """An open server into the process: its bans to the others, its turn on the process's clock, the
         fleet's word on its reloads, and the names whose bans its MQTT link leaves to the process."""
         daemon.peers = lambda ban: self.relay(daemon, ban)
         daemon.vet = lambda config: self._clash(daemon, config)
-        daemon.phase = phase
+        daemon.ticks = (self.ticks, phase)
         if self.routed:  # a reload's new secret or allow list: the parent routes by it
             daemon.udp.changed = self._claims_changed
         self._names.add(daemon.server)
@@ -187,6 +187,7 @@ class Fleet:
                 async with asyncio.TaskGroup() as group:
                     self._group = group
                     group.create_task(self._watch(), name="config files")
+                    group.create_task(self.ticks.run(), name="clock")
                     for daemon in self.daemons:
                         group.create_task(self._serve(daemon), name=f"server {daemon.server}")
                     group.create_task(self._all_ready(), name="fleet ready")
@@ -234,9 +235,8 @@ class Fleet:
             self.stopping.set()
 
     async def _watch(self) -> None:
-        """Every config file of the process, one look each `watch_interval`: a running server's edit is read and
-        handed to it whole (as SIGHUP does); a config refused at start is read again when its file changes, and
-        once it is right its server joins the running ones."""
+        """Every config file of the process, one look each `watch_interval`: a running server's edit is read and handed to it whole
+        (as SIGHUP does); a config refused at start is read again when its file changes, and once it is right its server joins the running ones."""
 
         async def changed(path: str) -> None:
             daemon = next((d for d in self.daemons if d.config_path == path), None)

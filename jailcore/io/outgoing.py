@@ -76,7 +76,7 @@ class Outgoing:
         if batch and self.client.is_open:  # else the link's loss is on its way: the session sends them again
             for send, future in zip(batch, self.client.send_all([s.text for s in batch]), strict=True):
                 future.add_done_callback(functools.partial(tasks.replied, self.inbox.put, send.ticket))
-            self.session.handle(si.Sent(tuple(s.ticket for s in batch)), asyncio.get_running_loop().time())  # its clock starts now
+            self.session.handle(si.Sent(tuple(s.ticket for s in batch)), self.inbox.clock())  # its clock starts now
             sent = tuple(s.audit for s in batch if s.audit is not None)
             if sent:
                 self.seq = self.writer.submit([fx.MarkSent(sent)])

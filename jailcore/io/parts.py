@@ -51,6 +51,9 @@ class Inbox:
         self.failed: BaseException | None = None  # what a line handled at once raised, for that task
         self.news: list[Written] = []
         self.wants = 0  # the writer's sequence that releases the next thing of this server waiting for the disk
+        # The loop's clock, that task's loop's own once it runs: asyncio.get_running_loop() asks the kernel for the pid
+        # each time, 5% of a 200-server process at 10,000 lines a second (py-spy --native).
+        self.clock: Callable[[], float] = lambda: asyncio.get_running_loop().time()
 
     def put(self, item: si.Input) -> None:
         self.items.append(item)

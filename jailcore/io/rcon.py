@@ -94,6 +94,13 @@ def unread(writer: asyncio.StreamWriter) -> int:
         return 0
 
 
+def behind(client: RconClient) -> bool:
+    """Bytes the game sent on this link are not read yet: `caught_up` would wait for them (a process's clock asks this of each
+    server it ticks, and only those behind wait, each by itself)."""
+    reader, writer = client._reader, client._writer
+    return reader is not None and writer is not None and reader.taken < reader.fed + unread(writer)
+
+
 class RconClient:
     def __init__(
         self,
