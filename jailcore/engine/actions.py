@@ -30,21 +30,17 @@ if TYPE_CHECKING:  # the commands the command line reads need no parser (tests/t
     from jailcore.log.events import AdminStep
 
 MAX_COMMAND = 511  # srcds's COMMAND_MAX_LENGTH (512) less its NUL
-# Bytes of UTF-8 in one quoted argument: the plugin reads each into a `char[256]` (255 bytes
-# and the NUL); a longer text would be cut there, mid-letter perhaps, instead of here.
-MAX_TEXT = 255
-# The plugin's CT ban record (`jb_ctban_set`) holds a shorter reason and admin name.
-MAX_DOOR_REASON = 127  # char reason[128]
-MAX_DOOR_BY = 63  # char by[64]
+# Bytes of UTF-8 in one quoted argument: the plugin reads each into a `char[256]` (255 bytes and the NUL); a
+MAX_TEXT = 255  # longer text would be cut there, mid-letter perhaps, instead of here.
+MAX_DOOR_REASON, MAX_DOOR_BY = 127, 63  # the plugin's CT ban record (`jb_ctban_set`): char reason[128], char by[64]
 DOOR_MAX_SECONDS = 366 * 86400
 
 # The server's modes: act on the rules, advise (tell, punish nothing), or only watch.
 Mode = Literal["enforce", "advise", "observe"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 
-# What the audit log says became of an action.
-# `owed`: decided for a player who had left, written, and carried out when he returns (its
-# carrying out is a row of its own that names it, `owed_row`); `expired` if he does not.
+# What the audit log says became of an action. `owed`: decided for a player who had left, written, and carried
+# out when he returns (its carrying out is a row of its own that names it, `owed_row`); `expired` if he does not.
 AuditStatus = Literal["pending", "delivered", "failed", "expired", "unanswered", "dropped", "observed", "advised",
                       "proposed", "confirmed", "dismissed", "owed"]
 AUDIT_STATUSES: tuple[AuditStatus, ...] = get_args(AuditStatus)
