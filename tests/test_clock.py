@@ -5,14 +5,13 @@ not the others', a server off the clock gets no more ticks, and the clock ends w
 from __future__ import annotations
 
 import asyncio
-import threading
 from itertools import pairwise
 
 from jailcore.io.rcon import RconClient, behind
 from jailcore.io.tasks import ProcessClock
 from jailcore.session import inputs as si
-from tests.test_live import WIDE, until
-from tests.test_rcon_silence import sim_in_a_thread
+from tests.test_live import until
+from tests.test_rcon_silence import answer_written, sim_in_a_thread, when_run
 
 
 def link() -> RconClient:
@@ -96,21 +95,11 @@ async def test_a_server_whose_answer_waits_unread_ticks_once_it_is_heard():
     with sim_in_a_thread() as (sim, sim_loop):
         client = RconClient("127.0.0.1", sim.port, "pw", timeout=1.0)
         await client.open()
-        ran, run, order = threading.Event(), sim.execute, []
-
-        def execute(text: str) -> str:  # in the simulated server's thread
-            try:
-                return run(text)
-            finally:
-                ran.set()
-
-        sim.execute = execute  # type: ignore[method-assign]
+        ran, order = when_run(sim), []
         clock = ProcessClock(asyncio.Event())
         try:
             client.send("jb_status").add_done_callback(lambda _: order.append("answer"))
-            # The loop blocked (no await) until the server ran the command and ended the step that wrote the answer.
-            assert ran.wait(WIDE), "the simulated server never ran the command"
-            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), sim_loop).result(WIDE)
+            assert answer_written(ran, sim_loop), "the simulated server never ran the command"
             assert behind(client)  # in the socket, not read: what the clock asks of each server it ticks
             runner = asyncio.create_task(clock.run())
             kept = asyncio.create_task(clock.keep(lambda tick: order.append("tick"), Timed(3600.0), client, 0.0, lambda: ""))  # type: ignore[arg-type]

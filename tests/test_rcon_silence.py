@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from jailcore.config.config import load
@@ -41,27 +41,42 @@ def sim_in_a_thread() -> Iterator[tuple[SimServer, asyncio.AbstractEventLoop]]:
         loop.close()
 
 
+def when_run(sim: SimServer, which: Callable[[str], bool] = lambda text: True) -> threading.Event:
+    """Set, in the simulated server's thread, once it has run a command `which` takes."""
+    ran, run = threading.Event(), sim.execute
+
+    def execute(text: str) -> str:
+        try:
+            return run(text)
+        finally:
+            if which(text):
+                ran.set()
+
+    sim.execute = execute  # type: ignore[method-assign]
+    return ran
+
+
+def answer_written(ran: threading.Event, sim_loop: asyncio.AbstractEventLoop) -> bool:
+    """Blocks the test's loop (no await: nothing is read meanwhile) until the simulated server ran the command
+    and ended the step of its loop that wrote the answer; False if it never ran it."""
+    done = ran.wait(WIDE)
+    asyncio.run_coroutine_threadsafe(asyncio.sleep(0), sim_loop).result(WIDE)
+    return done
+
+
 async def test_a_loop_held_past_the_timeout_does_not_take_an_answer_that_came_in_time_for_silence(tmp_path, caplog):
     with sim_in_a_thread() as (sim, sim_loop):
         text = config_text(sim.port, tmp_path / "s.sqlite3").replace("timeout = 1.0", f"timeout = {TIMEOUT}")
         daemon = Daemon(load(text, "<t>", {}), rcon_backoff=(0.05, 0.2))
         loop = asyncio.get_running_loop()
-        real, held, ran, answered = daemon.client.send_all, [], threading.Event(), []
-        run = sim.execute
-
-        def execute(text: str) -> str:  # in the simulated server's thread
-            try:
-                return run(text)
-            finally:
-                if text in held:
-                    ran.set()
+        real, held, answered = daemon.client.send_all, [], []
+        ran = when_run(sim, lambda text: text in held)
 
         def hold(left: float) -> None:
             """The daemon's loop held: until the server ran the command and ended the step of its loop that
             wrote the answers (that command's and its end marker's, read in the same segment), and at least
             `HELD` after the command left: its timeout long past when the loop goes on."""
-            answered.append(ran.wait(WIDE))
-            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), sim_loop).result(WIDE)
+            answered.append(answer_written(ran, sim_loop))
             time.sleep(max(0.0, left + HELD - time.monotonic()))
 
         def send_all(texts: list[str]) -> list[asyncio.Future[str]]:
@@ -72,7 +87,6 @@ async def test_a_loop_held_past_the_timeout_does_not_take_an_answer_that_came_in
             loop.call_soon(hold, time.monotonic())  # they left: the loop is held just after
             return futures
 
-        sim.execute = execute  # type: ignore[method-assign]
         daemon.client.send_all = send_all  # type: ignore[method-assign]
         task = asyncio.create_task(daemon.run())
         try:
@@ -95,21 +109,11 @@ async def test_caught_up_hands_on_the_answers_that_came_before_it_was_called():
     with sim_in_a_thread() as (sim, sim_loop):
         client = RconClient("127.0.0.1", sim.port, "pw", timeout=TIMEOUT)
         await client.open()
-        ran, run, got = threading.Event(), sim.execute, []
-
-        def execute(text: str) -> str:  # in the simulated server's thread
-            try:
-                return run(text)
-            finally:
-                ran.set()
-
-        sim.execute = execute  # type: ignore[method-assign]
+        ran, got = when_run(sim), []
         try:
             future = client.send("jb_status")
             future.add_done_callback(got.append)
-            # The loop blocked (no await) until the server ran the command and ended the step that wrote the answer.
-            assert ran.wait(WIDE), "the simulated server never ran the command"
-            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), sim_loop).result(WIDE)
+            assert answer_written(ran, sim_loop), "the simulated server never ran the command"
             await client.caught_up()
             assert got == [future] and future.result().startswith("{"), got
         finally:

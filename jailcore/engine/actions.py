@@ -30,8 +30,7 @@ if TYPE_CHECKING:  # the commands the command line reads need no parser (tests/t
     from jailcore.log.events import AdminStep
 
 MAX_COMMAND = 511  # srcds's COMMAND_MAX_LENGTH (512) less its NUL
-# Bytes of UTF-8 in one quoted argument: the plugin reads each into a `char[256]` (255 bytes and the NUL); a
-MAX_TEXT = 255  # longer text would be cut there, mid-letter perhaps, instead of here.
+MAX_TEXT = 255  # UTF-8 bytes in one quoted argument: the plugin's `char[256]` less the NUL (cut there, it might be mid-letter)
 MAX_DOOR_REASON, MAX_DOOR_BY = 127, 63  # the plugin's CT ban record (`jb_ctban_set`): char reason[128], char by[64]
 DOOR_MAX_SECONDS = 366 * 86400
 

@@ -75,6 +75,10 @@ class CountedReader(asyncio.StreamReader):
         self.taken += len(data)
         return data
 
+    def arrived(self, writer: asyncio.StreamWriter) -> int:
+        """Every byte that came on the connection so far: fed to this stream, or waiting in the kernel's buffer."""
+        return self.fed + unread(writer)
+
 
 async def connect(host: str, port: int) -> tuple[CountedReader, asyncio.StreamWriter]:
     """`asyncio.open_connection` with a `CountedReader` (its own documentation says to copy it for that)."""
@@ -98,7 +102,7 @@ def behind(client: RconClient) -> bool:
     """Bytes the game sent on this link are not read yet: `caught_up` would wait for them (a process's clock asks this of each
     server it ticks, and only those behind wait, each by itself)."""
     reader, writer = client._reader, client._writer
-    return reader is not None and writer is not None and reader.taken < reader.fed + unread(writer)
+    return reader is not None and writer is not None and reader.taken < reader.arrived(writer)
 
 
 class RconClient:
@@ -312,7 +316,7 @@ class RconClient:
         silence is judged on what it said, however long the loop was held. A link never read (a bug): one timeout."""
         reader, writer = self._reader, self._writer
         if reader is not None and writer is not None:
-            came = reader.fed + unread(writer)
+            came = reader.arrived(writer)
             try:
                 async with asyncio.timeout(self.timeout):
                     while self._reader is reader and reader.taken < came:

@@ -32,26 +32,31 @@ def encode(request_id: int, kind: int, body: str | bytes) -> bytes:
     return bytes(Packet(LittleEndianSignedInt32(request_id), types[kind], payload))
 
 
-async def read_packet(reader: asyncio.StreamReader, limit: int = MAX_BODY + 10) -> tuple[int, int, bytes]:
-    """One packet: (id, type, body). Raises IncompleteReadError at EOF."""
-    (size,) = struct.unpack("<i", await reader.readexactly(4))
+def _size(head: bytes | bytearray, limit: int) -> int:
+    size = int(struct.unpack_from("<i", head)[0])
     if size < 10 or size > limit:
         raise RconProtocolError(f"packet size {size} out of range")
-    data = await reader.readexactly(size)
-    request_id, kind = struct.unpack("<ii", data[:8])
+    return size
+
+
+def _parts(data: bytes) -> tuple[int, int, bytes]:
+    request_id, kind = struct.unpack_from("<ii", data)
     return request_id, kind, data[8:-2]
+
+
+async def read_packet(reader: asyncio.StreamReader, limit: int = MAX_BODY + 10) -> tuple[int, int, bytes]:
+    """One packet: (id, type, body). Raises IncompleteReadError at EOF."""
+    size = _size(await reader.readexactly(4), limit)
+    return _parts(await reader.readexactly(size))
 
 
 def take_packet(buffer: bytearray, limit: int = MAX_BODY + 10) -> tuple[int, int, bytes] | None:
     """The first whole packet out of `buffer`, None while it is not all there yet."""
     if len(buffer) < 4:
         return None
-    (size,) = struct.unpack_from("<i", buffer)
-    if size < 10 or size > limit:
-        raise RconProtocolError(f"packet size {size} out of range")
+    size = _size(buffer, limit)
     if len(buffer) < 4 + size:
         return None
     data = bytes(buffer[4 : 4 + size])
     del buffer[: 4 + size]
-    request_id, kind = struct.unpack("<ii", data[:8])
-    return request_id, kind, data[8:-2]
+    return _parts(data)

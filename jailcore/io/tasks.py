@@ -61,15 +61,13 @@ async def keep_rcon_open(client: RconClient, put: Put, held: deque[Any]) -> None
             put(si.LinkLost(client.state))
 
 
-async def clock(put: Put, session: Session, client: RconClient, phase: float, dropped: Callable[[], str]) -> None:
-    """A tick when the session wants one (a command's timeout), and at least every save
-    interval; `phase` spreads a fleet's servers over that interval. A tick judges the game's
+async def clock(put: Put, session: Session, client: RconClient, dropped: Callable[[], str]) -> None:
+    """A server's own clock (a fleet's servers are on its `ProcessClock`): a tick when the session wants
+    one (a command's timeout), and at least every save interval. A tick judges the game's
     silence (`[rcon] timeout`), so the time the loop itself was held must not count as silence:
     before each tick, what the game had sent by then is read and its replies are in the inbox
     (`RconClient.caught_up`), and the session judges the timeout at the tick's own time."""
     loop = asyncio.get_running_loop()
-    if phase:
-        await asyncio.sleep(session.save_interval * phase)
     while True:
         now = loop.time()
         await client.caught_up()
@@ -268,7 +266,7 @@ def start(supervisor: Supervisor, daemon: Served, put: Put, held: deque[Any]) ->
     keep("RCON outbox", lambda: keep_rcon_open(daemon.client, put, held))
     ticks = daemon.ticks
     if ticks is None:
-        keep("clock", lambda: clock(put, daemon.session, daemon.client, 0.0, lambda: dropped(udp, mqtt)))
+        keep("clock", lambda: clock(put, daemon.session, daemon.client, lambda: dropped(udp, mqtt)))
     else:  # the process's one clock, at this server's phase; its ticks are handled at once where nothing waits (`take`)
         keep("clock", lambda: ticks[0].keep(daemon.take, daemon.session, daemon.client, ticks[1], lambda: dropped(udp, mqtt)))
     keep("admin requests", daemon.requests.run, essential=False)
