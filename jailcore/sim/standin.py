@@ -10,6 +10,7 @@ SourceMod's own behaviour (chat triggers, admin access, targets, replies, transl
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import TypeGuard
 import attrs
 
 from jailcore.config import shipped
+from jailcore.log.events import ADMIN_WORDS, AdminWord
 from jailcore.sim import smtext
 from jailcore.sim.console import Command
 from jailcore.sim.smcore import (
@@ -137,11 +139,14 @@ class StandIn(SourceModCore):
             self.reg_server(name, handler)
         self.listen("jointeam", self.ctban_join)
         self.create_cvar("sm_jailcore_admin_flag", "b")
-        admin = {"sm_jcpardon": self.cmd_pardon, "sm_jcconfirm": self.cmd_confirm, "sm_jcdismiss": self.cmd_dismiss,
-                 "sm_ctban": self.cmd_ctban, "sm_unctban": self.cmd_unctban,
+        # An admin's word on an audit entry: one command each, named by the shim's own line (`jb_pardon`:
+        # `sm_jcpardon`, its phrases `JB_UsagePardon`, `JB_PardonSent`), as admin.sp registers them.
+        admin: dict[str, Callable[[Client | None, Command], None]] = {
+            f"sm_jc{word.step}": functools.partial(self.admin_word, word=word) for word in ADMIN_WORDS}
+        admin |= {"sm_ctban": self.cmd_ctban, "sm_unctban": self.cmd_unctban,
                  "sm_ctbans": self.cmd_ctbans, "sm_isbanned": self.cmd_isbanned, "sm_jcstatus": self.cmd_jcstatus}
-        for name, callback in admin.items():
-            self.reg_console(name, callback)
+        for name, word_or_command in admin.items():
+            self.reg_console(name, word_or_command)
         self.reg_console("sm_fkchoice", self.cmd_fk_choice)
         self.seq = 0
         self.log_to_game(f'World triggered "jb_hello" (version "{VERSION}") (seq "0")')
@@ -690,26 +695,18 @@ class StandIn(SourceModCore):
             return self.digits(text[:-1], 4) and int(text[:-1]) > 0
         return self.digits(text, 6)
 
-    def cmd_pardon(self, client: Client | None, cmd: Command) -> None:
-        self.admin_word(client, cmd, "jb_pardon", "JB_UsagePardon", "JB_PardonSent")
-
-    def cmd_confirm(self, client: Client | None, cmd: Command) -> None:
-        self.admin_word(client, cmd, "jb_confirm", "JB_UsageConfirm", "JB_ConfirmSent")
-
-    def cmd_dismiss(self, client: Client | None, cmd: Command) -> None:
-        self.admin_word(client, cmd, "jb_dismiss", "JB_UsageDismiss", "JB_DismissSent")
-
-    def admin_word(self, client: Client | None, cmd: Command, trigger: str, usage: str, done: str) -> None:
+    def admin_word(self, client: Client | None, cmd: Command, word: type[AdminWord]) -> None:
         """`!jcpardon ID [reason]`, `!jcconfirm ID`, `!jcdismiss ID [reason]`: an admin's word on one audit entry."""
         if not self.admin_allow(client):
             return
         pid = smtext.fit(cmd.arg(1), 32)
+        name = word.step.capitalize()
         if not self.digits(pid, 15):
-            self.reply_tr(client, usage)
+            self.reply_tr(client, f"JB_Usage{name}")
             return
         reason = self.admin_rest(cmd, 1, 192)
-        self.emit(client, trigger, self.prop(self.prop("", 320, "id", pid), 320, "reason", reason))
-        self.reply_tr(client, done, pid)
+        self.emit(client, word.kind, self.prop(self.prop("", 320, "id", pid), 320, "reason", reason))
+        self.reply_tr(client, f"JB_{name}Sent", pid)
 
     def cmd_ctban(self, client: Client | None, cmd: Command) -> None:
         if not self.admin_allow(client):
