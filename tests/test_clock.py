@@ -22,8 +22,8 @@ def link() -> RconClient:
 class Timed:
     """What the clock reads of a session: when it wants its next tick."""
 
-    def __init__(self, save_interval: float, deadline: float = float("inf")):
-        self.save_interval, self.due = save_interval, deadline
+    def __init__(self, save_interval: float, deadline: float = float("inf"), busy: bool = False):
+        self.save_interval, self.due, self.busy = save_interval, deadline, busy  # busy: a command waits for its answer
 
     def deadline(self) -> float:
         return self.due
@@ -102,7 +102,7 @@ async def test_a_server_whose_answer_waits_unread_ticks_once_it_is_heard():
             assert answer_written(ran, sim_loop), "the simulated server never ran the command"
             assert behind(client)  # in the socket, not read: what the clock asks of each server it ticks
             runner = asyncio.create_task(clock.run())
-            kept = asyncio.create_task(clock.keep(lambda tick: order.append("tick"), Timed(3600.0), client, 0.0, lambda: ""))  # type: ignore[arg-type]
+            kept = asyncio.create_task(clock.keep(lambda tick: order.append("tick"), Timed(3600.0, busy=True), client, 0.0, lambda: ""))  # type: ignore[arg-type]
             await until(lambda: "tick" in order)
             assert order == ["answer", "tick"]
             kept.cancel()

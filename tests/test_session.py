@@ -210,6 +210,34 @@ def test_a_ct_ban_given_here_is_told_to_the_peers_and_one_from_a_peer_is_held_at
     assert [e for e in sends(out) if e.text.startswith(f"jb_ctban_set #{WARDEN.userid}")]
 
 
+def test_a_ban_told_to_many_servers_goes_to_each_door_first_and_its_decisions_at_settle():
+    """A fleet tells a CT ban to every server in one turn (`BanRelay`): each door at once, then each
+    server's decisions, their rows and saved state before the commands that wait for them."""
+    told = {"id": "x:1", "origin": "x", "steamid": WARDEN.steamid, "name": WARDEN.name, "until": None, "rounds": 3,
+            "ref": "1.1", "reason": "r", "by": "vasya"}
+    s = session()
+    opened(s)
+    feed(s, setup()[0])
+    doors = s.handle(i.PeerBan(told, doors_first=True), 3.0)
+    assert doors[0].text.startswith(f"jb_ctban_set #{WARDEN.userid}") and all(e.audit is None for e in doors)  # waiting for no row
+    assert not [e for e in doors if "teamswap" in e.text]  # a decision: at `Settle`
+    assert not rows(doors, Record) and not rows(doors, SaveState)
+    assert WARDEN.steamid in s.engine.state.ctbans  # decided already: only carrying it out waits
+    settled = s.handle(i.Settle(), 3.0)
+    (move,) = [r for r in rows(settled, Record) if r.action.action == "teamswap"]
+    (swap,) = [e for e in sends(settled) if e.text.startswith(f"jb_teamswap #{WARDEN.userid}")]
+    saved = next(k for k, e in enumerate(settled) if isinstance(e, Write) and isinstance(e.row, SaveState))
+    assert swap.audit == move.id and saved < settled.index(swap)  # the state saved with the row, before the command
+    assert s.handle(i.Settle(), 3.1) == []  # settled once
+
+    other = session()
+    opened(other)
+    feed(other, setup()[0])
+    other.handle(i.PeerBan({**told, "id": "x:2"}, doors_first=True), 3.0)
+    after = other.handle(i.Tick(3.2, "2026-12-01T10:00:03"), 3.2)  # anything else first settles what the doors went before
+    assert [r for r in rows(after, Record) if r.action.action == "teamswap"] and rows(after, SaveState)
+
+
 def test_in_game_answers_become_rows_and_a_refusal_is_said_to_the_admins():
     s = session()
     opened(s)

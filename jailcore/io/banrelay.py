@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from jailcore.log.inbound import Refusals, ctban_message
-from jailcore.session.inputs import PeerBan
+from jailcore.session.inputs import PeerBan, Settle
 
 if TYPE_CHECKING:
     from jailcore.io.daemon import Daemon
@@ -30,9 +30,12 @@ class BanRelay:
             # into the inboxes, so no server is fed again while it is still on the stack.
             nested, self._relaying = self._relaying, True
             try:
-                for daemon in self.servers():
-                    if daemon is not origin and not daemon.stopping.is_set():
-                        daemon.inbox.put(PeerBan(typed)) if nested else daemon.take(PeerBan(typed))
+                peers = [daemon for daemon in self.servers() if daemon is not origin and not daemon.stopping.is_set()]
+                # Every door first, then every server's decisions (`PeerBan.doors_first`, `Settle`): the last door
+                # no longer waits for 198 servers' rows and saved states.
+                for step in (PeerBan(typed, doors_first=True), Settle()):
+                    for daemon in peers:
+                        daemon.inbox.put(step) if nested else daemon.take(step)
             finally:
                 self._relaying = nested
         if self.outward is not None:

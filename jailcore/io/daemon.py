@@ -121,9 +121,10 @@ class Daemon:
     def take(self, item: si.Input) -> None:
         """An input handled at once when nothing waits before it, else queued behind what does (a task woken for each
         of 10,000 lines a second was a tenth of a 200-server process; a CT ban relayed to 199 servers reaches every door
-        in one turn of the loop). What it raises goes to the task (`failed`), whose supervisor judges it."""
+        in one turn of the loop; the writer's news that woke the task is no input, and waits). What it raises goes to the
+        task (`failed`), whose supervisor judges it."""
         inbox = self.inbox
-        if not inbox.serving or inbox.items or inbox.ready.is_set():
+        if not inbox.serving or inbox.items or inbox.failed is not None:
             return inbox.put(item)
         try:
             self.feed(item)

@@ -167,7 +167,8 @@ class ProcessClock:
             await asyncio.sleep(0)  # the replies read before now: their callbacks run (`caught_up`'s last step)
             now_wall = wall()
             for member in turn:
-                if behind(member.client):  # bytes unread on its link: heard first, by itself
+                # A session that waits for no answer has nothing a late reply could change (no ioctl for it: 400 a second).
+                if member.session.busy and behind(member.client):  # bytes unread on its link: heard first, by itself
                     self._late.add(task := asyncio.ensure_future(self._tick_after(member, now, now_wall)))
                     task.add_done_callback(self._late.discard)
                 else:

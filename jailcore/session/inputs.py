@@ -80,6 +80,14 @@ class PeerBan:
 
     ban: NetworkBan | NetworkLift | dict[str, Any]
     place: int = 0  # its number in the relay of a `run --workers` parent, as a `LogRecord`'s
+    doors_first: bool = False  # one of many servers told in one turn: its door now, the rest at `Settle`
+
+
+@attrs.frozen(slots=True)
+class Settle:
+    """After a CT ban was told to every server of the process (`PeerBan.doors_first`): what each
+    server decided beyond its door (the rows, the state saved with them, the commands that wait
+    for them), carried out now. Told in the same turn, so no other input comes between."""
 
 
 @attrs.frozen(slots=True)
@@ -205,5 +213,5 @@ class Stopping:
     wall: str
 
 
-Input = (LogRecord | Tick | LinkOpened | LinkLost | LinkState | Reply | Sent | PeerBan | ConfigRead | Resume | AdminRequests
-         | Refused | TellAdmins | Stopping)
+Input = (LogRecord | Tick | LinkOpened | LinkLost | LinkState | Reply | Sent | PeerBan | Settle | ConfigRead | Resume
+         | AdminRequests | Refused | TellAdmins | Stopping)

@@ -14,7 +14,7 @@ from jailcore.engine.actions import Action
 from jailcore.log import events as ev
 from jailcore.log.inbound import NetworkBan, NetworkLift, ctban_message
 from jailcore.session import inputs as i
-from jailcore.session.commands import Commands
+from jailcore.session.commands import RECORDED, Commands
 from jailcore.session.effects import Effect, InGameCtBan, TellPeers, Write
 from jailcore.session.saver import Saver
 from jailcore.session.shared import Part, Shared
@@ -23,6 +23,7 @@ from jailcore.session.shared import Part, Shared
 class Network(Part):
     def __init__(self, shared: Shared, saver: Saver, commands: Commands):
         self.shared, self.saver, self.commands = shared, saver, commands
+        self.unsettled: list[Action] = []  # a ban's decisions past the door, until `settle`
 
     def peer_ban(self, peer: i.PeerBan) -> list[Effect]:
         if peer.place:
@@ -33,8 +34,21 @@ class Network(Part):
             return []
         self.saver.dirty = True
         if isinstance(message, NetworkLift):
-            return self.commands.carry_out(self.engine.lift_ctban(message.steamid, message.by, f"network ({message.origin})"))
-        return self.commands.carry_out(self.engine.import_ctban(message))
+            actions = self.engine.lift_ctban(message.steamid, message.by, f"network ({message.origin})")
+        else:
+            actions = self.engine.import_ctban(message)
+        if not peer.doors_first:
+            return self.commands.carry_out(actions)
+        # A ban told to 199 servers in one turn reached the last door after every other server's rows, log
+        # line and saved state (0.4 ms each): the door (a command with no row, waiting for none) goes first at
+        # each, the decisions (their rows, the state saved with them) at `settle`, the same turn.
+        self.unsettled += [a for a in actions if a.action in RECORDED]
+        return self.commands.carry_out([a for a in actions if a.action not in RECORDED])
+
+    def settle(self, _: i.Settle | None = None) -> list[Effect]:
+        """The decisions a ban's doors went before, carried out: rows, their state, then what waits for them."""
+        actions, self.unsettled = self.unsettled, []
+        return self.commands.carry_out(actions) if actions else []
 
     def network_ban(self, steamid: str, why: str) -> list[Effect]:
         ban = self.engine.state.ctbans.get(ev.player_key(steamid, 0))

@@ -45,6 +45,10 @@ from jailcore.session.shared import Ids, IdsExhausted, Part, Shared
 
 __all__ = ["Ids", "IdsExhausted", "Session"]
 
+# What may come between a ban's doors and its `Settle` (both are told in one turn): the next peer
+# ban, and the doors' own commands leaving (`Sent`, whose effects the driver does not take).
+HOLD_SETTLING = (i.PeerBan, i.Settle, i.Sent)
+
 
 class Session(Part):  # its config, engine, server and ids are the shared ground's
     def __init__(self, config: Config, snapshot: dict[str, Any] | None, ids: Ids, save_interval: float = 0.5):
@@ -65,7 +69,7 @@ class Session(Part):  # its config, engine, server and ids are the shared ground
         self._handlers: dict[type, Callable[[Any], list[Effect]]] = {
             i.LogRecord: self.lines.record, i.Tick: self._tick, i.Reply: commands.reply, i.Sent: commands.sent,
             i.LinkOpened: commands.opened, i.LinkLost: commands.lost, i.LinkState: commands.link_state,
-            i.PeerBan: self.network.peer_ban, i.ConfigRead: self.reload.reread, i.Resume: commands.resume,
+            i.PeerBan: self.network.peer_ban, i.Settle: self.network.settle, i.ConfigRead: self.reload.reread, i.Resume: commands.resume,
             i.AdminRequests: self.desk.apply, i.Refused: self._refused, i.Stopping: self._stopping, i.TellAdmins: self._tell,
         }
 
@@ -75,7 +79,10 @@ class Session(Part):  # its config, engine, server and ids are the shared ground
         self.shared.now = now
         if self.stopped:
             return []  # stopping on a failure: decide nothing that could not be recorded
-        return self._handlers[type(event)](event)
+        kind = type(event)
+        if self.network.unsettled and kind not in HOLD_SETTLING:
+            return self.network.settle() + self._handlers[kind](event)  # a ban's decisions before anything after them
+        return self._handlers[kind](event)
 
     def deadline(self) -> float:
         """The latest moment the session wants its next `Tick`."""
