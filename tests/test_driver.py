@@ -8,6 +8,7 @@ import asyncio
 
 from jailcore.config.config import load
 from jailcore.io.fleet import Fleet
+from jailcore.io.parts import Inbox
 from jailcore.session import inputs as si
 from jailcore.sim.simserver import SimServer
 from tests.test_fleet import free_udp_port
@@ -54,6 +55,23 @@ async def test_a_line_to_an_idle_server_is_handled_in_its_callback_and_a_failure
         sim.flush()
         await until(lambda: not daemon.engine.state.round_open)  # and lines are handled again
         assert daemon.stop_reason is None
+
+
+async def test_the_writers_news_holds_a_line_back_only_when_it_changes_the_store():
+    """Rows made durable are no input: a line (or a relayed ban's door) is handled at once beside them. A file
+    written afresh or a database error is read by the server's task first, so a line then waits behind it."""
+    inbox = Inbox()
+    assert not inbox.waits
+    inbox.written(None, None)
+    assert inbox.ready.is_set() and not inbox.waits
+    inbox.written(None, "the state file was written afresh")
+    assert inbox.waits
+    inbox.news.clear()
+    inbox.written(OSError("disk full"), None)
+    assert inbox.waits
+    inbox.news.clear()
+    inbox.put(si.Tick(0.0, ""))
+    assert inbox.waits
 
 
 async def test_a_commit_of_the_shared_writer_wakes_only_the_servers_it_releases_something_for(tmp_path):

@@ -119,12 +119,11 @@ class Daemon:
         self.take(si.LogRecord(data, place))
 
     def take(self, item: si.Input) -> None:
-        """An input handled at once when nothing waits before it, else queued behind what does (a task woken for each
-        of 10,000 lines a second was a tenth of a 200-server process; a CT ban relayed to 199 servers reaches every door
-        in one turn of the loop; the writer's news that woke the task is no input, and waits). What it raises goes to the
-        task (`failed`), whose supervisor judges it."""
+        """An input handled at once when nothing waits before it (`Inbox.waits`), else queued behind what does (a task
+        woken for each of 10,000 lines a second was a tenth of a 200-server process; a CT ban relayed to 199 servers
+        reaches every door in one turn of the loop). What it raises goes to the task (`failed`), for its supervisor."""
         inbox = self.inbox
-        if not inbox.serving or inbox.items or inbox.failed is not None:
+        if not inbox.serving or inbox.waits:
             return inbox.put(item)
         try:
             self.feed(item)
@@ -182,8 +181,8 @@ class Daemon:
             self.store_failed(error)
         self.outgoing.release()
 
-    def save(self) -> None:  # the engine's state to the writer now, not at the next tick
-        self._perform([self.session.save()])
+    def save(self) -> None:  # the engine's state to the writer now (after a ban's decisions its doors went before), not at the next tick
+        self._perform([*self.session.handle(si.Settle(), self.inbox.clock()), self.session.save()])
 
     def share_ctban(self, ban: dict[str, Any]) -> None:  # a CT ban for the network, as the session tells one
         self._perform([fx.TellPeers(ban)])

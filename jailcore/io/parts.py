@@ -63,6 +63,12 @@ class Inbox:
         self.news.append(Written(error, note))
         self.ready.set()
 
+    @property
+    def waits(self) -> bool:
+        """An input must queue behind what is here: inputs, a failure for the task, or news the task reads first because
+        it changes the store (a file written afresh, a database error). Rows made durable hold nothing back."""
+        return bool(self.items) or self.failed is not None or (bool(self.news) and any(n.note is not None or n.error is not None for n in self.news))
+
 
 class Held(Protocol):
     """The hold that makes a server this process's: a file lock, or the database server's named
