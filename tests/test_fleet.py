@@ -17,6 +17,7 @@ from pathlib import Path
 from jailcore.io.fleet import Fleet
 from jailcore.io.logsource import SharedLog, UdpLog
 from jailcore.sim.simserver import SimServer
+from jailcore.store import CtBanRequest
 from tests.test_live import config_text, populate, sent, special_days, until
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,6 +111,29 @@ async def test_three_servers_in_one_process_one_refused_one_losing_rcon(tmp_path
     with sqlite3.connect(tmp_path / "ab.sqlite3") as db:  # one file, each server's own rows
         assert {r[0] for r in db.execute("SELECT server FROM state")} >= {"a", "b"}
         assert {r[0] for r in db.execute("SELECT server FROM link")} == {"a", "b"}
+
+
+async def test_an_admins_row_reaches_a_fleet_server_on_the_process_clock_without_a_wake_up(tmp_path):
+    """On a fleet the admins' requests are polled at each server's tick of the process's clock (no timer a
+    server): a row written with no wake-up (as the web page's when the wake-up socket is away) is applied."""
+    listen = f"127.0.0.1:{free_udp_port()}"
+    sims = {name: SimServer(password="pw", secret=secret) for name, secret in (("a", "1111"), ("b", "2222"))}
+    paths = [server_config(tmp_path / f"{name}.toml", name, await sim.start(), tmp_path / "state.sqlite3", listen, sim.secret)
+             for name, sim in sims.items()]
+    async with fleet_of(paths) as fleet:
+        b = fleet.daemon("b")
+        assert b.ticks is not None  # on the process's clock
+        await sims["b"].log_to_daemon(("127.0.0.1", b.log_port))
+        _, ts = populate(sims["b"])
+        sims["b"].flush()
+        zek = ts[0]
+        await until(lambda: zek.userid in b.engine.state.players)
+        b.requests.woken.set = lambda: None  # type: ignore[method-assign]  # no wake-up reaches it: only the clock's poll
+        b.store.submit(CtBanRequest(b.server, zek.steamid, zek.name, 30, None, "с часов", "Админ"))
+        b.store.commit()
+        await until(lambda: sent(sims["b"], f"jb_ctban_set #{zek.userid}"), timeout=10)
+    for sim in sims.values():
+        await sim.stop()
 
 
 async def test_a_server_whose_state_file_cannot_be_opened_is_left_out(tmp_path):

@@ -269,8 +269,12 @@ def start(supervisor: Supervisor, daemon: Served, put: Put, held: deque[Any]) ->
     if ticks is None:
         keep("clock", lambda: clock(put, daemon.session, daemon.client, lambda: dropped(udp, mqtt)))
     else:  # the process's one clock, at this server's phase; its ticks are handled at once where nothing waits (`take`)
-        keep("clock", lambda: ticks[0].keep(daemon.take, daemon.session, daemon.client, ticks[1], lambda: dropped(udp, mqtt)))
-    keep("admin requests", daemon.requests.run, essential=False)
+        def tick(item: si.Input) -> None:  # and the admins' requests polled at each, not on a timer of their own
+            daemon.take(item)
+            daemon.requests.tick()
+
+        keep("clock", lambda: ticks[0].keep(tick, daemon.session, daemon.client, ticks[1], lambda: dropped(udp, mqtt)))
+    keep("admin requests", functools.partial(daemon.requests.run, on_clock=ticks is not None), essential=False)
     if mqtt is not None:
         keep("MQTT link", mqtt.run, essential=False)
     path, every = daemon.config_path, daemon.watch_interval
