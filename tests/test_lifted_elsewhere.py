@@ -137,3 +137,35 @@ def test_the_watcher_tells_the_sinks_of_a_lift_for_one_who_is_away(tmp_path):
     finally:
         watch.close()
         store.close()
+
+
+def test_a_process_with_no_sink_reads_no_decision_and_keeps_its_places_near_now(tmp_path, monkeypatch):
+    """No sink hears a decision: the watcher reads none of them (hundreds a second on a busy network), and
+    the servers' audit places move to the newest every UNHEARD seconds, so that a sink set up later does
+    not start in the past."""
+    from jailcore.engine.actions import Target, Unctban
+    from jailcore.io.notify import notifier
+
+    path = str(tmp_path / "s.sqlite3")
+    store = Store(path)
+    config = logtext.config('[server]\nname = "a"\nrulebook = "004"\n')
+    watch = Watch(path, sinks_of([config]))
+    assert not watch.sinks
+    read: list[int] = []
+    real = watch.notices.decisions_after
+    watch.notices.decisions_after = lambda place, actions, limit=500: (read.append(place), real(place, actions, limit))[1]  # type: ignore[method-assign]
+    try:
+        watch.once({"a": config})
+        for k in range(3):
+            lift = Unctban("2026-12-01T10:00:00", 3, "admin", "", "снят", Target(0, AWAY, "Вася"), by="petya", absent=True)
+            store.record("a", lift, 1, None, "delivered", row_id=601 + k)
+        store.commit()
+        newest = watch.notices.newest_place()
+        assert watch.once({"a": config}) == (0, []) and watch.notices.mark("audit:a") < newest  # not yet UNHEARD on
+        monkeypatch.setattr(notifier, "UNHEARD", 0.0)
+        watch._unheard_at = float("-inf")
+        watch.once({"a": config})
+        assert watch.notices.mark("audit:a") == newest and not read
+    finally:
+        watch.close()
+        store.close()

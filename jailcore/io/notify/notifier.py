@@ -33,6 +33,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
@@ -56,6 +57,7 @@ log = logging.getLogger("jailcore")
 T = TypeVar("T")
 logging.getLogger("httpx").setLevel(logging.WARNING)  # its INFO line names each request's URL: a webhook's or a bot's token
 WATCH = 0.25  # seconds between two looks at a database for what to notify
+UNHEARD = 30.0  # seconds between two moves of the audit places of a process with no sink
 LINGER = 0.3  # seconds a sender waits after news, so that a burst leaves as one message
 POLL = 2.0  # seconds between a sender's looks without news (messages queued by another process)
 LEASE = 120.0  # seconds a sender holds what it took (its requests time out well before)
@@ -102,6 +104,7 @@ class Watch:
         self.sinks = list(sinks)
         self.marks: dict[str, int] = {}
         self.examined: dict[str, int] = {}  # audit place / appeal id read up to, this run
+        self._unheard_at = float("-inf")  # with no sink: when the servers' audit places move to the newest next
 
     def close(self) -> None:
         self.db.close()
@@ -125,7 +128,9 @@ class Watch:
         events: list[dict[str, Any]] = list(extra)
         moved: dict[str, int] = {}
         said: list[tuple[str, str]] = []
-        if configs:
+        if configs and not self.sinks:
+            self._unheard(audit, moved)
+        elif configs:
             low = max(min(audit.values()), self.examined.get("audit", 0))
             for row in self.notices.decisions_after(low, WATCHED):
                 server, seq = row["server"], int(row["seq"])
@@ -135,6 +140,7 @@ class Watch:
                 audit[server] = moved[f"audit:{server}"] = seq
                 if row["status"] not in NOT_GIVEN:
                     events.append(self._decision(row, configs[server]))
+        if configs:
             low = max(min(appeal.values()), self.examined.get("appeal", 0))
             for row in self.appeals.after(low):
                 server, number = row["server"], int(row["id"])
@@ -156,6 +162,19 @@ class Watch:
                     self.notices.set_mark(name, upto)
             self.marks.update(moved)
         return len(items), said
+
+    def _unheard(self, audit: dict[str, int], moved: dict[str, int]) -> None:
+        """No sink hears a decision: none is read (a busy network writes hundreds a second, looked at four times a
+        second), and the servers' places move to the newest every `UNHEARD` seconds, so that a sink set up later
+        starts near its start, not in the past. The appeals are read all the same: the admins online hear them."""
+        now = time.monotonic()
+        if now < self._unheard_at:
+            return
+        self._unheard_at = now + UNHEARD
+        newest = self.notices.newest_place()
+        for server, place in audit.items():
+            if place < newest:
+                audit[server] = moved[f"audit:{server}"] = newest
 
     def _decision(self, row: dict[str, Any], config: Config) -> dict[str, Any]:
         try:
