@@ -7,6 +7,7 @@ written as the very rows the command line writes. What the rows do is the sessio
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,8 @@ from jailcore.session import effects as fx
 from jailcore.session import inputs as si
 from jailcore.session.session import Session
 from jailcore.store import StateStore, asked_in_game
+
+log = logging.getLogger("jailcore")
 
 
 class Requests:
@@ -42,11 +45,12 @@ class Requests:
             self.woken.clear()
 
     def tick(self) -> None:
-        """The poll at a tick of the process's clock. What it raises (the database away) is the task's to meet:
-        woken, it polls again and fails under its supervisor, as its own timer's poll did."""
+        """The poll at a tick of the process's clock. What it raises (the database away) is said, and the task's to
+        meet: woken, it polls again, and fails under its supervisor if the database is still away."""
         try:
             self.poll(cheap=True)
-        except Exception:
+        except Exception as exc:
+            log.warning("%s: the admins' requests could not be read at a tick (%s); read again now", self.server, exc)
             self.woken.set()
 
     def ask(self, ask: fx.AskedInGame) -> None:
