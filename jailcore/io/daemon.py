@@ -181,8 +181,8 @@ class Daemon:
             self.store_failed(error)
         self.outgoing.release()
 
-    def save(self) -> None:  # the engine's state to the writer now (after a ban's decisions its doors went before), not at the next tick
-        self._perform([*self.session.handle(si.Settle(), self.inbox.clock()), self.session.save()])
+    def save(self) -> None:  # the engine's state to the writer now, not at the next tick (a ban's decisions settled save it with their rows)
+        self._perform(self.session.handle(si.Settle(), self.inbox.clock()) or [self.session.save()])
 
     def share_ctban(self, ban: dict[str, Any]) -> None:  # a CT ban for the network, as the session tells one
         self._perform([fx.TellPeers(ban)])

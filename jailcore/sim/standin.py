@@ -141,12 +141,12 @@ class StandIn(SourceModCore):
         self.create_cvar("sm_jailcore_admin_flag", "b")
         # An admin's word on an audit entry: one command each, named by the shim's own line (`jb_pardon`:
         # `sm_jcpardon`, its phrases `JB_UsagePardon`, `JB_PardonSent`), as admin.sp registers them.
-        admin: dict[str, Callable[[Client | None, Command], None]] = {
-            f"sm_jc{word.step}": functools.partial(self.admin_word, word=word) for word in ADMIN_WORDS}
-        admin |= {"sm_ctban": self.cmd_ctban, "sm_unctban": self.cmd_unctban,
+        for word in ADMIN_WORDS:
+            self.reg_console(f"sm_jc{word.step}", functools.partial(self.admin_word, word=word))
+        admin = {"sm_ctban": self.cmd_ctban, "sm_unctban": self.cmd_unctban,
                  "sm_ctbans": self.cmd_ctbans, "sm_isbanned": self.cmd_isbanned, "sm_jcstatus": self.cmd_jcstatus}
-        for name, word_or_command in admin.items():
-            self.reg_console(name, word_or_command)
+        for name, callback in admin.items():
+            self.reg_console(name, callback)
         self.reg_console("sm_fkchoice", self.cmd_fk_choice)
         self.seq = 0
         self.log_to_game(f'World triggered "jb_hello" (version "{VERSION}") (seq "0")')

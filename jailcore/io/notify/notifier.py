@@ -128,19 +128,11 @@ class Watch:
         events: list[dict[str, Any]] = list(extra)
         moved: dict[str, int] = {}
         said: list[tuple[str, str]] = []
-        if configs and not self.sinks:
-            self._unheard(audit, moved)
-        elif configs:
-            low = max(min(audit.values()), self.examined.get("audit", 0))
-            for row in self.notices.decisions_after(low, WATCHED):
-                server, seq = row["server"], int(row["seq"])
-                self.examined["audit"] = max(self.examined.get("audit", 0), seq)
-                if server not in configs or seq <= audit[server]:
-                    continue
-                audit[server] = moved[f"audit:{server}"] = seq
-                if row["status"] not in NOT_GIVEN:
-                    events.append(self._decision(row, configs[server]))
         if configs:
+            if self.sinks:
+                events += self._decisions(configs, audit, moved)
+            else:
+                self._unheard(audit, moved)
             low = max(min(appeal.values()), self.examined.get("appeal", 0))
             for row in self.appeals.after(low):
                 server, number = row["server"], int(row["id"])
@@ -162,6 +154,20 @@ class Watch:
                     self.notices.set_mark(name, upto)
             self.marks.update(moved)
         return len(items), said
+
+    def _decisions(self, configs: dict[str, Config], audit: dict[str, int], moved: dict[str, int]) -> list[dict[str, Any]]:
+        """The decisions given since each server's place, as events for the sinks; the places moved past them."""
+        events = []
+        low = max(min(audit.values()), self.examined.get("audit", 0))
+        for row in self.notices.decisions_after(low, WATCHED):
+            server, seq = row["server"], int(row["seq"])
+            self.examined["audit"] = max(self.examined.get("audit", 0), seq)
+            if server not in configs or seq <= audit[server]:
+                continue
+            audit[server] = moved[f"audit:{server}"] = seq
+            if row["status"] not in NOT_GIVEN:
+                events.append(self._decision(row, configs[server]))
+        return events
 
     def _unheard(self, audit: dict[str, int], moved: dict[str, int]) -> None:
         """No sink hears a decision: none is read (a busy network writes hundreds a second, looked at four times a
